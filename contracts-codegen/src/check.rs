@@ -1,0 +1,1 @@
+//! check: the rules a model must pass, one commented function per rule.

@@ -1,0 +1,1 @@
+//! compat: the differ between a base and a head model (direction-aware rules).

@@ -1,0 +1,1 @@
+//! emit::docs: the model to the Markdown reference.

@@ -1,0 +1,1 @@
+//! emit::rust: the model to Rust tokens (types, tables, validators), for the macro.

@@ -1,0 +1,1 @@
+//! emit::typescript: the model to a TypeScript package (types, Zod schemas, tables).

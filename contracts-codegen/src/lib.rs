@@ -1,0 +1,21 @@
+//! The contract compiler.
+//!
+//! ```text
+//! schema text --parse--> syntax tree (file:line:col) --lower--> model --check--> model + diagnostics
+//!     model --> emit::rust (tokens, via the macro)
+//!           --> emit::typescript, emit::json_schema, emit::docs (via xtask)
+//!     (base model, head model) --> compat::diff
+//! ```
+//!
+//! [`load`] is the only phase that does IO. Everything after it is a pure function of the model.
+
+pub mod check;
+pub mod compat;
+pub mod diag;
+pub mod emit;
+pub mod load;
+pub mod lower;
+pub mod model;
+pub mod names;
+pub mod parse;
+pub mod syntax;

@@ -1,0 +1,1 @@
+//! load: the only IO; reads a schema directory and runs parse, lower and check.

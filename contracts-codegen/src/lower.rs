@@ -1,0 +1,1 @@
+//! lower: syntax trees to the model; hoists inline objects, resolves imports.

@@ -1,0 +1,363 @@
+//! The model: the one IR every emitter and the differ read.
+//!
+//! `lower` builds it from the syntax tree, `check` judges it, and from then on it is read-only.
+//! Names are kept exactly as they travel on the wire; Rust and TypeScript names are derived by
+//! the emitters (see [`crate::names`]). Inline objects are hoisted by `lower` into synthetic
+//! named definitions, so every emitter agrees on their names. Order is declaration order, files
+//! sorted by path, so every output is deterministic.
+
+use std::fmt;
+use std::sync::Arc;
+
+/// A place in a schema file: 1-based line and column (columns count characters).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Loc {
+    /// The file as it is displayed, e.g. `schema/agent/chat.contract`.
+    pub file: Arc<str>,
+    pub line: u32,
+    pub col: u32,
+}
+
+impl Loc {
+    /// A location for things that have no place in a file (built-ins, tests).
+    pub fn builtin() -> Loc {
+        Loc { file: Arc::from("<builtin>"), line: 0, col: 0 }
+    }
+}
+
+impl fmt::Display for Loc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.col)
+    }
+}
+
+/// Doc comment lines (`///`), without the slashes and the one leading space.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Docs(pub Vec<String>);
+
+impl Docs {
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|l| l.trim().is_empty())
+    }
+    /// The lines joined with newlines.
+    pub fn text(&self) -> String {
+        self.0.join("\n")
+    }
+}
+
+/// Which way a frame or a type travels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Direction {
+    /// Client to host/server: request payloads, client frames.
+    ClientToServer,
+    /// Host/server to client: results, events, server frames.
+    ServerToClient,
+    /// Both ways.
+    Both,
+}
+
+/// Per-entry metadata, written as attributes in the schema (`#[deprecated]`, `#[legacy]`, ...).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Meta {
+    /// `#[deprecated]` or `#[deprecated = "reason"]`: `Some("")` or `Some(reason)`.
+    pub deprecated: Option<String>,
+    /// `#[legacy]` on an enum value: accepted and written back, never produced by new code,
+    /// and never droppable.
+    pub legacy: bool,
+    /// `#[direction = "client-to-server" | "server-to-client" | "both"]`.
+    pub direction: Option<Direction>,
+    /// `#[accepts = "events"]`: the capability a peer must announce to receive this frame.
+    pub accepts: Option<String>,
+}
+
+/// One schema directory, parsed, lowered and checked.
+#[derive(Clone, Debug, Default)]
+pub struct Model {
+    /// The protocol's name: the directory's name unless the caller gives another (`agent`).
+    pub name: String,
+    /// Every file read, in path order, with its text (diagnostics and `include_str!` use them).
+    pub files: Vec<SourceFile>,
+    /// The protocols this one builds on, in the order given. Their types can be used by name
+    /// once imported with `use`.
+    pub bases: Vec<Arc<Model>>,
+    /// `use agent::{ChatId, ChatInfo};` lines.
+    pub imports: Vec<Import>,
+    /// Every named type, declared or synthetic, in declaration order.
+    pub types: Vec<TypeDef>,
+    /// The request table, in declaration order.
+    pub requests: Vec<Request>,
+    /// The event table, in declaration order.
+    pub events: Vec<Event>,
+}
+
+/// A schema file as read from disk.
+#[derive(Clone, Debug)]
+pub struct SourceFile {
+    /// The path as displayed in diagnostics.
+    pub display: Arc<str>,
+    /// The absolute path (what `include_str!` needs).
+    pub absolute: std::path::PathBuf,
+    pub text: String,
+}
+
+/// `use base::{A, B};` or `use base::*;`.
+#[derive(Clone, Debug)]
+pub struct Import {
+    pub protocol: String,
+    /// The imported names with where each is written; empty with `glob`.
+    pub names: Vec<(String, Loc)>,
+    pub glob: bool,
+    pub loc: Loc,
+}
+
+/// A named type.
+#[derive(Clone, Debug)]
+pub struct TypeDef {
+    /// The name as written in the schema (PascalCase by convention).
+    pub name: String,
+    pub docs: Docs,
+    pub meta: Meta,
+    pub loc: Loc,
+    /// The module it belongs to: the schema subdirectory its file sits in (`task` for
+    /// `schema/agent/task/*.contract`), `None` at the root.
+    pub module: Option<String>,
+    /// True when `lower` hoisted it from an inline object; `name` was then made from its place
+    /// (`ChatHistoryPayload`, `ChatEventReset`, `HelloContext`).
+    pub synthetic: bool,
+    pub kind: TypeDefKind,
+}
+
+#[derive(Clone, Debug)]
+pub enum TypeDefKind {
+    /// `type ChatId = string(min = 1);`
+    Alias(Ty),
+    /// `struct ChatInfo { ... }` or a hoisted inline object.
+    Struct(Struct),
+    /// `enum ChatState { "idle", "running" }`
+    Enum(Enum),
+    /// `union ChatEvent tag "type" { ... }` or `union ServerFrame untagged { ... }`
+    Union(Union),
+}
+
+/// An object: a set of fields. Unknown keys on the wire are always accepted and ignored.
+#[derive(Clone, Debug, Default)]
+pub struct Struct {
+    pub fields: Vec<Field>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Field {
+    /// The key exactly as it travels (`chatId`, `workspace_id`, `type`).
+    pub name: String,
+    pub docs: Docs,
+    pub meta: Meta,
+    pub loc: Loc,
+    /// `name?: T`: the key may be absent; present, it must be a valid `T` (null only if `T` is
+    /// nullable).
+    pub optional: bool,
+    /// `name?: T = value`: the value used when the key is absent (only on optional fields).
+    pub default: Option<serde_json::Value>,
+    pub ty: Ty,
+}
+
+/// A string enum. Closed: an unknown value is refused. `open` enums (error-code sets that
+/// apps extend) accept any string and document the known ones.
+#[derive(Clone, Debug, Default)]
+pub struct Enum {
+    pub values: Vec<EnumValue>,
+    /// `#[open]` on the enum.
+    pub open: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct EnumValue {
+    /// The value exactly as it travels.
+    pub value: String,
+    pub docs: Docs,
+    pub meta: Meta,
+    pub loc: Loc,
+}
+
+#[derive(Clone, Debug)]
+pub struct Union {
+    pub tag: UnionTag,
+    pub variants: Vec<Variant>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UnionTag {
+    /// `tag "type"`: the variant is chosen by the value of this key; the variant's own object
+    /// does not declare the key, the union adds it as a literal.
+    Tagged { field: String, loc: Loc },
+    /// `untagged`: variants are tried in the order written; the first that accepts wins.
+    Untagged,
+}
+
+#[derive(Clone, Debug)]
+pub struct Variant {
+    /// The tag value (`"item"`) for a tagged union, `None` for an untagged one.
+    pub tag: Option<String>,
+    pub docs: Docs,
+    pub meta: Meta,
+    pub loc: Loc,
+    /// After lowering: always a `TyKind::Ref` (inline objects are hoisted).
+    pub ty: Ty,
+}
+
+/// A request: its wire name, payload and result.
+#[derive(Clone, Debug)]
+pub struct Request {
+    /// `chat.history`
+    pub name: String,
+    pub docs: Docs,
+    pub meta: Meta,
+    pub loc: Loc,
+    pub payload: Ty,
+    pub result: Ty,
+}
+
+/// An event: its wire name and payload.
+#[derive(Clone, Debug)]
+pub struct Event {
+    /// `chat.status`
+    pub name: String,
+    pub docs: Docs,
+    pub meta: Meta,
+    pub loc: Loc,
+    pub payload: Ty,
+}
+
+/// A type expression with the place it was written.
+#[derive(Clone, Debug)]
+pub struct Ty {
+    pub kind: TyKind,
+    pub loc: Loc,
+}
+
+#[derive(Clone, Debug)]
+pub enum TyKind {
+    /// `string`, `string(min = 1, max = 128)`: lengths count Unicode code points.
+    String(Limits<u64>),
+    /// `boolean`
+    Boolean,
+    /// `int`, `int(1..=100)`: a JSON number with an integral value in the safe range
+    /// `-(2^53-1) ..= 2^53-1`, further limited by the bounds.
+    Int(Limits<i64>),
+    /// `number`, `number(min = 0)`: any finite JSON number.
+    Number(Limits<i64>),
+    /// `unknown`: any JSON value, null included. A required `unknown` key must still be present.
+    Unknown,
+    /// `"event"`, `true`, `false`, `1`: exactly this value.
+    Literal(Literal),
+    /// `[T]`, `[T](max = 500)`: item count limits.
+    Array(Box<Ty>, Limits<u64>),
+    /// `map<T>`: an object with any string keys and values of `T`.
+    Map(Box<Ty>),
+    /// A named type, possibly from a base protocol.
+    Ref(TypeRef),
+    /// `T | null`
+    Nullable(Box<Ty>),
+}
+
+/// Inclusive bounds; `None` means unbounded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Limits<T> {
+    pub min: Option<T>,
+    pub max: Option<T>,
+}
+
+impl<T> Limits<T> {
+    pub fn none() -> Self {
+        Limits { min: None, max: None }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Literal {
+    String(String),
+    Bool(bool),
+    Int(i64),
+}
+
+/// A reference to a named type.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TypeRef {
+    pub name: String,
+    /// The protocol that declares it: `None` for this model, `Some("agent")` for a base
+    /// (resolved by `lower` from the imports, or written `agent::ChatId`).
+    pub protocol: Option<String>,
+}
+
+impl Model {
+    /// The named type declared in this model (not in a base).
+    pub fn own_type(&self, name: &str) -> Option<&TypeDef> {
+        self.types.iter().find(|t| t.name == name)
+    }
+
+    /// The base protocol called `name`, searched depth-first through the bases.
+    pub fn base(&self, name: &str) -> Option<&Model> {
+        for b in &self.bases {
+            if b.name == name {
+                return Some(b);
+            }
+            if let Some(m) = b.base(name) {
+                return Some(m);
+            }
+        }
+        None
+    }
+
+    /// The definition a reference points at, in this model or a base.
+    pub fn resolve(&self, r: &TypeRef) -> Option<&TypeDef> {
+        match &r.protocol {
+            None => self.own_type(&r.name),
+            Some(p) if *p == self.name => self.own_type(&r.name),
+            Some(p) => self.base(p).and_then(|m| m.own_type(&r.name)),
+        }
+    }
+
+    /// Follow aliases until a non-alias type expression is reached.
+    pub fn unalias<'a>(&'a self, ty: &'a Ty) -> &'a Ty {
+        let mut ty = ty;
+        for _ in 0..64 {
+            match &ty.kind {
+                TyKind::Ref(r) => match self.resolve(r).map(|d| &d.kind) {
+                    Some(TypeDefKind::Alias(inner)) => ty = inner,
+                    _ => return ty,
+                },
+                _ => return ty,
+            }
+        }
+        ty
+    }
+
+    /// The request called `name` in this model only.
+    pub fn request(&self, name: &str) -> Option<&Request> {
+        self.requests.iter().find(|r| r.name == name)
+    }
+
+    /// The event called `name` in this model only.
+    pub fn event(&self, name: &str) -> Option<&Event> {
+        self.events.iter().find(|e| e.name == name)
+    }
+
+    /// The requests of every base (in base order) then this model's: the composed table.
+    pub fn all_requests(&self) -> Vec<(&Model, &Request)> {
+        let mut out = Vec::new();
+        for b in &self.bases {
+            out.extend(b.all_requests());
+        }
+        out.extend(self.requests.iter().map(|r| (self, r)));
+        out
+    }
+
+    /// The events of every base (in base order) then this model's: the composed table.
+    pub fn all_events(&self) -> Vec<(&Model, &Event)> {
+        let mut out = Vec::new();
+        for b in &self.bases {
+            out.extend(b.all_events());
+        }
+        out.extend(self.events.iter().map(|e| (self, e)));
+        out
+    }
+}

@@ -1,0 +1,1 @@
+//! The only path generated code uses to reach the runtime. Not a public API.

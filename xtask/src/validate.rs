@@ -1,0 +1,5 @@
+//! `cargo xtask validate`.
+use std::process::ExitCode;
+#[derive(clap::Args)]
+pub struct Args {}
+pub fn run(_args: Args) -> ExitCode { todo!() }
