@@ -1,4 +1,58 @@
-//! `cargo xtask test`.
+//! `cargo xtask test`: every check the project has, in one command. CI runs exactly this.
+//!
+//! Steps run in order and stop at the first failure, naming the step and the command that
+//! failed so it can be run again by hand.
+
 use std::path::Path;
-use std::process::ExitCode;
-pub fn run(_root: &Path) -> ExitCode { todo!() }
+use std::process::{Command, ExitCode};
+
+/// One step: a name for the report and the command to run from a directory.
+struct Step {
+    name: &'static str,
+    dir: &'static str,
+    program: &'static str,
+    args: &'static [&'static str],
+}
+
+const fn step(name: &'static str, dir: &'static str, program: &'static str, args: &'static [&'static str]) -> Step {
+    Step { name, dir, program, args }
+}
+
+/// The npm packages under test, each built and tested with its own lock file.
+const NPM_PACKAGES: &[&str] = &["bindings/agent-contracts", "bindings/connect-frames"];
+
+pub fn run(root: &Path) -> ExitCode {
+    let mut steps = vec![
+        step("format", ".", "cargo", &["fmt", "--all", "--", "--check"]),
+        step("lints", ".", "cargo", &["clippy", "--workspace", "--all-targets", "--all-features", "--", "-D", "warnings"]),
+        step("rust tests", ".", "cargo", &["test", "--workspace", "--all-features"]),
+        step("generated files are fresh", ".", "cargo", &["xtask", "codegen", "--check"]),
+        step("schemas only grew compatibly", ".", "cargo", &["xtask", "compat"]),
+    ];
+    for dir in NPM_PACKAGES {
+        if !root.join(dir).join("package.json").exists() {
+            continue;
+        }
+        steps.push(step("npm install from the lock file", dir, "npm", &["ci", "--no-audit", "--no-fund"]));
+        steps.push(step("TypeScript build (tsc --strict)", dir, "npm", &["run", "build"]));
+        steps.push(step("TypeScript tests", dir, "npm", &["test"]));
+    }
+    for s in &steps {
+        eprintln!("\n==> {} ({}: {} {})", s.name, s.dir, s.program, s.args.join(" "));
+        let status = Command::new(s.program).args(s.args).current_dir(root.join(s.dir)).status();
+        match status {
+            Ok(st) if st.success() => {}
+            Ok(st) => {
+                eprintln!("\nxtask test: step `{}` failed ({st}); run it again with:", s.name);
+                eprintln!("    cd {} && {} {}", s.dir, s.program, s.args.join(" "));
+                return ExitCode::FAILURE;
+            }
+            Err(e) => {
+                eprintln!("\nxtask test: could not start `{}`: {e}", s.program);
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    eprintln!("\nxtask test: all {} steps passed", steps.len());
+    ExitCode::SUCCESS
+}
