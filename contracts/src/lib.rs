@@ -7,5 +7,6 @@ extern crate self as contracts;
 
 #[doc(hidden)]
 pub mod __private;
+pub mod port;
 
 pub use contracts_macros::protocol;

@@ -1,0 +1,156 @@
+//! The listener registry every async port shares.
+//!
+//! A port's inbound task hands each frame to [`Hub::deliver`], which waits until someone listens
+//! and then calls every listener in turn. [`Hub::close`] ends delivery for good and drops the
+//! listeners.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use tokio::sync::{Notify, watch};
+
+use super::{Incoming, Listener, Subscription};
+
+/// Listeners of one port, and whether it still delivers.
+pub(crate) struct Hub {
+    listeners: Mutex<Vec<Entry>>,
+    next_id: AtomicU64,
+    added: Notify,
+    closed: watch::Sender<bool>,
+}
+
+struct Entry {
+    id: u64,
+    slot: Arc<Slot>,
+}
+
+/// One listener. `active` turns false when it is unsubscribed.
+struct Slot {
+    active: AtomicBool,
+    listener: Mutex<Listener>,
+}
+
+impl Slot {
+    fn call(&self, frame: Incoming) {
+        if !self.active.load(Ordering::Acquire) {
+            return;
+        }
+        let mut listener = lock(&self.listener);
+        // Unsubscribed while waiting for the lock.
+        if !self.active.load(Ordering::Acquire) {
+            return;
+        }
+        // A panicking listener must not take the port down.
+        let _ = catch_unwind(AssertUnwindSafe(|| (*listener)(frame)));
+    }
+}
+
+fn lock<T: ?Sized>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Hub {
+    pub(crate) fn new() -> Arc<Self> {
+        Arc::new(Hub {
+            listeners: Mutex::new(Vec::new()),
+            next_id: AtomicU64::new(0),
+            added: Notify::new(),
+            closed: watch::Sender::new(false),
+        })
+    }
+
+    /// Adds a listener. A closed hub drops it at once.
+    pub(crate) fn subscribe(self: &Arc<Self>, listener: Listener) -> Subscription {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let slot = Arc::new(Slot {
+            active: AtomicBool::new(true),
+            listener: Mutex::new(listener),
+        });
+        {
+            let mut listeners = lock(&self.listeners);
+            // Checked under the lock, so `close` cannot miss this listener.
+            if self.is_closed() {
+                return Subscription::noop();
+            }
+            listeners.push(Entry { id, slot });
+        }
+        self.added.notify_waiters();
+        let hub = Arc::downgrade(self);
+        Subscription::new(move || {
+            if let Some(hub) = hub.upgrade() {
+                hub.unsubscribe(id);
+            }
+        })
+    }
+
+    fn unsubscribe(&self, id: u64) {
+        let mut listeners = lock(&self.listeners);
+        if let Some(index) = listeners.iter().position(|entry| entry.id == id) {
+            let entry = listeners.swap_remove(index);
+            entry.slot.active.store(false, Ordering::Release);
+        }
+    }
+
+    /// Hands `frame` to every listener, waiting for one if there is none.
+    ///
+    /// Answers false, dropping the frame, if the hub closes first.
+    pub(crate) async fn deliver(&self, frame: Incoming) -> bool {
+        loop {
+            let added = self.added.notified();
+            tokio::pin!(added);
+            added.as_mut().enable();
+            if self.is_closed() {
+                return false;
+            }
+            let slots: Vec<Arc<Slot>> = lock(&self.listeners)
+                .iter()
+                .map(|entry| entry.slot.clone())
+                .collect();
+            if let Some((last, others)) = slots.split_last() {
+                for slot in others {
+                    slot.call(frame.clone());
+                }
+                last.call(frame);
+                return true;
+            }
+            tokio::select! {
+                () = &mut added => {}
+                () = self.closed() => return false,
+            }
+        }
+    }
+
+    /// Ends delivery for good and drops every listener.
+    pub(crate) fn close(&self) {
+        let listeners = {
+            let mut listeners = lock(&self.listeners);
+            self.closed.send_replace(true);
+            std::mem::take(&mut *listeners)
+        };
+        for entry in &listeners {
+            entry.slot.active.store(false, Ordering::Release);
+        }
+        // Dropped outside the lock: a listener's drop may touch this hub.
+        drop(listeners);
+    }
+
+    pub(crate) fn is_closed(&self) -> bool {
+        *self.closed.borrow()
+    }
+
+    /// Resolves once the hub is closed.
+    pub(crate) async fn closed(&self) {
+        let mut closed = self.closed.subscribe();
+        // The sender lives in `self`, so this cannot fail while we wait.
+        let _ = closed.wait_for(|closed| *closed).await;
+    }
+}
+
+impl std::fmt::Debug for Hub {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hub")
+            .field("closed", &self.is_closed())
+            .finish_non_exhaustive()
+    }
+}

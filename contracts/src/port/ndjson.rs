@@ -1,0 +1,338 @@
+//! Newline-delimited JSON over any byte stream: stdio, TCP, a pipe.
+//!
+//! One frame per line. Lines are read through a fixed buffer with a cap: a line over the limit
+//! is discarded as it streams by, reported as [`Incoming::TooLarge`], and reading goes on with
+//! the next line. A trailing `\r` is dropped and blank lines are skipped.
+//!
+//! The two directions end apart. The end of input (or a read error) ends delivery, so listeners
+//! are dropped, but frames can still be sent until [`NdjsonPort::close`], the last drop, or a
+//! write error: `cat requests | host` still gets its replies.
+
+use std::io;
+use std::sync::Arc;
+
+use tokio::io::{
+    AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter,
+};
+use tokio::sync::mpsc;
+
+use super::hub::Hub;
+use super::{
+    DEFAULT_MAX_FRAME_SIZE, FramePort, FrameReceiver, FrameTooLarge, Incoming, Listener, Outgoing,
+    SendError, Subscription,
+};
+
+/// The read buffer's size: lines longer than this stream through it.
+const READ_BUFFER: usize = 64 * 1024;
+
+/// How an [`NdjsonPort`] reads and writes.
+#[derive(Clone, Debug)]
+pub struct NdjsonOptions {
+    max_frame_size: usize,
+}
+
+impl Default for NdjsonOptions {
+    fn default() -> Self {
+        NdjsonOptions {
+            max_frame_size: DEFAULT_MAX_FRAME_SIZE,
+        }
+    }
+}
+
+impl NdjsonOptions {
+    /// The largest line accepted or sent, in bytes, without its line break.
+    pub fn max_frame_size(mut self, bytes: usize) -> Self {
+        self.max_frame_size = bytes;
+        self
+    }
+}
+
+/// A port that writes and reads one JSON frame per line.
+///
+/// Clones are the same port. Must be made within a Tokio runtime: reading and writing run on
+/// tasks of their own.
+#[derive(Clone, Debug)]
+pub struct NdjsonPort {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    hub: Arc<Hub>,
+    writer: mpsc::UnboundedSender<Command>,
+    max_frame_size: usize,
+}
+
+#[derive(Debug)]
+enum Command {
+    Line(String),
+    Close,
+}
+
+impl NdjsonPort {
+    /// A port over one duplex stream, such as a `TcpStream`.
+    pub fn new<S>(stream: S, options: &NdjsonOptions) -> Self
+    where
+        S: AsyncRead + AsyncWrite + Send + 'static,
+    {
+        let (reader, writer) = tokio::io::split(stream);
+        Self::from_parts(reader, writer, options)
+    }
+
+    /// A port over separate halves, such as stdin and stdout.
+    pub fn from_parts<R, W>(reader: R, writer: W, options: &NdjsonOptions) -> Self
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let hub = Hub::new();
+        let (commands, queue) = mpsc::unbounded_channel();
+        tokio::spawn(read_frames(
+            BufReader::with_capacity(READ_BUFFER, reader),
+            hub.clone(),
+            options.max_frame_size,
+        ));
+        tokio::spawn(write_frames(BufWriter::new(writer), queue));
+        NdjsonPort {
+            inner: Arc::new(Inner {
+                hub,
+                writer: commands,
+                max_frame_size: options.max_frame_size,
+            }),
+        }
+    }
+
+    /// Stops delivery, writes the frames already sent, then shuts the output down.
+    pub fn close(&self) {
+        self.inner.close();
+    }
+
+    /// Whether this port has stopped delivering.
+    pub fn is_closed(&self) -> bool {
+        self.inner.hub.is_closed()
+    }
+
+    /// Resolves once this port has stopped delivering.
+    pub async fn closed(&self) {
+        self.inner.hub.closed().await;
+    }
+
+    /// The frames of this port as an async stream.
+    pub fn receiver(&self) -> FrameReceiver {
+        FrameReceiver::new(self)
+    }
+}
+
+impl Inner {
+    fn close(&self) {
+        // Queued behind every frame already sent, so those are written first.
+        let _ = self.writer.send(Command::Close);
+        self.hub.close();
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+impl FramePort for NdjsonPort {
+    fn send(&self, frame: Outgoing) -> Result<(), SendError> {
+        let text = frame.into_text();
+        if text.len() > self.inner.max_frame_size {
+            return Err(SendError::TooLarge(FrameTooLarge {
+                size: text.len(),
+                limit: self.inner.max_frame_size,
+            }));
+        }
+        if text.contains(['\n', '\r']) {
+            return Err(SendError::LineBreak);
+        }
+        self.inner
+            .writer
+            .send(Command::Line(text))
+            .map_err(|_| SendError::Closed)
+    }
+
+    fn on_frame(&self, listener: Listener) -> Subscription {
+        self.inner.hub.subscribe(listener)
+    }
+}
+
+/// Reads lines and delivers them until the input ends, fails, or the port closes.
+async fn read_frames<R: AsyncBufRead + Unpin>(mut reader: R, hub: Arc<Hub>, limit: usize) {
+    let mut line = Vec::new();
+    loop {
+        let read = tokio::select! {
+            read = read_line(&mut reader, &mut line, limit) => read,
+            () = hub.closed() => break,
+        };
+        let frame = match read {
+            Ok(Line::Frame) => {
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                Incoming::Text(into_text(std::mem::take(&mut line)))
+            }
+            Ok(Line::TooLarge(size)) => Incoming::TooLarge(FrameTooLarge { size, limit }),
+            Ok(Line::End) | Err(_) => break,
+        };
+        if !hub.deliver(frame).await {
+            break;
+        }
+    }
+    hub.close();
+}
+
+/// Bytes as text, with U+FFFD for what is not UTF-8.
+fn into_text(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes)
+        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
+}
+
+/// What [`read_line`] found.
+#[derive(Debug, PartialEq)]
+enum Line {
+    /// A line within the limit is in the buffer, without its line break.
+    Frame,
+    /// A line of this many bytes was over the limit and discarded.
+    TooLarge(usize),
+    /// The input ended.
+    End,
+}
+
+/// Reads one line into `line`, holding at most `limit + 1` bytes of it.
+///
+/// Cancel safe only between lines: the caller drops the reader when it stops.
+async fn read_line<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    line: &mut Vec<u8>,
+    limit: usize,
+) -> io::Result<Line> {
+    line.clear();
+    let mut size = 0usize;
+    let mut over = false;
+    // Whether the bytes so far end in `\r`, which is not counted in a refused line's size.
+    let mut ends_cr = false;
+    loop {
+        let chunk = reader.fill_buf().await?;
+        if chunk.is_empty() {
+            // The last line may end without a line break.
+            return Ok(if over {
+                Line::TooLarge(size - usize::from(ends_cr))
+            } else if size == 0 {
+                Line::End
+            } else {
+                trim_cr(line);
+                check(line, limit)
+            });
+        }
+        let newline = chunk.iter().position(|&byte| byte == b'\n');
+        let part = &chunk[..newline.unwrap_or(chunk.len())];
+        size = size.saturating_add(part.len());
+        if let Some(&last) = part.last() {
+            ends_cr = last == b'\r';
+        }
+        // One byte of slack for a `\r` before the line break.
+        if !over && size > limit.saturating_add(1) {
+            over = true;
+            *line = Vec::new();
+        }
+        if !over {
+            line.extend_from_slice(part);
+        }
+        let consumed = part.len() + usize::from(newline.is_some());
+        reader.consume(consumed);
+        if newline.is_some() {
+            if over {
+                return Ok(Line::TooLarge(size - usize::from(ends_cr)));
+            }
+            trim_cr(line);
+            return Ok(check(line, limit));
+        }
+    }
+}
+
+fn trim_cr(line: &mut Vec<u8>) {
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+}
+
+fn check(line: &[u8], limit: usize) -> Line {
+    if line.len() > limit {
+        Line::TooLarge(line.len())
+    } else {
+        Line::Frame
+    }
+}
+
+/// Writes queued frames, one per line, until told to close or the port is gone.
+async fn write_frames<W: AsyncWrite + Unpin>(
+    mut writer: BufWriter<W>,
+    mut queue: mpsc::UnboundedReceiver<Command>,
+) {
+    while let Some(Command::Line(text)) = queue.recv().await {
+        if write_line(&mut writer, &text).await.is_err() {
+            return;
+        }
+        // Flush once the queue is drained, so a burst goes out in few writes.
+        if queue.is_empty() && writer.flush().await.is_err() {
+            return;
+        }
+    }
+    let _ = writer.flush().await;
+    let _ = writer.shutdown().await;
+}
+
+async fn write_line<W: AsyncWrite + Unpin>(writer: &mut W, text: &str) -> io::Result<()> {
+    writer.write_all(text.as_bytes()).await?;
+    writer.write_all(b"\n").await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn lines(input: &[u8], limit: usize, buffer: usize) -> Vec<Result<String, usize>> {
+        let mut reader = BufReader::with_capacity(buffer, input);
+        let mut line = Vec::new();
+        let mut out = Vec::new();
+        loop {
+            match read_line(&mut reader, &mut line, limit).await.unwrap() {
+                Line::Frame => out.push(Ok(String::from_utf8(line.clone()).unwrap())),
+                Line::TooLarge(size) => out.push(Err(size)),
+                Line::End => return out,
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn lines_at_the_edge_of_the_limit() {
+        for buffer in [1, 2, 3, 7, 64] {
+            let got = lines(b"abcd\nabcde\nabc\r\nabcd\r\nabcde\r\n\nxy", 4, buffer).await;
+            assert_eq!(
+                got,
+                vec![
+                    Ok("abcd".into()),
+                    Err(5),
+                    Ok("abc".into()),
+                    Ok("abcd".into()),
+                    Err(5),
+                    Ok(String::new()),
+                    Ok("xy".into()),
+                ],
+                "buffer {buffer}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn an_over_long_last_line_without_a_break() {
+        assert_eq!(
+            lines(b"ok\nabcdefgh", 4, 3).await,
+            vec![Ok("ok".into()), Err(8)]
+        );
+    }
+}
