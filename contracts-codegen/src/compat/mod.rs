@@ -1,1 +1,137 @@
 //! compat: the differ between a base and a head model (direction-aware rules).
+//!
+//! ```text
+//! diff(base, head) -> [Finding]          walk::Differ pairs requests, events and named types
+//!     reach::directions                  which way each named type travels
+//!     fingerprint                        the fail-closed net: any wire difference with no finding
+//! acknowledge(findings, entries)         the checked-in list of accepted breaks
+//! render::text / render::json            rustc-like text, JSON for CI
+//! ```
+//!
+//! Everything is compared by wire names: a hoisted type's name, a Rust identifier or a renamed
+//! named type with the same shape in the same places is not a finding. Each finding is judged by
+//! the way its type travels (see [`rules`]).
+
+pub mod ack;
+pub mod fingerprint;
+pub mod reach;
+pub mod render;
+pub mod rules;
+mod walk;
+
+pub use ack::{Ack, Report, Reported, acknowledge};
+
+use crate::model::{Direction, Loc, Model, Ty, TyKind, TypeDef, TypeDefKind, TypeRef};
+use std::fmt;
+
+/// How much a finding matters. `Error` breaks compatibility; the others do not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Level {
+    /// Compatible; reported so the change is visible.
+    Info,
+    /// Compatible on the wire, worth a look.
+    Warning,
+    /// Breaking.
+    Error,
+}
+
+impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Info => "info",
+            Level::Warning => "warning",
+            Level::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// `client->host`, `host->client` or `both`.
+pub fn direction_str(dir: Direction) -> &'static str {
+    match dir {
+        Direction::ClientToServer => "client->host",
+        Direction::ServerToClient => "host->client",
+        Direction::Both => "both",
+    }
+}
+
+/// One difference between base and head, judged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// The rule id, kebab-case (`enum-value-added`); see [`rules::RULES`].
+    pub rule: &'static str,
+    pub level: Level,
+    /// The way the changed type travels.
+    pub direction: Direction,
+    /// The wire path: `chat.history.payload.cursor`, `ChatInfo.title`, `ChatState."idle"`.
+    pub subject: String,
+    /// Where in head; a removal is anchored at the nearest surviving place.
+    pub loc: Loc,
+    /// Where in base, when the thing existed there.
+    pub base_loc: Option<Loc>,
+    pub message: String,
+    pub hint: String,
+}
+
+/// Compare `base` with `head` and judge every difference on the wire.
+pub fn diff(base: &Model, head: &Model) -> Vec<Finding> {
+    let mut out = walk::Differ::new(base, head).run();
+    out.sort_by(|a, b| (&a.loc, a.rule, &a.subject).cmp(&(&b.loc, b.rule, &b.subject)));
+    out.dedup();
+    out
+}
+
+/// True when any finding breaks compatibility.
+pub fn is_breaking(findings: &[Finding]) -> bool {
+    findings.iter().any(|f| f.level == Level::Error)
+}
+
+/// A named type's identity: its protocol and its name.
+pub type DefKey = (String, String);
+
+/// The key of the type `name` declared in `m`.
+pub fn def_key(m: &Model, name: &str) -> DefKey {
+    (m.name.clone(), name.to_string())
+}
+
+/// Resolve a reference written in `m`, returning the model that declares the type too
+/// (a reference inside a base protocol's type is resolved in that base).
+pub fn resolve<'a>(m: &'a Model, r: &TypeRef) -> Option<(&'a Model, &'a TypeDef)> {
+    match &r.protocol {
+        Some(p) if *p != m.name => {
+            let b = m.base(p)?;
+            b.own_type(&r.name).map(|d| (b, d))
+        }
+        _ => m.own_type(&r.name).map(|d| (m, d)),
+    }
+}
+
+/// Follow aliases from `ty` (written in `m`) to a non-alias type, with the model it lives in.
+pub fn unalias<'a>(m: &'a Model, ty: &'a Ty) -> (&'a Model, &'a Ty) {
+    let (mut m, mut ty) = (m, ty);
+    for _ in 0..64 {
+        let TyKind::Ref(r) = &ty.kind else { break };
+        match resolve(m, r) {
+            Some((
+                dm,
+                TypeDef {
+                    kind: TypeDefKind::Alias(inner),
+                    ..
+                },
+            )) => {
+                m = dm;
+                ty = inner;
+            }
+            _ => break,
+        }
+    }
+    (m, ty)
+}
+
+#[cfg(test)]
+mod tests;

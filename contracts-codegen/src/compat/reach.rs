@@ -1,0 +1,102 @@
+//! Reachability: which way each named type travels.
+//!
+//! Request payloads travel client -> host; results and events host -> client; a type with a
+//! `#[direction]` attribute travels the way it says. A type reached from both sides travels both
+//! ways. A type reached from nothing is absent from the map; the differ judges it as both.
+
+use super::{DefKey, def_key, resolve};
+use crate::model::{Direction, Model, Ty, TyKind, TypeDefKind};
+use std::collections::HashMap;
+
+/// Bit for client -> host.
+pub const IN: u8 = 1;
+/// Bit for host -> client.
+pub const OUT: u8 = 2;
+
+/// The direction bits of every reached named type, keyed by protocol and name.
+#[derive(Clone, Debug, Default)]
+pub struct Directions {
+    pub bits: HashMap<DefKey, u8>,
+}
+
+impl Directions {
+    /// The direction of a named type, `None` when nothing reaches it.
+    pub fn get(&self, key: &DefKey) -> Option<Direction> {
+        to_direction(self.bits.get(key).copied().unwrap_or(0))
+    }
+}
+
+/// Bits to a direction; zero is `None`.
+pub fn to_direction(bits: u8) -> Option<Direction> {
+    match bits {
+        IN => Some(Direction::ClientToServer),
+        OUT => Some(Direction::ServerToClient),
+        0 => None,
+        _ => Some(Direction::Both),
+    }
+}
+
+/// A direction to bits.
+pub fn to_bits(dir: Direction) -> u8 {
+    match dir {
+        Direction::ClientToServer => IN,
+        Direction::ServerToClient => OUT,
+        Direction::Both => IN | OUT,
+    }
+}
+
+/// Walk the model from its roots and record the way every named type travels.
+pub fn directions(model: &Model) -> Directions {
+    let mut d = Directions::default();
+    for r in &model.requests {
+        walk(model, &r.payload, IN, &mut d);
+        walk(model, &r.result, OUT, &mut d);
+    }
+    for e in &model.events {
+        walk(model, &e.payload, OUT, &mut d);
+    }
+    for t in &model.types {
+        if let Some(dir) = t.meta.direction {
+            let key = def_key(model, &t.name);
+            mark(model, key, t, to_bits(dir), &mut d);
+        }
+    }
+    d
+}
+
+fn walk(m: &Model, ty: &Ty, bits: u8, d: &mut Directions) {
+    match &ty.kind {
+        TyKind::Array(inner, _) | TyKind::Map(inner) | TyKind::Nullable(inner) => {
+            walk(m, inner, bits, d)
+        }
+        TyKind::Ref(r) => {
+            if let Some((dm, def)) = resolve(m, r) {
+                let key = def_key(dm, &def.name);
+                mark(dm, key, def, bits, d);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn mark(m: &Model, key: DefKey, def: &crate::model::TypeDef, bits: u8, d: &mut Directions) {
+    let old = d.bits.get(&key).copied().unwrap_or(0);
+    if old & bits == bits {
+        return;
+    }
+    d.bits.insert(key, old | bits);
+    match &def.kind {
+        TypeDefKind::Alias(t) => walk(m, t, bits, d),
+        TypeDefKind::Struct(s) => {
+            for f in &s.fields {
+                walk(m, &f.ty, bits, d);
+            }
+        }
+        TypeDefKind::Enum(_) => {}
+        TypeDefKind::Union(u) => {
+            for v in &u.variants {
+                walk(m, &v.ty, bits, d);
+            }
+        }
+    }
+}

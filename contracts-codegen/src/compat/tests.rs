@@ -1,0 +1,266 @@
+//! Unit tests on models built by hand (the corpus in `tests/compat` works from schema text).
+
+use super::*;
+use crate::model::*;
+use std::sync::Arc;
+
+fn loc(line: u32) -> Loc {
+    Loc {
+        file: Arc::from("t.contract"),
+        line,
+        col: 1,
+    }
+}
+
+fn ty(kind: TyKind) -> Ty {
+    Ty { kind, loc: loc(1) }
+}
+
+fn r(name: &str) -> Ty {
+    ty(TyKind::Ref(TypeRef {
+        name: name.into(),
+        protocol: None,
+    }))
+}
+
+fn string(max: Option<u64>) -> Ty {
+    ty(TyKind::String(Limits { min: None, max }))
+}
+
+fn field(name: &str, optional: bool, t: Ty) -> Field {
+    Field {
+        name: name.into(),
+        docs: Docs::default(),
+        meta: Meta::default(),
+        loc: loc(2),
+        optional,
+        default: None,
+        ty: t,
+    }
+}
+
+fn def(name: &str, synthetic: bool, kind: TypeDefKind) -> TypeDef {
+    TypeDef {
+        name: name.into(),
+        docs: Docs::default(),
+        meta: Meta::default(),
+        loc: loc(3),
+        module: None,
+        synthetic,
+        kind,
+    }
+}
+
+fn strukt(name: &str, fields: Vec<Field>) -> TypeDef {
+    def(name, false, TypeDefKind::Struct(Struct { fields }))
+}
+
+fn enm(name: &str, values: &[&str]) -> TypeDef {
+    let values = values
+        .iter()
+        .map(|v| EnumValue {
+            value: v.to_string(),
+            docs: Docs::default(),
+            meta: Meta::default(),
+            loc: loc(4),
+        })
+        .collect();
+    def(
+        name,
+        false,
+        TypeDefKind::Enum(Enum {
+            values,
+            open: false,
+        }),
+    )
+}
+
+fn request(name: &str, payload: Ty, result: Ty) -> Request {
+    Request {
+        name: name.into(),
+        docs: Docs::default(),
+        meta: Meta::default(),
+        loc: loc(5),
+        payload,
+        result,
+    }
+}
+
+fn event(name: &str, payload: Ty) -> Event {
+    Event {
+        name: name.into(),
+        docs: Docs::default(),
+        meta: Meta::default(),
+        loc: loc(6),
+        payload,
+    }
+}
+
+fn model(types: Vec<TypeDef>, requests: Vec<Request>, events: Vec<Event>) -> Model {
+    Model {
+        name: "t".into(),
+        types,
+        requests,
+        events,
+        ..Model::default()
+    }
+}
+
+/// A request `go` taking `In`, answering `Out`, and an event `ev` carrying `Ev`.
+fn fixture(in_enum: &[&str], ev_enum: &[&str], in_fields: Vec<Field>) -> Model {
+    let mut fields = vec![field("mode", false, r("Mode"))];
+    fields.extend(in_fields);
+    model(
+        vec![
+            strukt("In", fields),
+            strukt("Out", vec![field("ok", false, ty(TyKind::Boolean))]),
+            strukt(
+                "Ev",
+                vec![
+                    field("state", false, r("State")),
+                    field("note", true, string(Some(10))),
+                ],
+            ),
+            enm("Mode", in_enum),
+            enm("State", ev_enum),
+        ],
+        vec![request("go", r("In"), r("Out"))],
+        vec![event("ev", r("Ev"))],
+    )
+}
+
+fn rules_of(f: &[Finding]) -> Vec<(&'static str, Level)> {
+    f.iter().map(|f| (f.rule, f.level)).collect()
+}
+
+#[test]
+fn a_model_compared_with_itself_yields_nothing() {
+    let m = fixture(&["a"], &["x"], vec![]);
+    assert!(diff(&m, &m).is_empty());
+}
+
+#[test]
+fn enum_value_added_is_judged_by_direction() {
+    let base = fixture(&["a"], &["x"], vec![]);
+    let on_input = fixture(&["a", "b"], &["x"], vec![]);
+    assert_eq!(
+        rules_of(&diff(&base, &on_input)),
+        vec![("enum-value-added", Level::Info)]
+    );
+    let on_output = fixture(&["a"], &["x", "y"], vec![]);
+    assert_eq!(
+        rules_of(&diff(&base, &on_output)),
+        vec![("enum-value-added", Level::Error)]
+    );
+}
+
+#[test]
+fn a_removed_and_an_added_field_of_one_type_is_a_rename() {
+    let base = fixture(&["a"], &["x"], vec![field("old", false, string(None))]);
+    let head = fixture(&["a"], &["x"], vec![field("new", false, string(None))]);
+    let f = diff(&base, &head);
+    assert_eq!(rules_of(&f), vec![("field-renamed", Level::Error)]);
+    assert_eq!(f[0].subject, "In.old");
+}
+
+#[test]
+fn a_renamed_type_with_the_same_shape_is_not_a_finding() {
+    let base = fixture(&["a"], &["x"], vec![]);
+    let mut head = base.clone();
+    head.types[3].name = "Mood".into();
+    if let TypeDefKind::Struct(s) = &mut head.types[0].kind {
+        s.fields[0].ty = r("Mood");
+    }
+    assert!(diff(&base, &head).is_empty(), "{:?}", diff(&base, &head));
+}
+
+#[test]
+fn limits_are_judged_by_direction() {
+    let base = fixture(&["a"], &["x"], vec![field("q", false, string(Some(10)))]);
+    let head = fixture(&["a"], &["x"], vec![field("q", false, string(Some(5)))]);
+    assert_eq!(
+        rules_of(&diff(&base, &head)),
+        vec![("constraint-tightened", Level::Error)]
+    );
+    assert_eq!(
+        rules_of(&diff(&head, &base)),
+        vec![("constraint-loosened", Level::Info)]
+    );
+}
+
+#[test]
+fn a_dropped_request_is_anchored_in_its_file() {
+    let base = fixture(&["a"], &["x"], vec![]);
+    let mut head = base.clone();
+    head.requests.clear();
+    head.files.push(SourceFile {
+        display: Arc::from("t.contract"),
+        absolute: "t.contract".into(),
+        text: String::new(),
+    });
+    let f = diff(&base, &head);
+    assert_eq!(f[0].rule, "request-removed");
+    assert_eq!(f[0].loc.line, 1);
+    assert_eq!(f[0].base_loc, Some(loc(5)));
+}
+
+#[test]
+fn legacy_values_can_never_be_dropped() {
+    let mut base = fixture(&["a", "b"], &["x"], vec![]);
+    if let TypeDefKind::Enum(e) = &mut base.types[3].kind {
+        e.values[1].meta.legacy = true;
+    }
+    let head = fixture(&["a"], &["x"], vec![]);
+    let f = diff(&base, &head);
+    assert_eq!(rules_of(&f), vec![("legacy-value-removed", Level::Error)]);
+    let acks = vec![Ack {
+        protocol: None,
+        rule: f[0].rule.into(),
+        subject: f[0].subject.clone(),
+        reason: "x".into(),
+    }];
+    let report = acknowledge(vec![("t".into(), f)], &acks);
+    assert!(report.is_breaking());
+}
+
+#[test]
+fn acknowledged_findings_do_not_fail_and_stale_entries_are_reported() {
+    let base = fixture(&["a"], &["x"], vec![]);
+    let head = fixture(&["a"], &["x", "y"], vec![]);
+    let f = diff(&base, &head);
+    let acks = vec![
+        Ack {
+            protocol: Some("t".into()),
+            rule: "enum-value-added".into(),
+            subject: f[0].subject.clone(),
+            reason: "ok".into(),
+        },
+        Ack {
+            protocol: None,
+            rule: "field-removed".into(),
+            subject: "Nope.x".into(),
+            reason: "old".into(),
+        },
+        Ack {
+            protocol: Some("other".into()),
+            rule: "field-removed".into(),
+            subject: "Nope.x".into(),
+            reason: "old".into(),
+        },
+    ];
+    let report = acknowledge(vec![("t".into(), f)], &acks);
+    assert!(!report.is_breaking());
+    assert_eq!(report.acknowledged(), 1);
+    assert_eq!(report.stale.len(), 1);
+}
+
+#[test]
+fn every_rule_has_a_hint_and_a_known_id() {
+    for r in rules::RULES {
+        assert!(
+            r.id.chars().all(|c| c.is_ascii_lowercase() || c == '-'),
+            "{}",
+            r.id
+        );
+    }
+}
