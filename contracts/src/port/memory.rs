@@ -111,6 +111,10 @@ impl FramePort for MemoryPort {
             Outgoing::Text(text) => Incoming::Text(text),
             Outgoing::Value(value) => Incoming::Value(value),
         };
+        // An end that stopped delivering sends nothing either.
+        if self.inner.hub.is_closed() {
+            return Err(SendError::Closed);
+        }
         let peer = self
             .inner
             .peer

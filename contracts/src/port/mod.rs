@@ -18,16 +18,18 @@
 //!   and subscribing to it (as a `MessagePort` queues until started).
 //! - When a port stops delivering for good (the peer left, an error, a close), it drops every
 //!   listener. So a listener that owns a channel sender tells its receiver that the port ended:
-//!   that is how [`FrameReceiver::recv`] answers `None`.
+//!   that is how `FrameReceiver::recv` answers `None`.
 //! - A frame over the size limit ([`DEFAULT_MAX_FRAME_SIZE`] unless configured) is refused
 //!   without buffering all of it and reported as [`Incoming::TooLarge`]. Bad input never panics
 //!   and never stops a port; a broken peer ends it cleanly.
 //!
 //! # Ports
 //!
-//! - [`memory_pair`] (feature `tokio`): two connected ends in one process.
-//! - [`WebSocketPort`] (feature `websocket`): JSON text messages over WebSocket.
-//! - [`NdjsonPort`] (feature `ndjson`): one JSON frame per line over any byte stream.
+//! - `memory_pair` (feature `tokio`): two connected ends in one process.
+//! - `WebSocketPort` (feature `websocket`): JSON text messages over WebSocket.
+//! - `NdjsonPort` (feature `ndjson`): one JSON frame per line over any byte stream.
+//!
+//! With feature `tokio`, `FrameReceiver` turns any port's frames into an async stream.
 
 use std::borrow::Cow;
 use std::fmt;

@@ -189,6 +189,10 @@ impl Drop for Inner {
 
 impl FramePort for WebSocketPort {
     fn send(&self, frame: Outgoing) -> Result<(), SendError> {
+        // The connection is whole: once it stops delivering, it sends nothing either.
+        if self.inner.hub.is_closed() {
+            return Err(SendError::Closed);
+        }
         let text = frame.into_text();
         if text.len() > self.inner.max_frame_size {
             return Err(SendError::TooLarge(FrameTooLarge {
