@@ -16,6 +16,10 @@
 //!   is caught and stays subscribed.
 //! - Frames wait in the transport while nobody listens, so none is lost between making a port
 //!   and subscribing to it (as a `MessagePort` queues until started).
+//!   A socket is not read meanwhile, so its pings wait too: subscribe soon after making a port.
+//! - Sending never waits: frames queue without bound in front of the port's writer task, as
+//!   `send` returns nothing in the spec. A host that must bound its memory per client watches
+//!   its own queue.
 //! - When a port stops delivering for good (the peer left, an error, a close), it drops every
 //!   listener. So a listener that owns a channel sender tells its receiver that the port ended:
 //!   that is how `FrameReceiver::recv` answers `None`.
