@@ -1,0 +1,119 @@
+//! The TypeScript emitter over a fixture model: the generated package is compared with
+//! `tests/emit_ts/expected/`, file by file. `UPDATE_EXPECT=1 cargo test -p contracts-codegen
+//! --test emit_ts` rewrites the expected files.
+
+#[path = "emit_ts/model.rs"]
+mod fixture;
+
+use contracts_codegen::emit::docs::{self, DocsOptions};
+use contracts_codegen::emit::json_schema::{self, JsonSchemaOptions};
+use contracts_codegen::emit::typescript::{self, GeneratedFile, TsAlias, TsOptions};
+use std::path::{Path, PathBuf};
+
+fn options() -> TsOptions {
+    let mut o = TsOptions::new("@fixture/agent-contracts", "AGENT");
+    o.parse_functions = vec!["Request".into(), "ServerFrame".into()];
+    o.aliases = vec![
+        TsAlias {
+            name: "Error".into(),
+            target: "WireError".into(),
+            type_alias: false,
+        },
+        TsAlias {
+            name: "Event".into(),
+            target: "EventFrame".into(),
+            type_alias: true,
+        },
+    ];
+    o
+}
+
+fn expected_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/emit_ts/expected")
+}
+
+/// Compare `files` with the directory, or rewrite it under `UPDATE_EXPECT=1`.
+fn check_against(dir: &Path, files: &[GeneratedFile]) {
+    let update = std::env::var_os("UPDATE_EXPECT").is_some();
+    let mut stale = Vec::new();
+    for f in files {
+        let path = dir.join(&f.path);
+        let actual = std::fs::read_to_string(&path).unwrap_or_default();
+        if actual != f.contents {
+            if update {
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(&path, &f.contents).unwrap();
+            } else {
+                stale.push(path.display().to_string());
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "stale expected files (run: UPDATE_EXPECT=1 cargo test -p contracts-codegen --test emit_ts):\n{}",
+        stale.join("\n")
+    );
+}
+
+#[test]
+fn typescript_package() {
+    let model = fixture::model();
+    let files = typescript::emit(&model, &options());
+    check_against(&expected_dir().join("package"), &files);
+}
+
+#[test]
+fn typescript_is_deterministic() {
+    let model = fixture::model();
+    assert_eq!(
+        typescript::emit(&model, &options()),
+        typescript::emit(&model, &options())
+    );
+}
+
+#[test]
+fn generated_sources_carry_the_header() {
+    for f in typescript::emit(&fixture::model(), &options()) {
+        if f.path.extension().is_some_and(|e| e == "ts") {
+            assert!(
+                f.contents.starts_with(typescript::HEADER),
+                "{}",
+                f.path.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn json_schema_document() {
+    let text = json_schema::emit(&fixture::model(), &JsonSchemaOptions::default());
+    let v: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+    let defs = v["$defs"].as_object().unwrap();
+    assert!(defs.contains_key("ChatInfo"));
+    assert!(defs.contains_key("request:chat.send:payload"));
+    assert!(defs.contains_key("event:chat.status"));
+    assert_eq!(
+        v["$defs"]["Seq"]["maximum"],
+        serde_json::json!(9007199254740991_i64)
+    );
+    let file = GeneratedFile {
+        path: "schema.json".into(),
+        contents: text,
+    };
+    check_against(&expected_dir(), &[file]);
+}
+
+#[test]
+fn markdown_reference() {
+    let options = DocsOptions {
+        package_name: "@fixture/agent-contracts".into(),
+        table_prefix: "AGENT".into(),
+    };
+    let text = docs::emit(&fixture::model(), &options);
+    assert!(text.contains("| Send and control | [`chat.send`](#request-chat-send), [`chat.kill`](#request-chat-kill) |"), "{text}");
+    let file = GeneratedFile {
+        path: "reference.md".into(),
+        contents: text,
+    };
+    check_against(&expected_dir(), &[file]);
+}
