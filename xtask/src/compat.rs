@@ -1,6 +1,393 @@
-//! `cargo xtask compat`.
-use std::path::Path;
-use std::process::ExitCode;
-#[derive(clap::Args)]
-pub struct Args {}
-pub fn run(_root: &Path, _args: Args) -> ExitCode { todo!() }
+//! `cargo xtask compat`: compare the schema at a git revision with the working tree.
+//!
+//! ```text
+//! cargo xtask compat [--base REV] [--schema DIR]... [--base-protocol NAME=DIR]...
+//!                    [--format text|json] [--acknowledged FILE]
+//! ```
+//!
+//! Every `.contract` file of each schema directory is read at REV (`git ls-tree`, `git show`) and
+//! in the working tree, both are loaded, and `compat::diff` judges the difference. A directory
+//! that does not exist at REV is new: everything in it is compatible.
+//!
+//! Without `--base`, the base is, in order:
+//! 1. the revision named in `schema/compat-baseline` (first line that is not a `#` comment);
+//! 2. the merge base of `HEAD` and `origin/main`, when `origin/main` exists;
+//! 3. `HEAD` (only uncommitted changes are checked).
+//!
+//! Exit codes: 0 compatible, 1 a finding breaks, 2 usage, git or schema errors.
+
+use contracts_codegen::compat::{self, Report, ack, render};
+use contracts_codegen::load::{LoadOptions, load_dir, load_files};
+use contracts_codegen::model::{Model, SourceFile};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::sync::Arc;
+
+/// The committed baseline: a file naming the revision to compare with.
+pub const BASELINE_FILE: &str = "schema/compat-baseline";
+/// The acknowledged-breaks list.
+pub const ACK_FILE: &str = "schema/compat-acknowledged.json";
+/// The branch whose merge base is the default when no baseline is committed.
+pub const MAIN_REF: &str = "origin/main";
+
+#[derive(clap::Args, Debug, Default)]
+pub struct Args {
+    /// The git revision to compare with (default: `schema/compat-baseline`, else the merge base
+    /// with origin/main, else HEAD).
+    #[arg(long, value_name = "REV")]
+    pub base: Option<String>,
+    /// A schema directory to check; repeatable (default: every directory under `schema/`).
+    #[arg(long = "schema", value_name = "DIR")]
+    pub schemas: Vec<PathBuf>,
+    /// A protocol the checked schema builds on, as `NAME=DIR` (an app's `agent=schema/agent`).
+    /// It is read at the base revision too when it exists there.
+    #[arg(long = "base-protocol", value_name = "NAME=DIR")]
+    pub base_protocols: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// The acknowledged-breaks file (default: `schema/compat-acknowledged.json` when present).
+    #[arg(long, value_name = "FILE")]
+    pub acknowledged: Option<PathBuf>,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Format {
+    #[default]
+    Text,
+    Json,
+}
+
+/// The revision compared with, and why it was chosen.
+#[derive(Clone, Debug)]
+pub struct Base {
+    pub rev: String,
+    pub commit: String,
+    pub why: String,
+}
+
+/// What a check produced.
+pub struct Outcome {
+    pub base: Base,
+    pub report: Report,
+    /// The working tree's files, for the source lines under each finding.
+    pub files: Vec<SourceFile>,
+    pub ack_file: String,
+}
+
+pub fn run(root: &Path, args: Args) -> ExitCode {
+    let format = args.format;
+    match check(root, &args) {
+        Ok(out) => {
+            print(&out, format);
+            if out.report.is_breaking() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(msg) => {
+            if format == Format::Json {
+                let v = serde_json::json!({ "error": msg });
+                println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            }
+            eprintln!("{msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The check `cargo xtask test` runs: every directory under `schema/` against the default base,
+/// printed as text. True when nothing breaks and nothing failed.
+// `cargo xtask test` runs `cargo xtask compat` as a step; this is the same check for in-process callers.
+#[allow(dead_code)]
+pub fn run_default_check(root: &Path) -> bool {
+    match check(root, &Args::default()) {
+        Ok(out) => {
+            print(&out, Format::Text);
+            !out.report.is_breaking()
+        }
+        Err(msg) => {
+            eprintln!("{msg}");
+            false
+        }
+    }
+}
+
+fn print(out: &Outcome, format: Format) {
+    match format {
+        Format::Text => {
+            eprintln!(
+                "compat: comparing with {} ({}, {})",
+                out.base.rev,
+                short(&out.base.commit),
+                out.base.why
+            );
+            print!("{}", render::text(&out.report, &out.files, &out.ack_file));
+        }
+        Format::Json => {
+            let mut v = render::json(&out.report);
+            v["base"] = serde_json::json!({
+                "rev": out.base.rev, "commit": out.base.commit, "why": out.base.why,
+            });
+            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        }
+    }
+}
+
+fn short(commit: &str) -> &str {
+    &commit[..commit.len().min(12)]
+}
+
+/// Run the whole check; `Err` is a usage, git or schema error (exit 2).
+pub fn check(root: &Path, args: &Args) -> Result<Outcome, String> {
+    let base = resolve_base(root, args.base.as_deref())?;
+    let dirs = schema_dirs(root, &args.schemas)?;
+    let mut bases_head: Vec<Arc<Model>> = Vec::new();
+    let mut bases_rev: Vec<Arc<Model>> = Vec::new();
+    for spec in &args.base_protocols {
+        let Some((name, dir)) = spec.split_once('=') else {
+            return Err(format!(
+                "compat: --base-protocol wants NAME=DIR, got `{spec}`"
+            ));
+        };
+        let rel = relative(root, Path::new(dir))?;
+        let head = load_tree(root, name, &rel, &bases_head)?;
+        let rev_files = rev_files(root, &base.commit, &rel)?;
+        // A base protocol missing at REV is taken from the working tree: the app is what changed.
+        let old = if rev_files.is_empty() {
+            head.clone()
+        } else {
+            let at = format!("{} ({})", base.rev, short(&base.commit));
+            load(name, rev_files, &bases_rev, &at)?
+        };
+        bases_head.push(Arc::new(head));
+        bases_rev.push(Arc::new(old));
+    }
+    let mut results = Vec::new();
+    let mut files = Vec::new();
+    for rel in &dirs {
+        let name = rel.rsplit('/').next().unwrap_or(rel).to_string();
+        let head = load_tree(root, &name, rel, &bases_head)?;
+        let old_files = rev_files(root, &base.commit, rel)?;
+        let old = if old_files.is_empty() {
+            // The directory is new at head: everything in it is new, and compatible.
+            Model {
+                name: name.clone(),
+                bases: bases_rev.clone(),
+                ..Model::default()
+            }
+        } else {
+            let at = format!("{} ({})", base.rev, short(&base.commit));
+            load(&name, old_files, &bases_rev, &at)?
+        };
+        results.push((name, compat::diff(&old, &head)));
+        files.extend(head.files.iter().cloned());
+    }
+    let (acks, ack_file) = read_acks(root, args.acknowledged.as_deref())?;
+    let report = compat::acknowledge(results, &acks);
+    Ok(Outcome {
+        base,
+        report,
+        files,
+        ack_file,
+    })
+}
+
+/// The revision to compare with: `--base`, the committed baseline, the merge base with
+/// `origin/main`, or `HEAD`.
+pub fn resolve_base(root: &Path, given: Option<&str>) -> Result<Base, String> {
+    let (rev, why) = match given {
+        Some(rev) => (rev.to_string(), "--base".to_string()),
+        None => default_base(root)?,
+    };
+    let commit = git(
+        root,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{rev}^{{commit}}"),
+        ],
+    )
+    .map_err(|_| {
+        format!(
+            "compat: unknown revision `{rev}` (from {why}); fetch the history it needs \
+             (in CI: a full clone, e.g. actions/checkout with fetch-depth: 0)"
+        )
+    })?;
+    Ok(Base {
+        rev,
+        commit: commit.trim().to_string(),
+        why,
+    })
+}
+
+fn default_base(root: &Path) -> Result<(String, String), String> {
+    if let Ok(text) = std::fs::read_to_string(root.join(BASELINE_FILE)) {
+        let rev = text
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty() && !l.starts_with('#'));
+        if let Some(rev) = rev {
+            return Ok((rev.to_string(), BASELINE_FILE.to_string()));
+        }
+    }
+    if git(
+        root,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{MAIN_REF}^{{commit}}"),
+        ],
+    )
+    .is_ok()
+    {
+        let mb = git(root, &["merge-base", "HEAD", MAIN_REF])
+            .map_err(|e| format!("compat: no merge base of HEAD and {MAIN_REF}: {e}"))?;
+        return Ok((
+            mb.trim().to_string(),
+            format!("merge base of HEAD and {MAIN_REF}"),
+        ));
+    }
+    Ok((
+        "HEAD".to_string(),
+        format!("no {BASELINE_FILE} and no {MAIN_REF}"),
+    ))
+}
+
+/// The schema directories, relative to the root with `/`: the given ones, or every directory
+/// under `schema/`.
+fn schema_dirs(root: &Path, given: &[PathBuf]) -> Result<Vec<String>, String> {
+    if !given.is_empty() {
+        return given.iter().map(|d| relative(root, d)).collect();
+    }
+    let mut out = Vec::new();
+    let entries = std::fs::read_dir(root.join("schema"))
+        .map_err(|e| format!("compat: cannot read schema/: {e}"))?;
+    for e in entries.flatten() {
+        if e.path().is_dir() {
+            out.push(format!("schema/{}", e.file_name().to_string_lossy()));
+        }
+    }
+    out.sort();
+    if out.is_empty() {
+        return Err("compat: no schema directories under schema/".into());
+    }
+    Ok(out)
+}
+
+/// `dir` relative to the root, with `/` separators; it must lie inside the repository.
+fn relative(root: &Path, dir: &Path) -> Result<String, String> {
+    let abs = if dir.is_absolute() {
+        dir.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map_err(|e| e.to_string())?
+            .join(dir)
+    };
+    let abs = abs
+        .canonicalize()
+        .map_err(|e| format!("compat: {}: {e}", dir.display()))?;
+    let root = root.canonicalize().map_err(|e| e.to_string())?;
+    let rel = abs.strip_prefix(&root).map_err(|_| {
+        format!(
+            "compat: {} is outside the repository {}",
+            dir.display(),
+            root.display()
+        )
+    })?;
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if parts.is_empty() {
+        return Err(format!(
+            "compat: {} is the repository root, not a schema directory",
+            dir.display()
+        ));
+    }
+    Ok(parts.join("/"))
+}
+
+/// Load the working tree's `rel` with `load_dir`, paths shown relative to the root.
+fn load_tree(root: &Path, name: &str, rel: &str, bases: &[Arc<Model>]) -> Result<Model, String> {
+    let opts = LoadOptions {
+        name: Some(name.to_string()),
+        bases: bases.to_vec(),
+        display_root: Some(root.to_path_buf()),
+    };
+    load_dir(&root.join(rel), &opts)
+        .map_err(|e| format!("compat: the schema `{name}` in the working tree has errors:\n{e}"))
+}
+
+/// Every `.contract` file under `rel` at `commit`; empty when the directory is not there.
+fn rev_files(root: &Path, commit: &str, rel: &str) -> Result<Vec<SourceFile>, String> {
+    let list = git(root, &["ls-tree", "-r", "--name-only", commit, "--", rel])?;
+    let mut files = Vec::new();
+    for path in list.lines().filter(|p| p.ends_with(".contract")) {
+        // `ls-tree` lists a path only under `rel/`; a sibling like `rel-old/` is not matched.
+        if !path.starts_with(&format!("{rel}/")) {
+            continue;
+        }
+        let text = git(root, &["show", &format!("{commit}:./{path}")])?;
+        files.push(SourceFile {
+            display: Arc::from(path),
+            absolute: root.join(path),
+            text,
+        });
+    }
+    files.sort_by(|a, b| a.display.cmp(&b.display));
+    Ok(files)
+}
+
+/// Load one protocol from files in memory; a schema error is rendered with its places.
+fn load(
+    name: &str,
+    files: Vec<SourceFile>,
+    bases: &[Arc<Model>],
+    at: &str,
+) -> Result<Model, String> {
+    let opts = LoadOptions {
+        bases: bases.to_vec(),
+        ..LoadOptions::default()
+    };
+    load_files(name, files, &opts)
+        .map_err(|e| format!("compat: the schema `{name}` in {at} has errors:\n{e}"))
+}
+
+fn read_acks(root: &Path, given: Option<&Path>) -> Result<(Vec<ack::Ack>, String), String> {
+    let path = match given {
+        Some(p) => p.to_path_buf(),
+        None => root.join(ACK_FILE),
+    };
+    let shown = path
+        .strip_prefix(root)
+        .unwrap_or(&path)
+        .display()
+        .to_string();
+    if given.is_none() && !path.exists() {
+        return Ok((Vec::new(), shown));
+    }
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("compat: {shown}: {e}"))?;
+    let acks = ack::parse_acks(&text).map_err(|e| format!("compat: {shown}: {e}"))?;
+    Ok((acks, shown))
+}
+
+/// Run git in the root; `Err` carries its stderr.
+fn git(root: &Path, args: &[&str]) -> Result<String, String> {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(root)
+        .output()
+        .map_err(|e| format!("compat: cannot run git: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "git {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
