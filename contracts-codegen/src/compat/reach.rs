@@ -1,7 +1,7 @@
 //! Reachability: which way each named type travels.
 //!
 //! Request payloads travel client -> host; results and events host -> client; a type with a
-//! `#[direction]` attribute travels the way it says. A type reached from both sides travels both
+//! `#[direction]` attribute (on the type or on a union variant) travels the way it says. A type reached from both sides travels both
 //! ways. A type reached from nothing is absent from the map; the differ judges it as both.
 
 use super::{DefKey, def_key, resolve};
@@ -56,9 +56,20 @@ pub fn directions(model: &Model) -> Directions {
         walk(model, &e.payload, OUT, &mut d);
     }
     for t in &model.types {
+        let key = def_key(model, &t.name);
         if let Some(dir) = t.meta.direction {
-            let key = def_key(model, &t.name);
-            mark(model, key, t, to_bits(dir), &mut d);
+            mark(model, key.clone(), t, to_bits(dir), &mut d);
+        }
+        // A frame union's variants say which way each travels; the union travels all of them.
+        if let TypeDefKind::Union(u) = &t.kind {
+            let bits = u
+                .variants
+                .iter()
+                .filter_map(|v| v.meta.direction)
+                .fold(0, |b, dir| b | to_bits(dir));
+            if bits != 0 {
+                mark(model, key, t, bits, &mut d);
+            }
         }
     }
     d
@@ -95,7 +106,9 @@ fn mark(m: &Model, key: DefKey, def: &crate::model::TypeDef, bits: u8, d: &mut D
         TypeDefKind::Enum(_) => {}
         TypeDefKind::Union(u) => {
             for v in &u.variants {
-                walk(m, &v.ty, bits, d);
+                // A variant's own `#[direction]` overrides the way its union travels.
+                let vbits = v.meta.direction.map(to_bits).unwrap_or(bits);
+                walk(m, &v.ty, vbits, d);
             }
         }
     }

@@ -33,6 +33,8 @@ pub(super) struct Differ<'a> {
     /// Pairs of named types compared (or being compared), with whether they yielded a finding.
     memo: HashMap<(DefKey, DefKey), bool>,
     paired_base: HashSet<DefKey>,
+    /// Every capability (`#[accepts]`) the base already gates something with.
+    base_accepts: HashSet<String>,
     bprint: Printer,
     hprint: Printer,
     out: Vec<Finding>,
@@ -47,6 +49,7 @@ impl<'a> Differ<'a> {
             hdirs: reach::directions(head),
             memo: HashMap::new(),
             paired_base: HashSet::new(),
+            base_accepts: capabilities(base),
             bprint: Printer::new(),
             hprint: Printer::new(),
             out: Vec::new(),
@@ -204,11 +207,8 @@ impl<'a> Differ<'a> {
             if base.event(&h.name).is_none() {
                 let dir = Direction::ServerToClient;
                 let (level, gate) = match &h.meta.accepts {
-                    Some(a) => (
-                        Level::Info,
-                        format!(", sent only to peers that accept `{a}`"),
-                    ),
-                    None => (rules::level("event-added", dir), String::new()),
+                    Some(a) if !self.base_accepts.contains(a) => (Level::Info, new_gate(a)),
+                    _ => (rules::level("event-added", dir), String::new()),
                 };
                 let msg = format!("event `{}` was added{gate}", h.name);
                 self.push("event-added", level, dir, h.name.clone(), &h.loc, None, msg);
@@ -831,29 +831,30 @@ impl<'a> Differ<'a> {
         for bv in &b.variants {
             let tag = bv.tag.clone().unwrap_or_default();
             let subject = format!("{}.{tag:?}", cx.subject);
+            // A variant's own `#[direction]` says which way it travels.
+            let dir = bv.meta.direction.unwrap_or(cx.dir);
             match h.variants.iter().find(|v| v.tag == bv.tag) {
                 Some(hv) => {
                     let vcx = Ctx {
-                        dir: cx.dir,
+                        dir,
                         subject,
+                        loc: hv.loc.clone(),
+                        base_loc: bv.loc.clone(),
+                    };
+                    found |= self.variant_meta(bv, hv, &vcx);
+                    let vcx = Ctx {
                         loc: hv.ty.loc.clone(),
                         base_loc: bv.ty.loc.clone(),
+                        ..vcx
                     };
                     found |= self.ty(bm, &bv.ty, hm, &hv.ty, &vcx);
                 }
                 None => {
                     found = true;
                     let msg = format!("variant {tag:?} was removed from `{}`", cx.subject);
-                    let level = rules::level("union-variant-removed", cx.dir);
-                    self.push(
-                        "union-variant-removed",
-                        level,
-                        cx.dir,
-                        subject,
-                        &cx.loc,
-                        Some(&bv.loc),
-                        msg,
-                    );
+                    let level = rules::level("union-variant-removed", dir);
+                    let rule = "union-variant-removed";
+                    self.push(rule, level, dir, subject, &cx.loc, Some(&bv.loc), msg);
                 }
             }
         }
@@ -863,19 +864,53 @@ impl<'a> Differ<'a> {
             }
             found = true;
             let tag = hv.tag.clone().unwrap_or_default();
-            let msg = format!("variant {tag:?} was added to `{}`", cx.subject);
-            let level = rules::level("union-variant-added", cx.dir);
+            let dir = hv.meta.direction.unwrap_or(cx.dir);
+            let (level, gate) = match &hv.meta.accepts {
+                // No old peer can have announced a capability that did not exist.
+                Some(a) if !self.base_accepts.contains(a) => (Level::Info, new_gate(a)),
+                _ => (rules::level("union-variant-added", dir), String::new()),
+            };
+            let msg = format!("variant {tag:?} was added to `{}`{gate}", cx.subject);
+            let subject = format!("{}.{tag:?}", cx.subject);
             self.push(
                 "union-variant-added",
                 level,
-                cx.dir,
-                format!("{}.{tag:?}", cx.subject),
+                dir,
+                subject,
                 &hv.loc,
                 None,
                 msg,
             );
         }
         found
+    }
+
+    /// A variant's `#[direction]` or `#[accepts]` changed: who receives it changed.
+    fn variant_meta(
+        &mut self,
+        b: &crate::model::Variant,
+        h: &crate::model::Variant,
+        cx: &Ctx,
+    ) -> bool {
+        if b.meta.direction == h.meta.direction && b.meta.accepts == h.meta.accepts {
+            return false;
+        }
+        let msg = format!(
+            "variant `{}` now travels {} to peers that accept {} (was {}, {})",
+            cx.subject,
+            h.meta
+                .direction
+                .map(super::direction_str)
+                .unwrap_or("as its union"),
+            show_accepts(&h.meta.accepts),
+            b.meta
+                .direction
+                .map(super::direction_str)
+                .unwrap_or("as its union"),
+            show_accepts(&b.meta.accepts),
+        );
+        self.at("unmodelled-change", cx, msg);
+        true
     }
 
     /// Untagged variants are paired by the name they refer to, then by position.
@@ -979,6 +1014,21 @@ impl<'a> Differ<'a> {
     }
 }
 
+/// Every capability named by an `#[accepts]` in the model: events and union variants.
+fn capabilities(m: &Model) -> HashSet<String> {
+    let mut out: HashSet<String> = m
+        .events
+        .iter()
+        .filter_map(|e| e.meta.accepts.clone())
+        .collect();
+    for t in &m.types {
+        if let TypeDefKind::Union(u) = &t.kind {
+            out.extend(u.variants.iter().filter_map(|v| v.meta.accepts.clone()));
+        }
+    }
+    out
+}
+
 fn is_alias(d: &TypeDef) -> bool {
     matches!(d.kind, TypeDefKind::Alias(_))
 }
@@ -1001,6 +1051,10 @@ fn def_kind(d: &TypeDef) -> &'static str {
         TypeDefKind::Enum(_) => "an enum",
         TypeDefKind::Union(_) => "a union",
     }
+}
+
+fn new_gate(capability: &str) -> String {
+    format!(", sent only to peers that accept the new capability `{capability}`")
 }
 
 fn show_accepts(a: &Option<String>) -> String {
