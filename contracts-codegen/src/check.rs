@@ -1,1 +1,1354 @@
 //! check: the rules a model must pass, one commented function per rule.
+//!
+//! Every rule runs, whatever the others found, and writes into one [`Diagnostics`]: a schema
+//! with five mistakes reports five. [`check_syntax`] holds the few rules only the text can tell
+//! (attributes, constraint arguments, negative lengths); [`check`] holds the rest, over the
+//! model. Emitters never fail: whatever they cannot represent is refused here.
+
+use crate::diag::Diagnostics;
+use crate::lower::{PRIMITIVES, direction};
+use crate::model::*;
+use crate::names;
+use crate::syntax::{self, Arg, Args, Attrs, FieldDecl, Item, LiteralExpr, TypeExpr, TypeExprKind};
+use std::collections::{HashMap, HashSet};
+
+/// The largest integer JSON carries exactly: `2^53 - 1`.
+pub const MAX_SAFE: i128 = 9_007_199_254_740_991;
+
+/// Type names that clash with the Rust prelude, TypeScript globals or what the generated code
+/// itself declares.
+pub const RESERVED: &[&str] = &[
+    // Rust prelude and common std names.
+    "Option",
+    "Result",
+    "String",
+    "Vec",
+    "Box",
+    "Some",
+    "None",
+    "Ok",
+    "Err",
+    "Self",
+    "Copy",
+    "Clone",
+    "Send",
+    "Sync",
+    "Sized",
+    "Unpin",
+    "Drop",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "Default",
+    "Eq",
+    "PartialEq",
+    "Ord",
+    "PartialOrd",
+    "Iterator",
+    "IntoIterator",
+    "Extend",
+    "From",
+    "Into",
+    "TryFrom",
+    "TryInto",
+    "ToOwned",
+    "ToString",
+    "AsRef",
+    "AsMut",
+    "HashMap",
+    "BTreeMap",
+    "Value",
+    // TypeScript and JavaScript globals.
+    "Object",
+    "Array",
+    "Promise",
+    "Record",
+    "Map",
+    "Set",
+    "Error",
+    "Date",
+    "Number",
+    "Boolean",
+    "Symbol",
+    "Function",
+    "BigInt",
+    "RegExp",
+    "JSON",
+    "Math",
+    "Partial",
+    "Required",
+    "Readonly",
+    "Pick",
+    "Omit",
+    "Exclude",
+    "Extract",
+    "NonNullable",
+    "ReturnType",
+    "Parameters",
+    "Awaited",
+    "WeakMap",
+    "WeakSet",
+    "Uint8Array",
+    "Infinity",
+    "NaN",
+    "Proxy",
+    "Reflect",
+    "Intl",
+    "Iterable",
+];
+
+/// Words people write for a primitive, and the primitive they mean.
+const PRIMITIVE_HINTS: &[(&str, &str)] = &[
+    ("bool", "boolean"),
+    ("str", "string"),
+    ("integer", "int"),
+    ("i32", "int"),
+    ("i64", "int"),
+    ("u32", "int"),
+    ("u64", "int"),
+    ("usize", "int"),
+    ("f32", "number"),
+    ("f64", "number"),
+    ("float", "number"),
+    ("double", "number"),
+    ("any", "unknown"),
+    ("json", "unknown"),
+    ("object", "map<unknown>"),
+];
+
+// =============================================================================================
+// Rules over the syntax tree
+
+/// Run every rule that needs the text rather than the model.
+pub fn check_syntax(files: &[syntax::File], diags: &mut Diagnostics) {
+    for file in files {
+        for item in &file.items {
+            each_attrs(item, &mut |attrs, place| {
+                attributes_are_known_and_placed(attrs, place, diags)
+            });
+            each_type_expr(item, &mut |t| {
+                constraints_fit_their_type(t, diags);
+                lengths_are_not_negative(t, diags);
+                bounds_are_safe_integers(t, diags);
+            });
+        }
+    }
+}
+
+/// Where attributes are written, for [`attributes_are_known_and_placed`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Place {
+    Alias,
+    Struct,
+    Enum,
+    Union,
+    Field,
+    EnumValue,
+    Variant,
+    Request,
+    Event,
+}
+
+/// Rule: attributes are among `deprecated`, `legacy`, `open`, `direction` and `accepts`, each
+/// written once, with a value when it needs one, where it means something (`#[legacy]` on an
+/// enum value, `#[open]` on an enum).
+fn attributes_are_known_and_placed(attrs: &Attrs, place: Place, diags: &mut Diagnostics) {
+    let mut seen: HashMap<&str, &Loc> = HashMap::new();
+    for a in &attrs.attrs {
+        let name = a.name.text.as_str();
+        if let Some(first) = seen.insert(name, &a.loc) {
+            diags
+                .error(&a.loc, format!("`#[{name}]` is written twice"))
+                .note(first, "first written here");
+            continue;
+        }
+        let (needs_value, takes_value, allowed) = match name {
+            "deprecated" => (false, true, true),
+            "legacy" => (false, false, place == Place::EnumValue),
+            "open" => (false, false, place == Place::Enum),
+            "direction" | "accepts" => (
+                true,
+                true,
+                !matches!(place, Place::Field | Place::EnumValue),
+            ),
+            _ => {
+                diags.error(
+                    &a.name.loc,
+                    format!("unknown attribute `{name}`: expected `deprecated`, `legacy`, `open`, `direction` or `accepts`"),
+                );
+                continue;
+            }
+        };
+        if !allowed {
+            let where_ = match name {
+                "legacy" => "only on an enum value",
+                "open" => "only on an enum",
+                _ => "on declarations, variants, requests and events, not on fields or enum values",
+            };
+            diags.error(&a.name.loc, format!("`#[{name}]` is allowed {where_}"));
+        }
+        match (&a.value, needs_value, takes_value) {
+            (None, true, _) => {
+                let example = if name == "direction" {
+                    "\"client-to-server\""
+                } else {
+                    "\"events\""
+                };
+                diags.error(
+                    &a.name.loc,
+                    format!("`#[{name}]` needs a value: `#[{name} = {example}]`"),
+                );
+            }
+            (Some(v), _, false) => {
+                diags.error(&v.loc, format!("`#[{name}]` takes no value"));
+            }
+            (Some(v), _, true) if name == "direction" && direction(&v.text).is_none() => {
+                diags.error(
+                    &v.loc,
+                    format!("unknown direction \"{}\": expected \"client-to-server\", \"server-to-client\" or \"both\"", v.text),
+                );
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Rule: constraints are written on `string`, `int`, `number` and arrays only, as `min = N`,
+/// `max = N` (or a range for `int` and `number`), each bound once.
+fn constraints_fit_their_type(t: &TypeExpr, diags: &mut Diagnostics) {
+    let (args, what) = match &t.kind {
+        TypeExprKind::Named {
+            protocol: None,
+            name,
+            args: Some(args),
+        } => (args, name.text.as_str()),
+        TypeExprKind::Named {
+            protocol: Some(_),
+            args: Some(args),
+            ..
+        } => (args, ""),
+        TypeExprKind::Array(_, Some(args)) => (args, "array"),
+        _ => return,
+    };
+    let ranges = matches!(what, "int" | "number");
+    if !matches!(what, "string" | "int" | "number" | "array") {
+        diags.error(&args.loc, "constraints are written on `string`, `int`, `number` and arrays only; declare them in the alias itself");
+        return;
+    }
+    let mut min_seen = false;
+    let mut max_seen = false;
+    for a in &args.items {
+        let (min, max, loc) = match a {
+            Arg::Named { key, .. } if key.text == "min" => (true, false, &key.loc),
+            Arg::Named { key, .. } if key.text == "max" => (false, true, &key.loc),
+            Arg::Named { key, .. } => {
+                diags.error(
+                    &key.loc,
+                    format!("unknown constraint `{}`: expected `min` or `max`", key.text),
+                );
+                continue;
+            }
+            Arg::Range { min, max, loc } => {
+                if !ranges {
+                    diags.error(loc, format!("a range is written on `int` and `number`; write `{what}(min = 1, max = 10)`"));
+                    continue;
+                }
+                (min.is_some(), max.is_some(), loc)
+            }
+        };
+        if (min && min_seen) || (max && max_seen) {
+            diags.error(loc, "this bound is already given");
+        }
+        min_seen |= min;
+        max_seen |= max;
+    }
+}
+
+/// Rule: string and array lengths are not negative.
+fn lengths_are_not_negative(t: &TypeExpr, diags: &mut Diagnostics) {
+    let args = match &t.kind {
+        TypeExprKind::Named {
+            protocol: None,
+            name,
+            args: Some(args),
+        } if name.text == "string" => args,
+        TypeExprKind::Array(_, Some(args)) => args,
+        _ => return,
+    };
+    for n in numbers(args) {
+        if n.value < 0 {
+            diags.error(
+                &n.loc,
+                format!("a length cannot be negative (found {})", n.value),
+            );
+        }
+    }
+}
+
+/// Rule: integer bounds, lengths and integer literals lie in JSON's safe integer range,
+/// `-(2^53-1) ..= 2^53-1`.
+fn bounds_are_safe_integers(t: &TypeExpr, diags: &mut Diagnostics) {
+    let mut bad = |value: i128, loc: &Loc| {
+        if !(-MAX_SAFE..=MAX_SAFE).contains(&value) {
+            diags.error(
+                loc,
+                format!("{value} is outside the safe integer range -(2^53-1) ..= 2^53-1"),
+            );
+        }
+    };
+    match &t.kind {
+        TypeExprKind::Literal(LiteralExpr::Int(i)) => bad(*i, &t.loc),
+        TypeExprKind::Named {
+            args: Some(args), ..
+        }
+        | TypeExprKind::Array(_, Some(args)) => {
+            for n in numbers(args) {
+                bad(n.value, &n.loc);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn numbers(args: &Args) -> Vec<&syntax::Number> {
+    let mut out = Vec::new();
+    for a in &args.items {
+        match a {
+            Arg::Named { value, .. } => out.push(value),
+            Arg::Range { min, max, .. } => out.extend(min.iter().chain(max.iter())),
+        }
+    }
+    out
+}
+
+/// Call `f` with every attribute list of an item and where it is written.
+fn each_attrs(item: &Item, f: &mut impl FnMut(&Attrs, Place)) {
+    fn fields(fs: &[FieldDecl], f: &mut impl FnMut(&Attrs, Place)) {
+        for fd in fs {
+            f(&fd.attrs, Place::Field);
+            ty_fields(&fd.ty, f);
+        }
+    }
+    fn ty_fields(t: &TypeExpr, f: &mut impl FnMut(&Attrs, Place)) {
+        match &t.kind {
+            TypeExprKind::Object(fs) => fields(fs, f),
+            TypeExprKind::Array(i, _) | TypeExprKind::Map(i) | TypeExprKind::Nullable(i) => {
+                ty_fields(i, f)
+            }
+            _ => {}
+        }
+    }
+    match item {
+        Item::Use(_) => {}
+        Item::Alias(a) => {
+            f(&a.attrs, Place::Alias);
+            ty_fields(&a.ty, f);
+        }
+        Item::Struct(s) => {
+            f(&s.attrs, Place::Struct);
+            fields(&s.fields, f);
+        }
+        Item::Enum(e) => {
+            f(&e.attrs, Place::Enum);
+            for v in &e.values {
+                f(&v.attrs, Place::EnumValue);
+            }
+        }
+        Item::Union(u) => {
+            f(&u.attrs, Place::Union);
+            for v in &u.variants {
+                f(&v.attrs, Place::Variant);
+                ty_fields(&v.ty, f);
+            }
+        }
+        Item::Requests(rs) => {
+            for r in rs {
+                f(&r.attrs, Place::Request);
+                ty_fields(&r.payload, f);
+                ty_fields(&r.result, f);
+            }
+        }
+        Item::Events(es) => {
+            for e in es {
+                f(&e.attrs, Place::Event);
+                ty_fields(&e.payload, f);
+            }
+        }
+    }
+}
+
+/// Call `f` with every type expression of an item, nested ones included.
+fn each_type_expr(item: &Item, f: &mut impl FnMut(&TypeExpr)) {
+    fn walk(t: &TypeExpr, f: &mut impl FnMut(&TypeExpr)) {
+        f(t);
+        match &t.kind {
+            TypeExprKind::Object(fs) => fs.iter().for_each(|fd| walk(&fd.ty, f)),
+            TypeExprKind::Array(i, _) | TypeExprKind::Map(i) | TypeExprKind::Nullable(i) => {
+                walk(i, f)
+            }
+            _ => {}
+        }
+    }
+    match item {
+        Item::Use(_) | Item::Enum(_) => {}
+        Item::Alias(a) => walk(&a.ty, f),
+        Item::Struct(s) => s.fields.iter().for_each(|fd| walk(&fd.ty, f)),
+        Item::Union(u) => u.variants.iter().for_each(|v| walk(&v.ty, f)),
+        Item::Requests(rs) => rs.iter().for_each(|r| {
+            walk(&r.payload, f);
+            walk(&r.result, f);
+        }),
+        Item::Events(es) => es.iter().for_each(|e| walk(&e.payload, f)),
+    }
+}
+
+// =============================================================================================
+// Rules over the model
+
+/// Run every rule over a lowered model.
+pub fn check(model: &Model, diags: &mut Diagnostics) {
+    check_with(model, false, diags);
+}
+
+/// Run every rule; with `partial` (some file did not parse), the rules that a missing
+/// declaration would set off (unknown types) are skipped, so they do not drown the syntax
+/// error that caused them.
+pub fn check_with(model: &Model, partial: bool, diags: &mut Diagnostics) {
+    if !partial {
+        types_are_defined(model, diags);
+    }
+    imports_resolve(model, diags);
+    type_names_are_unique(model, diags);
+    base_names_are_not_redefined(model, diags);
+    type_names_are_upper_camel_and_not_reserved(model, diags);
+    names_are_not_empty(model, diags);
+    fields_are_unique(model, diags);
+    enum_values_are_unique(model, diags);
+    union_variants_are_unique(model, diags);
+    requests_and_events_are_unique(model, diags);
+    enums_and_unions_are_not_empty(model, diags);
+    union_tag_is_left_to_the_union(model, diags);
+    union_variants_are_objects(model, diags);
+    limits_are_in_order(model, diags);
+    defaults_are_on_optional_fields(model, diags);
+    defaults_fit_their_type(model, diags);
+    aliases_do_not_recurse(model, diags);
+    types_do_not_contain_themselves(model, diags);
+}
+
+/// Every top-level type expression of the model, with nested ones, in order.
+fn each_ty<'a>(model: &'a Model, f: &mut impl FnMut(&'a Ty)) {
+    fn walk<'a>(t: &'a Ty, f: &mut impl FnMut(&'a Ty)) {
+        f(t);
+        match &t.kind {
+            TyKind::Array(i, _) | TyKind::Map(i) | TyKind::Nullable(i) => walk(i, f),
+            _ => {}
+        }
+    }
+    for t in &model.types {
+        match &t.kind {
+            TypeDefKind::Alias(ty) => walk(ty, f),
+            TypeDefKind::Struct(s) => s.fields.iter().for_each(|fd| walk(&fd.ty, f)),
+            TypeDefKind::Enum(_) => {}
+            TypeDefKind::Union(u) => u.variants.iter().for_each(|v| walk(&v.ty, f)),
+        }
+    }
+    for r in &model.requests {
+        walk(&r.payload, f);
+        walk(&r.result, f);
+    }
+    for e in &model.events {
+        walk(&e.payload, f);
+    }
+}
+
+/// Rule: every type a schema names is defined here, imported, or qualified with a base
+/// protocol that has it. A near miss gets a "did you mean".
+fn types_are_defined(model: &Model, diags: &mut Diagnostics) {
+    let explicitly_imported: HashSet<(&str, &str)> = model
+        .imports
+        .iter()
+        .flat_map(|i| {
+            i.names
+                .iter()
+                .map(move |(n, _)| (i.protocol.as_str(), n.as_str()))
+        })
+        .collect();
+    each_ty(model, &mut |t| {
+        let TyKind::Ref(r) = &t.kind else { return };
+        if model.resolve(r).is_some() {
+            return;
+        }
+        match &r.protocol {
+            Some(p) if explicitly_imported.contains(&(p.as_str(), r.name.as_str())) => {
+                // `imports_resolve` reports it at the `use`.
+            }
+            Some(p) if p != &model.name && model.base(p).is_none() => {
+                diags.error(
+                    &t.loc,
+                    format!(
+                        "unknown protocol `{p}` in `{p}::{}`: {}",
+                        r.name,
+                        bases_text(model)
+                    ),
+                );
+            }
+            Some(p) => {
+                let base = model.base(p).unwrap_or(model);
+                let hint = did_you_mean(&r.name, base.types.iter().map(|d| d.name.as_str()));
+                diags.error(
+                    &t.loc,
+                    format!("unknown type `{}` in protocol `{p}`{hint}", r.name),
+                );
+            }
+            None => {
+                let mut candidates: Vec<&str> = PRIMITIVES.to_vec();
+                candidates.extend(model.types.iter().map(|d| d.name.as_str()));
+                for i in &model.imports {
+                    candidates.extend(i.names.iter().map(|(n, _)| n.as_str()));
+                    if i.glob
+                        && let Some(b) = model.base(&i.protocol)
+                    {
+                        candidates.extend(b.types.iter().map(|d| d.name.as_str()));
+                    }
+                }
+                let hint = match PRIMITIVE_HINTS.iter().find(|(w, _)| *w == r.name) {
+                    Some((_, p)) => format!(", did you mean `{p}`?"),
+                    None => did_you_mean(&r.name, candidates.into_iter()),
+                };
+                let mut extra = String::new();
+                if hint.is_empty() {
+                    let holders: Vec<&str> = model
+                        .bases
+                        .iter()
+                        .flat_map(|b| std::iter::once(b.as_ref()))
+                        .filter(|b| b.own_type(&r.name).is_some())
+                        .map(|b| b.name.as_str())
+                        .collect();
+                    if let Some(p) = holders.first() {
+                        extra = format!(
+                            ": the base protocol `{p}` has it; add `use {p}::{{{}}};`",
+                            r.name
+                        );
+                    }
+                }
+                diags.error(&t.loc, format!("unknown type `{}`{hint}{extra}", r.name));
+            }
+        }
+    });
+}
+
+fn bases_text(model: &Model) -> String {
+    if model.bases.is_empty() {
+        "this schema builds on no other protocol".to_owned()
+    } else {
+        let names: Vec<String> = model
+            .bases
+            .iter()
+            .map(|b| format!("`{}`", b.name))
+            .collect();
+        format!("this schema builds on {}", names.join(", "))
+    }
+}
+
+/// `, did you mean `x`?` when a candidate is close to `name`, else nothing.
+fn did_you_mean<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> String {
+    let limit = (name.chars().count() / 3).max(1);
+    let best = candidates
+        .filter(|c| *c != name)
+        .map(|c| (distance(&name.to_lowercase(), &c.to_lowercase()), c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, c)| (*d, c.to_string()));
+    match best {
+        Some((_, c)) => format!(", did you mean `{c}`?"),
+        None => String::new(),
+    }
+}
+
+/// Levenshtein distance, by characters.
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = if ca == *cb {
+                prev
+            } else {
+                1 + prev.min(cur).min(row[j])
+            };
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// Rule: a `use` names a base protocol the loader was given, and every name it imports is a
+/// type of that protocol.
+fn imports_resolve(model: &Model, diags: &mut Diagnostics) {
+    for i in &model.imports {
+        let Some(base) = model.base(&i.protocol) else {
+            diags.error(
+                &i.loc,
+                format!("unknown protocol `{}`: {}", i.protocol, bases_text(model)),
+            );
+            continue;
+        };
+        for (name, loc) in &i.names {
+            if base.own_type(name).is_none() {
+                let hint = did_you_mean(name, base.types.iter().map(|d| d.name.as_str()));
+                diags.error(
+                    loc,
+                    format!("the protocol `{}` has no type `{name}`{hint}", i.protocol),
+                );
+            }
+        }
+    }
+}
+
+/// Rule: no two types share a name, declared or hoisted from an inline object.
+fn type_names_are_unique(model: &Model, diags: &mut Diagnostics) {
+    let mut first: HashMap<&str, &TypeDef> = HashMap::new();
+    for t in &model.types {
+        let Some(prev) = first.get(t.name.as_str()) else {
+            first.insert(&t.name, t);
+            continue;
+        };
+        let message = match (prev.synthetic, t.synthetic) {
+            (_, true) => format!(
+                "this inline object is named `{}` from its place, but that name is already taken",
+                t.name
+            ),
+            (true, false) => format!("`{}` is already the name of an inline object", t.name),
+            (false, false) => format!("the type `{}` is defined twice", t.name),
+        };
+        let note = if prev.synthetic {
+            "the inline object named from its place"
+        } else {
+            "first defined here"
+        };
+        diags.error(&t.loc, message).note(&prev.loc, note);
+    }
+}
+
+/// Rule: a schema does not redefine what a base protocol already has: a type name, a request
+/// or an event (names that collapse to the same Rust name count too).
+fn base_names_are_not_redefined(model: &Model, diags: &mut Diagnostics) {
+    let mut bases: Vec<&Model> = Vec::new();
+    fn collect<'a>(m: &'a Model, out: &mut Vec<&'a Model>) {
+        for b in &m.bases {
+            if !out.iter().any(|x| x.name == b.name) {
+                out.push(b);
+                collect(b, out);
+            }
+        }
+    }
+    collect(model, &mut bases);
+    for t in &model.types {
+        for b in &bases {
+            if let Some(d) = b.own_type(&t.name) {
+                let what = if t.synthetic {
+                    "this inline object is named"
+                } else {
+                    "the type"
+                };
+                diags
+                    .error(
+                        &t.loc,
+                        format!(
+                            "{what} `{}` redefines a type of the base protocol `{}`",
+                            t.name, b.name
+                        ),
+                    )
+                    .note(&d.loc, format!("defined in `{}` here", b.name));
+            }
+        }
+    }
+    for r in &model.requests {
+        for b in &bases {
+            if let Some(other) = b
+                .requests
+                .iter()
+                .find(|o| names::rust_type(&o.name) == names::rust_type(&r.name))
+            {
+                let message = if other.name == r.name {
+                    format!(
+                        "the request \"{}\" is already defined by the base protocol `{}`",
+                        r.name, b.name
+                    )
+                } else {
+                    format!(
+                        "the request \"{}\" and the base protocol `{}`'s \"{}\" both become `{}` in Rust",
+                        r.name,
+                        b.name,
+                        other.name,
+                        names::rust_type(&r.name)
+                    )
+                };
+                diags
+                    .error(&r.loc, message)
+                    .note(&other.loc, format!("defined in `{}` here", b.name));
+            }
+        }
+    }
+    for e in &model.events {
+        for b in &bases {
+            if let Some(other) = b
+                .events
+                .iter()
+                .find(|o| names::rust_type(&o.name) == names::rust_type(&e.name))
+            {
+                let message = if other.name == e.name {
+                    format!(
+                        "the event \"{}\" is already defined by the base protocol `{}`",
+                        e.name, b.name
+                    )
+                } else {
+                    format!(
+                        "the event \"{}\" and the base protocol `{}`'s \"{}\" both become `{}` in Rust",
+                        e.name,
+                        b.name,
+                        other.name,
+                        names::rust_type(&e.name)
+                    )
+                };
+                diags
+                    .error(&e.loc, message)
+                    .note(&other.loc, format!("defined in `{}` here", b.name));
+            }
+        }
+    }
+    // A declared type that an import also brings in.
+    for i in &model.imports {
+        for (name, loc) in &i.names {
+            if let Some(t) = model.own_type(name) {
+                diags
+                    .error(
+                        &t.loc,
+                        format!("the type `{name}` is also imported from `{}`", i.protocol),
+                    )
+                    .note(loc, "imported here");
+            }
+        }
+    }
+}
+
+/// Rule: a declared type's name is an UpperCamel identifier (ASCII letters and digits, first
+/// an uppercase letter) and not reserved by Rust, TypeScript or the generated code.
+fn type_names_are_upper_camel_and_not_reserved(model: &Model, diags: &mut Diagnostics) {
+    for t in model.types.iter().filter(|t| !t.synthetic) {
+        let n = &t.name;
+        if RESERVED.contains(&n.as_str()) || names::is_rust_keyword(n) {
+            diags.error(
+                &t.loc,
+                format!(
+                    "`{n}` is a reserved name (Rust or TypeScript already uses it); pick another"
+                ),
+            );
+        } else if PRIMITIVES.contains(&n.as_str()) {
+            diags.error(
+                &t.loc,
+                format!("`{n}` is a primitive type and cannot be redefined"),
+            );
+        } else if !n.starts_with(|c: char| c.is_ascii_uppercase())
+            || !n.chars().all(|c| c.is_ascii_alphanumeric())
+        {
+            diags.error(
+                &t.loc,
+                format!("a type name is UpperCamelCase (ASCII letters and digits, first an uppercase letter): write `{}`", names::rust_type(n)),
+            );
+        }
+    }
+}
+
+/// Rule: field names, union tag keys, request and event names are not empty.
+fn names_are_not_empty(model: &Model, diags: &mut Diagnostics) {
+    for t in &model.types {
+        match &t.kind {
+            TypeDefKind::Struct(s) => {
+                for f in s.fields.iter().filter(|f| f.name.is_empty()) {
+                    diags.error(&f.loc, "a field name cannot be empty");
+                }
+            }
+            TypeDefKind::Union(Union {
+                tag: UnionTag::Tagged { field, loc },
+                ..
+            }) if field.is_empty() => {
+                diags.error(loc, "a union's tag key cannot be empty");
+            }
+            _ => {}
+        }
+    }
+    for r in model.requests.iter().filter(|r| r.name.is_empty()) {
+        diags.error(&r.loc, "a request name cannot be empty");
+    }
+    for e in model.events.iter().filter(|e| e.name.is_empty()) {
+        diags.error(&e.loc, "an event name cannot be empty");
+    }
+}
+
+/// Report duplicates among `items` (wire name, place): the same wire name twice, or two
+/// wire names that `rust` maps to one Rust name.
+fn unique<'a>(
+    items: impl Iterator<Item = (&'a str, &'a Loc)>,
+    what: &str,
+    rust: fn(&str) -> String,
+    diags: &mut Diagnostics,
+) {
+    let mut wire: HashMap<&str, &Loc> = HashMap::new();
+    let mut rusty: HashMap<String, (&str, &Loc)> = HashMap::new();
+    for (name, loc) in items {
+        if let Some(first) = wire.get(name) {
+            diags
+                .error(loc, format!("duplicate {what} \"{name}\""))
+                .note(first, "first defined here");
+            continue;
+        }
+        wire.insert(name, loc);
+        let r = rust(name);
+        if let Some((other, first)) = rusty.get(&r) {
+            diags
+                .error(
+                    loc,
+                    format!("the {what}s \"{other}\" and \"{name}\" both become `{r}` in Rust"),
+                )
+                .note(first, format!("\"{other}\" is defined here"));
+            continue;
+        }
+        rusty.insert(r, (name, loc));
+    }
+}
+
+/// Rule: no two fields of a struct share a key, or a Rust field name (`chatId`, `chat_id`).
+fn fields_are_unique(model: &Model, diags: &mut Diagnostics) {
+    for t in &model.types {
+        if let TypeDefKind::Struct(s) = &t.kind {
+            unique(
+                s.fields.iter().map(|f| (f.name.as_str(), &f.loc)),
+                "field",
+                names::rust_field,
+                diags,
+            );
+        }
+    }
+}
+
+/// Rule: no two values of an enum are equal or become one Rust variant (`"a-b"`, `"a_b"`).
+fn enum_values_are_unique(model: &Model, diags: &mut Diagnostics) {
+    for t in &model.types {
+        if let TypeDefKind::Enum(e) = &t.kind {
+            unique(
+                e.values.iter().map(|v| (v.value.as_str(), &v.loc)),
+                "enum value",
+                names::rust_type,
+                diags,
+            );
+        }
+    }
+}
+
+/// Rule: no two variants of a tagged union share a tag or a Rust variant name; no two
+/// variants of an untagged union are the same type.
+fn union_variants_are_unique(model: &Model, diags: &mut Diagnostics) {
+    for t in &model.types {
+        let TypeDefKind::Union(u) = &t.kind else {
+            continue;
+        };
+        match &u.tag {
+            UnionTag::Tagged { .. } => unique(
+                u.variants
+                    .iter()
+                    .filter_map(|v| Some((v.tag.as_deref()?, &v.loc))),
+                "union tag",
+                names::rust_type,
+                diags,
+            ),
+            UnionTag::Untagged => {
+                let mut seen: HashMap<&str, &Loc> = HashMap::new();
+                for v in &u.variants {
+                    let TyKind::Ref(r) = &v.ty.kind else { continue };
+                    if let Some(first) = seen.insert(&r.name, &v.loc) {
+                        diags
+                            .error(
+                                &v.loc,
+                                format!("`{}` is already a variant of this union", r.name),
+                            )
+                            .note(first, "first listed here");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Rule: no two requests (or events) share a name or a Rust name (`chat.list`, `chat-list`).
+fn requests_and_events_are_unique(model: &Model, diags: &mut Diagnostics) {
+    unique(
+        model.requests.iter().map(|r| (r.name.as_str(), &r.loc)),
+        "request",
+        names::rust_type,
+        diags,
+    );
+    unique(
+        model.events.iter().map(|e| (e.name.as_str(), &e.loc)),
+        "event",
+        names::rust_type,
+        diags,
+    );
+}
+
+/// Rule: an enum has a value and a union a variant (an empty one accepts nothing).
+fn enums_and_unions_are_not_empty(model: &Model, diags: &mut Diagnostics) {
+    for t in &model.types {
+        match &t.kind {
+            TypeDefKind::Enum(e) if e.values.is_empty() => {
+                diags.error(&t.loc, format!("the enum `{}` has no values", t.name));
+            }
+            TypeDefKind::Union(u) if u.variants.is_empty() => {
+                diags.error(&t.loc, format!("the union `{}` has no variants", t.name));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The struct a type expression names, through aliases, if any.
+fn struct_of<'a>(model: &'a Model, ty: &'a Ty) -> Option<(&'a TypeDef, &'a Struct)> {
+    let TyKind::Ref(r) = &model.unalias(ty).kind else {
+        return None;
+    };
+    let def = model.resolve(r)?;
+    match &def.kind {
+        TypeDefKind::Struct(s) => Some((def, s)),
+        _ => None,
+    }
+}
+
+/// Rule: a tagged union's variants do not declare the tag key: the union adds it, and it can
+/// never be optional or nullable.
+fn union_tag_is_left_to_the_union(model: &Model, diags: &mut Diagnostics) {
+    for t in &model.types {
+        let TypeDefKind::Union(Union {
+            tag:
+                UnionTag::Tagged {
+                    field: key,
+                    loc: tag_loc,
+                },
+            variants,
+        }) = &t.kind
+        else {
+            continue;
+        };
+        for v in variants {
+            let Some((def, s)) = struct_of(model, &v.ty) else {
+                continue;
+            };
+            let Some(f) = s.fields.iter().find(|f| &f.name == key) else {
+                continue;
+            };
+            let nullable = matches!(model.unalias(&f.ty).kind, TyKind::Nullable(_));
+            let message = if f.optional || nullable {
+                let how = if f.optional { "optional" } else { "nullable" };
+                format!(
+                    "the union's tag `{key}` cannot be {how}; leave it out of `{}`, the union adds it",
+                    def.name
+                )
+            } else {
+                format!(
+                    "`{}` declares the union's tag key `{key}`; leave it out, the union adds it",
+                    def.name
+                )
+            };
+            diags
+                .error(&f.loc, message)
+                .note(tag_loc, format!("the tag of `{}`", t.name));
+        }
+    }
+}
+
+/// Rule: every variant of a tagged union is an object (a struct, an inline object, or an
+/// alias of one); an untagged union's variants are named types.
+fn union_variants_are_objects(model: &Model, diags: &mut Diagnostics) {
+    for t in &model.types {
+        let TypeDefKind::Union(u) = &t.kind else {
+            continue;
+        };
+        for v in &u.variants {
+            match &u.tag {
+                UnionTag::Tagged { .. } => {
+                    let is_ref = matches!(v.ty.kind, TyKind::Ref(_));
+                    let resolved = match &model.unalias(&v.ty).kind {
+                        TyKind::Ref(r) => model.resolve(r).is_some(),
+                        _ => true,
+                    };
+                    if resolved && struct_of(model, &v.ty).is_none() {
+                        let what = if is_ref {
+                            "names a type that is not a struct"
+                        } else {
+                            "is not an object"
+                        };
+                        diags.error(&v.ty.loc, format!("this variant {what}: a tagged union's variants are structs or inline objects"));
+                    }
+                }
+                UnionTag::Untagged => {
+                    if !matches!(v.ty.kind, TyKind::Ref(_)) {
+                        diags.error(
+                            &v.ty.loc,
+                            "an untagged union's variant is a named type or an inline object",
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Rule: a lower bound is not greater than the upper bound (lengths, item counts, numbers).
+fn limits_are_in_order(model: &Model, diags: &mut Diagnostics) {
+    each_ty(model, &mut |t| {
+        let bad = match &t.kind {
+            TyKind::String(l) | TyKind::Array(_, l) => {
+                matches!((l.min, l.max), (Some(a), Some(b)) if a > b)
+                    .then(|| (l.min.map(i128::from), l.max.map(i128::from)))
+            }
+            TyKind::Int(l) | TyKind::Number(l) => {
+                matches!((l.min, l.max), (Some(a), Some(b)) if a > b)
+                    .then(|| (l.min.map(i128::from), l.max.map(i128::from)))
+            }
+            _ => None,
+        };
+        if let Some((Some(min), Some(max))) = bad {
+            diags.error(&t.loc, format!("min ({min}) is greater than max ({max})"));
+        }
+    });
+}
+
+/// Rule: only an optional field has a default (a required key is always present).
+fn defaults_are_on_optional_fields(model: &Model, diags: &mut Diagnostics) {
+    for t in &model.types {
+        let TypeDefKind::Struct(s) = &t.kind else {
+            continue;
+        };
+        for f in s
+            .fields
+            .iter()
+            .filter(|f| !f.optional && f.default.is_some())
+        {
+            diags.error(
+                &f.loc,
+                format!("the field `{}` is required, so its default would never be used; write `{}?:` to make it optional", f.name, f.name),
+            );
+        }
+    }
+}
+
+/// Rule: a default is a valid value of its field's type.
+fn defaults_fit_their_type(model: &Model, diags: &mut Diagnostics) {
+    for t in &model.types {
+        let TypeDefKind::Struct(s) = &t.kind else {
+            continue;
+        };
+        for f in s.fields.iter() {
+            let Some(value) = &f.default else { continue };
+            if let Err(why) = fits(model, &f.ty, value, 0) {
+                diags.error(
+                    &f.loc,
+                    format!("the default of `{}` does not fit its type: {why}", f.name),
+                );
+            }
+        }
+    }
+}
+
+/// Whether `v` is a valid value of `ty`; `Err` says why not.
+fn fits(model: &Model, ty: &Ty, v: &serde_json::Value, depth: u32) -> Result<(), String> {
+    use serde_json::Value as J;
+    if depth > 32 {
+        return Ok(());
+    }
+    let kind = |v: &J| match v {
+        J::Null => "null",
+        J::Bool(_) => "a boolean",
+        J::Number(_) => "a number",
+        J::String(_) => "a string",
+        J::Array(_) => "an array",
+        J::Object(_) => "an object",
+    };
+    let expected = |what: &str| Err(format!("expected {what}, found {}", kind(v)));
+    match (&ty.kind, v) {
+        (TyKind::Unknown, _) => Ok(()),
+        (TyKind::Nullable(_), J::Null) => Ok(()),
+        (TyKind::Nullable(inner), _) => fits(model, inner, v, depth + 1),
+        (TyKind::String(l), J::String(s)) => {
+            let n = s.chars().count() as u64;
+            check_limits(n, l.min, l.max, "characters")
+        }
+        (TyKind::String(_), _) => expected("a string"),
+        (TyKind::Boolean, J::Bool(_)) => Ok(()),
+        (TyKind::Boolean, _) => expected("a boolean"),
+        (TyKind::Int(l), J::Number(n)) => {
+            let f = n.as_f64().unwrap_or(f64::NAN);
+            if f.fract() != 0.0 || f.abs() > MAX_SAFE as f64 {
+                return Err(format!("expected an integer, found {n}"));
+            }
+            check_num(f, l)
+        }
+        (TyKind::Int(_), _) => expected("an integer"),
+        (TyKind::Number(l), J::Number(n)) => check_num(n.as_f64().unwrap_or(f64::NAN), l),
+        (TyKind::Number(_), _) => expected("a number"),
+        (TyKind::Literal(lit), _) => {
+            let want = match lit {
+                Literal::String(s) => J::from(s.clone()),
+                Literal::Bool(b) => J::from(*b),
+                Literal::Int(i) => J::from(*i),
+            };
+            let same = match (&want, v) {
+                (J::Number(a), J::Number(b)) => a.as_f64() == b.as_f64(),
+                _ => &want == v,
+            };
+            if same {
+                Ok(())
+            } else {
+                Err(format!("expected exactly {want}, found {v}"))
+            }
+        }
+        (TyKind::Array(item, l), J::Array(items)) => {
+            check_limits(items.len() as u64, l.min, l.max, "items")?;
+            for (i, x) in items.iter().enumerate() {
+                fits(model, item, x, depth + 1).map_err(|e| format!("at [{i}]: {e}"))?;
+            }
+            Ok(())
+        }
+        (TyKind::Array(..), _) => expected("an array"),
+        (TyKind::Map(value), J::Object(m)) => {
+            for (k, x) in m {
+                fits(model, value, x, depth + 1).map_err(|e| format!("at `{k}`: {e}"))?;
+            }
+            Ok(())
+        }
+        (TyKind::Map(_), _) => expected("an object"),
+        (TyKind::Ref(r), _) => {
+            let Some(def) = model.resolve(r) else {
+                return Ok(());
+            };
+            let base = match &r.protocol {
+                Some(p) => model.base(p).unwrap_or(model),
+                None => model,
+            };
+            fits_def(base, def, v, depth + 1)
+        }
+    }
+}
+
+/// Whether `v` is a valid value of the named type `def`, declared in `model`.
+fn fits_def(model: &Model, def: &TypeDef, v: &serde_json::Value, depth: u32) -> Result<(), String> {
+    use serde_json::Value as J;
+    match (&def.kind, v) {
+        (TypeDefKind::Alias(ty), _) => fits(model, ty, v, depth),
+        (TypeDefKind::Struct(s), J::Object(m)) => fits_struct(model, s, m, None, depth),
+        (TypeDefKind::Enum(e), J::String(s)) => {
+            if e.open || e.values.iter().any(|x| &x.value == s) {
+                Ok(())
+            } else {
+                Err(format!("\"{s}\" is not a value of `{}`", def.name))
+            }
+        }
+        (TypeDefKind::Enum(_), _) => Err(format!("expected a string (a value of `{}`)", def.name)),
+        (TypeDefKind::Union(u), _) => match &u.tag {
+            UnionTag::Tagged { field, .. } => {
+                let J::Object(m) = v else {
+                    return Err(format!("expected an object (a `{}`)", def.name));
+                };
+                let Some(J::String(tag)) = m.get(field) else {
+                    return Err(format!("expected the tag `{field}` of `{}`", def.name));
+                };
+                let Some(variant) = u.variants.iter().find(|x| x.tag.as_deref() == Some(tag))
+                else {
+                    return Err(format!("\"{tag}\" is not a tag of `{}`", def.name));
+                };
+                match struct_of(model, &variant.ty) {
+                    Some((_, s)) => fits_struct(model, s, m, Some(field), depth),
+                    None => Ok(()),
+                }
+            }
+            UnionTag::Untagged => {
+                if u.variants
+                    .iter()
+                    .any(|x| fits(model, &x.ty, v, depth + 1).is_ok())
+                {
+                    Ok(())
+                } else {
+                    Err(format!("no variant of `{}` accepts it", def.name))
+                }
+            }
+        },
+        (TypeDefKind::Struct(_), _) => Err(format!("expected an object (a `{}`)", def.name)),
+    }
+}
+
+fn fits_struct(
+    model: &Model,
+    s: &Struct,
+    m: &serde_json::Map<String, serde_json::Value>,
+    tag: Option<&String>,
+    depth: u32,
+) -> Result<(), String> {
+    for f in &s.fields {
+        if Some(&f.name) == tag {
+            continue;
+        }
+        match m.get(&f.name) {
+            None if f.optional => {}
+            None => return Err(format!("the key `{}` is missing", f.name)),
+            Some(x) => {
+                fits(model, &f.ty, x, depth + 1).map_err(|e| format!("at `{}`: {e}", f.name))?
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_limits(n: u64, min: Option<u64>, max: Option<u64>, unit: &str) -> Result<(), String> {
+    if let Some(min) = min
+        && n < min
+    {
+        return Err(format!("expected at least {min} {unit}, found {n}"));
+    }
+    if let Some(max) = max
+        && n > max
+    {
+        return Err(format!("expected at most {max} {unit}, found {n}"));
+    }
+    Ok(())
+}
+
+fn check_num(f: f64, l: &Limits<i64>) -> Result<(), String> {
+    if let Some(min) = l.min
+        && f < min as f64
+    {
+        return Err(format!("expected at least {min}, found {f}"));
+    }
+    if let Some(max) = l.max
+        && f > max as f64
+    {
+        return Err(format!("expected at most {max}, found {f}"));
+    }
+    Ok(())
+}
+
+/// The local types a type expression names, with `strong` telling whether a value of it must
+/// hold one (not behind an array, a map or `| null`).
+fn local_refs<'a>(ty: &'a Ty, strong_only: bool, out: &mut Vec<&'a str>) {
+    match &ty.kind {
+        TyKind::Ref(TypeRef {
+            name,
+            protocol: None,
+        }) => out.push(name),
+        TyKind::Array(i, _) | TyKind::Map(i) | TyKind::Nullable(i) if !strong_only => {
+            local_refs(i, false, out)
+        }
+        _ => {}
+    }
+}
+
+/// A path from `from` back to `target` through `edges`, if any.
+fn cycle_path<'a>(
+    from: &'a str,
+    target: &str,
+    edges: &HashMap<&'a str, Vec<&'a str>>,
+    seen: &mut HashSet<&'a str>,
+    path: &mut Vec<&'a str>,
+) -> bool {
+    for &next in edges.get(from).map(Vec::as_slice).unwrap_or_default() {
+        if next == target {
+            return true;
+        }
+        if seen.insert(next) {
+            path.push(next);
+            if cycle_path(next, target, edges, seen, path) {
+                return true;
+            }
+            path.pop();
+        }
+    }
+    false
+}
+
+/// Rule: an alias does not refer to itself, even through an array or a map: Rust cannot spell
+/// a recursive alias, so recursion goes through a struct.
+fn aliases_do_not_recurse(model: &Model, diags: &mut Diagnostics) {
+    let mut edges: HashMap<&str, Vec<&str>> = HashMap::new();
+    for t in &model.types {
+        if let TypeDefKind::Alias(ty) = &t.kind {
+            let mut out = Vec::new();
+            local_refs(ty, false, &mut out);
+            out.retain(|n| {
+                matches!(
+                    model.own_type(n).map(|d| &d.kind),
+                    Some(TypeDefKind::Alias(_))
+                )
+            });
+            edges.insert(&t.name, out);
+        }
+    }
+    let mut reported: HashSet<&str> = HashSet::new();
+    for t in &model.types {
+        if !edges.contains_key(t.name.as_str()) || reported.contains(t.name.as_str()) {
+            continue;
+        }
+        let mut path = vec![t.name.as_str()];
+        if cycle_path(&t.name, &t.name, &edges, &mut HashSet::new(), &mut path) {
+            reported.extend(path.iter().copied());
+            path.push(&t.name);
+            diags.error(
+                &t.loc,
+                format!("the alias `{}` refers to itself ({}); an alias cannot recurse: declare a struct", t.name, path.join(" -> ")),
+            );
+        }
+    }
+}
+
+/// Rule: no type contains itself through required, non-nullable fields and aliases only: no
+/// finite value of it could ever be written. Recursion through an array, a map, an optional or
+/// a nullable field is fine.
+fn types_do_not_contain_themselves(model: &Model, diags: &mut Diagnostics) {
+    let mut edges: HashMap<&str, Vec<&str>> = HashMap::new();
+    for t in &model.types {
+        let mut out = Vec::new();
+        match &t.kind {
+            TypeDefKind::Alias(ty) => local_refs(ty, true, &mut out),
+            TypeDefKind::Struct(s) => s
+                .fields
+                .iter()
+                .filter(|f| !f.optional)
+                .for_each(|f| local_refs(&f.ty, true, &mut out)),
+            _ => {}
+        }
+        edges.insert(&t.name, out);
+    }
+    let mut reported: HashSet<&str> = HashSet::new();
+    for t in model
+        .types
+        .iter()
+        .filter(|t| matches!(t.kind, TypeDefKind::Struct(_)))
+    {
+        if reported.contains(t.name.as_str()) {
+            continue;
+        }
+        let mut path = vec![t.name.as_str()];
+        if cycle_path(&t.name, &t.name, &edges, &mut HashSet::new(), &mut path) {
+            reported.extend(path.iter().copied());
+            path.push(&t.name);
+            diags.error(
+                &t.loc,
+                format!(
+                    "`{}` contains itself through required fields ({}), so no value of it can be written; make a field optional, nullable or an array",
+                    t.name,
+                    path.join(" -> ")
+                ),
+            );
+        }
+    }
+}

@@ -1,1 +1,421 @@
 //! lower: syntax trees to the model; hoists inline objects, resolves imports.
+//!
+//! Lowering never fails and reports nothing: whatever it cannot make sense of (a bound that
+//! does not fit, an unknown attribute, a name that resolves nowhere) is kept as best it can,
+//! and `check` judges it, from the model or from the syntax tree.
+//!
+//! Inline objects become synthetic named structs, named from their place with
+//! [`names::synthetic`]: a request payload `ChatHistoryPayload`, a result `ChatHistoryResult`,
+//! an event payload `TaskChangedEvent`, a field `context` of `Hello` `HelloContext`, a tagged
+//! variant `"reset"` of `ChatEvent` `ChatEventReset`, the second untagged variant of
+//! `ServerFrame` `ServerFrameVariant2`, array items `...Item`, map values `...Value`. A hoisted
+//! object comes right before the type that holds it.
+
+use crate::model::*;
+use crate::names;
+use crate::syntax::{
+    self, Arg, Args, Attrs, FieldDecl, Item, LiteralExpr, TypeExpr, TypeExprKind, ValueKind,
+};
+use std::collections::HashSet;
+use std::sync::Arc;
+
+/// The primitive type words, which no declaration can shadow.
+pub const PRIMITIVES: &[&str] = &["string", "boolean", "int", "number", "unknown"];
+
+/// Lower every file of one schema directory into a model named `name`, building on `bases`.
+/// `Model::files` is left empty for the caller (`load`) to fill.
+pub fn lower(name: &str, files: &[syntax::File], bases: &[Arc<Model>]) -> Model {
+    let mut own = HashSet::new();
+    let mut imports = Vec::new();
+    for file in files {
+        for item in &file.items {
+            match item {
+                Item::Alias(a) => {
+                    own.insert(a.name.text.clone());
+                }
+                Item::Struct(s) => {
+                    own.insert(s.name.text.clone());
+                }
+                Item::Enum(e) => {
+                    own.insert(e.name.text.clone());
+                }
+                Item::Union(u) => {
+                    own.insert(u.name.text.clone());
+                }
+                Item::Use(u) => imports.push(Import {
+                    protocol: u.protocol.text.clone(),
+                    names: u
+                        .names
+                        .iter()
+                        .map(|n| (n.text.clone(), n.loc.clone()))
+                        .collect(),
+                    glob: u.glob,
+                    loc: u.loc.clone(),
+                }),
+                Item::Requests(_) | Item::Events(_) => {}
+            }
+        }
+    }
+    let mut cx = Cx {
+        own,
+        imports: &imports,
+        bases,
+        types: Vec::new(),
+        module: None,
+    };
+    let mut requests = Vec::new();
+    let mut events = Vec::new();
+    for file in files {
+        cx.module = file.module.clone();
+        for item in &file.items {
+            match item {
+                Item::Use(_) => {}
+                Item::Alias(a) => {
+                    let kind = match &a.ty.kind {
+                        // `type X = { ... };` is the struct `X`.
+                        TypeExprKind::Object(fields) => {
+                            TypeDefKind::Struct(cx.object(&a.name.text, fields))
+                        }
+                        _ => TypeDefKind::Alias(cx.ty(&a.ty, &a.name.text)),
+                    };
+                    cx.push(&a.name, &a.attrs, kind, false);
+                }
+                Item::Struct(s) => {
+                    let st = cx.object(&s.name.text, &s.fields);
+                    cx.push(&s.name, &s.attrs, TypeDefKind::Struct(st), false);
+                }
+                Item::Enum(e) => {
+                    let values = e
+                        .values
+                        .iter()
+                        .map(|v| EnumValue {
+                            value: v.value.text.clone(),
+                            docs: docs(&v.attrs),
+                            meta: meta(&v.attrs),
+                            loc: v.value.loc.clone(),
+                        })
+                        .collect();
+                    let open = e.attrs.get("open").is_some();
+                    cx.push(
+                        &e.name,
+                        &e.attrs,
+                        TypeDefKind::Enum(Enum { values, open }),
+                        false,
+                    );
+                }
+                Item::Union(u) => {
+                    let un = cx.union(u);
+                    cx.push(&u.name, &u.attrs, TypeDefKind::Union(un), false);
+                }
+                Item::Requests(entries) => {
+                    for r in entries {
+                        let base = names::rust_type(&r.name.text);
+                        requests.push(Request {
+                            name: r.name.text.clone(),
+                            docs: docs(&r.attrs),
+                            meta: meta(&r.attrs),
+                            loc: r.name.loc.clone(),
+                            payload: cx.ty(&r.payload, &names::synthetic(&[&base, "Payload"])),
+                            result: cx.ty(&r.result, &names::synthetic(&[&base, "Result"])),
+                        });
+                    }
+                }
+                Item::Events(entries) => {
+                    for e in entries {
+                        let base = names::rust_type(&e.name.text);
+                        events.push(Event {
+                            name: e.name.text.clone(),
+                            docs: docs(&e.attrs),
+                            meta: meta(&e.attrs),
+                            loc: e.name.loc.clone(),
+                            payload: cx.ty(&e.payload, &names::synthetic(&[&base, "Event"])),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    let types = cx.types;
+    Model {
+        name: name.to_owned(),
+        files: Vec::new(),
+        bases: bases.to_vec(),
+        imports,
+        types,
+        requests,
+        events,
+    }
+}
+
+/// The lowering context: what names mean, and the types made so far.
+struct Cx<'a> {
+    /// Every type name declared in this directory.
+    own: HashSet<String>,
+    imports: &'a [Import],
+    bases: &'a [Arc<Model>],
+    types: Vec<TypeDef>,
+    /// The module of the file being lowered.
+    module: Option<String>,
+}
+
+impl Cx<'_> {
+    fn push(&mut self, name: &syntax::Name, attrs: &Attrs, kind: TypeDefKind, synthetic: bool) {
+        self.types.push(TypeDef {
+            name: name.text.clone(),
+            docs: docs(attrs),
+            meta: meta(attrs),
+            loc: name.loc.clone(),
+            module: self.module.clone(),
+            synthetic,
+            kind,
+        });
+    }
+
+    /// The fields of a struct or inline object called `owner`.
+    fn object(&mut self, owner: &str, fields: &[FieldDecl]) -> Struct {
+        let fields = fields
+            .iter()
+            .map(|f| Field {
+                name: f.name.text.clone(),
+                docs: docs(&f.attrs),
+                meta: meta(&f.attrs),
+                loc: f.name.loc.clone(),
+                optional: f.optional,
+                default: f.default.as_ref().map(json),
+                ty: self.ty(&f.ty, &names::synthetic(&[owner, &f.name.text])),
+            })
+            .collect();
+        Struct { fields }
+    }
+
+    fn union(&mut self, u: &syntax::UnionDecl) -> Union {
+        let owner = &u.name.text;
+        let variants = u
+            .variants
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let place = match &v.tag {
+                    Some(tag) => names::synthetic(&[owner, &tag.text]),
+                    None => names::synthetic(&[owner, &format!("variant{}", i + 1)]),
+                };
+                Variant {
+                    tag: v.tag.as_ref().map(|t| t.text.clone()),
+                    docs: docs(&v.attrs),
+                    meta: meta(&v.attrs),
+                    loc: v.loc.clone(),
+                    ty: self.ty(&v.ty, &place),
+                }
+            })
+            .collect();
+        let tag = match &u.tag {
+            Some(t) => UnionTag::Tagged {
+                field: t.text.clone(),
+                loc: t.loc.clone(),
+            },
+            None => UnionTag::Untagged,
+        };
+        Union { tag, variants }
+    }
+
+    /// A type expression; an inline object in it is hoisted under the name `place`.
+    fn ty(&mut self, t: &TypeExpr, place: &str) -> Ty {
+        let kind = match &t.kind {
+            TypeExprKind::Literal(l) => TyKind::Literal(match l {
+                LiteralExpr::String(s) => Literal::String(s.clone()),
+                LiteralExpr::Bool(b) => Literal::Bool(*b),
+                LiteralExpr::Int(i) => Literal::Int(i64::try_from(*i).unwrap_or(if *i < 0 {
+                    i64::MIN
+                } else {
+                    i64::MAX
+                })),
+            }),
+            TypeExprKind::Array(item, args) => {
+                let item = self.ty(item, &names::synthetic(&[place, "Item"]));
+                TyKind::Array(Box::new(item), lengths(args.as_ref()))
+            }
+            TypeExprKind::Map(value) => TyKind::Map(Box::new(
+                self.ty(value, &names::synthetic(&[place, "Value"])),
+            )),
+            TypeExprKind::Nullable(inner) => TyKind::Nullable(Box::new(self.ty(inner, place))),
+            TypeExprKind::Object(fields) => {
+                let st = self.object(place, fields);
+                let name = syntax::Name {
+                    text: place.to_owned(),
+                    loc: t.loc.clone(),
+                };
+                self.push(&name, &Attrs::default(), TypeDefKind::Struct(st), true);
+                TyKind::Ref(TypeRef {
+                    name: place.to_owned(),
+                    protocol: None,
+                })
+            }
+            TypeExprKind::Named {
+                protocol: Some(p),
+                name,
+                ..
+            } => TyKind::Ref(TypeRef {
+                name: name.text.clone(),
+                protocol: Some(p.text.clone()),
+            }),
+            TypeExprKind::Named {
+                protocol: None,
+                name,
+                args,
+            } => match name.text.as_str() {
+                "string" => TyKind::String(lengths(args.as_ref())),
+                "boolean" => TyKind::Boolean,
+                "int" => TyKind::Int(bounds(args.as_ref())),
+                "number" => TyKind::Number(bounds(args.as_ref())),
+                "unknown" => TyKind::Unknown,
+                other => TyKind::Ref(self.resolve(other)),
+            },
+        };
+        Ty {
+            kind,
+            loc: t.loc.clone(),
+        }
+    }
+
+    /// An unqualified name: declared here, imported by name, or found through a glob import.
+    /// Unresolved names stay local; `check` reports them.
+    fn resolve(&self, name: &str) -> TypeRef {
+        let local = TypeRef {
+            name: name.to_owned(),
+            protocol: None,
+        };
+        if self.own.contains(name) {
+            return local;
+        }
+        if let Some(i) = self
+            .imports
+            .iter()
+            .find(|i| i.names.iter().any(|(n, _)| n == name))
+        {
+            return TypeRef {
+                name: name.to_owned(),
+                protocol: Some(i.protocol.clone()),
+            };
+        }
+        for i in self.imports.iter().filter(|i| i.glob) {
+            if find_base(self.bases, &i.protocol).is_some_and(|b| b.own_type(name).is_some()) {
+                return TypeRef {
+                    name: name.to_owned(),
+                    protocol: Some(i.protocol.clone()),
+                };
+            }
+        }
+        local
+    }
+}
+
+/// The base protocol called `name`, searched depth-first.
+pub fn find_base<'a>(bases: &'a [Arc<Model>], name: &str) -> Option<&'a Model> {
+    for b in bases {
+        if b.name == name {
+            return Some(b);
+        }
+        if let Some(m) = b.base(name) {
+            return Some(m);
+        }
+    }
+    None
+}
+
+fn docs(attrs: &Attrs) -> Docs {
+    Docs(attrs.docs.clone())
+}
+
+/// Metadata from attributes; values that mean nothing are left out (`check` reports them).
+fn meta(attrs: &Attrs) -> Meta {
+    let mut meta = Meta::default();
+    for a in &attrs.attrs {
+        let value = a.value.as_ref().map(|v| v.text.clone());
+        match a.name.text.as_str() {
+            "deprecated" => meta.deprecated = Some(value.unwrap_or_default()),
+            "legacy" => meta.legacy = true,
+            "direction" => meta.direction = value.as_deref().and_then(direction),
+            "accepts" => meta.accepts = value,
+            _ => {}
+        }
+    }
+    meta
+}
+
+/// `"client-to-server"`, `"server-to-client"` or `"both"`.
+pub fn direction(s: &str) -> Option<Direction> {
+    match s {
+        "client-to-server" => Some(Direction::ClientToServer),
+        "server-to-client" => Some(Direction::ServerToClient),
+        "both" => Some(Direction::Both),
+        _ => None,
+    }
+}
+
+/// The `min` and `max` written in `args`, as wide integers (later ones win).
+pub fn raw_bounds(args: Option<&Args>) -> (Option<i128>, Option<i128>) {
+    let (mut min, mut max) = (None, None);
+    for a in args.map(|a| a.items.as_slice()).unwrap_or_default() {
+        match a {
+            Arg::Named { key, value } if key.text == "min" => min = Some(value.value),
+            Arg::Named { key, value } if key.text == "max" => max = Some(value.value),
+            Arg::Named { .. } => {}
+            Arg::Range {
+                min: lo, max: hi, ..
+            } => {
+                min = lo.as_ref().map(|n| n.value).or(min);
+                max = hi.as_ref().map(|n| n.value).or(max);
+            }
+        }
+    }
+    (min, max)
+}
+
+/// Length limits: negative or oversized bounds are dropped (`check` reports them).
+fn lengths(args: Option<&Args>) -> Limits<u64> {
+    let (min, max) = raw_bounds(args);
+    Limits {
+        min: min.and_then(|v| u64::try_from(v).ok()),
+        max: max.and_then(|v| u64::try_from(v).ok()),
+    }
+}
+
+/// Number bounds: bounds outside `i64` are dropped (`check` reports them).
+fn bounds(args: Option<&Args>) -> Limits<i64> {
+    let (min, max) = raw_bounds(args);
+    Limits {
+        min: min.and_then(|v| i64::try_from(v).ok()),
+        max: max.and_then(|v| i64::try_from(v).ok()),
+    }
+}
+
+/// A default value as JSON.
+fn json(v: &syntax::Value) -> serde_json::Value {
+    use serde_json::Value as J;
+    match &v.kind {
+        ValueKind::Null => J::Null,
+        ValueKind::Bool(b) => J::Bool(*b),
+        ValueKind::Int(i) => {
+            if let Ok(i) = i64::try_from(*i) {
+                J::from(i)
+            } else if let Ok(u) = u64::try_from(*i) {
+                J::from(u)
+            } else {
+                serde_json::Number::from_f64(*i as f64)
+                    .map(J::Number)
+                    .unwrap_or(J::Null)
+            }
+        }
+        ValueKind::Float(f) => serde_json::Number::from_f64(*f)
+            .map(J::Number)
+            .unwrap_or(J::Null),
+        ValueKind::String(s) => J::String(s.clone()),
+        ValueKind::Array(items) => J::Array(items.iter().map(json).collect()),
+        ValueKind::Object(entries) => J::Object(
+            entries
+                .iter()
+                .map(|(k, v)| (k.text.clone(), json(v)))
+                .collect(),
+        ),
+    }
+}
