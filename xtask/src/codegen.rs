@@ -1,4 +1,220 @@
-//! `cargo xtask codegen`.
-use std::path::Path;
+//! `cargo xtask codegen [--check]`: regenerate every generated file, or check they are fresh.
+//!
+//! For every protocol under `schema/` (see [`targets`]) it writes:
+//!
+//! - the TypeScript package's generated sources and `package.json`/`tsconfig.json`
+//!   (`bindings/<package>/`, [`emit::typescript`]);
+//! - the JSON Schema beside them (`bindings/<package>/schema.json`, [`emit::json_schema`]);
+//! - the Markdown reference (`docs/reference/<protocol>.md`, [`emit::docs`]).
+//!
+//! A generated file that no longer has a source (a removed module) is deleted: it is found by
+//! its `@generated` header under the directories codegen owns. `--check` writes nothing; it
+//! prints every stale, missing or extra file and the command to run, and exits 1.
+
+use contracts_codegen::emit::docs::{self, DocsOptions};
+use contracts_codegen::emit::json_schema::{self, JsonSchemaOptions};
+use contracts_codegen::emit::typescript::{self, TsAlias, TsOptions};
+use contracts_codegen::load::{LoadOptions, load_dir};
+use contracts_codegen::model::Model;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-pub fn run(_root: &Path, _check: bool) -> ExitCode { todo!() }
+
+/// One protocol and where its outputs go.
+pub struct Target {
+    /// The protocol's name and its directory under `schema/`.
+    pub protocol: &'static str,
+    /// The package directory, relative to the workspace root.
+    pub package_dir: &'static str,
+    pub ts: TsOptions,
+}
+
+/// Every protocol the workspace generates bindings for.
+pub fn targets() -> Vec<Target> {
+    let mut agent = TsOptions::new("@adecore/agent-contracts", "AGENT");
+    agent.description = "The agent protocol: types, Zod schemas, request and event tables, parse functions, a typed client and the thread reducer.".into();
+    agent.parse_functions = vec!["Request".into(), "ServerFrame".into()];
+    // The spec's export names that are not a schema type's own name.
+    agent.aliases = vec![TsAlias {
+        name: "Error".into(),
+        target: "WireError".into(),
+        type_alias: false,
+    }];
+    agent.extra_exports = vec![
+        "./port.js".into(),
+        "./client.js".into(),
+        "./thread.js".into(),
+    ];
+    agent.has_tests = true;
+
+    let mut connect = TsOptions::new("@adecore/connect-frames", "CONNECT");
+    connect.description =
+        "The Agent Connect frames on /v1/ws: types, Zod schemas and parse functions.".into();
+    connect.parse_functions = vec!["ClientFrame".into(), "ServerFrame".into()];
+    connect.has_tests = true;
+
+    vec![
+        Target {
+            protocol: "agent",
+            package_dir: "bindings/agent-contracts",
+            ts: agent,
+        },
+        Target {
+            protocol: "connect",
+            package_dir: "bindings/connect-frames",
+            ts: connect,
+        },
+    ]
+}
+
+/// The directories whose `@generated` files codegen owns (an extra one there is stale).
+fn owned_dirs(targets: &[Target]) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = targets
+        .iter()
+        .map(|t| Path::new(t.package_dir).join("src"))
+        .collect();
+    dirs.push(PathBuf::from("docs/reference"));
+    dirs
+}
+
+/// Load a protocol's schema directory.
+fn load(root: &Path, protocol: &str) -> Result<Model, String> {
+    let dir = root.join("schema").join(protocol);
+    let options = LoadOptions {
+        name: Some(protocol.to_owned()),
+        bases: Vec::new(),
+        display_root: Some(root.to_path_buf()),
+    };
+    load_dir(&dir, &options).map_err(|e| format!("schema/{protocol}: {e}"))
+}
+
+/// Every generated file, by path relative to the workspace root.
+pub fn plan(root: &Path, targets: &[Target]) -> Result<BTreeMap<PathBuf, String>, String> {
+    let mut files = BTreeMap::new();
+    for t in targets {
+        if !root.join("schema").join(t.protocol).is_dir() {
+            continue;
+        }
+        let model = load(root, t.protocol)?;
+        let pkg = Path::new(t.package_dir);
+        for f in typescript::emit(&model, &t.ts) {
+            files.insert(pkg.join(&f.path), f.contents);
+        }
+        let js = JsonSchemaOptions {
+            id: Some(format!(
+                "https://github.com/adecore/contracts/{}/schema.json",
+                t.package_dir
+            )),
+            title: t.ts.package_name.clone(),
+        };
+        files.insert(pkg.join("schema.json"), json_schema::emit(&model, &js));
+        let d = DocsOptions {
+            package_name: t.ts.package_name.clone(),
+            table_prefix: t.ts.table_prefix.clone(),
+        };
+        files.insert(
+            Path::new("docs/reference").join(format!("{}.md", t.protocol)),
+            docs::emit(&model, &d),
+        );
+    }
+    Ok(files)
+}
+
+/// Files under `dirs` that carry a generated header, relative to `root`.
+fn generated_files_on_disk(root: &Path, dirs: &[PathBuf]) -> Vec<PathBuf> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+            return;
+        };
+        let mut entries: Vec<_> = entries.flatten().collect();
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            let rel = dir.join(e.file_name());
+            if e.path().is_dir() {
+                walk(root, &rel, out);
+            } else if std::fs::read_to_string(e.path())
+                .is_ok_and(|s| s.starts_with(typescript::HEADER) || s.starts_with(docs::HEADER))
+            {
+                out.push(rel);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for d in dirs {
+        walk(root, d, &mut out);
+    }
+    out
+}
+
+/// What differs between the plan and the disk: `(path, "stale" | "missing" | "extra")`.
+pub fn differences(
+    root: &Path,
+    targets: &[Target],
+    files: &BTreeMap<PathBuf, String>,
+) -> Vec<(PathBuf, &'static str)> {
+    let mut out = Vec::new();
+    for (path, contents) in files {
+        match std::fs::read_to_string(root.join(path)) {
+            Ok(actual) if actual == *contents => {}
+            Ok(_) => out.push((path.clone(), "stale")),
+            Err(_) => out.push((path.clone(), "missing")),
+        }
+    }
+    for path in generated_files_on_disk(root, &owned_dirs(targets)) {
+        if !files.contains_key(&path) {
+            out.push((path, "extra"));
+        }
+    }
+    out
+}
+
+pub fn run(root: &Path, check: bool) -> ExitCode {
+    let targets = targets();
+    let files = match plan(root, &targets) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let diffs = differences(root, &targets, &files);
+    if check {
+        if diffs.is_empty() {
+            eprintln!("codegen: {} generated files are fresh", files.len());
+            return ExitCode::SUCCESS;
+        }
+        for (path, why) in &diffs {
+            eprintln!("{}: {why}", path.display());
+        }
+        eprintln!("run: cargo xtask codegen");
+        return ExitCode::FAILURE;
+    }
+    for (path, why) in &diffs {
+        let abs = root.join(path);
+        let result = if *why == "extra" {
+            std::fs::remove_file(&abs)
+        } else {
+            std::fs::create_dir_all(abs.parent().expect("a file has a parent"))
+                .and_then(|_| std::fs::write(&abs, &files[path]))
+        };
+        if let Err(e) = result {
+            eprintln!("codegen: {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+        eprintln!(
+            "codegen: {} ({})",
+            path.display(),
+            if *why == "extra" {
+                "removed"
+            } else {
+                "written"
+            }
+        );
+    }
+    eprintln!(
+        "codegen: {} generated files, {} changed",
+        files.len(),
+        diffs.len()
+    );
+    ExitCode::SUCCESS
+}

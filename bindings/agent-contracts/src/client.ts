@@ -1,0 +1,160 @@
+// Hand-written (not generated): a typed client over any FramePort, parameterized by the
+// generated tables. No table, name or shape is written here: the frames are the generated
+// types, the tables are passed in (the agent's by default, or an app's that spreads them).
+
+import { z } from 'zod';
+import { parseServerFrame } from './frames.js';
+import { parseWith } from './parse.js';
+import type { FramePort } from './port.js';
+import type { ReplyError, Request, WireError } from './schemas.js';
+import { AGENT_EVENT_SCHEMAS, AGENT_REQUEST_SCHEMAS } from './tables.js';
+
+/** A request table: name -> `{ payload, result }` schemas (`AGENT_REQUEST_SCHEMAS` or an app's). */
+export type RequestTable = { readonly [name: string]: { readonly payload: z.ZodType; readonly result: z.ZodType } };
+/** An event table: name -> payload schema. */
+export type EventTable = { readonly [name: string]: z.ZodType };
+
+/** The codes the client itself answers with, beside the host's. */
+export const CLIENT_ERROR_CODES = {
+    /** The payload did not match the table; nothing was sent. */
+    invalidPayload: 'invalid-payload',
+    /** The host's result did not match the table. */
+    invalidResult: 'invalid-result',
+    /** The client was closed before the reply came. */
+    closed: 'client-closed',
+} as const;
+
+/** A failed request: a WireError (`code`, `message`) that is also an `Error`. */
+export class RequestError extends Error implements WireError {
+    readonly code: WireError['code'];
+    constructor(error: WireError) {
+        super(error.message);
+        this.name = 'RequestError';
+        this.code = error.code;
+    }
+}
+
+export interface ClientOptions<R extends RequestTable, E extends EventTable> {
+    requests: R;
+    events: E;
+    /** Makes request ids; a counter by default. */
+    newId?: () => string;
+    /** Check payloads against the table before sending (default true). */
+    checkPayloads?: boolean;
+    /** Told about every frame that could not be used: unreadable, unmatched, a bad event payload. */
+    onInvalidFrame?: (message: string, frame: unknown) => void;
+}
+
+type Pending = { type: string; resolve: (value: unknown) => void; reject: (error: RequestError) => void };
+
+/** A typed client: `request` resolves to the table's result type, `on` listens by event name. */
+export class ContractClient<R extends RequestTable, E extends EventTable> {
+    private readonly pending = new Map<string, Pending>();
+    private readonly listeners = new Map<string, Set<(payload: unknown) => void>>();
+    private readonly stop: () => void;
+    private next = 0;
+    private closed = false;
+
+    constructor(
+        private readonly port: FramePort,
+        private readonly options: ClientOptions<R, E>,
+    ) {
+        this.stop = port.onFrame((frame) => this.receive(frame));
+    }
+
+    /** Send a request; resolves to its result, or rejects with a {@link RequestError}. */
+    request<K extends keyof R & string>(type: K, payload: z.input<R[K]['payload']>): Promise<z.output<R[K]['result']>> {
+        if (this.closed) {
+            return Promise.reject(new RequestError({ code: CLIENT_ERROR_CODES.closed, message: 'the client is closed' }));
+        }
+        const entry = this.options.requests[type];
+        let body: unknown = payload;
+        if (entry && this.options.checkPayloads !== false) {
+            const checked = parseWith(entry.payload, payload);
+            if (!checked.ok) {
+                return Promise.reject(new RequestError({ code: CLIENT_ERROR_CODES.invalidPayload, message: checked.message }));
+            }
+            body = payload;
+        }
+        const id = this.options.newId ? this.options.newId() : `${++this.next}`;
+        const frame: Request = { id, type, payload: body };
+        return new Promise((resolve, reject) => {
+            this.pending.set(id, { type, resolve: resolve as (value: unknown) => void, reject });
+            this.port.send(frame);
+        });
+    }
+
+    /** Listen to an event; answers the function that stops listening. */
+    on<K extends keyof E & string>(event: K, listener: (payload: z.output<E[K]>) => void): () => void {
+        let set = this.listeners.get(event);
+        if (!set) {
+            set = new Set();
+            this.listeners.set(event, set);
+        }
+        const l = listener as (payload: unknown) => void;
+        set.add(l);
+        return () => set.delete(l);
+    }
+
+    /** Stop listening to the port and reject every request still waiting. */
+    close(): void {
+        if (this.closed) return;
+        this.closed = true;
+        this.stop();
+        for (const p of this.pending.values()) {
+            p.reject(new RequestError({ code: CLIENT_ERROR_CODES.closed, message: 'the client was closed before the reply' }));
+        }
+        this.pending.clear();
+    }
+
+    private receive(raw: unknown): void {
+        const parsed = parseServerFrame(raw);
+        if (!parsed.ok) {
+            this.options.onInvalidFrame?.(parsed.message, raw);
+            return;
+        }
+        const frame = parsed.value;
+        if ('ok' in frame) {
+            if (frame.ok) {
+                const p = this.pending.get(frame.id);
+                if (!p) return this.options.onInvalidFrame?.(`no request has the id ${frame.id}`, raw);
+                this.pending.delete(frame.id);
+                const entry = this.options.requests[p.type];
+                const result = entry ? parseWith(entry.result, frame.result) : { ok: true as const, value: frame.result };
+                if (result.ok) p.resolve(result.value);
+                else p.reject(new RequestError({ code: CLIENT_ERROR_CODES.invalidResult, message: result.message }));
+            } else {
+                this.fail(frame, raw);
+            }
+            return;
+        }
+        const entry = this.options.events[frame.event];
+        if (!entry) return; // an event this client's table does not know: a newer host's
+        const payload = parseWith(entry, frame.payload);
+        if (!payload.ok) return this.options.onInvalidFrame?.(payload.message, raw);
+        for (const l of [...(this.listeners.get(frame.event) ?? [])]) l(payload.value);
+    }
+
+    private fail(frame: ReplyError, raw: unknown): void {
+        if (frame.id === null) {
+            // The host could not read a request; which one is unknown.
+            this.options.onInvalidFrame?.(frame.error.message, raw);
+            return;
+        }
+        const p = this.pending.get(frame.id);
+        if (!p) return this.options.onInvalidFrame?.(`no request has the id ${frame.id}`, raw);
+        this.pending.delete(frame.id);
+        p.reject(new RequestError(frame.error));
+    }
+}
+
+/** The agent protocol's client. */
+export type AgentClient = ContractClient<typeof AGENT_REQUEST_SCHEMAS, typeof AGENT_EVENT_SCHEMAS>;
+
+/** A client for the agent tables over `port`. */
+export function createAgentClient(
+    port: FramePort,
+    options: Omit<ClientOptions<typeof AGENT_REQUEST_SCHEMAS, typeof AGENT_EVENT_SCHEMAS>, 'requests' | 'events'> = {},
+): AgentClient {
+    return new ContractClient(port, { ...options, requests: AGENT_REQUEST_SCHEMAS, events: AGENT_EVENT_SCHEMAS });
+}

@@ -1,0 +1,68 @@
+// Type-level tests: the spec's example type-checks and gives the precise payload type. If a
+// line here stops compiling, `npm run build` fails.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { z } from 'zod';
+import {
+    AGENT_EVENT_SCHEMAS,
+    AGENT_REQUEST_SCHEMAS,
+    parseRequest,
+    type AgentEventType,
+    type AgentRequestPayload,
+    type AgentRequestResult,
+    type AgentRequestType,
+    type ChatSendPayload,
+    type FramePort,
+    type ParseResult,
+    type Request,
+    type WireError,
+} from '@adecore/agent-contracts';
+
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+function expectType<T extends true>(_: T): void {}
+
+test("the spec's example", () => {
+    const incoming: unknown = { id: '1', type: 'chat.send', payload: { chatId: 'c', text: 'hi' } };
+    const frame = parseRequest(incoming);
+    if (!frame.ok) {
+        throw new Error(frame.message);
+    }
+    if (frame.value.type === 'chat.send') {
+        const payload = AGENT_REQUEST_SCHEMAS['chat.send'].payload.parse(frame.value.payload);
+        expectType<Equal<typeof payload, ChatSendPayload>>(true);
+        expectType<Equal<typeof payload.text, string>>(true);
+        assert.equal(payload.text, 'hi');
+    }
+    expectType<Equal<typeof frame, { ok: true; value: Request }>>(true);
+});
+
+test('the table types', () => {
+    expectType<Equal<AgentRequestPayload<'chat.send'>, ChatSendPayload>>(true);
+    expectType<Equal<AgentRequestResult<'chat.send'>, { queued: boolean }>>(true);
+    const r: AgentRequestType = 'chat.history';
+    const e: AgentEventType = 'chat.event';
+    // @ts-expect-error: not a request name
+    const bad: AgentRequestType = 'chat.nope';
+    assert.ok(r && e && bad);
+    expectType<Equal<ReturnType<typeof parseRequest>, ParseResult<Request>>>(true);
+    expectType<Equal<WireError['message'], string>>(true);
+});
+
+test('an app composes the tables', () => {
+    const requests = {
+        ...AGENT_REQUEST_SCHEMAS,
+        'document.read': { payload: z.object({ id: z.string().min(1) }), result: z.object({ text: z.string() }) },
+    };
+    const events = { ...AGENT_EVENT_SCHEMAS, 'document.changed': z.object({ id: z.string().min(1) }) };
+    expectType<Equal<z.output<(typeof requests)['chat.send']['payload']>, ChatSendPayload>>(true);
+    assert.equal(Object.keys(requests).length, 42);
+    assert.equal(Object.keys(events).length, 9);
+});
+
+test('FramePort is the spec interface', () => {
+    const port: FramePort = { send(_frame) {}, onFrame(_l) { return () => {}; } };
+    port.send({ id: '1', type: 'chat.list', payload: {} });
+    port.send({ type: 'event', event: 'chat.status', payload: {} });
+    assert.ok(port);
+});
