@@ -103,12 +103,21 @@ export class ChatThread {
     private buffered: AgentEventPayload<'chat.event'>[] | undefined;
     private readonly stop: () => void;
 
+    private readonly onChange: (state: ThreadState) => void;
+    private readonly historyLimit: number | undefined;
+
+    /**
+     * `options.state` is a thread kept from an earlier connection: the first attach then sends
+     * its seq as `since` (a reconnect over a new port and client).
+     */
     constructor(
         private readonly client: AgentClient,
         readonly chatId: string,
-        private readonly onChange: (state: ThreadState) => void = () => {},
-        private readonly historyLimit?: number,
+        options: { onChange?: (state: ThreadState) => void; historyLimit?: number; state?: ThreadState } = {},
     ) {
+        this.onChange = options.onChange ?? (() => {});
+        this.historyLimit = options.historyLimit;
+        this.current = options.state;
         this.stop = client.on('chat.event', (e) => {
             if (e.chatId !== this.chatId) return;
             if (this.buffered) this.buffered.push(e);

@@ -1,0 +1,143 @@
+// The typed client over an in-memory FramePort pair, against a small fake host that uses the
+// package's own parse functions and tables (as a TypeScript host would).
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+    AGENT_REQUEST_SCHEMAS,
+    RequestError,
+    createAgentClient,
+    createPortPair,
+    isAgentRequestType,
+    parseAgentRequestPayload,
+    parseRequest,
+    type FramePort,
+    type ServerFrame,
+} from '@adecore/agent-contracts';
+
+/** A host that answers chat.send, refuses what it does not do, and can push events. */
+function fakeHost(port: FramePort) {
+    const seen: string[] = [];
+    port.onFrame((raw) => {
+        const frame = parseRequest(raw);
+        if (!frame.ok) {
+            port.send({ id: null, ok: false, error: { code: 'unreadable-frame', message: frame.message } });
+            return;
+        }
+        const { id, type, payload } = frame.value;
+        seen.push(type);
+        if (!isAgentRequestType(type)) {
+            port.send({ id, ok: false, error: { code: 'unknown-request', message: `no request ${type}` } });
+            return;
+        }
+        const checked = parseAgentRequestPayload(type, payload);
+        if (!checked.ok) {
+            port.send({ id, ok: false, error: { code: 'invalid-payload', message: checked.message } });
+        } else if (type === 'chat.send') {
+            port.send({ id, ok: true, result: { queued: false } });
+        } else if (type === 'chat.list') {
+            port.send({ id, ok: true, result: { chats: 'not an array' } });
+        } else {
+            port.send({ id, ok: false, error: { code: 'chat-unsupported', message: `${type} is not done here` } });
+        }
+    });
+    return { seen, push: (frame: ServerFrame | unknown) => port.send(frame as ServerFrame) };
+}
+
+test('request resolves to the typed result', async () => {
+    const [client, host] = createPortPair();
+    fakeHost(host);
+    const c = createAgentClient(client);
+    const result = await c.request('chat.send', { chatId: 'c1', text: 'hello' });
+    const queued: boolean = result.queued;
+    assert.equal(queued, false);
+    c.close();
+});
+
+test('a refusal rejects with the WireError', async () => {
+    const [client, host] = createPortPair();
+    fakeHost(host);
+    const c = createAgentClient(client);
+    await assert.rejects(c.request('chat.fork', { chatId: 'c1', itemId: 'i1' } as never), (e: unknown) => {
+        assert.ok(e instanceof RequestError);
+        assert.equal(e.code, 'chat-unsupported');
+        assert.equal(e.message, 'chat.fork is not done here');
+        return true;
+    });
+    c.close();
+});
+
+test('a bad payload is refused before it is sent, with the same message a host gives', async () => {
+    const [client, host] = createPortPair();
+    const h = fakeHost(host);
+    const c = createAgentClient(client);
+    await assert.rejects(c.request('chat.send', { chatId: '', text: 'x' }), (e: unknown) => {
+        assert.ok(e instanceof RequestError);
+        assert.equal(e.code, 'invalid-payload');
+        assert.equal(e.message, '✖ Too small: expected string to have >=1 characters\n  → at chatId');
+        return true;
+    });
+    assert.deepEqual(h.seen, []);
+    // Unchecked, the host refuses it with the same words.
+    const unchecked = createAgentClient(client, { checkPayloads: false });
+    await assert.rejects(unchecked.request('chat.send', { chatId: '', text: 'x' }), {
+        code: 'invalid-payload',
+        message: '✖ Too small: expected string to have >=1 characters\n  → at chatId',
+    });
+    c.close();
+    unchecked.close();
+});
+
+test('a result that does not match the table rejects', async () => {
+    const [client, host] = createPortPair();
+    fakeHost(host);
+    const c = createAgentClient(client);
+    await assert.rejects(c.request('chat.list', {}), { code: 'invalid-result', message: '✖ Invalid input: expected array, received string\n  → at chats' });
+    c.close();
+});
+
+test('requests are correlated by id, whatever order the replies come in', async () => {
+    const [client, host] = createPortPair();
+    const held: { id: string; text: string }[] = [];
+    host.onFrame((raw) => {
+        const f = parseRequest(raw);
+        if (!f.ok) return;
+        held.push({ id: f.value.id, text: (f.value.payload as { text: string }).text });
+        if (held.length === 2) {
+            for (const h of held.reverse()) host.send({ id: h.id, ok: true, result: { queued: h.text === 'second' } });
+        }
+    });
+    const c = createAgentClient(client);
+    const [a, b] = await Promise.all([c.request('chat.send', { chatId: 'c', text: 'first' }), c.request('chat.send', { chatId: 'c', text: 'second' })]);
+    assert.deepEqual([a.queued, b.queued], [false, true]);
+    c.close();
+});
+
+test('events reach typed listeners; unknown and invalid ones do not', async () => {
+    const [client, host] = createPortPair();
+    const h = fakeHost(host);
+    const invalid: string[] = [];
+    const c = createAgentClient(client, { onInvalidFrame: (m) => invalid.push(m) });
+    const got: number[] = [];
+    const stop = c.on('usage.changed', (p) => got.push(p.scannedAt));
+    h.push({ type: 'event', event: 'usage.changed', payload: { scannedAt: 5 } });
+    h.push({ type: 'event', event: 'usage.newThing', payload: {} });
+    h.push({ type: 'event', event: 'usage.changed', payload: { scannedAt: -1 } });
+    h.push({ nonsense: true });
+    await new Promise((r) => setTimeout(r, 10));
+    stop();
+    h.push({ type: 'event', event: 'usage.changed', payload: { scannedAt: 6 } });
+    await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(got, [5]);
+    assert.deepEqual(invalid, ['✖ Too small: expected number to be >=0\n  → at scannedAt', '✖ Invalid input']);
+    c.close();
+});
+
+test('close rejects what is still waiting', async () => {
+    const [client] = createPortPair();
+    const c = createAgentClient(client);
+    const p = c.request('chat.cancel', { chatId: 'c' });
+    c.close();
+    await assert.rejects(p, { code: 'client-closed' });
+    assert.ok(AGENT_REQUEST_SCHEMAS['chat.cancel']);
+});
