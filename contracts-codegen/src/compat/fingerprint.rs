@@ -121,6 +121,10 @@ impl Printer {
             }
         }
         self.stack.pop();
+        if matches!(def.kind, TypeDefKind::Alias(_)) {
+            // An alias is transparent: the type it names, written out.
+            return (text, if low >= me { usize::MAX } else { low });
+        }
         let mut h = DefaultHasher::new();
         text.hash(&mut h);
         let h = h.finish();

@@ -35,6 +35,9 @@ pub(super) struct Differ<'a> {
     paired_base: HashSet<DefKey>,
     /// Every capability (`#[accepts]`) the base already gates something with.
     base_accepts: HashSet<String>,
+    /// The protocol's directory in each model (`schema/agent`).
+    base_root: String,
+    head_root: String,
     bprint: Printer,
     hprint: Printer,
     out: Vec<Finding>,
@@ -50,6 +53,8 @@ impl<'a> Differ<'a> {
             memo: HashMap::new(),
             paired_base: HashSet::new(),
             base_accepts: capabilities(base),
+            base_root: root_dir(base),
+            head_root: root_dir(head),
             bprint: Printer::new(),
             hprint: Printer::new(),
             out: Vec::new(),
@@ -107,11 +112,9 @@ impl<'a> Differ<'a> {
         let (base, head) = (self.base, self.head);
         for (i, r) in base.requests.iter().enumerate() {
             let Some(h) = head.request(&r.name) else {
-                let next = base.requests[i + 1..]
-                    .iter()
-                    .filter_map(|n| head.request(&n.name))
-                    .map(|n| n.loc.clone())
-                    .find(|l| l.file == r.loc.file);
+                let next = self.neighbour(&base.requests, i, &r.loc, |n| {
+                    head.request(&n.name).map(|h| h.loc.clone())
+                });
                 let loc = self.anchor(&r.loc, next);
                 let level = rules::level("request-removed", Direction::Both);
                 let msg = format!("request `{}` was removed", r.name);
@@ -161,11 +164,9 @@ impl<'a> Differ<'a> {
         let (base, head) = (self.base, self.head);
         for (i, e) in base.events.iter().enumerate() {
             let Some(h) = head.event(&e.name) else {
-                let next = base.events[i + 1..]
-                    .iter()
-                    .filter_map(|n| head.event(&n.name))
-                    .map(|n| n.loc.clone())
-                    .find(|l| l.file == e.loc.file);
+                let next = self.neighbour(&base.events, i, &e.loc, |n| {
+                    head.event(&n.name).map(|h| h.loc.clone())
+                });
                 let loc = self.anchor(&e.loc, next);
                 let dir = Direction::ServerToClient;
                 let msg = format!("event `{}` was removed", e.name);
@@ -275,11 +276,9 @@ impl<'a> Differ<'a> {
                 .iter()
                 .position(|t| t.name == bd.name)
                 .unwrap_or(0);
-            let next = base.types[i + 1..]
-                .iter()
-                .filter_map(|n| head.own_type(&n.name))
-                .map(|n| n.loc.clone())
-                .find(|l| l.file == bd.loc.file);
+            let next = self.neighbour(&base.types, i, &bd.loc, |n| {
+                head.own_type(&n.name).map(|h| h.loc.clone())
+            });
             let loc = self.anchor(&bd.loc, next);
             let dir = self.bdirs.get(&bk).unwrap_or(Direction::Both);
             let msg = format!("type `{}` was removed", bd.name);
@@ -304,25 +303,72 @@ impl<'a> Differ<'a> {
             .unwrap_or(Direction::Both)
     }
 
+    /// True when a base file and a head file are the same file of the protocol (paths are
+    /// compared below each model's directory, so two checkouts in two places compare).
+    fn same_file(&self, base_file: &str, head_file: &str) -> bool {
+        below(base_file, &self.base_root) == below(head_file, &self.head_root)
+    }
+
+    /// The head place of the nearest base sibling of `items[i]` that survives in the same file:
+    /// the next one, else the previous one.
+    fn neighbour<T>(
+        &self,
+        items: &[T],
+        i: usize,
+        at: &Loc,
+        head_loc: impl Fn(&T) -> Option<Loc>,
+    ) -> Option<Loc> {
+        let same = |l: &Loc| self.same_file(&at.file, &l.file);
+        let next = items
+            .get(i + 1..)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(&head_loc)
+            .find(same);
+        next.or_else(|| {
+            items[..i.min(items.len())]
+                .iter()
+                .rev()
+                .filter_map(&head_loc)
+                .find(same)
+        })
+    }
+
     /// Where a removal is anchored: the next surviving sibling in the same file, else the file,
-    /// else (the file is gone too) its directory.
+    /// else (the file is gone too) its directory, else the protocol's directory.
     fn anchor(&self, base_loc: &Loc, next: Option<Loc>) -> Loc {
         if let Some(l) = next {
             return l;
         }
-        if self.head.files.iter().any(|f| f.display == base_loc.file) {
+        let file = self
+            .head
+            .files
+            .iter()
+            .find(|f| self.same_file(&base_loc.file, &f.display));
+        if let Some(f) = file {
             return Loc {
-                file: base_loc.file.clone(),
+                file: f.display.clone(),
                 line: 1,
                 col: 1,
             };
         }
-        let dir = match base_loc.file.rfind('/') {
-            Some(i) => &base_loc.file[..i],
-            None => ".",
+        let rel = below(&base_loc.file, &self.base_root);
+        let dir = match rel.rfind('/') {
+            Some(i) => format!("{}/{}", self.head_root, &rel[..i]),
+            None => self.head_root.clone(),
+        };
+        let survives = self
+            .head
+            .files
+            .iter()
+            .any(|f| f.display.starts_with(&format!("{dir}/")));
+        let dir = if survives || self.head.files.is_empty() {
+            dir
+        } else {
+            self.head_root.clone()
         };
         Loc {
-            file: Arc::from(dir),
+            file: Arc::from(dir.trim_start_matches('/')),
             line: 0,
             col: 0,
         }
@@ -1012,6 +1058,41 @@ impl<'a> Differ<'a> {
         }
         found
     }
+}
+
+/// The protocol's directory: the path up to the last component named after the protocol, else
+/// the deepest directory holding every file (as `load_files` decides modules).
+fn root_dir(m: &Model) -> String {
+    let split: Vec<Vec<&str>> = m
+        .files
+        .iter()
+        .map(|f| f.display.split('/').collect())
+        .collect();
+    let Some(first) = split.first() else {
+        return String::new();
+    };
+    if let Some(i) = first[..first.len().saturating_sub(1)]
+        .iter()
+        .rposition(|p| *p == m.name)
+    {
+        return first[..=i].join("/");
+    }
+    let mut common = first.len().saturating_sub(1);
+    for s in &split {
+        let same = s.iter().zip(first).take_while(|(a, b)| a == b).count();
+        common = common.min(same).min(s.len().saturating_sub(1));
+    }
+    first[..common].join("/")
+}
+
+/// `file` relative to `root`.
+fn below<'s>(file: &'s str, root: &str) -> &'s str {
+    if root.is_empty() {
+        return file;
+    }
+    file.strip_prefix(root)
+        .and_then(|r| r.strip_prefix('/'))
+        .unwrap_or(file)
 }
 
 /// Every capability named by an `#[accepts]` in the model: events and union variants.

@@ -1,0 +1,175 @@
+//! The compatibility corpus: `tests/compat/<case>/{base,head}/*.contract` and `expected.txt`.
+//!
+//! Every case runs through the whole differ, so a rule that fires where it should not shows up
+//! in some other case's expected findings. A case named `*-ok` must be compatible; every other
+//! case must break. Every schema compared with itself yields nothing, and every rule of the
+//! catalogue fires in some case. Run with `UPDATE_EXPECT=1` to rewrite the expected files.
+
+use contracts_codegen::compat::{self, render, rules};
+use contracts_codegen::load::{LoadOptions, load_files};
+use contracts_codegen::model::{Model, SourceFile};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+const PROTOCOL: &str = "demo";
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/compat")
+}
+
+/// Every `.contract` file of one side, shown as `tests/compat/<case>/<side>/<file>`.
+fn read_side(case: &Path, side: &str) -> Vec<SourceFile> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "contract") {
+                out.push(p);
+            }
+        }
+    }
+    let mut paths = Vec::new();
+    walk(&case.join(side), &mut paths);
+    paths.sort();
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    paths
+        .into_iter()
+        .map(|p| {
+            let shown = p
+                .strip_prefix(crate_dir)
+                .unwrap_or(&p)
+                .to_string_lossy()
+                .replace('\\', "/");
+            let text = std::fs::read_to_string(&p).unwrap_or_default();
+            SourceFile {
+                display: Arc::from(shown),
+                absolute: p,
+                text,
+            }
+        })
+        .collect()
+}
+
+/// Load one side; a side with no file is an empty protocol (the schema is new).
+fn load(case: &Path, side: &str) -> Result<Model, String> {
+    let files = read_side(case, side);
+    if files.is_empty() {
+        return Ok(Model {
+            name: PROTOCOL.into(),
+            ..Model::default()
+        });
+    }
+    load_files(PROTOCOL, files, &LoadOptions::default()).map_err(|e| e.render())
+}
+
+fn cases() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(corpus_dir())
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
+#[test]
+fn corpus() {
+    let update = std::env::var_os("UPDATE_EXPECT").is_some();
+    let mut failures = Vec::new();
+    let mut fired: BTreeSet<&'static str> = BTreeSet::new();
+    let cases = cases();
+    assert!(
+        cases.len() >= 20,
+        "the corpus is missing: {}",
+        corpus_dir().display()
+    );
+    for case in &cases {
+        let name = case
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let (base, head) = match (load(case, "base"), load(case, "head")) {
+            (Ok(b), Ok(h)) => (b, h),
+            (b, h) => {
+                failures.push(format!(
+                    "{name}: schema errors:\n{}{}",
+                    b.err().unwrap_or_default(),
+                    h.err().unwrap_or_default()
+                ));
+                continue;
+            }
+        };
+        for (side, m) in [("base", &base), ("head", &head)] {
+            let same = compat::diff(m, m);
+            if !same.is_empty() {
+                failures.push(format!(
+                    "{name}: {side} compared with itself:\n{}",
+                    render::findings(&same, &m.files)
+                ));
+            }
+        }
+        let findings = compat::diff(&base, &head);
+        fired.extend(findings.iter().map(|f| f.rule));
+        let breaking = compat::is_breaking(&findings);
+        let verdict = if breaking { "breaking" } else { "compatible" };
+        let text = format!(
+            "verdict: {verdict}\n\n{}",
+            render::findings(&findings, &head.files)
+        );
+        let expected_path = case.join("expected.txt");
+        if update {
+            if let Err(e) = std::fs::write(&expected_path, &text) {
+                failures.push(format!("{name}: cannot write expected.txt: {e}"));
+            }
+        } else {
+            let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
+            if expected != text {
+                failures.push(format!("{name}: findings differ (UPDATE_EXPECT=1 to accept)\n--- expected\n{expected}--- got\n{text}"));
+            }
+        }
+        let want_ok = name.ends_with("-ok");
+        if want_ok == breaking {
+            let want = if want_ok { "compatible" } else { "breaking" };
+            failures.push(format!("{name}: should be {want}, is {verdict}"));
+        }
+    }
+    for r in rules::RULES {
+        if !fired.contains(r.id) {
+            failures.push(format!("rule `{}` fires in no corpus case", r.id));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn every_rule_is_documented() {
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/compat-rules.md");
+    let text = std::fs::read_to_string(&docs).unwrap_or_default();
+    let headings: BTreeSet<String> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("### `"))
+        .filter_map(|l| l.split('`').next())
+        .map(str::to_string)
+        .collect();
+    for r in rules::RULES {
+        assert!(
+            headings.contains(r.id),
+            "docs/compat-rules.md has no `### `{}`` entry",
+            r.id
+        );
+    }
+    for h in &headings {
+        assert!(
+            rules::find(h).is_some(),
+            "docs/compat-rules.md documents `{h}`, which is no rule"
+        );
+    }
+}
