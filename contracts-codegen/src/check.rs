@@ -405,27 +405,48 @@ fn each_type_expr(item: &Item, f: &mut impl FnMut(&TypeExpr)) {
 // =============================================================================================
 // Rules over the model
 
-/// Run every rule over a lowered model.
-pub fn check(model: &Model, diags: &mut Diagnostics) {
-    check_with(model, false, diags);
+/// What the syntax errors left out, so references to it are not reported as unknown.
+#[derive(Clone, Debug, Default)]
+pub struct Missing {
+    /// Some text could not be read at all: no reference is reported as unknown.
+    pub anything: bool,
+    /// Declarations that did not parse.
+    pub names: HashSet<String>,
 }
 
-/// Run every rule; with `partial` (some file did not parse), the rules that a missing
-/// declaration would set off (unknown types) are skipped, so they do not drown the syntax
-/// error that caused them.
-pub fn check_with(model: &Model, partial: bool, diags: &mut Diagnostics) {
-    if !partial {
-        types_are_defined(model, diags);
+impl Missing {
+    /// What the parsed files say is missing.
+    pub fn of(files: &[syntax::File]) -> Missing {
+        Missing {
+            anything: files.iter().any(|f| !f.complete),
+            names: files
+                .iter()
+                .flat_map(|f| f.broken.iter().cloned())
+                .collect(),
+        }
+    }
+}
+
+/// Run every rule over a lowered model.
+pub fn check(model: &Model, diags: &mut Diagnostics) {
+    check_with(model, &Missing::default(), diags);
+}
+
+/// Run every rule; references to what `missing` says did not parse are not reported, so they
+/// do not drown the syntax error that caused them.
+pub fn check_with(model: &Model, missing: &Missing, diags: &mut Diagnostics) {
+    if !missing.anything {
+        types_are_defined(model, &missing.names, diags);
     }
     imports_resolve(model, diags);
-    type_names_are_unique(model, diags);
-    base_names_are_not_redefined(model, diags);
-    type_names_are_upper_camel_and_not_reserved(model, diags);
     names_are_not_empty(model, diags);
     fields_are_unique(model, diags);
     enum_values_are_unique(model, diags);
     union_variants_are_unique(model, diags);
     requests_and_events_are_unique(model, diags);
+    base_names_are_not_redefined(model, diags);
+    type_names_are_unique(model, diags);
+    type_names_are_upper_camel_and_not_reserved(model, diags);
     enums_and_unions_are_not_empty(model, diags);
     union_tag_is_left_to_the_union(model, diags);
     union_variants_are_objects(model, diags);
@@ -464,7 +485,7 @@ fn each_ty<'a>(model: &'a Model, f: &mut impl FnMut(&'a Ty)) {
 
 /// Rule: every type a schema names is defined here, imported, or qualified with a base
 /// protocol that has it. A near miss gets a "did you mean".
-fn types_are_defined(model: &Model, diags: &mut Diagnostics) {
+fn types_are_defined(model: &Model, broken: &HashSet<String>, diags: &mut Diagnostics) {
     let explicitly_imported: HashSet<(&str, &str)> = model
         .imports
         .iter()
@@ -476,7 +497,7 @@ fn types_are_defined(model: &Model, diags: &mut Diagnostics) {
         .collect();
     each_ty(model, &mut |t| {
         let TyKind::Ref(r) = &t.kind else { return };
-        if model.resolve(r).is_some() {
+        if model.resolve(r).is_some() || (r.protocol.is_none() && broken.contains(&r.name)) {
             return;
         }
         match &r.protocol {
@@ -608,14 +629,20 @@ fn imports_resolve(model: &Model, diags: &mut Diagnostics) {
     }
 }
 
-/// Rule: no two types share a name, declared or hoisted from an inline object.
+/// Rule: no two types share a name, declared or hoisted from an inline object. Two inline
+/// objects named alike usually come from a duplicate request, event, field or tag, reported by
+/// its own rule (which runs first); they are reported here only when nothing else was.
 fn type_names_are_unique(model: &Model, diags: &mut Diagnostics) {
+    let quiet = diags.has_errors();
     let mut first: HashMap<&str, &TypeDef> = HashMap::new();
     for t in &model.types {
         let Some(prev) = first.get(t.name.as_str()) else {
             first.insert(&t.name, t);
             continue;
         };
+        if prev.synthetic && t.synthetic && quiet {
+            continue;
+        }
         let message = match (prev.synthetic, t.synthetic) {
             (_, true) => format!(
                 "this inline object is named `{}` from its place, but that name is already taken",
@@ -646,26 +673,7 @@ fn base_names_are_not_redefined(model: &Model, diags: &mut Diagnostics) {
         }
     }
     collect(model, &mut bases);
-    for t in &model.types {
-        for b in &bases {
-            if let Some(d) = b.own_type(&t.name) {
-                let what = if t.synthetic {
-                    "this inline object is named"
-                } else {
-                    "the type"
-                };
-                diags
-                    .error(
-                        &t.loc,
-                        format!(
-                            "{what} `{}` redefines a type of the base protocol `{}`",
-                            t.name, b.name
-                        ),
-                    )
-                    .note(&d.loc, format!("defined in `{}` here", b.name));
-            }
-        }
-    }
+    let before = diags.items.len();
     for r in &model.requests {
         for b in &bases {
             if let Some(other) = b
@@ -718,6 +726,33 @@ fn base_names_are_not_redefined(model: &Model, diags: &mut Diagnostics) {
                     .error(&e.loc, message)
                     .note(&other.loc, format!("defined in `{}` here", b.name));
             }
+        }
+    }
+    // Two inline objects named alike usually come from a redefined request or event, reported
+    // above; they are reported only when nothing else was.
+    let quiet = diags.items.len() > before;
+    for t in &model.types {
+        for b in &bases {
+            let Some(d) = b.own_type(&t.name) else {
+                continue;
+            };
+            if t.synthetic && d.synthetic && quiet {
+                continue;
+            }
+            let what = if t.synthetic {
+                "this inline object is named"
+            } else {
+                "the type"
+            };
+            diags
+                .error(
+                    &t.loc,
+                    format!(
+                        "{what} `{}` redefines a type of the base protocol `{}`",
+                        t.name, b.name
+                    ),
+                )
+                .note(&d.loc, format!("defined in `{}` here", b.name));
         }
     }
     // A declared type that an import also brings in.

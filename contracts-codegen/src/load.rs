@@ -121,8 +121,8 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Model, LoadError> {
                 diags.error(
                     &Loc {
                         file: display,
-                        line: 0,
-                        col: 0,
+                        line: 1,
+                        col: 1,
                     },
                     format!("cannot read this file: {e}"),
                 );
@@ -134,8 +134,9 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Model, LoadError> {
 
 /// Parse, lower and check ready-made files (no IO): for the compatibility differ reading git
 /// revisions, and for tests. Files are taken in path order. Their module is the subdirectory
-/// they sit in below the protocol's directory: the part of the path after the last component
-/// named `name`, or, when no component is, after the deepest directory holding every file.
+/// they sit in below the protocol's directory: the deepest directory holding every file, or
+/// the last component named `name` above it (so `schema/agent/task/x.contract` alone is still
+/// in the module `task`).
 pub fn load_files(
     name: &str,
     mut files: Vec<SourceFile>,
@@ -169,10 +170,15 @@ pub fn load_files(
     let mut out = Vec::new();
     for (file, parts) in files.iter().zip(&split) {
         let dirs = &parts[..parts.len().saturating_sub(1)];
-        let start = match dirs.iter().rposition(|p| *p == name) {
-            Some(i) => i + 1,
-            None => common,
-        };
+        // The protocol's directory: the last component named `name` that holds every file,
+        // stepping back over a module named like the protocol (`schema/agent/agent/`).
+        let mut start = common;
+        if let Some(mut i) = (0..common.min(dirs.len())).rev().find(|&i| dirs[i] == name) {
+            while i > 0 && dirs[i - 1] == name {
+                i -= 1;
+            }
+            start = i + 1;
+        }
         let rel: PathBuf = dirs[start.min(dirs.len())..].iter().collect();
         let module = module_of(&rel, &file.display, &mut diags);
         out.push((file.clone(), module));
@@ -192,8 +198,8 @@ fn module_of(rel: &Path, display: &Arc<str>, diags: &mut Diagnostics) -> Option<
         .collect();
     let loc = Loc {
         file: display.clone(),
-        line: 0,
-        col: 0,
+        line: 1,
+        col: 1,
     };
     match parts.as_slice() {
         [] => None,
@@ -229,11 +235,11 @@ fn run(
             })
             .collect::<Vec<_>>()
     });
-    let partial = diags.has_errors();
+    let missing = check::Missing::of(&parsed);
     check::check_syntax(&parsed, &mut diags);
     let mut model = lower::lower(name, &parsed, &options.bases);
     model.files = files.into_iter().map(|(f, _)| f).collect();
-    check::check_with(&model, partial, &mut diags);
+    check::check_with(&model, &missing, &mut diags);
     if diags.has_errors() {
         diags.sort();
         let mut files = model.files;

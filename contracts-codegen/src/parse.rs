@@ -54,6 +54,7 @@ pub fn parse_file(
         Err(e) => {
             let loc = p.loc(e.span());
             diags.error(&loc, lex_message(text, &loc));
+            p.complete = false;
         }
         Ok(tokens) => {
             let parser = |input: ParseStream| {
@@ -82,6 +83,8 @@ pub fn parse_file(
         path,
         module,
         items,
+        broken: p.broken,
+        complete: p.complete,
     }
 }
 
@@ -92,7 +95,8 @@ fn lex_message(text: &str, loc: &Loc) -> String {
         .nth((loc.line as usize).saturating_sub(1))
         .and_then(|l| l.chars().nth((loc.col as usize).saturating_sub(1)));
     match at {
-        Some(c @ (')' | ']' | '}')) => format!("unexpected closing delimiter `{c}`"),
+        Some(c @ (')' | ']' | '}')) => format!("unexpected closing delimiter `{c}` (is a delimiter before it left open?)"),
+        Some(c @ ('(' | '[' | '{')) => format!("this `{c}` is never closed"),
         Some('"') => "unterminated string".to_owned(),
         _ => "cannot read the text here (an unclosed delimiter or string, or a character that is not allowed)".to_owned(),
     }
@@ -106,6 +110,9 @@ struct P {
     errors: Vec<syn::Error>,
     /// Errors whose place is already known.
     located: Vec<(Loc, String)>,
+    /// See [`File::broken`] and [`File::complete`].
+    broken: Vec<String>,
+    complete: bool,
 }
 
 impl P {
@@ -117,12 +124,16 @@ impl P {
             end: (lines, last_len + 1),
             errors: Vec::new(),
             located: Vec::new(),
+            broken: Vec::new(),
+            complete: true,
         }
     }
 
     fn loc(&self, span: Span) -> Loc {
         let start = span.start();
-        if start.line == 0 {
+        let end = span.end();
+        // The call-site span (where syn puts "unexpected end of input") has no width.
+        if start.line == 0 || (start == end && start.line == 1 && start.column == 0) {
             return Loc {
                 file: self.file.clone(),
                 line: self.end.0,
@@ -171,11 +182,16 @@ fn file_items(input: ParseStream, p: &mut P) -> Vec<Item> {
     let mut items = Vec::new();
     while !input.is_empty() {
         let start = input.cursor();
+        let declared = declared_name(&input.fork());
         match item(input, p) {
             Ok(Some(item)) => items.push(item),
             Ok(None) => {}
             Err(e) => {
                 p.errors.push(e);
+                match declared {
+                    Some(name) => p.broken.push(name),
+                    None => p.complete = false,
+                }
                 recover_item(input, start == input.cursor());
             }
         }
@@ -183,21 +199,41 @@ fn file_items(input: ParseStream, p: &mut P) -> Vec<Item> {
     items
 }
 
-/// Skip a broken item: up to the next `#` or item keyword, or just past a `;`.
+/// The name an item declares (`struct Name`, also after a misspelt keyword), read from a
+/// fork before the item is parsed, so a broken item still tells what it meant to declare.
+fn declared_name(input: ParseStream) -> Option<String> {
+    while input.peek(Token![#]) {
+        skip_one(input);
+        skip_one(input);
+    }
+    let keyword = input.call(Ident::parse_any).ok()?;
+    if matches!(keyword.to_string().as_str(), "use" | "requests" | "events") {
+        return None;
+    }
+    input.call(Ident::parse_any).ok().map(|i| unraw(&i))
+}
+
+/// Skip a broken item: up to the next `#` or item keyword that starts a line, or just past
+/// a `;`.
 fn recover_item(input: ParseStream, stuck: bool) {
+    let mut line = input.span().start().line;
     if stuck {
+        line = input.span().end().line;
         skip_one(input);
     }
     while !input.is_empty() {
-        if input.peek(Token![#])
-            || peek_word(input).is_some_and(|w| ITEM_KEYWORDS.contains(&w.as_str()))
-        {
+        let here = input.span();
+        let starts_line = here.start().line > line;
+        let item_start = input.peek(Token![#])
+            || peek_word(input).is_some_and(|w| ITEM_KEYWORDS.contains(&w.as_str()));
+        if starts_line && item_start {
             return;
         }
         if input.peek(Token![;]) {
             skip_one(input);
             return;
         }
+        line = here.end().line;
         skip_one(input);
     }
 }

@@ -15,6 +15,12 @@ pub struct File {
     /// The module the file's types belong to (its subdirectory), `None` at the root.
     pub module: Option<String>,
     pub items: Vec<Item>,
+    /// The names of declarations that did not parse and were skipped: references to them
+    /// are not reported as unknown.
+    pub broken: Vec<String>,
+    /// False when part of the file could not be read at all (a tokenizer error, a broken
+    /// `use`): then no reference is reported as unknown.
+    pub complete: bool,
 }
 
 /// A word or a string as written, with its place.

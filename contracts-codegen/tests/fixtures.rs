@@ -20,8 +20,11 @@ pub struct Case {
     pub result: Result<Model, LoadError>,
 }
 
+/// Makes one output kind's text for a case, or `None` when it does not apply.
+type Output = fn(&Case) -> Option<String>;
+
 /// Every output kind: the file it is compared with, and how to make it.
-const OUTPUTS: &[(&str, fn(&Case) -> Option<String>)] = &[("expected.txt", expected_txt)];
+const OUTPUTS: &[(&str, Output)] = &[("expected.txt", expected_txt)];
 
 /// The rendered diagnostics of a failing case, or a dump of the model of a passing one.
 fn expected_txt(case: &Case) -> Option<String> {
@@ -304,6 +307,47 @@ fn garbage_never_panics() {
         });
         assert!(r.is_ok(), "panicked on:\n{text}");
     }
+}
+
+/// `load_files` finds modules from display paths alone, also for a module named like the
+/// protocol and for files that all sit in a module.
+#[test]
+fn load_files_modules() {
+    let file = |display: &str| SourceFile {
+        display: display.into(),
+        absolute: display.into(),
+        text: "struct A { x: int }".into(),
+    };
+    let module = |files: Vec<SourceFile>| {
+        let names: Vec<String> = files.iter().map(|f| f.display.to_string()).collect();
+        let mut out = Vec::new();
+        for (i, f) in files.into_iter().enumerate() {
+            let text = format!("struct T{i} {{ x: int }}");
+            out.push(SourceFile { text, ..f });
+        }
+        let m = load_files("agent", out, &LoadOptions::default())
+            .unwrap_or_else(|e| panic!("{}", e.render()));
+        names
+            .into_iter()
+            .zip(m.types.iter().map(|t| t.module.clone()))
+            .collect::<Vec<_>>()
+    };
+    let got = module(vec![
+        file("schema/agent/a.contract"),
+        file("schema/agent/agent/t.contract"),
+    ]);
+    assert_eq!(got[1].1.as_deref(), Some("agent"), "{got:?}");
+    let got = module(vec![file("schema/agent/task/x.contract")]);
+    assert_eq!(got[0].1.as_deref(), Some("task"), "{got:?}");
+    let got = module(vec![
+        file("/home/agent/w/schema/agent/a.contract"),
+        file("/home/agent/w/schema/agent/task/b.contract"),
+    ]);
+    assert_eq!(
+        (got[0].1.as_deref(), got[1].1.as_deref()),
+        (None, Some("task")),
+        "{got:?}"
+    );
 }
 
 /// A missing or empty directory is a diagnostic, not a panic.
