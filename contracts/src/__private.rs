@@ -1,1 +1,34 @@
 //! The only path generated code uses to reach the runtime. Not a public API.
+
+pub use crate::wire::*;
+pub use serde;
+pub use serde_json;
+pub use serde_json::value::RawValue;
+
+/// The error type a generated host answers with.
+pub use crate::wire::WireError;
+
+/// The error for a request the host does not do.
+pub fn unsupported(method: &str) -> WireError {
+    WireError::unsupported(method)
+}
+
+/// The error for a request name no table knows.
+pub fn unknown_request(name: &str) -> WireError {
+    WireError::unknown_request(name)
+}
+
+/// The error for a payload that is not valid for its request.
+pub fn invalid_payload(name: &str, error: &ParseError) -> WireError {
+    WireError::invalid_payload(name, error)
+}
+
+/// The error for a result that could not be written.
+pub fn internal(message: String) -> WireError {
+    WireError::internal(message)
+}
+
+/// Writes a result as raw JSON.
+pub fn to_raw<T: serde::Serialize>(value: &T) -> Result<Box<RawValue>, WireError> {
+    serde_json::value::to_raw_value(value).map_err(|e| internal(e.to_string()))
+}

@@ -9,4 +9,7 @@ extern crate self as contracts;
 pub mod __private;
 pub mod port;
 
+pub mod wire;
+
 pub use contracts_macros::protocol;
+pub use wire::{Event, Request};

@@ -1,0 +1,236 @@
+//! Issues, paths and the decoding context, rendered as Zod's `z.prettifyError` does.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+/// One step of a path: an object key or an array index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Seg {
+    /// An object key (a struct field or a map key).
+    Key(Cow<'static, str>),
+    /// An array index.
+    Index(usize),
+}
+
+/// One problem found in a value, at a path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Issue {
+    path: Vec<Seg>,
+    message: Cow<'static, str>,
+    /// Zod's `continue`: a limit check that lets later checks run. A union variant whose
+    /// issues all continue is reported instead of `Invalid input`.
+    continues: bool,
+}
+
+impl Issue {
+    /// The issue's message, worded as Zod 4.6 words it.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The path segments from the root of the value.
+    pub fn path(&self) -> &[Seg] {
+        &self.path
+    }
+
+    /// The path as Zod's `toDotPath` writes it: `a.b[0].c`, `["x-y"]`; empty at the root.
+    pub fn path_string(&self) -> String {
+        dot_path(&self.path)
+    }
+
+    /// Whether this is a limit check that does not abort the value (Zod's `continue`).
+    pub fn continues(&self) -> bool {
+        self.continues
+    }
+
+    fn placeholder() -> Issue {
+        Issue {
+            path: Vec::new(),
+            message: Cow::Borrowed(""),
+            continues: true,
+        }
+    }
+}
+
+/// Writes a path as Zod's `toDotPath`.
+pub fn dot_path(path: &[Seg]) -> String {
+    let mut out = String::new();
+    for seg in path {
+        match seg {
+            Seg::Index(i) => {
+                let _ = write!(out, "[{i}]");
+            }
+            Seg::Key(k)
+                if k.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$') =>
+            {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(k);
+            }
+            Seg::Key(k) => {
+                out.push('[');
+                out.push_str(&serde_json::to_string(k.as_ref()).unwrap_or_default());
+                out.push(']');
+            }
+        }
+    }
+    out
+}
+
+/// Renders issues as `z.prettifyError`: stably sorted by path length, `✖ message` then
+/// `  → at path` unless the path is empty, lines joined with `\n`.
+pub fn prettify(issues: &[Issue]) -> String {
+    let mut sorted: Vec<&Issue> = issues.iter().collect();
+    sorted.sort_by_key(|i| i.path.len());
+    let mut lines = Vec::with_capacity(sorted.len() * 2);
+    for issue in sorted {
+        lines.push(format!("✖ {}", issue.message));
+        if !issue.path.is_empty() {
+            lines.push(format!("  → at {}", issue.path_string()));
+        }
+    }
+    lines.join("\n")
+}
+
+/// Sorts issues as `prettify` shows them (stable, by path length).
+pub(crate) fn sort_issues(issues: &mut [Issue]) {
+    issues.sort_by_key(|i| i.path.len());
+}
+
+/// How a schema describes what it wanted when it gets something else (or nothing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expect {
+    /// `Invalid input: expected <T>, received <received>`.
+    Type(&'static str),
+    /// A message that does not depend on what was received.
+    Fixed(&'static str),
+    /// `Invalid input: expected "value"`.
+    LitStr(&'static str),
+    /// `Invalid input: expected true`.
+    LitBool(bool),
+    /// `Invalid input: expected 1`.
+    LitInt(i64),
+    /// An enum: `Invalid option: expected one of "a"|"b"` (one value: `Invalid input: expected "a"`).
+    OneOf(&'static [&'static str]),
+}
+
+impl Expect {
+    /// The message for a value of JSON type `received` (`undefined` when absent).
+    pub fn message(self, received: &str) -> Cow<'static, str> {
+        match self {
+            Expect::Type(t) => {
+                Cow::Owned(format!("Invalid input: expected {t}, received {received}"))
+            }
+            Expect::Fixed(m) => Cow::Borrowed(m),
+            Expect::LitStr(s) => Cow::Owned(format!("Invalid input: expected {}", json_str(s))),
+            Expect::LitBool(b) => Cow::Owned(format!("Invalid input: expected {b}")),
+            Expect::LitInt(i) => Cow::Owned(format!("Invalid input: expected {i}")),
+            Expect::OneOf([one]) => {
+                Cow::Owned(format!("Invalid input: expected {}", json_str(one)))
+            }
+            Expect::OneOf(values) => {
+                let list: Vec<String> = values.iter().map(|v| json_str(v)).collect();
+                Cow::Owned(format!(
+                    "Invalid option: expected one of {}",
+                    list.join("|")
+                ))
+            }
+        }
+    }
+}
+
+fn json_str(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
+}
+
+/// The decoding context threaded through every seed: the current path and the issues so far.
+#[derive(Debug, Default)]
+pub struct Cx {
+    path: Vec<Seg>,
+    issues: Vec<Issue>,
+}
+
+impl Cx {
+    /// An empty context at the root.
+    pub fn new() -> Cx {
+        Cx::default()
+    }
+
+    /// A context at the same path with no issues, for trying a union variant.
+    pub fn scratch(&self) -> Cx {
+        Cx {
+            path: self.path.clone(),
+            issues: Vec::new(),
+        }
+    }
+
+    /// Records an issue at the current path.
+    pub fn issue(&mut self, message: impl Into<Cow<'static, str>>, continues: bool) {
+        self.issues.push(Issue {
+            path: self.path.clone(),
+            message: message.into(),
+            continues,
+        });
+    }
+
+    /// Records the issue `expect` describes for a value of JSON type `received`.
+    pub fn mismatch(&mut self, expect: Expect, received: &str) {
+        self.issue(expect.message(received), false);
+    }
+
+    /// How deep the current value is nested.
+    pub fn depth(&self) -> usize {
+        self.path.len()
+    }
+
+    /// Enters a path segment.
+    pub fn push(&mut self, seg: Seg) {
+        self.path.push(seg);
+    }
+
+    /// Leaves the last path segment.
+    pub fn pop(&mut self) -> Option<Seg> {
+        self.path.pop()
+    }
+
+    /// The issues recorded so far, in the order found.
+    pub fn issues(&self) -> &[Issue] {
+        &self.issues
+    }
+
+    /// How many issues have been recorded.
+    pub fn len(&self) -> usize {
+        self.issues.len()
+    }
+
+    /// Whether no issue has been recorded.
+    pub fn is_empty(&self) -> bool {
+        self.issues.is_empty()
+    }
+
+    /// Takes the issues out.
+    pub fn into_issues(self) -> Vec<Issue> {
+        self.issues
+    }
+
+    pub(crate) fn extend(&mut self, issues: Vec<Issue>) {
+        self.issues.extend(issues);
+    }
+
+    /// Keeps the issues recorded since `base` only in the spans listed, in that order; the
+    /// others (from an earlier duplicate of a key) are dropped.
+    pub(crate) fn reorder(&mut self, base: usize, spans: &[(usize, usize)]) {
+        if self.issues.len() == base {
+            return;
+        }
+        let mut tail = self.issues.split_off(base);
+        for &(start, end) in spans {
+            for slot in &mut tail[start - base..end - base] {
+                self.issues
+                    .push(std::mem::replace(slot, Issue::placeholder()));
+            }
+        }
+    }
+}

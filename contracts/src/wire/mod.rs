@@ -1,0 +1,141 @@
+//! Wire validation: parse JSON straight into generated types, collecting every issue with its
+//! path, and render failures exactly as Zod 4's `z.prettifyError` does.
+//!
+//! Decoding is streaming and typed: a [`Cx`] (path and issues) is threaded through
+//! `DeserializeSeed`s. A value of the wrong shape never fails the parse: its issue is recorded,
+//! the value is skipped, and parsing goes on, so one pass finds every issue. Only JSON syntax
+//! errors (and serde_json's nesting limit of 128) abort. A value that exists is valid.
+
+mod issue;
+mod object;
+mod schema;
+mod table;
+mod union;
+
+pub use issue::{Cx, Expect, Issue, Seg, dot_path, prettify};
+pub use object::{
+    Object, ObjectCx, WriteFields, decode_object, serialize_object, serialize_tagged,
+};
+pub use schema::{
+    Array, Bool, Boxed, Decode, Int, LitBool, LitInt, LitStr, MAX_SAFE, Map, NONOPTIONAL, Named,
+    Nullable, Num, Number, Raw, Schema, Seed, Str, Unknown,
+};
+pub use table::{Event, HostError, Request, TableError, WireError};
+pub use union::{
+    Entries, JsonError, PickVariant, TryVariant, decode_enum, decode_open_enum, decode_raw,
+    decode_raw_with, decode_tagged, decode_untagged,
+};
+
+use std::fmt;
+
+/// Why a JSON text is not a valid value.
+#[derive(Debug)]
+pub struct ParseError {
+    kind: Kind,
+}
+
+#[derive(Debug)]
+enum Kind {
+    /// Not JSON at all (or nested deeper than 128).
+    Syntax(serde_json::Error),
+    /// JSON, but not a valid value: every issue, sorted as displayed.
+    Invalid(Vec<Issue>),
+}
+
+impl ParseError {
+    fn invalid(mut issues: Vec<Issue>) -> ParseError {
+        issue::sort_issues(&mut issues);
+        ParseError {
+            kind: Kind::Invalid(issues),
+        }
+    }
+
+    /// A JSON syntax error.
+    pub fn syntax(e: serde_json::Error) -> ParseError {
+        ParseError {
+            kind: Kind::Syntax(e),
+        }
+    }
+
+    /// The issues, in display order (empty for a syntax error).
+    pub fn issues(&self) -> &[Issue] {
+        match &self.kind {
+            Kind::Invalid(i) => i,
+            Kind::Syntax(_) => &[],
+        }
+    }
+
+    /// Whether the text was not JSON at all.
+    pub fn is_syntax(&self) -> bool {
+        matches!(self.kind, Kind::Syntax(_))
+    }
+
+    /// The message: the prettified issues, or the JSON parser's own words.
+    pub fn message(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            Kind::Syntax(e) => e.fmt(f),
+            Kind::Invalid(issues) => f.write_str(&prettify(issues)),
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Parses and validates a generated type from JSON text.
+pub fn from_str<T: Decode>(json: &str) -> Result<T, ParseError> {
+    from_str_with(Named::<T>::new(), json)
+}
+
+/// Parses and validates JSON bytes.
+pub fn from_slice<T: Decode>(json: &[u8]) -> Result<T, ParseError> {
+    run(
+        Named::<T>::new(),
+        serde_json::Deserializer::from_slice(json),
+    )
+}
+
+/// Parses and validates JSON text with any schema (a primitive with limits, an array, ...).
+pub fn from_str_with<S: Schema>(schema: S, json: &str) -> Result<S::Out, ParseError> {
+    run(schema, serde_json::Deserializer::from_str(json))
+}
+
+fn run<'de, S: Schema, R: serde_json::de::Read<'de>>(
+    schema: S,
+    mut de: serde_json::Deserializer<R>,
+) -> Result<S::Out, ParseError> {
+    let mut cx = Cx::new();
+    let v = schema
+        .decode(&mut de, &mut cx)
+        .map_err(ParseError::syntax)?;
+    de.end().map_err(ParseError::syntax)?;
+    match v {
+        Some(v) if cx.is_empty() => Ok(v),
+        _ => Err(ParseError::invalid(cx.into_issues())),
+    }
+}
+
+/// A default value written in the schema, decoded with its field's schema. `check` makes sure
+/// it is valid; an invalid one is a bug in the schema compiler.
+pub fn default_from_json<S: Schema>(schema: S, json: &str) -> S::Out {
+    match from_str_with(schema, json) {
+        Ok(v) => v,
+        Err(e) => panic!("a schema default the compiler let through is invalid: {e}"),
+    }
+}
+
+/// The body of a generated type's `serde::Deserialize`: its error is the prettified text.
+pub fn deserialize<'de, T: Decode, D: serde::Deserializer<'de>>(d: D) -> Result<T, D::Error> {
+    let mut cx = Cx::new();
+    match T::decode(d, &mut cx)? {
+        Some(v) if cx.is_empty() => Ok(v),
+        _ => Err(serde::de::Error::custom(ParseError::invalid(
+            cx.into_issues(),
+        ))),
+    }
+}

@@ -1,0 +1,209 @@
+//! Objects: the generated structs decode through [`decode_object`], which keeps the issues of
+//! each field in declaration order and drops those of an earlier duplicate key.
+
+use super::issue::{Cx, Expect, Seg};
+use super::schema::{Accept, Schema, Seed, Visit};
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::ser::{SerializeMap, Serializer};
+use std::borrow::Cow;
+use std::fmt;
+
+/// A generated struct: its wire keys and the loop that fills it.
+pub trait Object: Sized {
+    /// The wire keys, in declaration order.
+    const FIELDS: &'static [&'static str];
+    /// The index in [`Object::FIELDS`] of a wire key.
+    fn index(key: &str) -> Option<usize>;
+    /// Reads the entries of a map into the fields (see [`ObjectCx`]).
+    fn visit<'de, A: MapAccess<'de>>(
+        o: &mut ObjectCx<'_>,
+        map: A,
+    ) -> Result<Option<Self>, A::Error>;
+}
+
+/// A generated struct's fields, written into a map (shared by structs and tagged unions).
+pub trait WriteFields {
+    /// Writes every present field as a map entry.
+    fn write_fields<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error>;
+}
+
+/// Serialises an object as a map of its fields.
+pub fn serialize_object<T: WriteFields, S: Serializer>(value: &T, s: S) -> Result<S::Ok, S::Error> {
+    let mut map = s.serialize_map(None)?;
+    value.write_fields(&mut map)?;
+    map.end()
+}
+
+/// Serialises a tagged union's variant: the tag entry, then the variant's fields.
+pub fn serialize_tagged<T: WriteFields, S: Serializer>(
+    tag: &'static str,
+    value: &'static str,
+    fields: &T,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    let mut map = s.serialize_map(None)?;
+    map.serialize_entry(tag, value)?;
+    fields.write_fields(&mut map)?;
+    map.end()
+}
+
+/// The state of one object being decoded: where its issues start and which field owns which.
+pub struct ObjectCx<'a> {
+    cx: &'a mut Cx,
+    fields: &'static [&'static str],
+    base: usize,
+    /// (field, start, end) of the issues of the last occurrence of each field that had some.
+    spans: Vec<(usize, usize, usize)>,
+}
+
+struct KeySeed(fn(&str) -> Option<usize>);
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Option<usize>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Option<usize>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok((self.0)(v))
+    }
+}
+
+impl<'a> ObjectCx<'a> {
+    /// The next key that names a field; the values of other keys are skipped.
+    pub fn next_key<'de, A: MapAccess<'de>>(
+        &mut self,
+        map: &mut A,
+        index: fn(&str) -> Option<usize>,
+    ) -> Result<Option<usize>, A::Error> {
+        loop {
+            match map.next_key_seed(KeySeed(index))? {
+                None => return Ok(None),
+                Some(Some(i)) => return Ok(Some(i)),
+                Some(None) => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+    }
+
+    /// Decodes the value of field `i`: `Some(None)` when present but invalid. A later
+    /// duplicate replaces an earlier one, issues included.
+    pub fn value<'de, A: MapAccess<'de>, S: Schema>(
+        &mut self,
+        map: &mut A,
+        i: usize,
+        schema: S,
+    ) -> Result<Option<Option<S::Out>>, A::Error> {
+        self.spans.retain(|s| s.0 != i);
+        let start = self.cx.len();
+        self.cx.push(Seg::Key(Cow::Borrowed(self.fields[i])));
+        let v = map.next_value_seed(Seed(schema, self.cx));
+        self.cx.pop();
+        let v = v?;
+        let end = self.cx.len();
+        if end > start {
+            self.spans.push((i, start, end));
+        }
+        Ok(Some(v))
+    }
+
+    /// A required field: refused when absent, as its schema refuses `undefined`.
+    pub fn required<T, S: Schema>(
+        &mut self,
+        i: usize,
+        slot: Option<Option<T>>,
+        schema: S,
+    ) -> Option<T> {
+        match slot {
+            Some(v) => v,
+            None => {
+                let start = self.cx.len();
+                self.cx.push(Seg::Key(Cow::Borrowed(self.fields[i])));
+                self.cx.mismatch(schema.expect(), "undefined");
+                self.cx.pop();
+                self.spans.push((i, start, start + 1));
+                None
+            }
+        }
+    }
+
+    /// An optional field: `Some(None)` when absent, `None` when present but invalid.
+    pub fn optional<T>(&mut self, slot: Option<Option<T>>) -> Option<Option<T>> {
+        match slot {
+            None => Some(None),
+            Some(v) => v.map(Some),
+        }
+    }
+
+    /// An optional field with a default used when absent.
+    pub fn or_default<T>(
+        &mut self,
+        slot: Option<Option<T>>,
+        default: impl FnOnce() -> T,
+    ) -> Option<T> {
+        match slot {
+            None => Some(default()),
+            Some(v) => v,
+        }
+    }
+
+    /// An optional literal field: whether it was present; `None` when invalid.
+    pub fn present<T>(&mut self, slot: Option<Option<T>>) -> Option<bool> {
+        match slot {
+            None => Some(false),
+            Some(v) => v.map(|_| true),
+        }
+    }
+
+    fn finish(self) {
+        let mut spans = self.spans;
+        spans.sort_by_key(|s| s.0);
+        let live: Vec<(usize, usize)> = spans.iter().map(|s| (s.1, s.2)).collect();
+        self.cx.reorder(self.base, &live);
+    }
+}
+
+struct ObjectA<'a, T> {
+    cx: &'a mut Cx,
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<'de, T: Object> Accept<'de> for ObjectA<'_, T> {
+    type Out = T;
+    fn cx(&mut self) -> &mut Cx {
+        self.cx
+    }
+    fn expect(&self) -> Expect {
+        Expect::Type("object")
+    }
+    fn map<A: MapAccess<'de>>(self, map: A) -> Result<Option<T>, A::Error> {
+        let base = self.cx.len();
+        let mut o = ObjectCx {
+            cx: self.cx,
+            fields: T::FIELDS,
+            base,
+            spans: Vec::new(),
+        };
+        let v = T::visit(&mut o, map)?;
+        o.finish();
+        Ok(v)
+    }
+}
+
+/// Decodes a generated struct: `Invalid input: expected object` for anything but an object.
+pub fn decode_object<'de, T: Object, D: Deserializer<'de>>(
+    d: D,
+    cx: &mut Cx,
+) -> Result<Option<T>, D::Error> {
+    d.deserialize_any(Visit(ObjectA::<T> {
+        cx,
+        _t: std::marker::PhantomData,
+    }))
+}

@@ -1,0 +1,731 @@
+//! Schemas: small `Copy` values that decode one JSON value, record issues in a [`Cx`] instead
+//! of failing, and yield `None` when the value is invalid. Only JSON syntax errors abort.
+//!
+//! Invariant: a schema that yields `None` has recorded at least one issue.
+
+use super::issue::{Cx, Expect, Seg};
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::marker::PhantomData;
+
+/// The largest integer JSON and JavaScript agree on: `2^53 - 1`.
+pub const MAX_SAFE: i64 = 9_007_199_254_740_991;
+
+/// A type expression that decodes a JSON value into `Out`.
+pub trait Schema: Copy {
+    /// The Rust value a valid input becomes.
+    type Out;
+    /// How a mismatch (or an absent key) is described.
+    fn expect(self) -> Expect;
+    /// Decodes one value; `Ok(None)` when it is invalid (issues recorded), `Err` only for
+    /// JSON syntax errors.
+    fn decode<'de, D: Deserializer<'de>>(
+        self,
+        d: D,
+        cx: &mut Cx,
+    ) -> Result<Option<Self::Out>, D::Error>;
+}
+
+/// A generated type that decodes itself (structs, enums, unions).
+pub trait Decode: Sized {
+    /// How a mismatch (or an absent key) is described.
+    const EXPECT: Expect;
+    /// Decodes one value; see [`Schema::decode`].
+    fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx) -> Result<Option<Self>, D::Error>;
+}
+
+/// A schema as a `DeserializeSeed`, carrying the context.
+pub struct Seed<'a, S>(pub S, pub &'a mut Cx);
+
+impl<'de, S: Schema> DeserializeSeed<'de> for Seed<'_, S> {
+    type Value = Option<S::Out>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        self.0.decode(d, self.1)
+    }
+}
+
+/// A JSON number as the parser saw it.
+#[derive(Clone, Copy, Debug)]
+pub enum Num {
+    U(u64),
+    I(i64),
+    F(f64),
+}
+
+impl Num {
+    /// The number as JavaScript holds it.
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Num::U(u) => u as f64,
+            Num::I(i) => i as f64,
+            Num::F(f) => f,
+        }
+    }
+}
+
+/// What a schema does with each JSON shape; by default it refuses it.
+pub(crate) trait Accept<'de>: Sized {
+    type Out;
+    fn cx(&mut self) -> &mut Cx;
+    fn expect(&self) -> Expect;
+    fn reject(mut self, received: &'static str) -> Option<Self::Out> {
+        let e = self.expect();
+        self.cx().mismatch(e, received);
+        None
+    }
+    fn str(self, _v: &str) -> Option<Self::Out> {
+        self.reject("string")
+    }
+    fn string(self, v: String) -> Option<Self::Out> {
+        self.str(&v)
+    }
+    fn bool(self, _v: bool) -> Option<Self::Out> {
+        self.reject("boolean")
+    }
+    fn num(self, _n: Num) -> Option<Self::Out> {
+        self.reject("number")
+    }
+    fn null(self) -> Option<Self::Out> {
+        self.reject("null")
+    }
+    fn seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<Self::Out>, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(self.reject("array"))
+    }
+    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Self::Out>, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(self.reject("object"))
+    }
+}
+
+/// The one visitor: forwards every JSON shape to an [`Accept`].
+pub(crate) struct Visit<A>(pub A);
+
+impl<'de, A: Accept<'de>> Visitor<'de> for Visit<A> {
+    type Value = Option<A::Out>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(self.0.bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(self.0.num(Num::I(v)))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(self.0.num(Num::U(v)))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(self.0.num(Num::F(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(self.0.str(v))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(self.0.string(v))
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(self.0.null())
+    }
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(self.0.null())
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, seq: S) -> Result<Self::Value, S::Error> {
+        self.0.seq(seq)
+    }
+    fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
+        self.0.map(map)
+    }
+}
+
+fn too_small_len(cx: &mut Cx, what: &str, unit: &str, min: u64) {
+    cx.issue(
+        format!("Too small: expected {what} to have >={min} {unit}"),
+        true,
+    );
+}
+
+fn too_big_len(cx: &mut Cx, what: &str, unit: &str, max: u64) {
+    cx.issue(
+        format!("Too big: expected {what} to have <={max} {unit}"),
+        true,
+    );
+}
+
+/// Checks a count against limits; false when an issue was recorded.
+fn check_len(
+    cx: &mut Cx,
+    what: &str,
+    unit: &str,
+    n: u64,
+    min: Option<u64>,
+    max: Option<u64>,
+) -> bool {
+    let mut ok = true;
+    if let Some(min) = min.filter(|&m| n < m) {
+        too_small_len(cx, what, unit, min);
+        ok = false;
+    }
+    if let Some(max) = max.filter(|&m| n > m) {
+        too_big_len(cx, what, unit, max);
+        ok = false;
+    }
+    ok
+}
+
+/// Checks a number against inclusive bounds; false when an issue was recorded.
+fn check_range(cx: &mut Cx, v: f64, min: Option<i64>, max: Option<i64>) -> bool {
+    let mut ok = true;
+    if let Some(min) = min.filter(|&m| v < m as f64) {
+        cx.issue(format!("Too small: expected number to be >={min}"), true);
+        ok = false;
+    }
+    if let Some(max) = max.filter(|&m| v > m as f64) {
+        cx.issue(format!("Too big: expected number to be <={max}"), true);
+        ok = false;
+    }
+    ok
+}
+
+macro_rules! accept_head {
+    ($out:ty, |$s:ident| $expect:expr) => {
+        type Out = $out;
+        fn cx(&mut self) -> &mut Cx {
+            self.cx
+        }
+        fn expect(&self) -> Expect {
+            let $s = self;
+            $expect
+        }
+    };
+    ($out:ty, $expect:expr) => {
+        accept_head!($out, |_s| $expect);
+    };
+}
+
+/// `string`, `string(min = 1, max = 128)`: lengths in Unicode code points.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Str {
+    pub min: Option<u64>,
+    pub max: Option<u64>,
+}
+
+struct StrA<'a> {
+    s: Str,
+    cx: &'a mut Cx,
+}
+
+impl StrA<'_> {
+    fn check(&mut self, v: &str) -> bool {
+        if self.s.min.is_none() && self.s.max.is_none() {
+            return true;
+        }
+        let n = v.chars().count() as u64;
+        check_len(self.cx, "string", "characters", n, self.s.min, self.s.max)
+    }
+}
+
+impl<'de> Accept<'de> for StrA<'_> {
+    accept_head!(String, Expect::Type("string"));
+    fn str(mut self, v: &str) -> Option<String> {
+        self.check(v).then(|| v.to_owned())
+    }
+    fn string(mut self, v: String) -> Option<String> {
+        self.check(&v).then_some(v)
+    }
+}
+
+impl Schema for Str {
+    type Out = String;
+    fn expect(self) -> Expect {
+        Expect::Type("string")
+    }
+    fn decode<'de, D: Deserializer<'de>>(
+        self,
+        d: D,
+        cx: &mut Cx,
+    ) -> Result<Option<String>, D::Error> {
+        d.deserialize_any(Visit(StrA { s: self, cx }))
+    }
+}
+
+/// `boolean`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Bool;
+
+struct BoolA<'a> {
+    cx: &'a mut Cx,
+}
+
+impl<'de> Accept<'de> for BoolA<'_> {
+    accept_head!(bool, Expect::Type("boolean"));
+    fn bool(self, v: bool) -> Option<bool> {
+        Some(v)
+    }
+}
+
+impl Schema for Bool {
+    type Out = bool;
+    fn expect(self) -> Expect {
+        Expect::Type("boolean")
+    }
+    fn decode<'de, D: Deserializer<'de>>(
+        self,
+        d: D,
+        cx: &mut Cx,
+    ) -> Result<Option<bool>, D::Error> {
+        d.deserialize_any(Visit(BoolA { cx }))
+    }
+}
+
+/// `int`, `int(1..=100)`: an integral JSON number in the safe range, then the bounds.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Int {
+    pub min: Option<i64>,
+    pub max: Option<i64>,
+}
+
+struct IntA<'a> {
+    s: Int,
+    cx: &'a mut Cx,
+}
+
+impl<'de> Accept<'de> for IntA<'_> {
+    accept_head!(i64, Expect::Type("number"));
+    fn num(self, n: Num) -> Option<i64> {
+        let v = n.as_f64();
+        if !v.is_finite() || v.fract() != 0.0 {
+            self.cx
+                .issue("Invalid input: expected int, received number", false);
+            return None;
+        }
+        let mut ok = true;
+        if v > MAX_SAFE as f64 {
+            self.cx
+                .issue(format!("Too big: expected int to be <={MAX_SAFE}"), true);
+            ok = false;
+        } else if v < -MAX_SAFE as f64 {
+            self.cx
+                .issue(format!("Too small: expected int to be >=-{MAX_SAFE}"), true);
+            ok = false;
+        }
+        ok &= check_range(self.cx, v, self.s.min, self.s.max);
+        ok.then_some(v as i64)
+    }
+}
+
+impl Schema for Int {
+    type Out = i64;
+    fn expect(self) -> Expect {
+        Expect::Type("number")
+    }
+    fn decode<'de, D: Deserializer<'de>>(self, d: D, cx: &mut Cx) -> Result<Option<i64>, D::Error> {
+        d.deserialize_any(Visit(IntA { s: self, cx }))
+    }
+}
+
+/// `number`, `number(min = 0)`: any finite JSON number, then the bounds.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Number {
+    pub min: Option<i64>,
+    pub max: Option<i64>,
+}
+
+struct NumberA<'a> {
+    s: Number,
+    cx: &'a mut Cx,
+}
+
+impl<'de> Accept<'de> for NumberA<'_> {
+    accept_head!(f64, Expect::Type("number"));
+    fn num(self, n: Num) -> Option<f64> {
+        let v = n.as_f64();
+        check_range(self.cx, v, self.s.min, self.s.max).then_some(v)
+    }
+}
+
+impl Schema for Number {
+    type Out = f64;
+    fn expect(self) -> Expect {
+        Expect::Type("number")
+    }
+    fn decode<'de, D: Deserializer<'de>>(self, d: D, cx: &mut Cx) -> Result<Option<f64>, D::Error> {
+        d.deserialize_any(Visit(NumberA { s: self, cx }))
+    }
+}
+
+/// `unknown`: any JSON value, kept as a `serde_json::Value`. Absent, it is refused.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Unknown;
+
+/// The message for an absent required `unknown` key.
+pub const NONOPTIONAL: &str = "Invalid input: expected nonoptional, received undefined";
+
+impl Schema for Unknown {
+    type Out = serde_json::Value;
+    fn expect(self) -> Expect {
+        Expect::Fixed(NONOPTIONAL)
+    }
+    fn decode<'de, D: Deserializer<'de>>(
+        self,
+        d: D,
+        _cx: &mut Cx,
+    ) -> Result<Option<serde_json::Value>, D::Error> {
+        serde::Deserialize::deserialize(d).map(Some)
+    }
+}
+
+/// `unknown` kept as raw JSON text, for values parsed later (envelopes).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Raw;
+
+impl Schema for Raw {
+    type Out = Box<serde_json::value::RawValue>;
+    fn expect(self) -> Expect {
+        Expect::Fixed(NONOPTIONAL)
+    }
+    fn decode<'de, D: Deserializer<'de>>(
+        self,
+        d: D,
+        _cx: &mut Cx,
+    ) -> Result<Option<Self::Out>, D::Error> {
+        serde::Deserialize::deserialize(d).map(Some)
+    }
+}
+
+/// A string literal: exactly this string.
+#[derive(Clone, Copy, Debug)]
+pub struct LitStr(pub &'static str);
+
+struct LitStrA<'a> {
+    s: &'static str,
+    cx: &'a mut Cx,
+}
+
+impl<'de> Accept<'de> for LitStrA<'_> {
+    accept_head!(&'static str, |s| Expect::LitStr(s.s));
+    fn str(self, v: &str) -> Option<&'static str> {
+        if v == self.s {
+            Some(self.s)
+        } else {
+            self.reject("string")
+        }
+    }
+}
+
+impl Schema for LitStr {
+    type Out = &'static str;
+    fn expect(self) -> Expect {
+        Expect::LitStr(self.0)
+    }
+    fn decode<'de, D: Deserializer<'de>>(
+        self,
+        d: D,
+        cx: &mut Cx,
+    ) -> Result<Option<&'static str>, D::Error> {
+        d.deserialize_any(Visit(LitStrA { s: self.0, cx }))
+    }
+}
+
+/// A boolean literal: exactly `true` or exactly `false`.
+#[derive(Clone, Copy, Debug)]
+pub struct LitBool(pub bool);
+
+struct LitBoolA<'a> {
+    b: bool,
+    cx: &'a mut Cx,
+}
+
+impl<'de> Accept<'de> for LitBoolA<'_> {
+    accept_head!(bool, |s| Expect::LitBool(s.b));
+    fn bool(self, v: bool) -> Option<bool> {
+        if v == self.b {
+            Some(v)
+        } else {
+            self.reject("boolean")
+        }
+    }
+}
+
+impl Schema for LitBool {
+    type Out = bool;
+    fn expect(self) -> Expect {
+        Expect::LitBool(self.0)
+    }
+    fn decode<'de, D: Deserializer<'de>>(
+        self,
+        d: D,
+        cx: &mut Cx,
+    ) -> Result<Option<bool>, D::Error> {
+        d.deserialize_any(Visit(LitBoolA { b: self.0, cx }))
+    }
+}
+
+/// An integer literal: exactly this number (`1.0` is `1`).
+#[derive(Clone, Copy, Debug)]
+pub struct LitInt(pub i64);
+
+struct LitIntA<'a> {
+    i: i64,
+    cx: &'a mut Cx,
+}
+
+impl<'de> Accept<'de> for LitIntA<'_> {
+    accept_head!(i64, |s| Expect::LitInt(s.i));
+    fn num(self, n: Num) -> Option<i64> {
+        if n.as_f64() == self.i as f64 {
+            Some(self.i)
+        } else {
+            self.reject("number")
+        }
+    }
+}
+
+impl Schema for LitInt {
+    type Out = i64;
+    fn expect(self) -> Expect {
+        Expect::LitInt(self.0)
+    }
+    fn decode<'de, D: Deserializer<'de>>(self, d: D, cx: &mut Cx) -> Result<Option<i64>, D::Error> {
+        d.deserialize_any(Visit(LitIntA { i: self.0, cx }))
+    }
+}
+
+/// `[T]`, `[T](min = 1, max = 500)`.
+#[derive(Clone, Copy, Debug)]
+pub struct Array<S> {
+    pub item: S,
+    pub min: Option<u64>,
+    pub max: Option<u64>,
+}
+
+struct ArrayA<'a, S> {
+    s: Array<S>,
+    cx: &'a mut Cx,
+}
+
+impl<'de, S: Schema> Accept<'de> for ArrayA<'_, S> {
+    accept_head!(Vec<S::Out>, Expect::Type("array"));
+    fn seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<Vec<S::Out>>, A::Error> {
+        let mut out = Vec::new();
+        let mut ok = true;
+        let mut i = 0usize;
+        loop {
+            self.cx.push(Seg::Index(i));
+            let next = seq.next_element_seed(Seed(self.s.item, self.cx));
+            self.cx.pop();
+            match next? {
+                None => break,
+                Some(Some(v)) => out.push(v),
+                Some(None) => ok = false,
+            }
+            i += 1;
+        }
+        ok &= check_len(self.cx, "array", "items", i as u64, self.s.min, self.s.max);
+        Ok(ok.then_some(out))
+    }
+}
+
+impl<S: Schema> Schema for Array<S> {
+    type Out = Vec<S::Out>;
+    fn expect(self) -> Expect {
+        Expect::Type("array")
+    }
+    fn decode<'de, D: Deserializer<'de>>(
+        self,
+        d: D,
+        cx: &mut Cx,
+    ) -> Result<Option<Self::Out>, D::Error> {
+        d.deserialize_any(Visit(ArrayA { s: self, cx }))
+    }
+}
+
+/// `map<T>`: any string keys, values of `T`. Issues follow JavaScript's key order: integer
+/// keys ascending, then the others in the order they first appear.
+#[derive(Clone, Copy, Debug)]
+pub struct Map<S>(pub S);
+
+struct MapA<'a, S> {
+    s: S,
+    cx: &'a mut Cx,
+}
+
+/// A key's place in JavaScript's own-key order.
+fn js_key_order(key: &str, first_seen: usize) -> (u8, u64, usize) {
+    let is_index = !key.is_empty()
+        && key.bytes().all(|b| b.is_ascii_digit())
+        && (key == "0" || !key.starts_with('0'))
+        && key.len() <= 10;
+    match key.parse::<u64>() {
+        Ok(n) if is_index && n < u32::MAX as u64 => (0, n, 0),
+        _ => (1, 0, first_seen),
+    }
+}
+
+impl<'de, S: Schema> Accept<'de> for MapA<'_, S> {
+    accept_head!(BTreeMap<String, S::Out>, Expect::Type("record"));
+    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Self::Out>, A::Error> {
+        let mut out = BTreeMap::new();
+        let base = self.cx.len();
+        // Every key whose last value had issues, or whose earlier value had some.
+        let mut spans: Vec<KeySpan> = Vec::new();
+        let mut seen = 0usize;
+        while let Some(key) = map.next_key::<String>()? {
+            let start = self.cx.len();
+            self.cx.push(Seg::Key(Cow::Owned(key)));
+            let next = map.next_value_seed(Seed(self.s, self.cx));
+            let Some(Seg::Key(key)) = self.cx.pop() else {
+                unreachable!("a key was pushed")
+            };
+            let key = key.into_owned();
+            let next = next?;
+            let end = self.cx.len();
+            let prior = spans.iter().position(|s| s.key == key);
+            match next {
+                Some(v) => {
+                    if let Some(p) = prior {
+                        spans[p].live = None;
+                    }
+                    out.insert(key, v);
+                }
+                None => {
+                    out.remove(&key);
+                    match prior {
+                        Some(p) => spans[p].live = Some((start, end)),
+                        None => spans.push(KeySpan {
+                            key,
+                            first: seen,
+                            live: Some((start, end)),
+                        }),
+                    }
+                }
+            }
+            seen += 1;
+        }
+        if self.cx.len() == base {
+            return Ok(Some(out));
+        }
+        spans.sort_by_key(|s| js_key_order(&s.key, s.first));
+        let live: Vec<(usize, usize)> = spans.iter().filter_map(|s| s.live).collect();
+        self.cx.reorder(base, &live);
+        Ok(if live.is_empty() { Some(out) } else { None })
+    }
+}
+
+/// The issues of one map key: where it first appeared and the span of its last value's
+/// issues (`None` once a later duplicate was valid).
+struct KeySpan {
+    key: String,
+    first: usize,
+    live: Option<(usize, usize)>,
+}
+
+impl<S: Schema> Schema for Map<S> {
+    type Out = BTreeMap<String, S::Out>;
+    fn expect(self) -> Expect {
+        Expect::Type("record")
+    }
+    fn decode<'de, D: Deserializer<'de>>(
+        self,
+        d: D,
+        cx: &mut Cx,
+    ) -> Result<Option<Self::Out>, D::Error> {
+        d.deserialize_any(Visit(MapA { s: self.0, cx }))
+    }
+}
+
+/// `T | null`.
+#[derive(Clone, Copy, Debug)]
+pub struct Nullable<S>(pub S);
+
+struct NullableV<'a, S> {
+    s: S,
+    cx: &'a mut Cx,
+}
+
+impl<'de, S: Schema> Visitor<'de> for NullableV<'_, S> {
+    type Value = Option<Option<S::Out>>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(Some(None))
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(Some(None))
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        Ok(self.s.decode(d, self.cx)?.map(Some))
+    }
+}
+
+impl<S: Schema> Schema for Nullable<S> {
+    type Out = Option<S::Out>;
+    fn expect(self) -> Expect {
+        self.0.expect()
+    }
+    fn decode<'de, D: Deserializer<'de>>(
+        self,
+        d: D,
+        cx: &mut Cx,
+    ) -> Result<Option<Self::Out>, D::Error> {
+        d.deserialize_option(NullableV { s: self.0, cx })
+    }
+}
+
+/// A value kept on the heap (a recursive type).
+#[derive(Clone, Copy, Debug)]
+pub struct Boxed<S>(pub S);
+
+impl<S: Schema> Schema for Boxed<S> {
+    type Out = Box<S::Out>;
+    fn expect(self) -> Expect {
+        self.0.expect()
+    }
+    fn decode<'de, D: Deserializer<'de>>(
+        self,
+        d: D,
+        cx: &mut Cx,
+    ) -> Result<Option<Self::Out>, D::Error> {
+        Ok(self.0.decode(d, cx)?.map(Box::new))
+    }
+}
+
+/// A generated type, as a schema.
+pub struct Named<T>(PhantomData<fn() -> T>);
+
+impl<T> Named<T> {
+    /// The schema of `T`.
+    pub const fn new() -> Self {
+        Named(PhantomData)
+    }
+}
+
+impl<T> Default for Named<T> {
+    fn default() -> Self {
+        Named::new()
+    }
+}
+
+impl<T> Clone for Named<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Named<T> {}
+
+impl<T: Decode> Schema for Named<T> {
+    type Out = T;
+    fn expect(self) -> Expect {
+        T::EXPECT
+    }
+    fn decode<'de, D: Deserializer<'de>>(self, d: D, cx: &mut Cx) -> Result<Option<T>, D::Error> {
+        T::decode(d, cx)
+    }
+}

@@ -1,0 +1,112 @@
+//! The request and event tables' traits, the errors of parse-by-name, and the hooks a host's
+//! dispatcher refuses with.
+
+use super::ParseError;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A request of a table, lsp-types style: its wire name, payload and result.
+pub trait Request: 'static {
+    /// The wire name (`chat.history`).
+    const METHOD: &'static str;
+    /// What the client sends.
+    type Payload: fmt::Debug + Clone + Serialize + Send + 'static;
+    /// What the host answers.
+    type Result: fmt::Debug + Clone + Serialize + Send + 'static;
+    /// Parses and validates a payload.
+    fn parse_payload(json: &str) -> Result<Self::Payload, ParseError>;
+    /// Parses and validates a result.
+    fn parse_result(json: &str) -> Result<Self::Result, ParseError>;
+}
+
+/// An event of a table: its wire name and payload.
+pub trait Event: 'static {
+    /// The wire name (`chat.status`).
+    const NAME: &'static str;
+    /// What the event carries.
+    type Payload: fmt::Debug + Clone + Serialize + Send + 'static;
+    /// Parses and validates a payload.
+    fn parse_payload(json: &str) -> Result<Self::Payload, ParseError>;
+}
+
+/// Why a value could not be parsed by name.
+#[derive(Debug)]
+pub enum TableError {
+    /// No table entry has this name.
+    UnknownName(String),
+    /// The entry exists; the value is not valid for it.
+    Invalid {
+        /// The entry's name.
+        name: &'static str,
+        /// The prettified issues (or the JSON syntax error).
+        error: ParseError,
+    },
+}
+
+impl TableError {
+    /// Whether the name is unknown to the table.
+    pub fn is_unknown_name(&self) -> bool {
+        matches!(self, TableError::UnknownName(_))
+    }
+}
+
+impl fmt::Display for TableError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TableError::UnknownName(name) => write!(f, "unknown name: {name}"),
+            TableError::Invalid { error, .. } => error.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for TableError {}
+
+/// The error a host answers with: what a generated dispatcher makes when it refuses.
+/// The agent protocol's `WireError` implements it.
+pub trait HostError: Sized {
+    /// The host does not do this request.
+    fn unsupported(method: &str) -> Self;
+    /// No table entry has this name.
+    fn unknown_request(name: &str) -> Self;
+    /// The payload is not valid for the request.
+    fn invalid_payload(name: &str, error: &ParseError) -> Self;
+    /// The result could not be written (never expected).
+    fn internal(message: String) -> Self;
+}
+
+/// A wire error `{ code, message }` with an open code, for protocols that have none of their
+/// own. The agent protocol's generated `WireError` takes its place in `__private`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WireError {
+    /// What a client branches on.
+    pub code: String,
+    /// What a client shows.
+    pub message: String,
+}
+
+impl HostError for WireError {
+    fn unsupported(method: &str) -> Self {
+        WireError {
+            code: "chat-unsupported".to_owned(),
+            message: format!("{method} is not supported by this host"),
+        }
+    }
+    fn unknown_request(name: &str) -> Self {
+        WireError {
+            code: "unknown-request".to_owned(),
+            message: format!("unknown request: {name}"),
+        }
+    }
+    fn invalid_payload(_name: &str, error: &ParseError) -> Self {
+        WireError {
+            code: "invalid-payload".to_owned(),
+            message: error.to_string(),
+        }
+    }
+    fn internal(message: String) -> Self {
+        WireError {
+            code: "internal".to_owned(),
+            message,
+        }
+    }
+}
