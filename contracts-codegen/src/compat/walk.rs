@@ -33,6 +33,7 @@ pub(super) struct Differ<'a> {
     /// Pairs of named types compared (or being compared), with whether they yielded a finding.
     memo: HashMap<(DefKey, DefKey), bool>,
     paired_base: HashSet<DefKey>,
+    paired_head: HashSet<DefKey>,
     /// Every capability (`#[accepts]`) the base already gates something with.
     base_accepts: HashSet<String>,
     /// The protocol's directory in each model (`schema/agent`).
@@ -52,6 +53,7 @@ impl<'a> Differ<'a> {
             hdirs: reach::directions(head),
             memo: HashMap::new(),
             paired_base: HashSet::new(),
+            paired_head: HashSet::new(),
             base_accepts: capabilities(base),
             base_root: root_dir(base),
             head_root: root_dir(head),
@@ -271,6 +273,10 @@ impl<'a> Differ<'a> {
                 // Its place was compared (or removed) where it was written.
                 continue;
             }
+            if self.renamed(bd).is_some() {
+                // Nothing refers to it, and a new type of the same shape took its place.
+                continue;
+            }
             let i = base
                 .types
                 .iter()
@@ -293,6 +299,28 @@ impl<'a> Differ<'a> {
                 msg,
             );
         }
+    }
+
+    /// A head type that is new by name, not paired yet, of the same kind and the same shape as
+    /// `bd`: the same type renamed. It is marked paired.
+    fn renamed(&mut self, bd: &TypeDef) -> Option<&'a TypeDef> {
+        let (base, head) = (self.base, self.head);
+        let fb = self.bprint.ty(base, &named(bd));
+        for hd in &head.types {
+            let hk = def_key(head, &hd.name);
+            if hd.synthetic != bd.synthetic
+                || base.own_type(&hd.name).is_some()
+                || self.paired_head.contains(&hk)
+                || std::mem::discriminant(&hd.kind) != std::mem::discriminant(&bd.kind)
+            {
+                continue;
+            }
+            if self.hprint.ty(head, &named(hd)) == fb {
+                self.paired_head.insert(hk);
+                return Some(hd);
+            }
+        }
+        None
     }
 
     /// The way a pair travels: the base type's way, else the head type's, else both.
@@ -554,6 +582,7 @@ impl<'a> Differ<'a> {
         }
         self.memo.insert(key.clone(), false);
         self.paired_base.insert(bk.clone());
+        self.paired_head.insert(hk.clone());
         let dir = self.pair_dir(&bk, &hk);
         let subject = if hd.synthetic {
             cx.subject.clone()
