@@ -391,3 +391,142 @@ fn git(root: &Path, args: &[&str]) -> Result<String, String> {
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
+
+#[cfg(test)]
+mod tests {
+    //! The command on throwaway git repositories.
+
+    use super::*;
+
+    const V1: &str = "enum State { \"idle\", \"running\" }\nstruct Status { state: State }\nevents {\n    \"status\": Status,\n}\n";
+
+    /// A fresh repository with `files` committed; returns its root.
+    fn repo(tag: &str, files: &[(&str, &str)]) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("xtask-compat-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap_or_default();
+        for args in [
+            &["init", "-q", "-b", "main"][..],
+            &["config", "user.email", "t@t"],
+            &["config", "user.name", "t"],
+        ] {
+            git(&dir, args).unwrap_or_default();
+        }
+        write(&dir, files);
+        git(&dir, &["add", "-A"]).unwrap_or_default();
+        git(&dir, &["commit", "-q", "--allow-empty", "-m", "v1"]).unwrap_or_default();
+        dir
+    }
+
+    fn write(root: &Path, files: &[(&str, &str)]) {
+        for (path, text) in files {
+            let p = root.join(path);
+            if let Some(d) = p.parent() {
+                std::fs::create_dir_all(d).unwrap_or_default();
+            }
+            std::fs::write(p, text).unwrap_or_default();
+        }
+    }
+
+    fn args(base: Option<&str>) -> Args {
+        Args {
+            base: base.map(str::to_string),
+            ..Args::default()
+        }
+    }
+
+    #[test]
+    fn a_breaking_change_against_head_is_reported_with_its_place() {
+        let root = repo("breaking", &[("schema/demo/api.contract", V1)]);
+        write(
+            &root,
+            &[(
+                "schema/demo/api.contract",
+                &V1.replace("\"running\" }", "\"running\", \"waiting\" }"),
+            )],
+        );
+        let out = check(&root, &args(None)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(out.base.rev, "HEAD");
+        assert!(out.report.is_breaking());
+        let text = render::text(&out.report, &out.files, &out.ack_file);
+        assert!(text.contains("error[enum-value-added]"), "{text}");
+        assert!(text.contains("--> schema/demo/api.contract:1:"), "{text}");
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_directory_missing_at_the_base_is_new_and_compatible() {
+        let root = repo("new", &[("README", "x")]);
+        write(&root, &[("schema/demo/api.contract", V1)]);
+        let out = check(&root, &args(Some("HEAD"))).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!out.report.is_breaking());
+        assert!(
+            out.report
+                .items
+                .iter()
+                .any(|r| r.finding.rule == "event-added")
+        );
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn acknowledged_breaks_pass_and_stale_entries_are_reported() {
+        let ack = r#"{ "acknowledged": [
+            { "rule": "enum-value-added", "subject": "State.\"waiting\"", "reason": "no client yet" },
+            { "rule": "field-removed", "subject": "Status.gone", "reason": "old" }
+        ] }"#;
+        let root = repo("ack", &[("schema/demo/api.contract", V1), (ACK_FILE, ack)]);
+        write(
+            &root,
+            &[(
+                "schema/demo/api.contract",
+                &V1.replace("\"running\" }", "\"running\", \"waiting\" }"),
+            )],
+        );
+        let out = check(&root, &args(Some("HEAD"))).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            !out.report.is_breaking(),
+            "{}",
+            render::text(&out.report, &out.files, &out.ack_file)
+        );
+        assert_eq!(out.report.acknowledged(), 1);
+        assert_eq!(out.report.stale.len(), 1);
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn the_committed_baseline_is_the_default_and_unknown_revisions_are_usage_errors() {
+        let root = repo(
+            "baseline",
+            &[
+                ("schema/demo/api.contract", V1),
+                (BASELINE_FILE, "# a comment\nv9\n"),
+            ],
+        );
+        let err = check(&root, &args(None)).err().unwrap_or_default();
+        assert!(
+            err.contains("unknown revision `v9`") && err.contains(BASELINE_FILE),
+            "{err}"
+        );
+        git(&root, &["tag", "v9"]).unwrap_or_default();
+        let out = check(&root, &args(None)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(out.base.why, BASELINE_FILE);
+        assert!(out.report.items.is_empty());
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_schema_error_is_reported_with_its_place() {
+        let root = repo("broken", &[("schema/demo/api.contract", V1)]);
+        write(
+            &root,
+            &[(
+                "schema/demo/api.contract",
+                "struct Status { state: Nope }\n",
+            )],
+        );
+        let err = check(&root, &args(Some("HEAD"))).err().unwrap_or_default();
+        assert!(err.contains("schema/demo/api.contract:1:"), "{err}");
+        let _ = std::fs::remove_dir_all(&root);
+    }
+}
