@@ -516,6 +516,37 @@ mod tests {
     }
 
     #[test]
+    fn an_app_is_checked_against_its_base_protocol() {
+        let app = "use demo::State;\nstruct Note { state: State }\nrequests {\n    \"note.add\": Note -> Note,\n}\n";
+        let root = repo(
+            "app",
+            &[
+                ("schema/demo/api.contract", V1),
+                ("app/schema/note.contract", app),
+            ],
+        );
+        let more = V1.replace("\"running\" }", "\"running\", \"waiting\" }");
+        write(&root, &[("schema/demo/api.contract", &more)]);
+        let a = Args {
+            base: Some("HEAD".into()),
+            schemas: vec![root.join("app/schema")],
+            base_protocols: vec![format!("demo={}", root.join("schema/demo").display())],
+            ..Args::default()
+        };
+        let out = check(&root, &a).unwrap_or_else(|e| panic!("{e}"));
+        // `State` travels both ways in the app (a request payload and its result).
+        let f: Vec<_> = out
+            .report
+            .items
+            .iter()
+            .map(|r| (r.protocol.as_str(), r.finding.rule))
+            .collect();
+        assert_eq!(f, vec![("schema", "enum-value-added")]);
+        assert!(out.report.is_breaking());
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
     fn a_schema_error_is_reported_with_its_place() {
         let root = repo("broken", &[("schema/demo/api.contract", V1)]);
         write(
