@@ -8,6 +8,15 @@ mod proto {
     contracts::protocol! { name: "wiretest", dir: "tests/wire_schema" }
 }
 
+/// An app's protocol on top of `wiretest`: its types import the base's, its tables hold both.
+mod app {
+    contracts::protocol! {
+        name: "app",
+        dir: "../contracts-codegen/tests/emit_rust/app",
+        extends: { wiretest: crate::proto = "tests/wire_schema" },
+    }
+}
+
 use contracts::wire::{self, Decode, ParseError};
 use proto::*;
 
@@ -550,4 +559,51 @@ fn dispatch_parses_once_and_calls_the_host() {
     );
     fn is_send<T: Send>(_: &T) {}
     is_send(&dispatch(&Chats, "chat.list", &raw("{}")));
+}
+
+struct AppHost;
+
+impl app::Host for AppHost {
+    async fn document_read(
+        &self,
+        payload: app::DocumentReadPayload,
+    ) -> Result<app::Document, contracts::__private::WireError> {
+        Ok(app::Document {
+            id: payload.id.clone(),
+            chat: payload.id,
+            state: State::Idle,
+            item: None,
+        })
+    }
+}
+
+#[test]
+fn an_app_extends_a_base_protocol() {
+    assert_eq!(
+        app::REQUEST_NAMES,
+        &["chat.history", "chat.list", "chat.old", "document.read"]
+    );
+    assert_eq!(app::EVENT_NAMES, &["chat.event", "document.changed"]);
+    let out = block_on(app::dispatch(
+        &AppHost,
+        "document.read",
+        &raw(r#"{"id":"d"}"#),
+    ))
+    .unwrap();
+    assert_eq!(out.get(), r#"{"id":"d","chat":"d","state":"idle"}"#);
+    let e = block_on(app::dispatch(
+        &AppHost,
+        "chat.history",
+        &raw(r#"{"chatId":"c","cursor":"x"}"#),
+    ))
+    .unwrap_err();
+    assert_eq!(e.code, "chat-unsupported");
+    let p = app::RequestPayload::parse("chat.list", "{}").unwrap();
+    assert!(matches!(p, app::RequestPayload::ChatList(_)));
+    assert_eq!(
+        wire::from_str::<app::Document>(r#"{"id":"","chat":"c","state":"x"}"#)
+            .unwrap_err()
+            .to_string(),
+        "✖ Too small: expected string to have >=1 characters\n  → at id\n✖ Invalid option: expected one of \"idle\"|\"running\"\n  → at state"
+    );
 }

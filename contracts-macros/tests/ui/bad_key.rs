@@ -1,0 +1,3 @@
+contracts_macros::protocol! { dir: "unknown-type", color: "blue" }
+
+fn main() {}

@@ -1,0 +1,3 @@
+contracts_macros::protocol! { dir: "no-such-dir" }
+
+fn main() {}

@@ -1,0 +1,3 @@
+contracts_macros::protocol! { dir: "several-errors" }
+
+fn main() {}
