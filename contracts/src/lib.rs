@@ -7,6 +7,7 @@ extern crate self as contracts;
 
 #[doc(hidden)]
 pub mod __private;
+pub mod connect;
 pub mod port;
 
 pub mod wire;

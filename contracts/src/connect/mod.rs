@@ -1,0 +1,59 @@
+//! The Agent Connect protocol: the frames around events on `/v1/ws`.
+//!
+//! The types are generated from `schema/connect` by [`protocol!`](crate::protocol). Beside them
+//! sit the parse functions (a typed frame or Zod's prettified message, never a panic) and
+//! [`session`], the sans-IO core of a server that enforces the protocol's rules.
+
+crate::protocol! { name: "connect", dir: "schema/connect" }
+
+pub mod session;
+
+use crate::wire::{self, ParseError};
+
+/// Which side's frames a text is read as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// What a client sends: [`ClientFrame`].
+    Client,
+    /// What a server sends: [`ServerFrame`].
+    Server,
+}
+
+impl Side {
+    /// The side named `client` or `server`, as `cargo xtask validate --as` names it.
+    pub fn from_name(name: &str) -> Option<Side> {
+        match name {
+            "client" => Some(Side::Client),
+            "server" => Some(Side::Server),
+            _ => None,
+        }
+    }
+}
+
+/// Parses and validates a frame a client sent.
+pub fn parse_client_frame(json: &str) -> Result<ClientFrame, ParseError> {
+    wire::from_str(json)
+}
+
+/// Parses and validates a frame a server sent.
+pub fn parse_server_frame(json: &str) -> Result<ServerFrame, ParseError> {
+    wire::from_str(json)
+}
+
+/// Checks one frame of `side`: `Ok` or the reason it is refused.
+pub fn check(side: Side, json: &str) -> Result<(), ParseError> {
+    match side {
+        Side::Client => parse_client_frame(json).map(drop),
+        Side::Server => parse_server_frame(json).map(drop),
+    }
+}
+
+/// The verdict line `cargo xtask validate` writes for one input line:
+/// `{"ok":true}` or `{"ok":false,"stage":"envelope","message":"..."}`.
+pub fn verdict_line(side: Side, json: &str) -> String {
+    let verdict = match check(side, json) {
+        Ok(()) => serde_json::json!({ "ok": true }),
+        Err(e) => serde_json::json!({ "ok": false, "stage": "envelope", "message": e.to_string() }),
+    };
+    verdict.to_string()
+}
