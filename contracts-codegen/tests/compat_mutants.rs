@@ -468,6 +468,7 @@ fn mutants_of_the_real_schemas_are_caught() {
             Ok(m) => m,
             Err(e) => panic!("{dir} does not load:\n{}", e.render()),
         };
+        let (total0, caught0) = (total, caught);
         for mutant in mutants(&model) {
             let findings = compat::diff(&model, &mutant.model);
             let mut got: Vec<(&str, Level)> = findings.iter().map(|f| (f.rule, f.level)).collect();
@@ -492,6 +493,11 @@ fn mutants_of_the_real_schemas_are_caught() {
                 ));
             }
         }
+        println!(
+            "compat mutants: {dir}: {} of {} caught",
+            caught - caught0,
+            total - total0
+        );
     }
     let kinds: Vec<String> = by_kind
         .iter()
