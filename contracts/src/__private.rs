@@ -5,8 +5,9 @@ pub use serde;
 pub use serde_json;
 pub use serde_json::value::RawValue;
 
-/// The error type a generated host answers with.
-pub use crate::wire::WireError;
+/// The error a generated host answers with: the agent protocol's `WireError`, the error of the
+/// frame envelope every request table travels in.
+pub use crate::agent::WireError;
 
 /// The error for a request the host does not do.
 pub fn unsupported(method: &str) -> WireError {

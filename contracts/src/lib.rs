@@ -7,9 +7,11 @@ extern crate self as contracts;
 
 #[doc(hidden)]
 pub mod __private;
+pub mod agent;
 pub mod connect;
 pub mod port;
 
+pub mod verdict;
 pub mod wire;
 
 pub use contracts_macros::protocol;

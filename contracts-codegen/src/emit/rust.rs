@@ -241,7 +241,7 @@ impl<'a> Emitter<'a> {
             TyKind::Boolean => quote!(bool),
             TyKind::Int(_) => quote!(i64),
             TyKind::Number(_) => quote!(f64),
-            TyKind::Unknown => quote!(#rt::serde_json::Value),
+            TyKind::Unknown => quote!(#rt::RawJson),
             TyKind::Literal(Literal::String(_)) => quote!(&'static str),
             TyKind::Literal(Literal::Bool(_)) => quote!(bool),
             TyKind::Literal(Literal::Int(_)) => quote!(i64),

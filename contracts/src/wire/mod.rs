@@ -18,9 +18,9 @@ pub use object::{
 };
 pub use schema::{
     Array, Bool, Boxed, Decode, Int, LitBool, LitInt, LitStr, MAX_SAFE, Map, NONOPTIONAL, Named,
-    Nullable, Num, Number, Raw, Schema, Seed, Str, Unknown,
+    Nullable, Num, Number, RawJson, Schema, Seed, Str, Unknown,
 };
-pub use table::{Event, HostError, Request, TableError, WireError};
+pub use table::{Event, HostError, Request, TableError};
 pub use union::{
     Entries, JsonError, PickVariant, TryVariant, decode_enum, decode_open_enum, decode_raw,
     decode_raw_with, decode_tagged, decode_untagged,

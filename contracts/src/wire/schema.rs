@@ -359,7 +359,8 @@ impl Schema for Number {
     }
 }
 
-/// `unknown`: any JSON value, kept as a `serde_json::Value`. Absent, it is refused.
+/// `unknown`: any JSON value, kept as its raw text ([`RawJson`]) so it is parsed once, by
+/// whoever knows what it holds. Absent, it is refused.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Unknown;
 
@@ -367,34 +368,80 @@ pub struct Unknown;
 pub const NONOPTIONAL: &str = "Invalid input: expected nonoptional, received undefined";
 
 impl Schema for Unknown {
-    type Out = serde_json::Value;
+    type Out = RawJson;
     fn expect(self) -> Expect {
         Expect::Fixed(NONOPTIONAL)
     }
-    fn decode<'de, D: Deserializer<'de>>(
-        self,
-        d: D,
-        _cx: &mut Cx,
-    ) -> Result<Option<serde_json::Value>, D::Error> {
-        serde::Deserialize::deserialize(d).map(Some)
+    fn decode<'de, D: Deserializer<'de>>(self, d: D, _cx: &mut Cx) -> Result<Option<RawJson>, D::Error> {
+        serde::Deserialize::deserialize(d).map(|raw| Some(RawJson(raw)))
     }
 }
 
-/// `unknown` kept as raw JSON text, for values parsed later (envelopes).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Raw;
+/// Any JSON value, kept as the text it arrived as: no tree is built, and a typed parse later
+/// reads it once (`RawJson::parse`). Two values are equal when their texts are.
+#[derive(Clone)]
+pub struct RawJson(pub Box<serde_json::value::RawValue>);
 
-impl Schema for Raw {
-    type Out = Box<serde_json::value::RawValue>;
-    fn expect(self) -> Expect {
-        Expect::Fixed(NONOPTIONAL)
+impl RawJson {
+    /// The JSON text.
+    pub fn get(&self) -> &str {
+        self.0.get()
     }
-    fn decode<'de, D: Deserializer<'de>>(
-        self,
-        d: D,
-        _cx: &mut Cx,
-    ) -> Result<Option<Self::Out>, D::Error> {
-        serde::Deserialize::deserialize(d).map(Some)
+
+    /// `null`.
+    pub fn null() -> RawJson {
+        RawJson(serde_json::value::RawValue::from_string("null".to_owned()).expect("null is JSON"))
+    }
+
+    /// A value serialised to JSON text.
+    pub fn from_value<T: serde::Serialize + ?Sized>(value: &T) -> Result<RawJson, serde_json::Error> {
+        serde_json::value::to_raw_value(value).map(RawJson)
+    }
+
+    /// The value parsed and validated as a generated type.
+    pub fn parse<T: Decode>(&self) -> Result<T, super::ParseError> {
+        super::from_str::<T>(self.get())
+    }
+
+    /// The value as an untyped tree.
+    pub fn to_value(&self) -> serde_json::Value {
+        serde_json::from_str(self.get()).unwrap_or(serde_json::Value::Null)
+    }
+}
+
+impl PartialEq for RawJson {
+    fn eq(&self, other: &RawJson) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl std::fmt::Debug for RawJson {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.get())
+    }
+}
+
+impl std::fmt::Display for RawJson {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.get())
+    }
+}
+
+impl serde::Serialize for RawJson {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for RawJson {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<RawJson, D::Error> {
+        Box::<serde_json::value::RawValue>::deserialize(d).map(RawJson)
+    }
+}
+
+impl From<Box<serde_json::value::RawValue>> for RawJson {
+    fn from(raw: Box<serde_json::value::RawValue>) -> RawJson {
+        RawJson(raw)
     }
 }
 

@@ -2,7 +2,7 @@
 //! dispatcher refuses with.
 
 use super::ParseError;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::fmt;
 
 /// A request of a table, lsp-types style: its wire name, payload and result.
@@ -72,41 +72,4 @@ pub trait HostError: Sized {
     fn invalid_payload(name: &str, error: &ParseError) -> Self;
     /// The result could not be written (never expected).
     fn internal(message: String) -> Self;
-}
-
-/// A wire error `{ code, message }` with an open code, for protocols that have none of their
-/// own. The agent protocol's generated `WireError` takes its place in `__private`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WireError {
-    /// What a client branches on.
-    pub code: String,
-    /// What a client shows.
-    pub message: String,
-}
-
-impl HostError for WireError {
-    fn unsupported(method: &str) -> Self {
-        WireError {
-            code: "chat-unsupported".to_owned(),
-            message: format!("{method} is not supported by this host"),
-        }
-    }
-    fn unknown_request(name: &str) -> Self {
-        WireError {
-            code: "unknown-request".to_owned(),
-            message: format!("unknown request: {name}"),
-        }
-    }
-    fn invalid_payload(_name: &str, error: &ParseError) -> Self {
-        WireError {
-            code: "invalid-payload".to_owned(),
-            message: error.to_string(),
-        }
-    }
-    fn internal(message: String) -> Self {
-        WireError {
-            code: "internal".to_owned(),
-            message,
-        }
-    }
 }

@@ -1,0 +1,411 @@
+//! Host machinery: the [`Hub`] that knows every chat and every connected client, and
+//! [`serve`], the loop that runs one connection over any [`FramePort`].
+//!
+//! The hub keeps, per chat, the thread (through the same reducer the client uses), a `seq`
+//! that grows with every chat.event, a bounded log of the latest events, the bookmarks and the
+//! visuals. It routes what a host publishes as the spec says: chat.status to every client;
+//! chat.event, chat.bookmarks, chat.visuals and chat.subagentChanged only to the clients
+//! attached to that chat; usage.changed only to clients that called usage.subscribe;
+//! accounts.changed and usage.limitsChanged to every client.
+//!
+//! Attach and replay: [`Hub::attach`] answers a client that sends `since` with `resumed` and
+//! every later event in order when the log still holds them all, and with a fresh snapshot
+//! otherwise. The events go out after the attach reply: the hub holds a client's frames while
+//! one of its requests runs and [`serve`] releases them once the reply is sent, so a client
+//! never sees a chat.event before the attach that makes it meaningful.
+
+use super::thread::{Thread, history_index, is_pending};
+use super::{
+    AttachResult, Bookmark, ChatAttachPayload, ChatEvent, ChatEventEvent, ChatHistoryPayload, ChatHistoryResult, ChatInfo,
+    ChatItem, ChatStatusEvent, ErrorCode, HistoryPosition, Host, Seq, Visual, WireError, events,
+};
+use crate::port::{FramePort, FrameReceiver, Incoming, Outgoing};
+use crate::wire::Event as _;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+use tokio::sync::mpsc;
+
+/// A connected client, as the hub knows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ClientId(u64);
+
+/// How much the hub keeps.
+#[derive(Clone, Debug)]
+pub struct HubConfig {
+    /// Events kept per chat for replay; an older `since` gets a snapshot.
+    pub log_capacity: usize,
+    /// Items in an attach snapshot when the client gives no `historyLimit`.
+    pub default_history_limit: usize,
+    /// History cursors remembered; an older one is refused with `history-expired`.
+    pub cursor_capacity: usize,
+}
+
+impl Default for HubConfig {
+    fn default() -> Self {
+        HubConfig { log_capacity: 1000, default_history_limit: 50, cursor_capacity: 4096 }
+    }
+}
+
+/// Every chat and every connected client.
+pub struct Hub {
+    config: HubConfig,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    next_client: u64,
+    next_cursor: u64,
+    clients: HashMap<ClientId, Client>,
+    chats: BTreeMap<String, Chat>,
+    /// Opaque cursor -> (chat, index of the first item after the page it starts).
+    cursors: HashMap<String, (String, usize)>,
+    cursor_order: VecDeque<String>,
+}
+
+struct Client {
+    out: mpsc::UnboundedSender<Outgoing>,
+    attached: HashSet<String>,
+    usage: bool,
+    /// Frames held while one of the client's requests runs.
+    held: Option<Vec<Outgoing>>,
+}
+
+struct Chat {
+    thread: Thread,
+    seq: Seq,
+    log: VecDeque<(Seq, ChatEvent)>,
+    bookmarks: Vec<Bookmark>,
+    visuals: Vec<Visual>,
+}
+
+/// A wire error with a code and a message.
+fn refuse(code: ErrorCode, message: impl Into<String>) -> WireError {
+    WireError { code, message: message.into() }
+}
+
+fn unknown_chat(chat_id: &str) -> WireError {
+    refuse(ErrorCode::UnknownChat, format!("no chat is called {chat_id:?}"))
+}
+
+impl Hub {
+    pub fn new(config: HubConfig) -> Arc<Hub> {
+        Arc::new(Hub { config, state: Mutex::new(State::default()) })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while holding the lock leaves plain data behind; keep serving.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Registers a client; frames for it arrive on the receiver.
+    pub fn connect(&self) -> (ClientId, mpsc::UnboundedReceiver<Outgoing>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut s = self.lock();
+        s.next_client += 1;
+        let id = ClientId(s.next_client);
+        s.clients.insert(id, Client { out: tx, attached: HashSet::new(), usage: false, held: None });
+        (id, rx)
+    }
+
+    /// Forgets a client.
+    pub fn disconnect(&self, client: ClientId) {
+        self.lock().clients.remove(&client);
+    }
+
+    /// Starts holding a client's frames (while one of its requests runs).
+    pub fn hold(&self, client: ClientId) {
+        if let Some(c) = self.lock().clients.get_mut(&client) {
+            c.held.get_or_insert_with(Vec::new);
+        }
+    }
+
+    /// Sends the frames held for a client, in order, and stops holding.
+    pub fn release(&self, client: ClientId) {
+        if let Some(c) = self.lock().clients.get_mut(&client)
+            && let Some(held) = c.held.take()
+        {
+            for frame in held {
+                let _ = c.out.send(frame);
+            }
+        }
+    }
+
+    /// A new chat with this info and an empty thread; every client hears chat.status.
+    pub fn create_chat(&self, info: ChatInfo) {
+        let mut s = self.lock();
+        let chat_id = info.chat_id.clone();
+        s.chats.insert(
+            chat_id.clone(),
+            Chat { thread: Thread::from_snapshot(info.clone(), Vec::new()), seq: 0, log: VecDeque::new(), bookmarks: Vec::new(), visuals: Vec::new() },
+        );
+        broadcast(&mut s, |_| true, events::ChatStatus::NAME, &ChatStatusEvent { chat_id, info });
+    }
+
+    /// Forgets a chat; its attached clients are detached.
+    pub fn remove_chat(&self, chat_id: &str) {
+        let mut s = self.lock();
+        s.chats.remove(chat_id);
+        for c in s.clients.values_mut() {
+            c.attached.remove(chat_id);
+        }
+    }
+
+    /// Every chat's info, in id order.
+    pub fn chats(&self) -> Vec<ChatInfo> {
+        self.lock().chats.values().filter_map(|c| c.thread.info.clone()).collect()
+    }
+
+    /// A chat's info.
+    pub fn info(&self, chat_id: &str) -> Option<ChatInfo> {
+        self.lock().chats.get(chat_id).and_then(|c| c.thread.info.clone())
+    }
+
+    /// A copy of a chat's thread.
+    pub fn thread(&self, chat_id: &str) -> Option<Thread> {
+        self.lock().chats.get(chat_id).map(|c| c.thread.clone())
+    }
+
+    /// Applies an event to a chat, logs it under the next seq and sends it as chat.event to
+    /// every attached client. An `info` or `reset` also goes out as chat.status to every
+    /// client. Answers the event's seq.
+    pub fn publish(&self, chat_id: &str, event: ChatEvent) -> Result<Seq, WireError> {
+        let mut s = self.lock();
+        let capacity = self.config.log_capacity;
+        let chat = s.chats.get_mut(chat_id).ok_or_else(|| unknown_chat(chat_id))?;
+        chat.thread.apply(&event);
+        chat.seq += 1;
+        let seq = chat.seq;
+        chat.log.push_back((seq, event.clone()));
+        while chat.log.len() > capacity {
+            chat.log.pop_front();
+        }
+        let status = matches!(event, ChatEvent::Info(_) | ChatEvent::Reset(_)).then(|| chat.thread.info.clone()).flatten();
+        let frame = ChatEventEvent { chat_id: chat_id.to_owned(), event, seq: Some(seq) };
+        broadcast(&mut s, |c| c.attached.contains(chat_id), events::ChatEvent::NAME, &frame);
+        if let Some(info) = status {
+            broadcast(&mut s, |_| true, events::ChatStatus::NAME, &ChatStatusEvent { chat_id: chat_id.to_owned(), info });
+        }
+        Ok(seq)
+    }
+
+    /// Replaces a chat's info (an `info` event) and tells every client.
+    pub fn set_info(&self, info: ChatInfo) -> Result<Seq, WireError> {
+        let chat_id = info.chat_id.clone();
+        self.publish(&chat_id, ChatEvent::Info(super::ChatEventInfo { info }))
+    }
+
+    /// Replaces a chat's bookmarks; attached clients hear chat.bookmarks.
+    pub fn set_bookmarks(&self, chat_id: &str, bookmarks: Vec<Bookmark>) -> Result<(), WireError> {
+        let mut s = self.lock();
+        let chat = s.chats.get_mut(chat_id).ok_or_else(|| unknown_chat(chat_id))?;
+        chat.bookmarks = bookmarks.clone();
+        let payload = super::ChatBookmarksEvent { chat_id: chat_id.to_owned(), bookmarks };
+        broadcast(&mut s, |c| c.attached.contains(chat_id), events::ChatBookmarks::NAME, &payload);
+        Ok(())
+    }
+
+    /// A chat's bookmarks.
+    pub fn bookmarks(&self, chat_id: &str) -> Result<Vec<Bookmark>, WireError> {
+        self.lock().chats.get(chat_id).map(|c| c.bookmarks.clone()).ok_or_else(|| unknown_chat(chat_id))
+    }
+
+    /// Replaces a chat's visuals; attached clients hear chat.visuals.
+    pub fn set_visuals(&self, chat_id: &str, visuals: Vec<Visual>) -> Result<(), WireError> {
+        let mut s = self.lock();
+        let chat = s.chats.get_mut(chat_id).ok_or_else(|| unknown_chat(chat_id))?;
+        chat.visuals = visuals.clone();
+        let payload = super::ChatVisualsEvent { chat_id: chat_id.to_owned(), visuals };
+        broadcast(&mut s, |c| c.attached.contains(chat_id), events::ChatVisuals::NAME, &payload);
+        Ok(())
+    }
+
+    /// A chat's visuals.
+    pub fn visuals(&self, chat_id: &str) -> Result<Vec<Visual>, WireError> {
+        self.lock().chats.get(chat_id).map(|c| c.visuals.clone()).ok_or_else(|| unknown_chat(chat_id))
+    }
+
+    /// Tells a chat's attached clients to ask for the watched subagent page again.
+    pub fn subagent_changed(&self, chat_id: &str, tool_use_id: &str) {
+        let payload = super::ChatSubagentChangedEvent { chat_id: chat_id.to_owned(), tool_use_id: tool_use_id.to_owned() };
+        broadcast(&mut self.lock(), |c| c.attached.contains(chat_id), events::ChatSubagentChanged::NAME, &payload);
+    }
+
+    /// The whole account snapshot, to every client.
+    pub fn accounts_changed(&self, snapshot: &super::AccountSnapshot) {
+        broadcast(&mut self.lock(), |_| true, events::AccountsChanged::NAME, snapshot);
+    }
+
+    /// The whole plan limit snapshot, to every client.
+    pub fn limits_changed(&self, limits: &super::PlanLimits) {
+        broadcast(&mut self.lock(), |_| true, events::UsageLimitsChanged::NAME, limits);
+    }
+
+    /// usage.changed, to the clients that called usage.subscribe.
+    pub fn usage_changed(&self, scanned_at: super::Timestamp) {
+        broadcast(&mut self.lock(), |c| c.usage, events::UsageChanged::NAME, &super::UsageChangedEvent { scanned_at });
+    }
+
+    /// usage.subscribe (`true`) and usage.unsubscribe (`false`) for a client.
+    pub fn subscribe_usage(&self, client: ClientId, on: bool) {
+        if let Some(c) = self.lock().clients.get_mut(&client) {
+            c.usage = on;
+        }
+    }
+
+    /// chat.attach for a client: registers it as attached and answers a snapshot, or, when
+    /// `since` is given and the log holds every event after it, `resumed` with an empty
+    /// `items`, queueing those events (held until the reply is out).
+    pub fn attach(&self, client: ClientId, payload: &ChatAttachPayload) -> Result<AttachResult, WireError> {
+        let mut s = self.lock();
+        let State { clients, chats, .. } = &mut *s;
+        let chat_id = payload.chat_id.as_str();
+        let chat = chats.get(chat_id).ok_or_else(|| unknown_chat(chat_id))?;
+        let info = chat.thread.info.clone().ok_or_else(|| unknown_chat(chat_id))?;
+        let c = clients.get_mut(&client).ok_or_else(|| refuse(ErrorCode::Internal, "client is gone"))?;
+        c.attached.insert(chat_id.to_owned());
+        if let Some(since) = payload.since
+            && let Some(missed) = replay_after(chat, since)
+        {
+            let held = c.held.get_or_insert_with(Vec::new);
+            for (seq, event) in missed {
+                let frame = ChatEventEvent { chat_id: chat_id.to_owned(), event, seq: Some(seq) };
+                held.push(Outgoing::Text(super::event_frame(events::ChatEvent::NAME, &frame)));
+            }
+            return Ok(AttachResult {
+                info,
+                items: Vec::new(),
+                history: None,
+                pending: None,
+                bookmarks: Some(chat.bookmarks.clone()),
+                visuals: Some(chat.visuals.clone()),
+                seq: Some(chat.seq),
+                resumed: Some(true),
+            });
+        }
+        let limit = payload.history_limit.map_or(self.config.default_history_limit, |l| l as usize);
+        let end = chat.thread.items.len();
+        let start = end.saturating_sub(limit);
+        let items = chat.thread.items[start..].to_vec();
+        let pending: Vec<ChatItem> = chat.thread.items.iter().filter(|i| is_pending(i)).cloned().collect();
+        let (bookmarks, visuals, seq) = (chat.bookmarks.clone(), chat.visuals.clone(), chat.seq);
+        let history = Some(position(&mut s, self.config.cursor_capacity, chat_id, start, &items));
+        Ok(AttachResult {
+            info,
+            items,
+            history,
+            pending: Some(pending),
+            bookmarks: Some(bookmarks),
+            visuals: Some(visuals),
+            seq: Some(seq),
+            resumed: None,
+        })
+    }
+
+    /// chat.detach for a client.
+    pub fn detach(&self, client: ClientId, chat_id: &str) {
+        if let Some(c) = self.lock().clients.get_mut(&client) {
+            c.attached.remove(chat_id);
+        }
+    }
+
+    /// Whether a client is attached to a chat.
+    pub fn is_attached(&self, client: ClientId, chat_id: &str) -> bool {
+        self.lock().clients.get(&client).is_some_and(|c| c.attached.contains(chat_id))
+    }
+
+    /// chat.history: the page before an opaque cursor, `history-expired` when the cursor is no
+    /// longer known.
+    pub fn history(&self, payload: &ChatHistoryPayload) -> Result<ChatHistoryResult, WireError> {
+        let mut s = self.lock();
+        let Some((chat_id, end)) = s.cursors.get(&payload.cursor).cloned() else {
+            return Err(refuse(ErrorCode::HistoryExpired, "this cursor is no longer known; attach again"));
+        };
+        if chat_id != payload.chat_id {
+            return Err(refuse(ErrorCode::HistoryExpired, "this cursor belongs to another chat; attach again"));
+        }
+        let chat = s.chats.get(&chat_id).ok_or_else(|| unknown_chat(&chat_id))?;
+        let end = end.min(chat.thread.items.len());
+        let limit = payload.limit.map_or(self.config.default_history_limit, |l| l as usize);
+        let start = end.saturating_sub(limit);
+        let items = chat.thread.items[start..end].to_vec();
+        let history = position(&mut s, self.config.cursor_capacity, &chat_id, start, &items);
+        Ok(ChatHistoryResult { items, history })
+    }
+}
+
+/// Every logged event after `since`, when the log still holds them all; `None` otherwise.
+fn replay_after(chat: &Chat, since: Seq) -> Option<Vec<(Seq, ChatEvent)>> {
+    if since > chat.seq || since < 0 {
+        return None;
+    }
+    let oldest = chat.log.front().map_or(chat.seq + 1, |(seq, _)| *seq);
+    if since + 1 < oldest {
+        return None;
+    }
+    Some(chat.log.iter().filter(|(seq, _)| *seq > since).cloned().collect())
+}
+
+/// Where a page starts, with a new cursor for the page before it (null at the thread's start).
+fn position(s: &mut State, capacity: usize, chat_id: &str, start: usize, items: &[ChatItem]) -> HistoryPosition {
+    let first = items.first().and_then(history_index).unwrap_or(start as i64);
+    let cursor = (start > 0).then(|| {
+        s.next_cursor += 1;
+        let cursor = format!("h{}.{}", s.next_cursor, start);
+        s.cursors.insert(cursor.clone(), (chat_id.to_owned(), start));
+        s.cursor_order.push_back(cursor.clone());
+        while s.cursor_order.len() > capacity {
+            if let Some(old) = s.cursor_order.pop_front() {
+                s.cursors.remove(&old);
+            }
+        }
+        cursor
+    });
+    HistoryPosition { start: first, cursor }
+}
+
+/// Sends an event frame to every client `to` picks (held while a request of theirs runs).
+fn broadcast<P: Serialize>(s: &mut State, to: impl Fn(&Client) -> bool, event: &str, payload: &P) {
+    let text = super::event_frame(event, payload);
+    for c in s.clients.values_mut().filter(|c| to(c)) {
+        let frame = Outgoing::Text(text.clone());
+        match &mut c.held {
+            Some(held) => held.push(frame),
+            None => {
+                let _ = c.out.send(frame);
+            }
+        }
+    }
+}
+
+/// Runs one connection until the port ends: every incoming frame is answered in order, with
+/// the client's event frames held while its request runs and released after the reply.
+/// `host` is the dispatcher for this connection (it usually holds the hub and the client id).
+pub async fn serve<H: Host, P: FramePort + ?Sized>(hub: &Hub, client: ClientId, mut outgoing: mpsc::UnboundedReceiver<Outgoing>, port: &P, host: &H) {
+    let mut incoming = FrameReceiver::new(port);
+    loop {
+        tokio::select! {
+            frame = incoming.recv() => {
+                let Some(frame) = frame else { break };
+                hub.hold(client);
+                let reply = match &frame {
+                    Incoming::Text(text) => super::dispatch_frame(host, text).await,
+                    Incoming::Value(value) => super::dispatch_frame(host, &value.to_string()).await,
+                    Incoming::TooLarge(e) => super::error_frame(None, &refuse(ErrorCode::UnreadableFrame, e.to_string())),
+                };
+                if port.send(Outgoing::Text(reply)).is_err() {
+                    break;
+                }
+                hub.release(client);
+            }
+            frame = outgoing.recv() => {
+                let Some(frame) = frame else { break };
+                if port.send(frame).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    hub.disconnect(client);
+}

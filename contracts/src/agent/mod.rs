@@ -1,0 +1,21 @@
+//! The agent protocol (`spec/agent-contracts.txt`), generated from `schema/agent`: the frames,
+//! the request and event tables, the thread, and the `task` and `agent` modules outside the
+//! tables. Beside the generated items: the envelope parse functions, the frame-level
+//! dispatcher, the thread reducer, and (feature `tokio`) the host and client machinery.
+//!
+//! Two stages, as in the spec: the envelope (`parse_request`, `parse_server_frame`) leaves
+//! payloads unchecked; the tables (`RequestPayload::parse`, `RequestResult::parse`,
+//! `EventPayload::parse`) check them by name.
+
+crate::protocol! { name: "agent", dir: "schema/agent" }
+
+mod frames;
+pub mod thread;
+
+#[cfg(feature = "tokio")]
+pub mod host;
+
+pub use frames::{
+    Kind, UnknownType, dispatch_frame, error_frame, event_frame, parse_request, parse_server_frame, reply_frame, verdict,
+};
+pub use thread::Thread;

@@ -1,0 +1,53 @@
+//! One verdict per input: the line `cargo xtask validate` prints, and what the shared corpus
+//! (`tests/corpus/`) compares across Rust, Zod and JSON Schema.
+
+use crate::wire::ParseError;
+use serde::Serialize;
+
+/// Where a refusal happened: the frame itself, or its payload checked by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stage {
+    /// The frame: not JSON, or not a frame of the protocol.
+    Envelope,
+    /// The payload, result or event checked against the table entry its name picks.
+    Table,
+}
+
+/// The verdict on one input.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Verdict {
+    pub ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stage: Option<Stage>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// The paths the issues name, in Zod's dotted form (`limits[0].resetsAt`; empty at the
+    /// root). Not printed: the corpus compares them.
+    #[serde(skip)]
+    pub paths: Vec<String>,
+}
+
+impl Verdict {
+    /// Accepted.
+    pub fn accepted() -> Verdict {
+        Verdict { ok: true, stage: None, message: None, paths: Vec::new() }
+    }
+
+    /// Refused at `stage` because of `error`.
+    pub fn refused(stage: Stage, error: &ParseError) -> Verdict {
+        let paths = error.issues().iter().map(|i| i.path_string()).collect();
+        Verdict { ok: false, stage: Some(stage), message: Some(error.to_string()), paths }
+    }
+
+    /// Refused at `stage` with a message that names no path (an unknown request name).
+    pub fn refused_with(stage: Stage, message: impl Into<String>) -> Verdict {
+        Verdict { ok: false, stage: Some(stage), message: Some(message.into()), paths: Vec::new() }
+    }
+
+    /// The verdict as one JSON line: `{"ok":true}` or
+    /// `{"ok":false,"stage":"envelope","message":"..."}`.
+    pub fn to_line(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| r#"{"ok":false,"stage":"envelope","message":"unprintable"}"#.to_owned())
+    }
+}
