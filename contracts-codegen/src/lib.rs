@@ -11,6 +11,7 @@
 
 pub mod check;
 pub mod compat;
+pub mod corpus;
 pub mod diag;
 pub mod emit;
 pub mod load;

@@ -5,12 +5,17 @@
 //! - the TypeScript package's generated sources and `package.json`/`tsconfig.json`
 //!   (`bindings/<package>/`, [`emit::typescript`]);
 //! - the JSON Schema beside them (`bindings/<package>/schema.json`, [`emit::json_schema`]);
-//! - the Markdown reference (`docs/reference/<protocol>.md`, [`emit::docs`]).
+//! - the Markdown reference (`docs/reference/<protocol>.md`, [`emit::docs`]);
+//! - the corpus derived from the model (`tests/corpus/derived/<protocol>.jsonl`,
+//!   [`contracts_codegen::corpus`]), run with the hand-written corpus by the Rust, Zod and
+//!   JSON Schema runners.
 //!
 //! A generated file that no longer has a source (a removed module) is deleted: it is found by
-//! its `@generated` header under the directories codegen owns. `--check` writes nothing; it
+//! its `@generated` header under the directories codegen owns, or, for the derived corpus
+//! (JSON lines have no comments), by being a `.jsonl` file in its directory. `--check` writes nothing; it
 //! prints every stale, missing or extra file and the command to run, and exits 1.
 
+use contracts_codegen::corpus;
 use contracts_codegen::emit::docs::{self, DocsOptions};
 use contracts_codegen::emit::json_schema::{self, JsonSchemaOptions};
 use contracts_codegen::emit::typescript::{self, TsAlias, TsOptions};
@@ -46,12 +51,19 @@ pub fn targets() -> Vec<Target> {
         "./thread.js".into(),
     ];
     agent.has_tests = true;
+    // The shared-corpus runner (test/corpus.test.ts) checks the JSON Schema with ajv.
+    agent
+        .dev_dependencies
+        .insert("ajv".into(), typescript::AJV_VERSION.into());
 
     let mut connect = TsOptions::new("@adecore/connect-frames", "CONNECT");
     connect.description =
         "The Agent Connect frames on /v1/ws: types, Zod schemas and parse functions.".into();
     connect.parse_functions = vec!["ClientFrame".into(), "ServerFrame".into()];
     connect.has_tests = true;
+    connect
+        .dev_dependencies
+        .insert("ajv".into(), typescript::AJV_VERSION.into());
 
     vec![
         Target {
@@ -76,6 +88,9 @@ fn owned_dirs(targets: &[Target]) -> Vec<PathBuf> {
     dirs.push(PathBuf::from("docs/reference"));
     dirs
 }
+
+/// Where the derived corpus goes; every `.jsonl` file in it is generated.
+const DERIVED_CORPUS_DIR: &str = "tests/corpus/derived";
 
 /// Load a protocol's schema directory.
 fn load(root: &Path, protocol: &str) -> Result<Model, String> {
@@ -116,6 +131,10 @@ pub fn plan(root: &Path, targets: &[Target]) -> Result<BTreeMap<PathBuf, String>
             Path::new("docs/reference").join(format!("{}.md", t.protocol)),
             docs::emit(&model, &d),
         );
+        files.insert(
+            Path::new(DERIVED_CORPUS_DIR).join(format!("{}.jsonl", t.protocol)),
+            corpus::to_jsonl(&corpus::derive(&model)),
+        );
     }
     Ok(files)
 }
@@ -142,6 +161,15 @@ fn generated_files_on_disk(root: &Path, dirs: &[PathBuf]) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for d in dirs {
         walk(root, d, &mut out);
+    }
+    if let Ok(entries) = std::fs::read_dir(root.join(DERIVED_CORPUS_DIR)) {
+        let mut derived: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| Path::new(DERIVED_CORPUS_DIR).join(e.file_name()))
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .collect();
+        derived.sort();
+        out.extend(derived);
     }
     out
 }

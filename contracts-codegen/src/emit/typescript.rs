@@ -49,6 +49,10 @@ pub const TYPESCRIPT_VERSION: &str = "7.0.2";
 /// The `@types/node` version generated packages pin (the tests use `node:test`).
 pub const TYPES_NODE_VERSION: &str = "20.19.25";
 
+/// The `ajv` version a package's shared-corpus runner pins (its `ajv/dist/2020` validates
+/// the generated draft 2020-12 schema, counting string lengths in code points by default).
+pub const AJV_VERSION: &str = "8.20.0";
+
 /// One file of a generated package.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GeneratedFile {
@@ -89,6 +93,9 @@ pub struct TsOptions {
     pub extra_exports: Vec<String>,
     /// Test files compiled and run by `npm test` (a glob under `dist/`), if the package has any.
     pub has_tests: bool,
+    /// Extra devDependencies by npm name with their pinned versions (the shared-corpus runner
+    /// needs `ajv`, see [`AJV_VERSION`]).
+    pub dev_dependencies: BTreeMap<String, String>,
 }
 
 impl TsOptions {
@@ -104,6 +111,7 @@ impl TsOptions {
             base_packages: BTreeMap::new(),
             extra_exports: Vec::new(),
             has_tests: false,
+            dev_dependencies: BTreeMap::new(),
         }
     }
 
@@ -375,6 +383,12 @@ impl<'a> Emitter<'a> {
         for pkg in o.base_packages.values() {
             deps.insert(pkg.clone(), "*".into());
         }
+        let mut dev_deps = serde_json::Map::new();
+        dev_deps.insert("@types/node".into(), TYPES_NODE_VERSION.into());
+        dev_deps.insert("typescript".into(), TYPESCRIPT_VERSION.into());
+        for (name, version) in &o.dev_dependencies {
+            dev_deps.insert(name.clone(), version.as_str().into());
+        }
         let test = if o.has_tests {
             "node --test dist/test/"
         } else {
@@ -393,10 +407,7 @@ impl<'a> Emitter<'a> {
                 "test": test,
             },
             "dependencies": deps,
-            "devDependencies": {
-                "@types/node": TYPES_NODE_VERSION,
-                "typescript": TYPESCRIPT_VERSION,
-            },
+            "devDependencies": dev_deps,
         });
         let mut s = serde_json::to_string_pretty(&v).expect("json");
         s.push('\n');

@@ -1,0 +1,1036 @@
+//! corpus: cases derived from the model, so the shared corpus grows with the schema.
+//!
+//! [`derive`] walks every table entry (request payloads and results, event payloads) and every
+//! variant of the frame unions (`ClientFrame`, `ServerFrame` when they are tagged unions, as in
+//! Agent Connect) and writes, for each, a minimal valid value built from the model, then one
+//! case per rule of `docs/wire-semantics.md` that the value's shape is subject to:
+//!
+//! - every required field absent (refused), every optional field present (accepted);
+//! - every field null (refused unless its type admits null);
+//! - every field of the wrong JSON type (refused);
+//! - every string, integer, number and array limit at each edge: `min`, `min - 1`, `max`,
+//!   `max + 1` (strings count code points: the `max` edge and the `min - 1` edge are written
+//!   with an astral character, two UTF-16 units each); an integer's safe range stands in for
+//!   a bound it does not declare; an integer written as `1.0` (accepted) and `1.5` (refused);
+//! - every enum with a value it does not list (refused unless the enum is open), every legacy
+//!   value (accepted), every listed value once per enum;
+//! - every tagged union with its tag absent or unknown (refused at the tag's path), every
+//!   variant once;
+//! - an extra unknown key on every object (accepted).
+//!
+//! A refusal carries the paths its issues name in Zod's dotted form (`limits[0].resetsAt`),
+//! except inside an untagged union, where Zod names the union itself and the case carries the
+//! verdict only. The fields of a table entry's own type, or of a frame variant's, are all
+//! mutated for every entry; a named type reached deeper (`ChatInfo`, `ChatItem`) has its
+//! fields mutated once, at the first place the walk reaches it, so the output stays a few
+//! thousand lines while covering every field of every type.
+//!
+//! The lines have the format of `tests/corpus/*.jsonl` (see `tests/corpus/README.md`); the
+//! output is a pure function of the model.
+
+use crate::model::{Literal, Model, Struct, Ty, TyKind, TypeDef, TypeDefKind, Union, UnionTag};
+use serde_json::{Map, Value, json};
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+/// The largest integer both sides accept: `2^53 - 1`.
+pub const MAX_SAFE: i64 = 9_007_199_254_740_991;
+
+/// The key added to objects to show that unknown keys are accepted.
+pub const UNKNOWN_KEY: &str = "zzUnknownKey";
+
+/// The character used to build strings at a length edge: one code point, two UTF-16 units,
+/// four UTF-8 bytes, so a validator counting anything but code points gets the edge wrong.
+pub const WIDE: char = '😀';
+
+/// Where a refusal happens, as the corpus writes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Stage {
+    /// The frame itself.
+    Envelope,
+    /// The payload, result or event checked by name against the table.
+    Table,
+}
+
+impl Stage {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::Envelope => "envelope",
+            Stage::Table => "table",
+        }
+    }
+}
+
+/// One line of a corpus.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Case {
+    /// What the input is checked as (`as`): agent `request`, `server`, `payload`, `result`,
+    /// `event`; connect `client`, `server`.
+    pub kind: String,
+    /// The request or event name (`type`) for `payload`, `result` and `event`.
+    pub type_name: Option<String>,
+    pub input: Value,
+    /// The expected verdict.
+    pub ok: bool,
+    /// For a refusal: where it happens.
+    pub stage: Option<Stage>,
+    /// For a refusal, when known: the paths the issues name, dotted; `[]` is the root.
+    pub paths: Option<Vec<String>>,
+    pub note: String,
+}
+
+impl Case {
+    /// The case as one JSON line, keys in the corpus's order: `as`, `type`, `input`, `ok`,
+    /// `stage`, `paths`, `note`.
+    pub fn to_line(&self) -> String {
+        let s = |v: &Value| serde_json::to_string(v).expect("a JSON value serialises");
+        let mut out = format!("{{\"as\":{}", s(&json!(self.kind)));
+        if let Some(t) = &self.type_name {
+            let _ = write!(out, ",\"type\":{}", s(&json!(t)));
+        }
+        let _ = write!(out, ",\"input\":{},\"ok\":{}", s(&self.input), self.ok);
+        if let Some(st) = self.stage {
+            let _ = write!(out, ",\"stage\":\"{}\"", st.as_str());
+        }
+        if let Some(p) = &self.paths {
+            let _ = write!(out, ",\"paths\":{}", s(&json!(p)));
+        }
+        let _ = write!(out, ",\"note\":{}}}", s(&json!(self.note)));
+        out
+    }
+}
+
+/// The cases as a JSON-lines document, one line each, with a trailing newline.
+pub fn to_jsonl(cases: &[Case]) -> String {
+    let mut out = String::new();
+    for c in cases {
+        out.push_str(&c.to_line());
+        out.push('\n');
+    }
+    out
+}
+
+/// One step of a path into a value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+/// A path as Zod's `prettifyError` writes it: `a.b[0].c`, a key that is not a word
+/// (`[A-Za-z0-9_$]+`) as `["x-y"]`; the root is the empty string.
+fn dotted(path: &[Seg]) -> String {
+    let mut out = String::new();
+    for seg in path {
+        match seg {
+            Seg::Index(i) => {
+                let _ = write!(out, "[{i}]");
+            }
+            Seg::Key(k)
+                if k.is_empty()
+                    || !k
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$') =>
+            {
+                let _ = write!(out, "[{}]", json!(k));
+            }
+            Seg::Key(k) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(k);
+            }
+        }
+    }
+    out
+}
+
+/// A path for a note: `the value` at the root.
+fn shown(path: &[Seg]) -> String {
+    if path.is_empty() {
+        "the value".to_owned()
+    } else {
+        dotted(path)
+    }
+}
+
+fn child(path: &[Seg], seg: Seg) -> Vec<Seg> {
+    let mut p = path.to_vec();
+    p.push(seg);
+    p
+}
+
+/// `doc` with the slot at `path` set to `value`, or removed when `value` is `None`. Objects
+/// and arrays on the way must exist.
+fn with(doc: &Value, path: &[Seg], value: Option<Value>) -> Value {
+    let mut doc = doc.clone();
+    set_in(&mut doc, path, value);
+    doc
+}
+
+fn set_in(doc: &mut Value, path: &[Seg], value: Option<Value>) {
+    let Some((first, rest)) = path.split_first() else {
+        if let Some(v) = value {
+            *doc = v;
+        }
+        return;
+    };
+    match (first, doc) {
+        (Seg::Key(k), Value::Object(o)) => {
+            if rest.is_empty() {
+                match value {
+                    Some(v) => {
+                        o.insert(k.clone(), v);
+                    }
+                    None => {
+                        o.remove(k);
+                    }
+                }
+            } else if let Some(inner) = o.get_mut(k) {
+                set_in(inner, rest, value);
+            }
+        }
+        (Seg::Index(i), Value::Array(a)) => {
+            if let Some(inner) = a.get_mut(*i) {
+                if rest.is_empty() {
+                    match value {
+                        Some(v) => *inner = v,
+                        None => {
+                            a.remove(*i);
+                        }
+                    }
+                } else {
+                    set_in(inner, rest, value);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The JSON types a value can have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum JsonType {
+    Null,
+    Boolean,
+    Number,
+    String,
+    Array,
+    Object,
+}
+
+/// What the walk is doing for one root (a table entry or a frame union).
+struct Root {
+    kind: String,
+    type_name: Option<String>,
+    /// The stage of every refusal.
+    stage: Stage,
+    /// What notes start with: `chat.history payload`, `client frame`.
+    label: String,
+}
+
+/// The walker: the model, and what it has already expanded.
+struct Gen<'m> {
+    model: &'m Model,
+    /// Named structs and unions whose fields were already mutated below a root.
+    expanded: BTreeSet<String>,
+    /// Enums whose every value was already written.
+    enums_listed: BTreeSet<String>,
+    out: Vec<Case>,
+}
+
+/// Every case derived from `model`, in a deterministic order: the request table (each
+/// request's payload, then its result), the event table, the request and event frames that
+/// carry them, then the frame unions.
+pub fn derive(model: &Model) -> Vec<Case> {
+    let mut g = Gen {
+        model,
+        expanded: BTreeSet::new(),
+        enums_listed: BTreeSet::new(),
+        out: Vec::new(),
+    };
+    for (_, r) in model.all_requests() {
+        let root = Root {
+            kind: "payload".into(),
+            type_name: Some(r.name.clone()),
+            stage: Stage::Table,
+            label: format!("{} payload", r.name),
+        };
+        g.root(&root, &r.payload);
+        let root = Root {
+            kind: "result".into(),
+            type_name: Some(r.name.clone()),
+            stage: Stage::Table,
+            label: format!("{} result", r.name),
+        };
+        g.root(&root, &r.result);
+    }
+    for (_, e) in model.all_events() {
+        let root = Root {
+            kind: "event".into(),
+            type_name: Some(e.name.clone()),
+            stage: Stage::Table,
+            label: format!("{} event", e.name),
+        };
+        g.root(&root, &e.payload);
+    }
+    g.frames();
+    for (kind, name) in [("client", "ClientFrame"), ("server", "ServerFrame")] {
+        let Some(def) = model.own_type(name) else {
+            continue;
+        };
+        let TypeDefKind::Union(u) = &def.kind else {
+            continue;
+        };
+        if u.tag == UnionTag::Untagged {
+            continue;
+        }
+        let root = Root {
+            kind: kind.into(),
+            type_name: None,
+            stage: Stage::Envelope,
+            label: format!("{kind} frame"),
+        };
+        let ty = Ty {
+            kind: TyKind::Ref(crate::model::TypeRef {
+                name: name.to_owned(),
+                protocol: None,
+            }),
+            loc: def.loc.clone(),
+        };
+        g.root(&root, &ty);
+    }
+    // The same input checked the same way twice says nothing new: keep the first.
+    let mut seen = BTreeSet::new();
+    g.out
+        .into_iter()
+        .filter(|c| {
+            seen.insert((
+                c.kind.clone(),
+                c.type_name.clone(),
+                serde_json::to_string(&c.input).expect("a JSON value serialises"),
+            ))
+        })
+        .collect()
+}
+
+impl<'m> Gen<'m> {
+    fn push(
+        &mut self,
+        root: &Root,
+        input: Value,
+        refused: Option<&[Seg]>,
+        exact: bool,
+        note: String,
+    ) {
+        let ok = refused.is_none();
+        self.out.push(Case {
+            kind: root.kind.clone(),
+            type_name: root.type_name.clone(),
+            input,
+            ok,
+            stage: if ok { None } else { Some(root.stage) },
+            paths: match refused {
+                Some(p) if exact => Some(if p.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![dotted(p)]
+                }),
+                _ => None,
+            },
+            note: format!("{}: {note}", root.label),
+        });
+    }
+
+    fn accept(&mut self, root: &Root, input: Value, note: String) {
+        self.push(root, input, None, true, note);
+    }
+
+    fn refuse(&mut self, root: &Root, input: Value, at: &[Seg], exact: bool, note: String) {
+        self.push(root, input, Some(at), exact, note);
+    }
+
+    /// Every case for one root value of type `ty`.
+    fn root(&mut self, root: &Root, ty: &Ty) {
+        let doc = self.minimal(ty, 0);
+        self.accept(root, doc.clone(), "a minimal valid value".into());
+        let accepted = self.json_types(ty);
+        if !accepted.contains(&JsonType::Null) {
+            self.refuse(root, Value::Null, &[], true, "null".into());
+        }
+        self.slot(root, &doc, &[], ty, true, true);
+    }
+
+    /// The request and event frames of the agent protocol, one per table entry with its
+    /// minimal payload, when the model has them (`Request` and `Event` structs): the name
+    /// picks the table entry.
+    fn frames(&mut self) {
+        let has = |n: &str| {
+            matches!(
+                self.model.own_type(n).map(|d| &d.kind),
+                Some(TypeDefKind::Struct(_))
+            )
+        };
+        if !has("Request") || !has("Event") {
+            return;
+        }
+        let request = Root {
+            kind: "request".into(),
+            type_name: None,
+            stage: Stage::Table,
+            label: "request frame".into(),
+        };
+        let requests: Vec<(String, Ty)> = self
+            .model
+            .all_requests()
+            .into_iter()
+            .map(|(_, r)| (r.name.clone(), r.payload.clone()))
+            .collect();
+        for (name, payload) in &requests {
+            let p = self.minimal(payload, 0);
+            self.accept(
+                &request,
+                json!({ "id": "1", "type": name, "payload": p }),
+                format!("{name} with a minimal payload"),
+            );
+            // The first refusal the table derived for this payload, carried by a frame.
+            let refused = self
+                .out
+                .iter()
+                .find(|c| {
+                    c.kind == "payload"
+                        && c.type_name.as_deref() == Some(name)
+                        && !c.ok
+                        && c.paths.as_ref().is_some_and(|p| !p.is_empty())
+                })
+                .cloned();
+            if let Some(c) = refused {
+                let note = c.note.split_once(": ").map_or("", |x| x.1).to_owned();
+                self.out.push(Case {
+                    kind: "request".into(),
+                    type_name: None,
+                    input: json!({ "id": "1", "type": name, "payload": c.input }),
+                    ok: false,
+                    stage: Some(Stage::Table),
+                    paths: c.paths,
+                    note: format!("request frame: {name} with {note}"),
+                });
+            }
+        }
+        let server = Root {
+            kind: "server".into(),
+            type_name: None,
+            stage: Stage::Table,
+            label: "server frame".into(),
+        };
+        let events: Vec<(String, Ty)> = self
+            .model
+            .all_events()
+            .into_iter()
+            .map(|(_, e)| (e.name.clone(), e.payload.clone()))
+            .collect();
+        for (name, payload) in &events {
+            let p = self.minimal(payload, 0);
+            self.accept(
+                &server,
+                json!({ "type": "event", "event": name, "payload": p }),
+                format!("{name} event with a minimal payload"),
+            );
+        }
+    }
+
+    /// The definition a type expression names, following aliases; `None` for a primitive.
+    fn def_of(&self, ty: &Ty) -> Option<&'m TypeDef> {
+        match &self.model.unalias(ty).kind {
+            TyKind::Ref(r) => self.model.resolve(r),
+            _ => None,
+        }
+    }
+
+    /// The smallest valid value of `ty`: required fields only, the first variant, the lower
+    /// bounds, null for a nullable.
+    fn minimal(&self, ty: &Ty, depth: usize) -> Value {
+        if depth > 32 {
+            return Value::Null;
+        }
+        match &self.model.unalias(ty).kind {
+            TyKind::String(l) => {
+                let n = l.min.unwrap_or(0).max(1).min(l.max.unwrap_or(u64::MAX));
+                json!("a".repeat(n as usize))
+            }
+            TyKind::Boolean => json!(false),
+            TyKind::Int(l) | TyKind::Number(l) => json!(int_minimal(l.min, l.max)),
+            TyKind::Unknown => Value::Null,
+            TyKind::Literal(l) => literal(l),
+            TyKind::Array(inner, l) => {
+                let item = self.minimal(inner, depth + 1);
+                Value::Array(vec![item; l.min.unwrap_or(0) as usize])
+            }
+            TyKind::Map(_) => json!({}),
+            TyKind::Nullable(_) => Value::Null,
+            TyKind::Ref(r) => match self.model.resolve(r).map(|d| &d.kind) {
+                Some(TypeDefKind::Struct(s)) => self.minimal_struct(s, depth),
+                Some(TypeDefKind::Enum(e)) => {
+                    let v = e
+                        .values
+                        .iter()
+                        .find(|v| !v.meta.legacy)
+                        .or(e.values.first())
+                        .map_or("a", |v| v.value.as_str());
+                    json!(v)
+                }
+                Some(TypeDefKind::Union(u)) => match u.variants.first() {
+                    Some(v) => self.minimal_variant(u, v, depth),
+                    None => Value::Null,
+                },
+                Some(TypeDefKind::Alias(inner)) => self.minimal(inner, depth + 1),
+                None => Value::Null,
+            },
+        }
+    }
+
+    fn minimal_struct(&self, s: &Struct, depth: usize) -> Value {
+        let mut o = Map::new();
+        for f in &s.fields {
+            if !f.optional {
+                o.insert(f.name.clone(), self.minimal(&f.ty, depth + 1));
+            }
+        }
+        Value::Object(o)
+    }
+
+    fn minimal_variant(&self, u: &Union, v: &crate::model::Variant, depth: usize) -> Value {
+        let mut value = self.minimal(&v.ty, depth + 1);
+        if let (UnionTag::Tagged { field, .. }, Some(tag), Value::Object(o)) =
+            (&u.tag, &v.tag, &mut value)
+        {
+            o.insert(field.clone(), json!(tag));
+        }
+        value
+    }
+
+    /// The JSON types some value of `ty` has.
+    fn json_types(&self, ty: &Ty) -> BTreeSet<JsonType> {
+        let mut out = BTreeSet::new();
+        self.json_types_into(ty, &mut out, 0);
+        out
+    }
+
+    fn json_types_into(&self, ty: &Ty, out: &mut BTreeSet<JsonType>, depth: usize) {
+        if depth > 32 {
+            return;
+        }
+        match &self.model.unalias(ty).kind {
+            TyKind::String(_) => {
+                out.insert(JsonType::String);
+            }
+            TyKind::Boolean => {
+                out.insert(JsonType::Boolean);
+            }
+            TyKind::Int(_) | TyKind::Number(_) => {
+                out.insert(JsonType::Number);
+            }
+            TyKind::Unknown => {
+                out.extend([
+                    JsonType::Null,
+                    JsonType::Boolean,
+                    JsonType::Number,
+                    JsonType::String,
+                    JsonType::Array,
+                    JsonType::Object,
+                ]);
+            }
+            TyKind::Literal(l) => {
+                out.insert(match l {
+                    Literal::String(_) => JsonType::String,
+                    Literal::Bool(_) => JsonType::Boolean,
+                    Literal::Int(_) => JsonType::Number,
+                });
+            }
+            TyKind::Array(..) => {
+                out.insert(JsonType::Array);
+            }
+            TyKind::Map(_) => {
+                out.insert(JsonType::Object);
+            }
+            TyKind::Nullable(inner) => {
+                out.insert(JsonType::Null);
+                self.json_types_into(inner, out, depth + 1);
+            }
+            TyKind::Ref(r) => match self.model.resolve(r).map(|d| &d.kind) {
+                Some(TypeDefKind::Struct(_)) => {
+                    out.insert(JsonType::Object);
+                }
+                Some(TypeDefKind::Enum(_)) => {
+                    out.insert(JsonType::String);
+                }
+                Some(TypeDefKind::Union(u)) => {
+                    for v in &u.variants {
+                        self.json_types_into(&v.ty, out, depth + 1);
+                    }
+                }
+                Some(TypeDefKind::Alias(inner)) => self.json_types_into(inner, out, depth + 1),
+                None => {}
+            },
+        }
+    }
+
+    /// A value of a JSON type `ty` never has, if there is one.
+    fn wrong_value(&self, ty: &Ty) -> Option<(Value, &'static str)> {
+        let accepted = self.json_types(ty);
+        [
+            (JsonType::Number, json!(42), "a number"),
+            (JsonType::String, json!("wrong"), "a string"),
+            (JsonType::Boolean, json!(true), "a boolean"),
+            (JsonType::Array, json!([]), "an array"),
+            (JsonType::Object, json!({}), "an object"),
+        ]
+        .into_iter()
+        .find(|(t, _, _)| !accepted.contains(t))
+        .map(|(_, v, what)| (v, what))
+    }
+
+    /// The cases for the slot at `at` in `doc`, which holds a valid value of `ty`: its
+    /// wrong type, its limits, its values, and the fields and variants inside it. `top`: the
+    /// slot is a root or a root's own field, whose named type is expanded however often it
+    /// is met. `exact`: no untagged union lies on the way, so Zod names the slot's own path.
+    fn slot(&mut self, root: &Root, doc: &Value, at: &[Seg], ty: &Ty, top: bool, exact: bool) {
+        let what = shown(at);
+        if let Some((v, kind)) = self.wrong_value(ty) {
+            self.refuse(
+                root,
+                with(doc, at, Some(v)),
+                at,
+                exact,
+                format!("{what} is {kind}"),
+            );
+        }
+        let model = self.model;
+        let plain = model.unalias(ty);
+        match &plain.kind {
+            TyKind::String(l) => self.string_edges(root, doc, at, l.min, l.max, exact),
+            TyKind::Int(l) => self.int_edges(root, doc, at, l.min, l.max, exact),
+            TyKind::Number(l) => self.number_edges(root, doc, at, l.min, l.max, exact),
+            TyKind::Boolean | TyKind::Unknown => {}
+            TyKind::Literal(l) => {
+                let other = match l {
+                    Literal::String(s) => json!(format!("{s}-other")),
+                    Literal::Bool(b) => json!(!b),
+                    Literal::Int(i) => json!(i + 1),
+                };
+                self.refuse(
+                    root,
+                    with(doc, at, Some(other)),
+                    at,
+                    exact,
+                    format!("{what} is another value than the literal"),
+                );
+            }
+            TyKind::Array(inner, l) => {
+                let item = self.minimal(inner, 0);
+                for (n, ok, edge) in edges_u64(l.min, l.max) {
+                    let v = Value::Array(vec![item.clone(); n as usize]);
+                    let note = format!("{what} with {n} items ({edge})");
+                    if ok {
+                        self.accept(root, with(doc, at, Some(v)), note);
+                    } else {
+                        self.refuse(root, with(doc, at, Some(v)), at, exact, note);
+                    }
+                }
+                if l.max != Some(0) {
+                    let n = l.min.unwrap_or(0).max(1) as usize;
+                    let doc = with(doc, at, Some(Value::Array(vec![item; n])));
+                    self.accept(root, doc.clone(), format!("{what} with {n} item(s)"));
+                    self.slot(root, &doc, &child(at, Seg::Index(0)), inner, top, exact);
+                }
+            }
+            TyKind::Map(inner) => {
+                let key = "k".to_owned();
+                let doc = with(
+                    doc,
+                    at,
+                    Some(json!({ key.clone(): self.minimal(inner, 0) })),
+                );
+                self.accept(root, doc.clone(), format!("{what} with one entry"));
+                let at = child(at, Seg::Key(key));
+                if !self.json_types(inner).contains(&JsonType::Null) {
+                    self.refuse(
+                        root,
+                        with(&doc, &at, Some(Value::Null)),
+                        &at,
+                        exact,
+                        format!("{} is null", shown(&at)),
+                    );
+                }
+                self.slot(root, &doc, &at, inner, top, exact);
+            }
+            TyKind::Nullable(inner) => {
+                let doc = with(doc, at, Some(self.minimal(inner, 0)));
+                self.accept(root, doc.clone(), format!("{what} is not null"));
+                self.slot(root, &doc, at, inner, top, exact);
+            }
+            TyKind::Ref(_) => {
+                let Some(def) = self.def_of(ty) else { return };
+                match &def.kind {
+                    TypeDefKind::Struct(s) => {
+                        if top || self.expanded.insert(def.name.clone()) {
+                            self.fields(root, doc, at, s, exact);
+                        }
+                    }
+                    TypeDefKind::Enum(e) => {
+                        let unknown = "not-a-listed-value";
+                        let note = format!("{what} is a value {} does not list", def.name);
+                        if e.open {
+                            self.accept(
+                                root,
+                                with(doc, at, Some(json!(unknown))),
+                                note + " (open)",
+                            );
+                        } else {
+                            self.refuse(root, with(doc, at, Some(json!(unknown))), at, exact, note);
+                        }
+                        let list_all = self.enums_listed.insert(def.name.clone());
+                        for v in &e.values {
+                            if v.meta.legacy || list_all {
+                                let legacy = if v.meta.legacy { " (legacy)" } else { "" };
+                                self.accept(
+                                    root,
+                                    with(doc, at, Some(json!(v.value))),
+                                    format!("{what} is {:?}{legacy}", v.value),
+                                );
+                            }
+                        }
+                    }
+                    TypeDefKind::Union(u) => {
+                        if top || self.expanded.insert(def.name.clone()) {
+                            self.union(root, doc, at, &def.name, u, top, exact);
+                        }
+                    }
+                    TypeDefKind::Alias(_) => {}
+                }
+            }
+        }
+    }
+
+    /// The fields of an object at `at`.
+    fn fields(&mut self, root: &Root, doc: &Value, at: &[Seg], s: &'m Struct, exact: bool) {
+        let what = shown(at);
+        let mut extra = doc.clone();
+        if let Some(Value::Object(_)) = get(doc, at) {
+            extra = with(
+                doc,
+                &child(at, Seg::Key(UNKNOWN_KEY.into())),
+                Some(json!(1)),
+            );
+        }
+        self.accept(root, extra, format!("{what} with an unknown key"));
+        for f in &s.fields {
+            let fat = child(at, Seg::Key(f.name.clone()));
+            let name = dotted(&fat);
+            let doc = if f.optional {
+                self.accept(root, doc.clone(), format!("{name} absent (optional)"));
+                let present = with(doc, &fat, Some(self.minimal(&f.ty, 0)));
+                self.accept(root, present.clone(), format!("{name} present"));
+                if let Some(d) = &f.default {
+                    self.accept(
+                        root,
+                        with(doc, &fat, Some(d.clone())),
+                        format!("{name} at its default"),
+                    );
+                }
+                present
+            } else {
+                self.refuse(
+                    root,
+                    with(doc, &fat, None),
+                    &fat,
+                    exact,
+                    format!("{name} absent (required)"),
+                );
+                doc.clone()
+            };
+            let nullable = self.json_types(&f.ty).contains(&JsonType::Null);
+            let null = with(&doc, &fat, Some(Value::Null));
+            if nullable {
+                self.accept(root, null, format!("{name} null (its type admits null)"));
+            } else {
+                let why = if f.optional {
+                    " (optional is not nullable)"
+                } else {
+                    ""
+                };
+                self.refuse(root, null, &fat, exact, format!("{name} null{why}"));
+            }
+            self.slot(root, &doc, &fat, &f.ty, false, exact);
+        }
+    }
+
+    /// A union at `at`: its tag absent or unknown, each variant, the fields inside each.
+    #[allow(clippy::too_many_arguments)]
+    fn union(
+        &mut self,
+        root: &Root,
+        doc: &Value,
+        at: &[Seg],
+        name: &str,
+        u: &'m Union,
+        top: bool,
+        exact: bool,
+    ) {
+        let what = shown(at);
+        match &u.tag {
+            UnionTag::Tagged { field, .. } => {
+                let tag_at = child(at, Seg::Key(field.clone()));
+                self.refuse(
+                    root,
+                    with(doc, &tag_at, None),
+                    &tag_at,
+                    exact,
+                    format!("{name} without its tag {field:?}"),
+                );
+                self.refuse(
+                    root,
+                    with(doc, &tag_at, Some(json!("not-a-variant"))),
+                    &tag_at,
+                    exact,
+                    format!("{name} with an unknown tag"),
+                );
+                for v in &u.variants {
+                    let value = self.minimal_variant(u, v, 0);
+                    let doc = with(doc, at, Some(value));
+                    let tag = v.tag.clone().unwrap_or_default();
+                    self.accept(root, doc.clone(), format!("{what} is a minimal {tag:?}"));
+                    let Some(def) = self.def_of(&v.ty) else {
+                        continue;
+                    };
+                    if let TypeDefKind::Struct(s) = &def.kind
+                        && (top || self.expanded.insert(def.name.clone()) || def.synthetic)
+                    {
+                        self.fields(root, &doc, at, s, exact);
+                    }
+                }
+            }
+            UnionTag::Untagged => {
+                for (i, v) in u.variants.iter().enumerate() {
+                    let value = self.minimal(&v.ty, 0);
+                    let doc = with(doc, at, Some(value));
+                    self.accept(
+                        root,
+                        doc.clone(),
+                        format!("{what} is variant {} of {name}", i + 1),
+                    );
+                    // Zod names the union, not the field, when no variant accepts.
+                    self.slot(root, &doc, at, &v.ty, top, false);
+                }
+            }
+        }
+    }
+
+    fn string_edges(
+        &mut self,
+        root: &Root,
+        doc: &Value,
+        at: &[Seg],
+        min: Option<u64>,
+        max: Option<u64>,
+        exact: bool,
+    ) {
+        let what = shown(at);
+        for (n, ok, edge) in edges_u64(min, max) {
+            // The lower edge itself in ASCII; every other edge in astral characters, so
+            // counting UTF-16 units or bytes gets it wrong.
+            let (s, how) = if edge == "min" {
+                ("a".repeat(n as usize), "")
+            } else {
+                (WIDE.to_string().repeat(n as usize), " astral")
+            };
+            let note = format!("{what} of {n}{how} characters ({edge})");
+            let input = with(doc, at, Some(json!(s)));
+            if ok {
+                self.accept(root, input, note);
+            } else {
+                self.refuse(root, input, at, exact, note);
+            }
+        }
+    }
+
+    fn int_edges(
+        &mut self,
+        root: &Root,
+        doc: &Value,
+        at: &[Seg],
+        min: Option<i64>,
+        max: Option<i64>,
+        exact: bool,
+    ) {
+        let what = shown(at);
+        let lo = min.unwrap_or(-MAX_SAFE).max(-MAX_SAFE);
+        let hi = max.unwrap_or(MAX_SAFE).min(MAX_SAFE);
+        let lo_name = if min.is_some() {
+            "min"
+        } else {
+            "the safe range's min"
+        };
+        let hi_name = if max.is_some() {
+            "max"
+        } else {
+            "the safe range's max"
+        };
+        let cases = [
+            (lo, true, lo_name.to_owned()),
+            (lo - 1, false, format!("{lo_name} - 1")),
+            (hi, true, hi_name.to_owned()),
+            (hi + 1, false, format!("{hi_name} + 1")),
+        ];
+        for (n, ok, edge) in cases {
+            let input = with(doc, at, Some(json!(n)));
+            let note = format!("{what} = {n} ({edge})");
+            if ok {
+                self.accept(root, input, note);
+            } else {
+                self.refuse(root, input, at, exact, note);
+            }
+        }
+        let m = int_minimal(min, max);
+        self.accept(
+            root,
+            with(doc, at, Some(json!(m as f64))),
+            format!("{what} = {m}.0 (an integral number written with a fraction)"),
+        );
+        let frac = if m < hi {
+            m as f64 + 0.5
+        } else {
+            m as f64 - 0.5
+        };
+        self.refuse(
+            root,
+            with(doc, at, Some(json!(frac))),
+            at,
+            exact,
+            format!("{what} = {frac} (not an integer)"),
+        );
+    }
+
+    fn number_edges(
+        &mut self,
+        root: &Root,
+        doc: &Value,
+        at: &[Seg],
+        min: Option<i64>,
+        max: Option<i64>,
+        exact: bool,
+    ) {
+        let what = shown(at);
+        let mut cases = Vec::new();
+        if let Some(lo) = min {
+            cases.push((lo as f64, true, "min"));
+            cases.push((lo as f64 - 1.0, false, "min - 1"));
+            cases.push((lo as f64 - 0.5, false, "min - 0.5"));
+        }
+        if let Some(hi) = max {
+            cases.push((hi as f64, true, "max"));
+            cases.push((hi as f64 + 1.0, false, "max + 1"));
+            cases.push((hi as f64 + 0.5, false, "max + 0.5"));
+        }
+        let m = int_minimal(min, max) as f64;
+        let frac = if max.is_some_and(|hi| m + 0.5 > hi as f64) {
+            m - 0.5
+        } else {
+            m + 0.5
+        };
+        cases.push((frac, true, "a fraction"));
+        for (n, ok, edge) in cases {
+            // Whole numbers are written as integers: `1` and `1.0` are one number.
+            let v = if n.fract() == 0.0 {
+                json!(n as i64)
+            } else {
+                json!(n)
+            };
+            let input = with(doc, at, Some(v));
+            let note = format!("{what} = {n} ({edge})");
+            if ok {
+                self.accept(root, input, note);
+            } else {
+                self.refuse(root, input, at, exact, note);
+            }
+        }
+    }
+}
+
+/// The value at `path`, if every step exists.
+fn get<'v>(doc: &'v Value, path: &[Seg]) -> Option<&'v Value> {
+    let mut v = doc;
+    for seg in path {
+        v = match (seg, v) {
+            (Seg::Key(k), Value::Object(o)) => o.get(k)?,
+            (Seg::Index(i), Value::Array(a)) => a.get(*i)?,
+            _ => return None,
+        };
+    }
+    Some(v)
+}
+
+/// The smallest integer in the bounds that is as close to 0 as they allow.
+fn int_minimal(min: Option<i64>, max: Option<i64>) -> i64 {
+    let lo = min.unwrap_or(i64::MIN);
+    let hi = max.unwrap_or(i64::MAX);
+    0i64.clamp(lo, hi.max(lo))
+}
+
+/// Length or count edges: `(n, accepted, which)` for `min`, `min - 1`, `max`, `max + 1`.
+fn edges_u64(min: Option<u64>, max: Option<u64>) -> Vec<(u64, bool, &'static str)> {
+    let mut out = Vec::new();
+    if let Some(lo) = min.filter(|&m| m > 0) {
+        out.push((lo, true, "min"));
+        out.push((lo - 1, false, "min - 1"));
+    }
+    if let Some(hi) = max {
+        out.push((hi, true, "max"));
+        out.push((hi + 1, false, "max + 1"));
+    }
+    out
+}
+
+fn literal(l: &Literal) -> Value {
+    match l {
+        Literal::String(s) => json!(s),
+        Literal::Bool(b) => json!(b),
+        Literal::Int(i) => json!(i),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_dotted_as_zod_writes_them() {
+        let p = [
+            Seg::Key("limits".into()),
+            Seg::Index(0),
+            Seg::Key("resetsAt".into()),
+        ];
+        assert_eq!(dotted(&p), "limits[0].resetsAt");
+        assert_eq!(
+            dotted(&[Seg::Key("x-y".into()), Seg::Key("a".into())]),
+            "[\"x-y\"].a"
+        );
+        assert_eq!(dotted(&[]), "");
+    }
+
+    #[test]
+    fn edges() {
+        assert_eq!(
+            edges_u64(Some(1), Some(3)),
+            vec![
+                (1, true, "min"),
+                (0, false, "min - 1"),
+                (3, true, "max"),
+                (4, false, "max + 1")
+            ]
+        );
+        assert_eq!(int_minimal(Some(1), Some(100)), 1);
+        assert_eq!(int_minimal(None, None), 0);
+        assert_eq!(int_minimal(None, Some(-5)), -5);
+    }
+}
