@@ -8,6 +8,7 @@ crate::protocol! { name: "connect", dir: "schema/connect" }
 
 pub mod session;
 
+use crate::verdict::{Stage, Verdict};
 use crate::wire::{self, ParseError};
 
 /// Which side's frames a text is read as.
@@ -48,12 +49,17 @@ pub fn check(side: Side, json: &str) -> Result<(), ParseError> {
     }
 }
 
-/// The verdict line `cargo xtask validate` writes for one input line:
+/// The verdict on one frame of `side`: the one stage is the envelope (a connect frame has no
+/// table stage).
+pub fn verdict(side: Side, json: &str) -> Verdict {
+    match check(side, json) {
+        Ok(()) => Verdict::accepted(),
+        Err(e) => Verdict::refused(Stage::Envelope, &e),
+    }
+}
+
+/// The line `cargo xtask validate --protocol connect` writes for one input line:
 /// `{"ok":true}` or `{"ok":false,"stage":"envelope","message":"..."}`.
 pub fn verdict_line(side: Side, json: &str) -> String {
-    let verdict = match check(side, json) {
-        Ok(()) => serde_json::json!({ "ok": true }),
-        Err(e) => serde_json::json!({ "ok": false, "stage": "envelope", "message": e.to_string() }),
-    };
-    verdict.to_string()
+    verdict(side, json).to_line()
 }
