@@ -1,0 +1,91 @@
+//! `contracts-validate PROTOCOL KIND [TYPE]`: reads JSON lines on stdin and writes one verdict
+//! line per input line, `{"ok":true}` or `{"ok":false,"stage":"envelope"|"table","message":"..."}`.
+//! `cargo xtask validate` runs it. One malformed line never stops the rest.
+//!
+//! PROTOCOL `agent`: KIND is request | server | payload | result | event (the bare kinds need
+//! TYPE, a request or event name). PROTOCOL `connect`: KIND is client | server.
+//! Exit 2 for a usage error, an unknown kind or an unknown TYPE.
+
+use contracts::{agent, connect};
+use std::io::{BufRead, Write};
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: contracts-validate agent request|server|payload|result|event [TYPE]\n       contracts-validate connect client|server";
+
+/// How each line is judged.
+enum Judge {
+    Agent(agent::Kind, Option<String>),
+    Connect(connect::Side),
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let judge = match parse_args(&args) {
+        Ok(j) => j,
+        Err(message) => {
+            eprintln!("contracts-validate: {message}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let stdin = std::io::stdin().lock();
+    let mut stdout = std::io::stdout().lock();
+    for line in stdin.lines() {
+        let line = match line {
+            Ok(l) => l,
+            // Not UTF-8: the line is not JSON text.
+            Err(e) => {
+                let v = contracts::verdict::Verdict::refused_with(contracts::verdict::Stage::Envelope, e.to_string());
+                let _ = writeln!(stdout, "{}", v.to_line());
+                continue;
+            }
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let verdict = match &judge {
+            Judge::Agent(kind, ty) => match agent::verdict(*kind, ty.as_deref(), &line) {
+                Ok(v) => v,
+                Err(e) => {
+                    eprintln!("contracts-validate: {e}");
+                    return ExitCode::from(2);
+                }
+            },
+            Judge::Connect(side) => connect::verdict(*side, &line),
+        };
+        if writeln!(stdout, "{}", verdict.to_line()).and_then(|()| stdout.flush()).is_err() {
+            // The reader went away.
+            return ExitCode::SUCCESS;
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// Reads the arguments, checking a bare kind's TYPE against the tables before any input.
+fn parse_args(args: &[String]) -> Result<Judge, String> {
+    match args {
+        [p, kind, rest @ ..] if p == "agent" => {
+            let kind: agent::Kind = kind.parse()?;
+            let ty = rest.first().cloned();
+            if rest.len() > 1 {
+                return Err("too many arguments".into());
+            }
+            let bare = !matches!(kind, agent::Kind::Request | agent::Kind::Server);
+            match (&ty, bare) {
+                (None, true) => return Err("this kind needs a TYPE (a request or event name)".into()),
+                (Some(_), false) => return Err("TYPE applies only to payload, result and event".into()),
+                (Some(t), true) => {
+                    // A usage error, not a verdict: checked with an empty input.
+                    agent::verdict(kind, Some(t), "{}").map_err(|e| e.to_string())?;
+                }
+                (None, false) => {}
+            }
+            Ok(Judge::Agent(kind, ty))
+        }
+        [p, side] if p == "connect" => {
+            connect::Side::from_name(side).map(Judge::Connect).ok_or_else(|| format!("unknown kind {side:?}: expected client or server"))
+        }
+        [p, ..] if p == "connect" => Err("connect takes one kind and no TYPE".into()),
+        [p, ..] => Err(format!("unknown protocol {p:?}: expected agent or connect")),
+        [] => Err("missing arguments".into()),
+    }
+}

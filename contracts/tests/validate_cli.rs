@@ -1,0 +1,65 @@
+//! `contracts-validate` (what `cargo xtask validate` runs): one verdict line per input line,
+//! a malformed line never stops the rest, and usage errors exit 2.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// Runs the binary with `args`, feeding `input`; answers the exit code and stdout lines.
+fn run(args: &[&str], input: &str) -> (i32, Vec<String>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_contracts-validate"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let lines = String::from_utf8(out.stdout).unwrap().lines().map(str::to_owned).collect();
+    (out.status.code().unwrap_or(-1), lines)
+}
+
+#[test]
+fn one_verdict_per_line_and_bad_lines_do_not_stop_the_rest() {
+    let input = concat!(
+        r#"{"id":"1","type":"chat.list","payload":{}}"#, "\n",
+        "not json\n",
+        r#"{"id":"2","type":"chat.nope","payload":{}}"#, "\n",
+        r#"{"id":"3","type":"chat.history","payload":{"chatId":"c","cursor":"x","limit":0}}"#, "\n",
+        r#"{"id":"4","type":"chat.detach","payload":{"chatId":"c"}}"#, "\n",
+    );
+    let (code, lines) = run(&["agent", "request"], input);
+    assert_eq!(code, 0);
+    assert_eq!(lines.len(), 5, "{lines:?}");
+    assert_eq!(lines[0], r#"{"ok":true}"#);
+    assert!(lines[1].starts_with(r#"{"ok":false,"stage":"envelope","message":"#), "{}", lines[1]);
+    assert!(lines[2].starts_with(r#"{"ok":false,"stage":"table","message":"#), "{}", lines[2]);
+    assert_eq!(lines[3], r#"{"ok":false,"stage":"table","message":"✖ Too small: expected number to be >=1\n  → at limit"}"#);
+    assert_eq!(lines[4], r#"{"ok":true}"#);
+}
+
+#[test]
+fn bare_values_are_checked_by_name() {
+    let (code, lines) = run(&["agent", "result", "chat.forkInfo"], "{\"parent\":null,\"children\":[]}\n{\"children\":[]}\n");
+    assert_eq!(code, 0);
+    assert_eq!(lines[0], r#"{"ok":true}"#);
+    assert_eq!(lines[1], r#"{"ok":false,"stage":"table","message":"✖ Invalid input: expected object, received undefined\n  → at parent"}"#);
+}
+
+#[test]
+fn connect_frames() {
+    let (code, lines) = run(&["connect", "client"], "{\"frame\":\"ping\",\"ts\":1}\n{\"frame\":\"teleport\"}\n");
+    assert_eq!(code, 0);
+    assert_eq!(lines[0], r#"{"ok":true}"#);
+    assert!(lines[1].contains(r#""stage":"envelope""#));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(run(&["agent", "payload", "chat.nope"], "{}\n").0, 2);
+    assert_eq!(run(&["agent", "payload"], "{}\n").0, 2);
+    assert_eq!(run(&["agent", "request", "chat.list"], "{}\n").0, 2);
+    assert_eq!(run(&["agent", "teleport"], "{}\n").0, 2);
+    assert_eq!(run(&["connect", "request"], "{}\n").0, 2);
+    assert_eq!(run(&["mqtt", "client"], "{}\n").0, 2);
+}
