@@ -57,8 +57,17 @@ fn connect(hub: &mut Hub, identity: Identity, accepts: &[&str]) -> SocketId {
     id
 }
 
-/// The frames sent to `socket`, in order.
+/// The frames sent to `socket`, in order. Each must parse back as a server frame: the hub
+/// never sends what the contract refuses.
 fn to(out: &[Action], socket: SocketId) -> Vec<ServerFrame> {
+    for a in out {
+        if let Action::Send { frame, .. } = a {
+            let text = serde_json::to_string(frame).unwrap();
+            let back = contracts::connect::parse_server_frame(&text)
+                .unwrap_or_else(|e| panic!("the hub sent an invalid frame: {e}\n{text}"));
+            assert_eq!(&back, frame);
+        }
+    }
     out.iter()
         .filter_map(|a| match a {
             Action::Send { to, frame } if *to == socket => Some(frame.clone()),
@@ -786,4 +795,27 @@ fn the_log_trait_serves_a_custom_retention() {
     assert_eq!(hub.log().read(WS, 1, 10).unwrap().len(), 2);
     assert!(hub.log().read(WS, 0, 10).is_err());
     assert_eq!(hub.log().find_key(WS, "usr_mo", "fill-s-0"), Some(1));
+}
+
+#[test]
+fn an_error_leaves_out_a_key_the_schema_refuses() {
+    let mut hub = Hub::in_memory();
+    let id = connect(&mut hub, member(), &[]);
+    let long = "k".repeat(201);
+    let out = hub.receive(id, &post("spc_1", "t", &long), T0);
+    let frame = only(&out, id);
+    assert_eq!(error_of(&frame), (ErrorCode::InvalidFrame, None));
+    // What the hub sends always parses as a server frame.
+    contracts::connect::parse_server_frame(&serde_json::to_string(&frame).unwrap()).unwrap();
+}
+
+#[test]
+fn context_budget_default_is_the_schemas() {
+    assert_eq!(
+        ContextBudget::default(),
+        ContextBudget {
+            lines: 40,
+            chars: 16_000
+        }
+    );
 }

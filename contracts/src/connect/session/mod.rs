@@ -39,8 +39,8 @@ use serde_json::Value;
 
 use super::{
     Ack, ClientEvent, ClientFrame, ContextEdit, ContextWindowChange, ContextWindowCompact,
-    ErrorCode, ErrorFrame, HeartbeatChange, Hello, HelloReply, JoinRequest, ModelChange,
-    Participant, ParticipantKind, Ping, Presence, PresenceState, Restart, ServerEvent,
+    ErrorCode, ErrorFrame, HeartbeatChange, Hello, HelloContext, HelloReply, JoinRequest,
+    ModelChange, Participant, ParticipantKind, Ping, Presence, PresenceState, Restart, ServerEvent,
     ServerEventMessageNew, ServerFrame, ServerFrameEvent, ServerFrameEvents, ServerFrameJoin,
     Subscribe, parse_client_frame,
 };
@@ -206,10 +206,24 @@ pub struct ContextBudget {
 }
 
 impl Default for ContextBudget {
+    /// The schema's defaults: an empty `context` reads as 40 lines and 16,000 characters.
     fn default() -> Self {
+        match crate::wire::from_str::<HelloContext>("{}") {
+            Ok(c) => ContextBudget::from(c),
+            // Only if the schema stopped defaulting a field: the spec's numbers.
+            Err(_) => ContextBudget {
+                lines: 40,
+                chars: 16_000,
+            },
+        }
+    }
+}
+
+impl From<HelloContext> for ContextBudget {
+    fn from(c: HelloContext) -> Self {
         ContextBudget {
-            lines: 40,
-            chars: 16_000,
+            lines: c.lines,
+            chars: c.chars,
         }
     }
 }
@@ -228,17 +242,21 @@ pub const KNOWN_ACCEPTS: &[&str] = &[
 
 /// The `accepts` name that gates a server frame, if it is beyond the base set.
 pub fn gate(frame: &ServerFrame) -> Option<&'static str> {
-    match frame {
-        ServerFrame::Events(_) => Some("events"),
-        ServerFrame::Presence(_) => Some("presence"),
-        ServerFrame::Restart(_) => Some("restart"),
-        ServerFrame::Join(_) => Some("join"),
-        ServerFrame::ContextEdit(_) => Some("context"),
-        ServerFrame::ModelChange(_) => Some("models"),
-        ServerFrame::HeartbeatChange(_) => Some("heartbeats"),
-        ServerFrame::ContextWindowCompact(_) | ServerFrame::ContextWindowChange(_) => {
-            Some("context_windows")
-        }
+    gate_of(frame.tag())
+}
+
+/// The `accepts` name that gates the server frame tagged `tag` (the schema's `#[accepts]`; a
+/// test checks the two agree).
+pub fn gate_of(tag: &str) -> Option<&'static str> {
+    match tag {
+        "events" => Some("events"),
+        "presence" => Some("presence"),
+        "restart" => Some("restart"),
+        "join" => Some("join"),
+        "context.edit" => Some("context"),
+        "model.change" => Some("models"),
+        "heartbeat.change" => Some("heartbeats"),
+        "context_window.compact" | "context_window.change" => Some("context_windows"),
         _ => None,
     }
 }
@@ -638,10 +656,7 @@ impl<L: EventLog> Hub<L> {
             .filter(|k| accepts.iter().any(|a| a == k))
             .collect();
         if let Some(context) = hello.context {
-            s.context = ContextBudget {
-                lines: context.lines,
-                chars: context.chars,
-            };
+            s.context = ContextBudget::from(context);
         }
         let reply = HelloReply {
             protocol: high,
@@ -872,11 +887,21 @@ pub fn error_frame(
     message: impl Into<String>,
     key: Option<String>,
 ) -> ServerFrame {
-    let key = key.filter(|k| (1..=200).contains(&k.chars().count()));
-    ServerFrame::Error(ErrorFrame {
+    let frame = ErrorFrame {
         code,
         message: message.into(),
         idempotency_key: key,
+    };
+    // The schema says what a valid key is: a frame that does not parse back loses its key.
+    let valid = serde_json::to_string(&frame)
+        .is_ok_and(|t| crate::wire::from_str::<ErrorFrame>(&t).is_ok());
+    ServerFrame::Error(if valid {
+        frame
+    } else {
+        ErrorFrame {
+            idempotency_key: None,
+            ..frame
+        }
     })
 }
 
