@@ -561,6 +561,9 @@ fn dispatch_parses_once_and_calls_the_host() {
 
 struct AppHost;
 
+// The base's requests: every one refused as unsupported.
+impl proto::Host for AppHost {}
+
 impl app::Host for AppHost {
     async fn document_read(
         &self,

@@ -936,6 +936,21 @@ impl<'a> Emitter<'a> {
                 req_items.push(quote!(pub use #base::requests::#ident;));
             }
             let method = rust_ident(&rust_field(&r.name));
+            req_names.push(name);
+            req_idents.push(ident.clone());
+            if !own {
+                // A base's request is a method of the base's host trait, a supertrait.
+                let base = self.base_path(&owner.name);
+                arms.push(quote! {
+                    #name => {
+                        let payload = <requests::#ident as #rt::Request>::parse_payload(payload.get())
+                            .map_err(|e| #rt::invalid_payload(name, &e))?;
+                        let result = <H as #base::Host>::#method(host, payload).await?;
+                        #rt::to_raw(&result)
+                    }
+                });
+                continue;
+            }
             let docs = docs_attrs(&r.docs);
             let doc_default = " The default refuses the request as unsupported.";
             methods.push(quote! {
@@ -961,8 +976,6 @@ impl<'a> Emitter<'a> {
                     #rt::to_raw(&result)
                 }
             });
-            req_names.push(name);
-            req_idents.push(ident);
         }
 
         let eat = At::Module("events");
@@ -1043,6 +1056,15 @@ impl<'a> Emitter<'a> {
                 }
             }
         };
+        let supers: Vec<TokenStream> = self
+            .model
+            .bases
+            .iter()
+            .map(|b| {
+                let base = self.base_path(&b.name);
+                quote!(#base::Host)
+            })
+            .collect();
         quote! {
             /// The request table: one type per request, with its wire name, payload and result.
             #[allow(deprecated)]
@@ -1066,10 +1088,12 @@ impl<'a> Emitter<'a> {
             #request_result
             #event_payload
 
-            /// What a host does: one method per request. Every method refuses as unsupported
-            /// unless the host implements it.
+            /// What a host does: one method per request of this protocol. Every method refuses
+            /// as unsupported unless the host implements it. The requests of a base protocol are
+            /// the methods of its `Host`, a supertrait: a host implements both, and [`dispatch`]
+            /// routes every name.
             #[allow(deprecated)]
-            pub trait Host: ::core::marker::Sync {
+            pub trait Host: #(#supers +)* ::core::marker::Sync {
                 #(#methods)*
             }
 
