@@ -61,6 +61,30 @@ impl Stage {
     }
 }
 
+/// What a line checks: a JSON value (`input`), or exact text (`raw`) for what a value cannot
+/// say (a duplicate key, `1e2`, a number beyond every range).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Input {
+    Json(Value),
+    Raw(String),
+}
+
+impl Input {
+    /// The input as JSON text.
+    pub fn text(&self) -> String {
+        match self {
+            Input::Json(v) => serde_json::to_string(v).expect("a JSON value serialises"),
+            Input::Raw(r) => r.clone(),
+        }
+    }
+}
+
+impl From<Value> for Input {
+    fn from(v: Value) -> Input {
+        Input::Json(v)
+    }
+}
+
 /// One line of a corpus.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Case {
@@ -69,7 +93,7 @@ pub struct Case {
     pub kind: String,
     /// The request or event name (`type`) for `payload`, `result` and `event`.
     pub type_name: Option<String>,
-    pub input: Value,
+    pub input: Input,
     /// The expected verdict.
     pub ok: bool,
     /// For a refusal: where it happens.
@@ -80,15 +104,23 @@ pub struct Case {
 }
 
 impl Case {
-    /// The case as one JSON line, keys in the corpus's order: `as`, `type`, `input`, `ok`,
-    /// `stage`, `paths`, `note`.
+    /// The case as one JSON line, keys in the corpus's order: `as`, `type`, `input` (or
+    /// `raw`), `ok`, `stage`, `paths`, `note`.
     pub fn to_line(&self) -> String {
         let s = |v: &Value| serde_json::to_string(v).expect("a JSON value serialises");
         let mut out = format!("{{\"as\":{}", s(&json!(self.kind)));
         if let Some(t) = &self.type_name {
             let _ = write!(out, ",\"type\":{}", s(&json!(t)));
         }
-        let _ = write!(out, ",\"input\":{},\"ok\":{}", s(&self.input), self.ok);
+        match &self.input {
+            Input::Json(v) => {
+                let _ = write!(out, ",\"input\":{}", s(v));
+            }
+            Input::Raw(r) => {
+                let _ = write!(out, ",\"raw\":{}", s(&json!(r)));
+            }
+        }
+        let _ = write!(out, ",\"ok\":{}", self.ok);
         if let Some(st) = self.stage {
             let _ = write!(out, ",\"stage\":\"{}\"", st.as_str());
         }
@@ -208,6 +240,25 @@ fn set_in(doc: &mut Value, path: &[Seg], value: Option<Value>) {
     }
 }
 
+/// A string no generated value holds: it marks, in `doc` written as JSON, where raw text goes.
+const HOLE: &str = "\u{0}hole\u{0}";
+
+/// `doc` written as JSON with the slot at `path` written as `text` (the slot must exist, or
+/// its object must).
+fn raw_with(doc: &Value, path: &[Seg], text: &str) -> Input {
+    let marked = with(doc, path, Some(json!(HOLE)));
+    let hole = serde_json::to_string(HOLE).expect("a string serialises");
+    let out = serde_json::to_string(&marked)
+        .expect("a JSON value serialises")
+        .replacen(&hole, text, 1);
+    Input::Raw(out)
+}
+
+/// The JSON text of a value.
+fn text(v: &Value) -> String {
+    serde_json::to_string(v).expect("a JSON value serialises")
+}
+
 /// The JSON types a value can have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum JsonType {
@@ -304,13 +355,7 @@ pub fn derive(model: &Model) -> Vec<Case> {
     let mut seen = BTreeSet::new();
     g.out
         .into_iter()
-        .filter(|c| {
-            seen.insert((
-                c.kind.clone(),
-                c.type_name.clone(),
-                serde_json::to_string(&c.input).expect("a JSON value serialises"),
-            ))
-        })
+        .filter(|c| seen.insert((c.kind.clone(), c.type_name.clone(), c.input.text())))
         .collect()
 }
 
@@ -318,7 +363,7 @@ impl<'m> Gen<'m> {
     fn push(
         &mut self,
         root: &Root,
-        input: Value,
+        input: Input,
         refused: Option<&[Seg]>,
         exact: bool,
         note: String,
@@ -342,12 +387,19 @@ impl<'m> Gen<'m> {
         });
     }
 
-    fn accept(&mut self, root: &Root, input: Value, note: String) {
-        self.push(root, input, None, true, note);
+    fn accept(&mut self, root: &Root, input: impl Into<Input>, note: String) {
+        self.push(root, input.into(), None, true, note);
     }
 
-    fn refuse(&mut self, root: &Root, input: Value, at: &[Seg], exact: bool, note: String) {
-        self.push(root, input, Some(at), exact, note);
+    fn refuse(
+        &mut self,
+        root: &Root,
+        input: impl Into<Input>,
+        at: &[Seg],
+        exact: bool,
+        note: String,
+    ) {
+        self.push(root, input.into(), Some(at), exact, note);
     }
 
     /// Every case for one root value of type `ty`.
@@ -401,18 +453,25 @@ impl<'m> Gen<'m> {
                     c.kind == "payload"
                         && c.type_name.as_deref() == Some(name)
                         && !c.ok
+                        && matches!(c.input, Input::Json(_))
                         && c.paths.as_ref().is_some_and(|p| !p.is_empty())
                 })
                 .cloned();
-            if let Some(c) = refused {
-                let note = c.note.split_once(": ").map_or("", |x| x.1).to_owned();
+            if let Some(Case {
+                input: Input::Json(payload),
+                paths,
+                note,
+                ..
+            }) = refused
+            {
+                let note = note.split_once(": ").map_or("", |x| x.1).to_owned();
                 self.out.push(Case {
                     kind: "request".into(),
                     type_name: None,
-                    input: json!({ "id": "1", "type": name, "payload": c.input }),
+                    input: json!({ "id": "1", "type": name, "payload": payload }).into(),
                     ok: false,
                     stage: Some(Stage::Table),
-                    paths: c.paths,
+                    paths,
                     note: format!("request frame: {name} with {note}"),
                 });
             }
@@ -724,6 +783,34 @@ impl<'m> Gen<'m> {
             );
         }
         self.accept(root, extra, format!("{what} with an unknown key"));
+        // A duplicate key: the last one wins, as JSON.parse has it.
+        if let Some(f) = s.fields.iter().find(|f| self.wrong_value(&f.ty).is_some()) {
+            let fat = child(at, Seg::Key(f.name.clone()));
+            let name = dotted(&fat);
+            let (wrong, _) = self.wrong_value(&f.ty).expect("found above");
+            let valid = self.minimal(&f.ty, 0);
+            let key = text(&json!(f.name));
+            self.accept(
+                root,
+                raw_with(
+                    doc,
+                    &fat,
+                    &format!("{},{key}:{}", text(&wrong), text(&valid)),
+                ),
+                format!("{name} twice, the last valid (the last one wins)"),
+            );
+            self.refuse(
+                root,
+                raw_with(
+                    doc,
+                    &fat,
+                    &format!("{},{key}:{}", text(&valid), text(&wrong)),
+                ),
+                &fat,
+                exact,
+                format!("{name} twice, the last invalid (the last one wins)"),
+            );
+        }
         for f in &s.fields {
             let fat = child(at, Seg::Key(f.name.clone()));
             let name = dotted(&fat);
@@ -795,6 +882,29 @@ impl<'m> Gen<'m> {
                     exact,
                     format!("{name} with an unknown tag"),
                 );
+                if let Some(tag) = get(doc, &tag_at) {
+                    let key = text(&json!(field));
+                    self.accept(
+                        root,
+                        raw_with(
+                            doc,
+                            &tag_at,
+                            &format!("\"not-a-variant\",{key}:{}", text(tag)),
+                        ),
+                        format!("{name} with its tag twice, the last known (the last one wins)"),
+                    );
+                    self.refuse(
+                        root,
+                        raw_with(
+                            doc,
+                            &tag_at,
+                            &format!("{},{key}:\"not-a-variant\"", text(tag)),
+                        ),
+                        &tag_at,
+                        exact,
+                        format!("{name} with its tag twice, the last unknown (the last one wins)"),
+                    );
+                }
                 for v in &u.variants {
                     let value = self.minimal_variant(u, v, 0);
                     let doc = with(doc, at, Some(value));
@@ -897,6 +1007,24 @@ impl<'m> Gen<'m> {
             with(doc, at, Some(json!(m as f64))),
             format!("{what} = {m}.0 (an integral number written with a fraction)"),
         );
+        let written = if (lo..=hi).contains(&100) {
+            "1e2".to_owned()
+        } else {
+            format!("{m}E0")
+        };
+        self.accept(
+            root,
+            raw_with(doc, at, &written),
+            format!("{what} = {written} (an integer written with an exponent)"),
+        );
+        if (lo..=hi).contains(&0) {
+            self.accept(
+                root,
+                raw_with(doc, at, "-0"),
+                format!("{what} = -0 (the integer 0)"),
+            );
+        }
+        self.beyond_every_range(root, doc, at, exact);
         let frac = if m < hi {
             m as f64 + 0.5
         } else {
@@ -908,6 +1036,19 @@ impl<'m> Gen<'m> {
             at,
             exact,
             format!("{what} = {frac} (not an integer)"),
+        );
+    }
+
+    /// `1e400`: a JSON number (`JSON.parse` reads it as Infinity) that no `int` or `number`
+    /// holds. It is JSON, so it is refused where the value is checked, at the slot's path,
+    /// not at the envelope as unreadable text.
+    fn beyond_every_range(&mut self, root: &Root, doc: &Value, at: &[Seg], exact: bool) {
+        self.refuse(
+            root,
+            raw_with(doc, at, "1e400"),
+            at,
+            exact,
+            format!("{} = 1e400 (a JSON number beyond every range)", shown(at)),
         );
     }
 
@@ -939,6 +1080,7 @@ impl<'m> Gen<'m> {
             m + 0.5
         };
         cases.push((frac, true, "a fraction"));
+        self.beyond_every_range(root, doc, at, exact);
         for (n, ok, edge) in cases {
             // Whole numbers are written as integers: `1` and `1.0` are one number.
             let v = if n.fract() == 0.0 {

@@ -9,8 +9,8 @@
 //!   nullable field is required and an optional one is not (optional never admits null unless
 //!   its type does);
 //! - `int` is `{"type":"integer"}` clamped to the safe range (JSON Schema's integer accepts
-//!   `1.0` and `1e2`, as the contract does); string lengths count code points, as JSON Schema's
-//!   do;
+//!   `1.0` and `1e2`, as the contract does); `number` is finite, clamped to the largest finite
+//!   double (`1e400` is refused); string lengths count code points, as JSON Schema's do;
 //! - closed enums are `enum`; open enums are any string, with the known values as `examples`;
 //! - tagged unions are `oneOf` of the variant with the tag constant (at most one can match),
 //!   untagged ones `anyOf` in order;
@@ -259,13 +259,17 @@ fn ty(owner: &Model, top: &Model, t: &Ty) -> Value {
             );
         }
         TyKind::Number(l) => {
+            // Finite: a bound the schema does not declare is the largest finite double, so
+            // `1e400` (Infinity to JSON.parse) is refused here as Zod and Rust refuse it.
             o.insert("type".into(), json!("number"));
-            if let Some(m) = l.min {
-                o.insert("minimum".into(), json!(m));
-            }
-            if let Some(m) = l.max {
-                o.insert("maximum".into(), json!(m));
-            }
+            o.insert(
+                "minimum".into(),
+                l.min.map_or(json!(-f64::MAX), |m| json!(m)),
+            );
+            o.insert(
+                "maximum".into(),
+                l.max.map_or(json!(f64::MAX), |m| json!(m)),
+            );
         }
         TyKind::Unknown => {}
         TyKind::Literal(l) => {
