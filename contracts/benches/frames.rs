@@ -1,0 +1,128 @@
+//! Parse plus payload validation of a realistic frame mix (`benches/data/*.jsonl`), side by
+//! side in one run:
+//!
+//! - `generated`: the generated agent protocol, both stages: `parse_request` then
+//!   `RequestPayload::parse(type, payload)`; `parse_server_frame` then `EventPayload::parse`.
+//! - `handwritten`: a hand-written serde_json two-stage parse into plain `#[derive(Deserialize)]`
+//!   mirrors of the same types (borrowed envelope, `RawValue` payload, then the typed payload).
+//!
+//! One iteration parses the whole mix; throughput is in frames. Compare the two lines of a
+//! group (a ratio measured in one run), not absolute times. See docs/benchmarks.md.
+//!
+//! `UPDATE_EXPECT=1 cargo bench -p contracts --bench frames` rewrites the stored frames.
+
+mod frames {
+    pub mod baseline;
+    pub mod mix;
+}
+
+use contracts::agent::{
+    EventPayload, RequestPayload, ServerFrame, parse_request, parse_server_frame,
+};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use frames::{baseline, mix};
+use std::hint::black_box;
+use std::path::PathBuf;
+
+fn data_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/data")
+}
+
+/// The stored frames, checked against the values they are built from.
+fn load() -> (Vec<String>, Vec<String>) {
+    let dir = data_dir();
+    let update = std::env::var_os("UPDATE_EXPECT").is_some();
+    for (name, want) in mix::files() {
+        let path = dir.join(name);
+        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        if have != want {
+            if update {
+                std::fs::create_dir_all(&dir).expect("create benches/data");
+                std::fs::write(&path, &want).expect("write the frame mix");
+            } else {
+                panic!("{} is stale: run with UPDATE_EXPECT=1", path.display());
+            }
+        }
+    }
+    (mix::requests(), mix::server())
+}
+
+fn generated_request(text: &str) -> RequestPayload {
+    let request = parse_request(text).expect("a valid frame");
+    RequestPayload::parse(&request.r#type, request.payload.get()).expect("a valid payload")
+}
+
+fn generated_event(text: &str) -> EventPayload {
+    match parse_server_frame(text).expect("a valid frame") {
+        ServerFrame::Event(e) => {
+            EventPayload::parse(&e.event, e.payload.get()).expect("a valid payload")
+        }
+        _ => panic!("the mix holds events only"),
+    }
+}
+
+fn handwritten_request(text: &str) -> (&str, baseline::RequestPayload) {
+    baseline::parse_request(text).expect("a valid frame")
+}
+
+fn handwritten_event(text: &str) -> baseline::EventPayload {
+    baseline::parse_event(text).expect("a valid frame")
+}
+
+fn bench(c: &mut Criterion) {
+    let (requests, server) = load();
+    // Both paths accept every frame before anything is measured.
+    for f in &requests {
+        generated_request(f);
+        handwritten_request(f);
+    }
+    for f in &server {
+        generated_event(f);
+        handwritten_event(f);
+    }
+
+    let mut g = c.benchmark_group("requests");
+    g.throughput(Throughput::Elements(requests.len() as u64));
+    g.bench_function("generated", |b| {
+        b.iter(|| {
+            for f in &requests {
+                black_box(generated_request(black_box(f)));
+            }
+        })
+    });
+    g.bench_function("handwritten", |b| {
+        b.iter(|| {
+            for f in &requests {
+                black_box(handwritten_request(black_box(f)));
+            }
+        })
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("server");
+    g.throughput(Throughput::Elements(server.len() as u64));
+    g.bench_function("generated", |b| {
+        b.iter(|| {
+            for f in &server {
+                black_box(generated_event(black_box(f)));
+            }
+        })
+    });
+    g.bench_function("handwritten", |b| {
+        b.iter(|| {
+            for f in &server {
+                black_box(handwritten_event(black_box(f)));
+            }
+        })
+    });
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(std::time::Duration::from_secs(1))
+        .measurement_time(std::time::Duration::from_secs(3));
+    targets = bench
+}
+criterion_main!(benches);
