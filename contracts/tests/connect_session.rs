@@ -819,3 +819,57 @@ fn context_budget_default_is_the_schemas() {
         }
     );
 }
+
+#[test]
+fn every_corpus_input_before_and_after_hello_is_answered_without_a_panic() {
+    let mut inputs = Vec::new();
+    for file in ["connect.jsonl", "derived/connect.jsonl", "agent.jsonl"] {
+        let path = format!("{}/../tests/corpus/{file}", env!("CARGO_MANIFEST_DIR"));
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        for line in text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        {
+            inputs.push(match line.get("raw").and_then(Value::as_str) {
+                Some(raw) => raw.to_owned(),
+                None => line["input"].to_string(),
+            });
+        }
+    }
+    assert!(inputs.len() > 30);
+    let mut hub = Hub::in_memory();
+    let mut fresh = hub.open(member(), T0);
+    let ready = connect(&mut hub, owner(), &KNOWN);
+    for (i, text) in inputs.iter().enumerate() {
+        for socket in [fresh, ready] {
+            let out = hub.receive(socket, text, T0 + i as i64);
+            // Each answer is valid (checked by `to`); a socket is closed only by a failed hello.
+            if to(&out, socket).is_empty() {
+                // Unanswered: only a pong, or a subscribe with nothing to replay.
+                let frame = contracts::connect::parse_client_frame(text).map(|f| f.tag());
+                assert!(matches!(frame, Ok("pong" | "subscribe")), "{text}");
+            }
+            if out.contains(&Action::Close { socket }) {
+                assert!(text.contains("hello"), "{text}");
+            }
+        }
+        // A socket that said hello or was closed is replaced, so every input meets both states.
+        if hub.identity(fresh).is_none() || hub.protocol(fresh).is_some() {
+            hub.close(fresh, T0);
+            fresh = hub.open(member(), T0);
+        }
+    }
+}
+
+const KNOWN: [&str; 8] = [
+    "events",
+    "presence",
+    "restart",
+    "join",
+    "context",
+    "models",
+    "heartbeats",
+    "context_windows",
+];
