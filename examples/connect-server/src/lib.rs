@@ -1,5 +1,5 @@
 //! A reference Agent Connect server: WebSocket on `/v1/ws`, built on the sans-IO
-//! [`Hub`](contracts::connect::session::Hub).
+//! [`Hub`].
 //!
 //! Each connection's token comes from its upgrade request: `Authorization: Bearer TOKEN`, or
 //! the `token` query parameter when there is no such header (browsers cannot set headers on a
