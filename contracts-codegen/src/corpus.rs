@@ -288,17 +288,25 @@ struct Gen<'m> {
     /// Enums whose every value was already written.
     enums_listed: BTreeSet<String>,
     out: Vec<Case>,
+    /// `(struct, field)` for every field mutated somewhere.
+    covered: BTreeSet<(String, String)>,
 }
 
 /// Every case derived from `model`, in a deterministic order: the request table (each
 /// request's payload, then its result), the event table, the request and event frames that
 /// carry them, then the frame unions.
 pub fn derive(model: &Model) -> Vec<Case> {
+    derive_covering(model).0
+}
+
+/// [`derive`], and the `(struct, field)` pairs whose field the cases mutate.
+fn derive_covering(model: &Model) -> (Vec<Case>, BTreeSet<(String, String)>) {
     let mut g = Gen {
         model,
         expanded: BTreeSet::new(),
         enums_listed: BTreeSet::new(),
         out: Vec::new(),
+        covered: BTreeSet::new(),
     };
     for (_, r) in model.all_requests() {
         let root = Root {
@@ -353,10 +361,12 @@ pub fn derive(model: &Model) -> Vec<Case> {
     }
     // The same input checked the same way twice says nothing new: keep the first.
     let mut seen = BTreeSet::new();
-    g.out
+    let cases = g
+        .out
         .into_iter()
         .filter(|c| seen.insert((c.kind.clone(), c.type_name.clone(), c.input.text())))
-        .collect()
+        .collect();
+    (cases, g.covered)
 }
 
 impl<'m> Gen<'m> {
@@ -733,7 +743,7 @@ impl<'m> Gen<'m> {
                 match &def.kind {
                     TypeDefKind::Struct(s) => {
                         if top || self.expanded.insert(def.name.clone()) {
-                            self.fields(root, doc, at, s, exact);
+                            self.fields(root, doc, at, &def.name, s, exact);
                         }
                     }
                     TypeDefKind::Enum(e) => {
@@ -772,7 +782,18 @@ impl<'m> Gen<'m> {
     }
 
     /// The fields of an object at `at`.
-    fn fields(&mut self, root: &Root, doc: &Value, at: &[Seg], s: &'m Struct, exact: bool) {
+    fn fields(
+        &mut self,
+        root: &Root,
+        doc: &Value,
+        at: &[Seg],
+        name: &str,
+        s: &'m Struct,
+        exact: bool,
+    ) {
+        for f in &s.fields {
+            self.covered.insert((name.to_owned(), f.name.clone()));
+        }
         let what = shown(at);
         let mut extra = doc.clone();
         if let Some(Value::Object(_)) = get(doc, at) {
@@ -916,7 +937,7 @@ impl<'m> Gen<'m> {
                     if let TypeDefKind::Struct(s) = &def.kind
                         && (top || self.expanded.insert(def.name.clone()) || def.synthetic)
                     {
-                        self.fields(root, &doc, at, s, exact);
+                        self.fields(root, &doc, at, &def.name, s, exact);
                     }
                 }
             }
@@ -1158,6 +1179,79 @@ mod tests {
             "[\"x-y\"].a"
         );
         assert_eq!(dotted(&[]), "");
+    }
+
+    /// Every named struct reachable from a root of the workspace's schemas, and every field of
+    /// it, is mutated by some case; and the output is the same twice.
+    #[test]
+    fn every_field_of_every_reachable_type_is_covered() {
+        use crate::emit::typescript::collect_refs;
+        use crate::load::{LoadOptions, load_dir};
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema");
+        for protocol in ["agent", "connect"] {
+            let dir = root.join(protocol);
+            if !dir.is_dir() {
+                continue;
+            }
+            let model = load_dir(&dir, &LoadOptions::default()).expect("the schema loads");
+            let (cases, covered) = derive_covering(&model);
+            assert_eq!(cases, derive(&model), "{protocol}: derive is deterministic");
+            let mut pending: Vec<crate::model::TypeRef> = Vec::new();
+            let mut note = |ty: &Ty| collect_refs(ty, &mut |r| pending.push(r.clone()));
+            for (_, r) in model.all_requests() {
+                note(&r.payload);
+                note(&r.result);
+            }
+            for (_, e) in model.all_events() {
+                note(&e.payload);
+            }
+            for frame in ["ClientFrame", "ServerFrame"] {
+                if let Some(d) = model.own_type(frame)
+                    && matches!(&d.kind, TypeDefKind::Union(u) if u.tag != UnionTag::Untagged)
+                {
+                    pending.push(crate::model::TypeRef {
+                        name: frame.into(),
+                        protocol: None,
+                    });
+                }
+            }
+            let mut seen = BTreeSet::new();
+            let mut missing = Vec::new();
+            while let Some(r) = pending.pop() {
+                let Some(def) = model.resolve(&r) else {
+                    continue;
+                };
+                if !seen.insert(def.name.clone()) {
+                    continue;
+                }
+                match &def.kind {
+                    TypeDefKind::Alias(t) => collect_refs(t, &mut |r| pending.push(r.clone())),
+                    TypeDefKind::Struct(st) => {
+                        for f in &st.fields {
+                            if !covered.contains(&(def.name.clone(), f.name.clone())) {
+                                missing.push(format!("{}.{}", def.name, f.name));
+                            }
+                            collect_refs(&f.ty, &mut |r| pending.push(r.clone()));
+                        }
+                    }
+                    TypeDefKind::Union(u) => {
+                        for v in &u.variants {
+                            collect_refs(&v.ty, &mut |r| pending.push(r.clone()));
+                        }
+                    }
+                    TypeDefKind::Enum(_) => {}
+                }
+            }
+            assert!(
+                missing.is_empty(),
+                "{protocol}: fields no case mutates: {missing:?}"
+            );
+            assert!(
+                seen.len() > 10,
+                "{protocol}: the walk reached {} types",
+                seen.len()
+            );
+        }
     }
 
     #[test]
