@@ -4,11 +4,11 @@
 //! `tests/corpus/derived/{agent,connect}.jsonl` (derived from the model by `cargo xtask
 //! codegen`) is checked as `cargo xtask validate` checks it: agent lines by
 //! [`contracts::agent::verdict`] (`request`, `server`, `payload`, `result`, `event`), connect
-//! lines as a `client` or `server` frame (always the envelope stage). The verdict, the stage
-//! (where the line gives one) and the set of paths the issues name (where the line gives them;
-//! `[]` is one issue at the root) must be the line's, exactly as the node runners
-//! (`bindings/*/test/corpus.test.ts`) compare the Zod and JSON Schema verdicts on the same
-//! lines. Every disagreement is reported with its file, line and note.
+//! lines by [`contracts::connect::verdict`] (`client`, `server`; always the envelope stage).
+//! The verdict, the stage (where the line gives one) and the set of paths the issues name
+//! (where the line gives them; `[]` is one issue at the root) must be the line's, exactly as
+//! the node runners (`bindings/*/test/corpus.test.ts`) compare the Zod and JSON Schema
+//! verdicts on the same lines. Every disagreement is reported with its file, line and note.
 
 use contracts::verdict::{Stage, Verdict};
 use serde_json::Value;
@@ -138,10 +138,7 @@ fn connect_verdict(line: &Line) -> Verdict {
             line.place, line.kind
         )
     });
-    match contracts::connect::check(side, &line.text) {
-        Ok(()) => Verdict::accepted(),
-        Err(e) => Verdict::refused(Stage::Envelope, &e),
-    }
+    contracts::connect::verdict(side, &line.text)
 }
 
 /// Run every line of `file`, panicking with every disagreement.
