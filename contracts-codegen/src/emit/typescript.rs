@@ -74,6 +74,33 @@ pub struct TsAlias {
     pub type_alias: bool,
 }
 
+/// The package of a base protocol, as an app's package imports it.
+///
+/// The app's tables spread the base's (`{ ...AGENT_REQUEST_SCHEMAS, 'document.read': ... }`)
+/// and its types import the base's schemas by name: no base name or shape is written into
+/// the app's package.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BasePackage {
+    /// The npm name: `@adecore/agent-contracts`.
+    pub name: String,
+    /// The base's table prefix: `AGENT` for `AGENT_REQUEST_SCHEMAS`.
+    pub table_prefix: String,
+    /// The dependency's version in `package.json`: `0.1.0`, `^0.1.0`, or a path
+    /// (`file:../agent-contracts`) while the base is not published.
+    pub version: String,
+}
+
+impl BasePackage {
+    /// A base package by npm name, table prefix and version.
+    pub fn new(name: &str, table_prefix: &str, version: &str) -> BasePackage {
+        BasePackage {
+            name: name.to_owned(),
+            table_prefix: table_prefix.to_owned(),
+            version: version.to_owned(),
+        }
+    }
+}
+
 /// How a protocol becomes a package.
 #[derive(Clone, Debug)]
 pub struct TsOptions {
@@ -87,8 +114,8 @@ pub struct TsOptions {
     pub parse_functions: Vec<String>,
     /// Extra exports under other names.
     pub aliases: Vec<TsAlias>,
-    /// Base protocols by name with the npm package their types are imported from.
-    pub base_packages: BTreeMap<String, String>,
+    /// Base protocols by name with the npm package their types and tables are imported from.
+    pub base_packages: BTreeMap<String, BasePackage>,
     /// Hand-written modules `index.ts` re-exports, as import paths (`./client.js`).
     pub extra_exports: Vec<String>,
     /// Test files compiled and run by `npm test` (a glob under `dist/`), if the package has any.
@@ -289,8 +316,7 @@ impl<'a> Emitter<'a> {
             .options
             .base_packages
             .get(p)
-            .cloned()
-            .unwrap_or_else(|| p.to_owned());
+            .map_or_else(|| p.to_owned(), |b| b.name.clone());
         let module = self
             .model
             .base(p)
@@ -381,7 +407,7 @@ impl<'a> Emitter<'a> {
         let mut deps = serde_json::Map::new();
         deps.insert("zod".into(), ZOD_VERSION.into());
         for pkg in o.base_packages.values() {
-            deps.insert(pkg.clone(), "*".into());
+            deps.insert(pkg.name.clone(), pkg.version.as_str().into());
         }
         let mut dev_deps = serde_json::Map::new();
         dev_deps.insert("@types/node".into(), TYPES_NODE_VERSION.into());
@@ -722,13 +748,13 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown): Parse
             "{HEADER}\n//\n// The request and event tables of the `{}` protocol.\n\n",
             self.model.name
         );
-        // The composed table: a base's entries are written in the base, so their references
-        // are qualified with the base's name.
-        let requests: Vec<(String, Docs, Meta, Ty, Ty)> = self
-            .model
-            .all_requests()
-            .into_iter()
-            .map(|(m, r)| {
+        // The composed table: each base's table is spread from its package, then this
+        // protocol's own entries. No base entry is written here.
+        let m = self.model;
+        let requests: Vec<(String, Docs, Meta, Ty, Ty)> = m
+            .requests
+            .iter()
+            .map(|r| {
                 (
                     r.name.clone(),
                     r.docs.clone(),
@@ -738,17 +764,25 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown): Parse
                 )
             })
             .collect();
-        let events: Vec<(String, Docs, Meta, Ty)> = self
-            .model
-            .all_events()
-            .into_iter()
-            .map(|(m, e)| {
+        let events: Vec<(String, Docs, Meta, Ty)> = m
+            .events
+            .iter()
+            .map(|e| {
                 (
                     e.name.clone(),
                     e.docs.clone(),
                     e.meta.clone(),
                     self.qualify(m, &e.payload),
                 )
+            })
+            .collect();
+        // Each direct base: its package and table prefix.
+        let bases: Vec<(String, String)> = m
+            .bases
+            .iter()
+            .map(|b| match self.options.base_packages.get(&b.name) {
+                Some(p) => (p.name.clone(), p.table_prefix.clone()),
+                None => (b.name.clone(), b.name.to_uppercase()),
             })
             .collect();
         // Every schema named by a table entry.
@@ -773,6 +807,17 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown): Parse
         for (_, _, _, payload) in &events {
             note(payload);
         }
+        for (pkg, bp) in &bases {
+            based.entry(pkg.clone()).or_default().extend(
+                [
+                    "EVENT_SCHEMAS",
+                    "EVENT_TYPES",
+                    "REQUEST_SCHEMAS",
+                    "REQUEST_TYPES",
+                ]
+                .map(|t| format!("{bp}_{t}")),
+            );
+        }
         out.push_str("import { z } from 'zod';\n");
         for (spec, names) in &based {
             let list: Vec<&str> = names.iter().map(String::as_str).collect();
@@ -793,6 +838,9 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown): Parse
             out,
             "\n/** Every request by name: its payload and result schemas. */\nexport const {p}_REQUEST_SCHEMAS = {{\n"
         );
+        for (_, bp) in &bases {
+            let _ = writeln!(out, "    ...{bp}_REQUEST_SCHEMAS,");
+        }
         for (name, docs, meta, payload, result) in &requests {
             out.push_str(&jsdoc(docs, meta, &[], "    "));
             let _ = writeln!(
@@ -808,17 +856,24 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown): Parse
             out,
             "\n/** Every event by name: its payload schema. */\nexport const {p}_EVENT_SCHEMAS = {{\n"
         );
+        for (_, bp) in &bases {
+            let _ = writeln!(out, "    ...{bp}_EVENT_SCHEMAS,");
+        }
         for (name, docs, meta, payload) in &events {
             out.push_str(&jsdoc(docs, meta, &[], "    "));
             let _ = writeln!(out, "    {}: {},", js_string(name), self.ty(payload));
         }
         out.push_str("} as const;\n");
 
-        let list = |names: Vec<&str>| -> String {
-            if names.is_empty() {
+        // A base's names are spread from its list, as its table is.
+        let list = |spreads: Vec<String>, names: Vec<&str>| -> String {
+            if names.is_empty() && spreads.is_empty() {
                 "[]".to_owned()
             } else {
                 let mut s = "[\n".to_owned();
+                for x in spreads {
+                    let _ = writeln!(s, "    ...{x},");
+                }
                 for n in names {
                     let _ = writeln!(s, "    {},", js_string(n));
                 }
@@ -870,8 +925,14 @@ export function parse{tp}EventPayload<K extends {tp}EventType>(event: K, payload
     return parseWith({p}_EVENT_SCHEMAS[event], payload) as ParseResult<{tp}EventPayload<K>>;
 }}
 ",
-            list(requests.iter().map(|r| r.0.as_str()).collect()),
-            list(events.iter().map(|e| e.0.as_str()).collect()),
+            list(
+                bases.iter().map(|(_, bp)| format!("{bp}_REQUEST_TYPES")).collect(),
+                requests.iter().map(|r| r.0.as_str()).collect()
+            ),
+            list(
+                bases.iter().map(|(_, bp)| format!("{bp}_EVENT_TYPES")).collect(),
+                events.iter().map(|e| e.0.as_str()).collect()
+            ),
         );
         out
     }
