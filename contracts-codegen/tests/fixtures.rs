@@ -24,7 +24,17 @@ pub struct Case {
 type Output = fn(&Case) -> Option<String>;
 
 /// Every output kind: the file it is compared with, and how to make it.
-const OUTPUTS: &[(&str, Output)] = &[("expected.txt", expected_txt)];
+const OUTPUTS: &[(&str, Output)] = &[("expected.txt", expected_txt), ("expected.rs", expected_rs)];
+
+/// The Rust the macro would emit for a passing case (bases generated at `crate::<name>`).
+fn expected_rs(case: &Case) -> Option<String> {
+    let model = case.result.as_ref().ok()?;
+    let mut options = contracts_codegen::emit::rust::RustOptions::default();
+    for base in &model.bases {
+        options.bases.insert(base.name.clone(), format!("crate::{}", base.name));
+    }
+    Some(contracts_codegen::emit::rust::emit_pretty(model, &options))
+}
 
 /// The rendered diagnostics of a failing case, or a dump of the model of a passing one.
 fn expected_txt(case: &Case) -> Option<String> {

@@ -6,6 +6,11 @@ use std::process::{Command, Stdio};
 
 /// Runs the binary with `args`, feeding `input`; answers the exit code and stdout lines.
 fn run(args: &[&str], input: &str) -> (i32, Vec<String>) {
+    run_bytes(args, input.as_bytes())
+}
+
+/// Runs the binary with `args`, feeding raw bytes.
+fn run_bytes(args: &[&str], input: &[u8]) -> (i32, Vec<String>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_contracts-validate"))
         .args(args)
         .stdin(Stdio::piped())
@@ -13,7 +18,7 @@ fn run(args: &[&str], input: &str) -> (i32, Vec<String>) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the binary starts");
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
     let out = child.wait_with_output().unwrap();
     let lines = String::from_utf8(out.stdout).unwrap().lines().map(str::to_owned).collect();
     (out.status.code().unwrap_or(-1), lines)
@@ -62,4 +67,18 @@ fn usage_errors_exit_2() {
     assert_eq!(run(&["agent", "teleport"], "{}\n").0, 2);
     assert_eq!(run(&["connect", "request"], "{}\n").0, 2);
     assert_eq!(run(&["mqtt", "client"], "{}\n").0, 2);
+}
+
+#[test]
+fn malformed_lines_each_get_a_verdict() {
+    // Broken JSON, not JSON, invalid UTF-8, CRLF, a blank line, an unknown frame, no final
+    // newline: seven lines, seven verdicts.
+    let input = b"{\"frame\":\"ping\",\"ts\":1}\n{\"frame\":\nnot json\n\xff\xfe\r\n\n{\"frame\":\"pong\",\"ts\":2}\r\n{\"frame\":\"teleport\"}";
+    let (code, lines) = run_bytes(&["connect", "client"], input);
+    assert_eq!(code, 0);
+    let oks: Vec<bool> = lines.iter().map(|l| l.starts_with(r#"{"ok":true}"#)).collect();
+    assert_eq!(oks, [true, false, false, false, false, true, false], "{lines:?}");
+    for l in lines.iter().filter(|l| !l.starts_with(r#"{"ok":true}"#)) {
+        assert!(l.contains(r#""stage":"envelope""#), "{l}");
+    }
 }

@@ -801,6 +801,16 @@ impl<'a> Emitter<'a> {
                 } else {
                     quote!(match self { #(Self::#idents(_) => #tags,)* })
                 };
+                // The capability (`#[accepts]`) that gates each variant, and every distinct one.
+                let mut accepts_all: Vec<&str> = Vec::new();
+                let accepts_arms = u.variants.iter().filter_map(|v| {
+                    let a = v.meta.accepts.as_deref()?;
+                    if !accepts_all.contains(&a) {
+                        accepts_all.push(a);
+                    }
+                    let t = v.tag.as_deref().unwrap_or_default();
+                    Some(quote!(#t => ::core::option::Option::Some(#a),))
+                }).collect::<Vec<_>>();
                 quote! {
                     #docs
                     #meta
@@ -820,6 +830,23 @@ impl<'a> Emitter<'a> {
                         /// This variant's tag value.
                         pub const fn tag(&self) -> &'static str {
                             #tag_body
+                        }
+
+                        /// Every capability (`#[accepts]`) that gates a variant, in order.
+                        pub const ACCEPTS: &'static [&'static str] = &[#(#accepts_all),*];
+
+                        /// The capability a peer must announce to receive the variant tagged
+                        /// `tag`; `None` for the base set.
+                        pub fn accepts_of(tag: &str) -> ::core::option::Option<&'static str> {
+                            match tag {
+                                #(#accepts_arms)*
+                                _ => ::core::option::Option::None,
+                            }
+                        }
+
+                        /// The capability a peer must announce to receive this variant.
+                        pub fn accepts(&self) -> ::core::option::Option<&'static str> {
+                            Self::accepts_of(self.tag())
                         }
                     }
 

@@ -39,9 +39,6 @@ fn main() -> ExitCode {
                 continue;
             }
         };
-        if line.trim().is_empty() {
-            continue;
-        }
         let verdict = match &judge {
             Judge::Agent(kind, ty) => match agent::verdict(*kind, ty.as_deref(), &line) {
                 Ok(v) => v,

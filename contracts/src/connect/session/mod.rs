@@ -228,37 +228,17 @@ impl From<HelloContext> for ContextBudget {
     }
 }
 
-/// The `accepts` names this server knows: the frames beyond the base set.
-pub const KNOWN_ACCEPTS: &[&str] = &[
-    "events",
-    "presence",
-    "restart",
-    "join",
-    "context",
-    "models",
-    "heartbeats",
-    "context_windows",
-];
+/// Every `accepts` name a server frame can be gated by, from the schema's `#[accepts]`.
+pub const KNOWN_ACCEPTS: &[&str] = ServerFrame::ACCEPTS;
 
 /// The `accepts` name that gates a server frame, if it is beyond the base set.
 pub fn gate(frame: &ServerFrame) -> Option<&'static str> {
-    gate_of(frame.tag())
+    frame.accepts()
 }
 
-/// The `accepts` name that gates the server frame tagged `tag` (the schema's `#[accepts]`; a
-/// test checks the two agree).
+/// The `accepts` name that gates the server frame tagged `tag` (the schema's `#[accepts]`).
 pub fn gate_of(tag: &str) -> Option<&'static str> {
-    match tag {
-        "events" => Some("events"),
-        "presence" => Some("presence"),
-        "restart" => Some("restart"),
-        "join" => Some("join"),
-        "context.edit" => Some("context"),
-        "model.change" => Some("models"),
-        "heartbeat.change" => Some("heartbeats"),
-        "context_window.compact" | "context_window.change" => Some("context_windows"),
-        _ => None,
-    }
+    ServerFrame::accepts_of(tag)
 }
 
 /// A socket of a hub.
