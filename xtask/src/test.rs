@@ -18,25 +18,24 @@ const fn step(name: &'static str, dir: &'static str, program: &'static str, args
     Step { name, dir, program, args }
 }
 
-/// The npm packages under test, each built and tested with its own lock file.
-const NPM_PACKAGES: &[&str] = &["bindings/agent-contracts", "bindings/connect-frames"];
+/// The npm packages under test, in dependency order (a package built before the ones that
+/// depend on it through `file:`), each installed from its own lock file.
+const NPM_PACKAGES: &[&str] = &["bindings/agent-contracts", "bindings/connect-frames", "examples/connect-server/client"];
 
 pub fn run(root: &Path) -> ExitCode {
     let mut steps = vec![
         step("format", ".", "cargo", &["fmt", "--all", "--", "--check"]),
         step("lints", ".", "cargo", &["clippy", "--workspace", "--all-targets", "--all-features", "--", "-D", "warnings"]),
-        step("rust tests", ".", "cargo", &["test", "--workspace", "--all-features"]),
         step("generated files are fresh", ".", "cargo", &["xtask", "codegen", "--check"]),
         step("schemas only grew compatibly", ".", "cargo", &["xtask", "compat"]),
     ];
+    // TypeScript first: the Rust end-to-end tests run node clients against these builds.
     for dir in NPM_PACKAGES {
-        if !root.join(dir).join("package.json").exists() {
-            continue;
-        }
         steps.push(step("npm install from the lock file", dir, "npm", &["ci", "--no-audit", "--no-fund"]));
         steps.push(step("TypeScript build (tsc --strict)", dir, "npm", &["run", "build"]));
         steps.push(step("TypeScript tests", dir, "npm", &["test"]));
     }
+    steps.push(step("Rust tests, end to end included", ".", "cargo", &["test", "--workspace", "--all-features"]));
     for s in &steps {
         eprintln!("\n==> {} ({}: {} {})", s.name, s.dir, s.program, s.args.join(" "));
         let status = Command::new(s.program).args(s.args).current_dir(root.join(s.dir)).status();
