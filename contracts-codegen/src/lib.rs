@@ -14,6 +14,7 @@ pub mod compat;
 pub mod corpus;
 pub mod diag;
 pub mod emit;
+pub mod generate;
 pub mod load;
 pub mod lower;
 pub mod model;

@@ -1,0 +1,425 @@
+//! generate: the codegen library an app's xtask is made of (and ours, for the example app).
+//!
+//! Three steps: load the protocols the app builds on, load the app's own schema directory on
+//! top of them, then plan the outputs (a TypeScript package, its JSON Schema, the Markdown
+//! reference) and write them or check them.
+//!
+//! ```no_run
+//! use contracts_codegen::emit::typescript::{BasePackage, TsOptions};
+//! use contracts_codegen::generate::{Outputs, Protocol};
+//!
+//! # fn main() -> Result<(), contracts_codegen::generate::Error> {
+//! let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+//! let agent = Protocol::load("agent", "../contracts/schema/agent")?;
+//! let app = Protocol::load_with_bases("documents", root.join("schema"), &[&agent])?;
+//!
+//! let mut ts = TsOptions::new("@acme/documents-contracts", "DOCUMENTS");
+//! ts.base_packages.insert(
+//!     "agent".into(),
+//!     BasePackage::new("@adecore/agent-contracts", "AGENT", "0.1.0"),
+//! );
+//! let mut out = Outputs::new(&root);
+//! out.package(&app, "bindings/documents-contracts", &ts)
+//!     .reference(&app, "docs/documents.md", &ts);
+//! let check = std::env::args().any(|a| a == "--check");
+//! std::process::exit(out.run(check, "cargo xtask codegen"));
+//! # }
+//! ```
+//!
+//! IO is contained: [`Protocol::load`] reads a schema directory; [`Outputs::differences`]
+//! reads the planned files and lists the directories the outputs own; [`Outputs::write`]
+//! writes and removes files; [`Outputs::run`] prints to stderr. Planning is pure.
+//!
+//! A directory an output owns (a package's `src/`, a reference's directory) is swept: a file
+//! there that starts with a generated header but is no longer planned (a removed module) is
+//! extra, deleted by `write` and reported by `check`.
+
+use crate::emit::docs::{self, DocsOptions};
+use crate::emit::json_schema::{self, JsonSchemaOptions};
+use crate::emit::typescript::{self, TsOptions};
+use crate::load::{LoadError, LoadOptions, load_dir};
+use crate::model::Model;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// A loaded and checked protocol: its name, its directory and its model (bases included).
+#[derive(Clone, Debug)]
+pub struct Protocol {
+    pub name: String,
+    pub dir: PathBuf,
+    pub model: Arc<Model>,
+}
+
+impl Protocol {
+    /// Loads a protocol that builds on nothing (the agent's `schema/agent`).
+    pub fn load(name: &str, dir: impl Into<PathBuf>) -> Result<Protocol, Error> {
+        Protocol::load_with_bases(name, dir, &[])
+    }
+
+    /// Loads a protocol whose types may use its bases' by name (`use agent::{ChatId};`) and
+    /// whose tables hold the bases' entries beside its own. Diagnostics show paths relative
+    /// to the current directory when the directory is under it.
+    pub fn load_with_bases(
+        name: &str,
+        dir: impl Into<PathBuf>,
+        bases: &[&Protocol],
+    ) -> Result<Protocol, Error> {
+        let options = LoadOptions {
+            name: Some(name.to_owned()),
+            bases: bases.iter().map(|b| b.model.clone()).collect(),
+            display_root: std::env::current_dir().ok(),
+        };
+        Protocol::load_with(dir, &options)
+    }
+
+    /// Loads with every option of [`load_dir`] (a display root of your own, a default name).
+    pub fn load_with(dir: impl Into<PathBuf>, options: &LoadOptions) -> Result<Protocol, Error> {
+        let dir = dir.into();
+        match load_dir(&dir, options) {
+            Ok(model) => Ok(Protocol {
+                name: model.name.clone(),
+                dir,
+                model: Arc::new(model),
+            }),
+            Err(error) => Err(Error::Schema { dir, error }),
+        }
+    }
+}
+
+/// What can go wrong: a schema that does not load, or a file that cannot be written.
+#[derive(Debug)]
+pub enum Error {
+    /// Every diagnostic of a schema directory, rendered as `path:line:col: error: ...`.
+    Schema { dir: PathBuf, error: LoadError },
+    /// A file that could not be written or removed.
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Schema { error, .. } => f.write_str(error.render().trim_end()),
+            Error::Io { path, error } => write!(f, "{}: {error}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// How a planned file differs from the disk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Change {
+    /// On disk with other contents.
+    Stale,
+    /// Not on disk.
+    Missing,
+    /// On disk in an owned directory, generated, and no longer planned.
+    Extra,
+}
+
+impl fmt::Display for Change {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Change::Stale => "stale",
+            Change::Missing => "missing",
+            Change::Extra => "extra",
+        })
+    }
+}
+
+/// Every file a codegen run owns, by path relative to its root.
+#[derive(Clone, Debug)]
+pub struct Outputs {
+    root: PathBuf,
+    files: BTreeMap<PathBuf, String>,
+    owned: BTreeSet<PathBuf>,
+}
+
+impl Outputs {
+    /// An empty plan; every path given later is relative to `root` (an app's workspace root).
+    pub fn new(root: impl Into<PathBuf>) -> Outputs {
+        Outputs {
+            root: root.into(),
+            files: BTreeMap::new(),
+            owned: BTreeSet::new(),
+        }
+    }
+
+    /// The TypeScript package in `dir` (`package.json`, `tsconfig.json`, `src/*.ts`) and its
+    /// JSON Schema (`dir/schema.json`). The package's `src/` is owned: hand-written modules
+    /// there (a typed client) must not start with the generated header.
+    pub fn package(&mut self, p: &Protocol, dir: impl AsRef<Path>, ts: &TsOptions) -> &mut Self {
+        let dir = dir.as_ref();
+        self.typescript(p, dir, ts);
+        let js = JsonSchemaOptions {
+            id: None,
+            title: ts.package_name.clone(),
+        };
+        self.json_schema(p, dir.join("schema.json"), &js)
+    }
+
+    /// The TypeScript package's files alone, in `dir`.
+    pub fn typescript(&mut self, p: &Protocol, dir: impl AsRef<Path>, ts: &TsOptions) -> &mut Self {
+        let dir = dir.as_ref();
+        for f in typescript::emit(&p.model, ts) {
+            self.files.insert(dir.join(&f.path), f.contents);
+        }
+        self.owned.insert(dir.join("src"));
+        self
+    }
+
+    /// The JSON Schema document, at `path`.
+    pub fn json_schema(
+        &mut self,
+        p: &Protocol,
+        path: impl AsRef<Path>,
+        options: &JsonSchemaOptions,
+    ) -> &mut Self {
+        self.file(path, json_schema::emit(&p.model, options))
+    }
+
+    /// The Markdown reference, at `path`; its directory is owned. The package named in it and
+    /// its tables' prefix come from the TypeScript options.
+    pub fn reference(&mut self, p: &Protocol, path: impl AsRef<Path>, ts: &TsOptions) -> &mut Self {
+        let path = path.as_ref();
+        let options = DocsOptions {
+            package_name: ts.package_name.clone(),
+            table_prefix: ts.table_prefix.clone(),
+        };
+        if let Some(parent) = path.parent() {
+            self.owned.insert(parent.to_path_buf());
+        }
+        self.file(path, docs::emit(&p.model, &options))
+    }
+
+    /// Any other file, made by the caller.
+    pub fn file(&mut self, path: impl AsRef<Path>, contents: String) -> &mut Self {
+        self.files.insert(path.as_ref().to_path_buf(), contents);
+        self
+    }
+
+    /// Owns a directory: a generated file in it that is not planned is extra.
+    pub fn own_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
+        self.owned.insert(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Every planned file, by path relative to the root.
+    pub fn files(&self) -> &BTreeMap<PathBuf, String> {
+        &self.files
+    }
+
+    /// The directories swept for extra files, relative to the root.
+    pub fn owned_dirs(&self) -> impl Iterator<Item = &Path> {
+        self.owned.iter().map(PathBuf::as_path)
+    }
+
+    /// Adds every file and owned directory of another plan with the same root.
+    pub fn extend(&mut self, other: Outputs) -> &mut Self {
+        self.files.extend(other.files);
+        self.owned.extend(other.owned);
+        self
+    }
+
+    /// What differs between the plan and the disk, sorted by path. Reads files.
+    pub fn differences(&self) -> Vec<(PathBuf, Change)> {
+        let mut out = Vec::new();
+        for (path, contents) in &self.files {
+            match std::fs::read_to_string(self.root.join(path)) {
+                Ok(actual) if actual == *contents => {}
+                Ok(_) => out.push((path.clone(), Change::Stale)),
+                Err(_) => out.push((path.clone(), Change::Missing)),
+            }
+        }
+        for dir in &self.owned {
+            for path in generated_files(&self.root, dir) {
+                if !self.files.contains_key(&path) {
+                    out.push((path, Change::Extra));
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// Writes every stale or missing file and removes every extra one; answers what changed.
+    pub fn write(&self) -> Result<Vec<(PathBuf, Change)>, Error> {
+        let changes = self.differences();
+        for (path, change) in &changes {
+            let abs = self.root.join(path);
+            let done = match change {
+                Change::Extra => std::fs::remove_file(&abs),
+                Change::Stale | Change::Missing => abs
+                    .parent()
+                    .map_or(Ok(()), std::fs::create_dir_all)
+                    .and_then(|()| std::fs::write(&abs, &self.files[path])),
+            };
+            done.map_err(|error| Error::Io {
+                path: path.clone(),
+                error,
+            })?;
+        }
+        Ok(changes)
+    }
+
+    /// The whole of an xtask's `codegen [--check]`: writes (or, with `check`, lists every
+    /// stale, missing or extra file and the `command` that regenerates them), reporting on
+    /// stderr. Answers the exit code: 0 when written or fresh, 1 otherwise.
+    pub fn run(&self, check: bool, command: &str) -> i32 {
+        if check {
+            let changes = self.differences();
+            if changes.is_empty() {
+                eprintln!("codegen: {} generated files are fresh", self.files.len());
+                return 0;
+            }
+            for (path, change) in &changes {
+                eprintln!("{}: {change}", path.display());
+            }
+            eprintln!("run: {command}");
+            return 1;
+        }
+        match self.write() {
+            Ok(changes) => {
+                for (path, change) in &changes {
+                    let done = if *change == Change::Extra {
+                        "removed"
+                    } else {
+                        "written"
+                    };
+                    eprintln!("codegen: {} ({done})", path.display());
+                }
+                eprintln!(
+                    "codegen: {} generated files, {} changed",
+                    self.files.len(),
+                    changes.len()
+                );
+                0
+            }
+            Err(e) => {
+                eprintln!("codegen: {e}");
+                1
+            }
+        }
+    }
+}
+
+/// Whether a file's text starts with a header this crate writes.
+pub fn is_generated(text: &str) -> bool {
+    text.starts_with(typescript::HEADER) || text.starts_with(docs::HEADER)
+}
+
+/// Files under `root/dir` (recursively) that start with a generated header, relative to `root`.
+fn generated_files(root: &Path, dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+        return out;
+    };
+    let mut entries: Vec<_> = entries.flatten().collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let rel = dir.join(e.file_name());
+        if e.path().is_dir() {
+            out.extend(generated_files(root, &rel));
+        } else if std::fs::read_to_string(e.path()).is_ok_and(|s| is_generated(&s)) {
+            out.push(rel);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("generate-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn write(root: &Path, path: &str, text: &str) {
+        let p = root.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    #[test]
+    fn an_app_on_a_base_writes_then_is_fresh_then_sees_stale_and_extra_files() {
+        let root = temp("app");
+        write(
+            &root,
+            "base/a.contract",
+            "type Id = string(min = 1);\nrequests { \"a.get\": { id: Id } -> { ok: boolean }, }\n",
+        );
+        write(
+            &root,
+            "app/b.contract",
+            "use base::{Id};\nrequests { \"b.get\": { id: Id } -> { text: string }, }\nevents { \"b.changed\": { id: Id }, }\n",
+        );
+        let base = Protocol::load("base", root.join("base")).unwrap();
+        let app = Protocol::load_with_bases("app", root.join("app"), &[&base]).unwrap();
+        let mut ts = TsOptions::new("@x/app", "APP");
+        ts.base_packages.insert(
+            "base".into(),
+            typescript::BasePackage::new("@x/base", "BASE", "file:../base"),
+        );
+        let mut out = Outputs::new(&root);
+        out.package(&app, "pkg", &ts)
+            .reference(&app, "docs/app.md", &ts);
+        assert_eq!(out.run(true, "cargo xtask codegen"), 1);
+        assert_eq!(out.run(false, "cargo xtask codegen"), 0);
+        assert!(out.differences().is_empty());
+
+        let tables = std::fs::read_to_string(root.join("pkg/src/tables.ts")).unwrap();
+        assert!(tables.contains("...BASE_REQUEST_SCHEMAS,"), "{tables}");
+        assert!(tables.contains("...BASE_EVENT_SCHEMAS,"), "{tables}");
+        assert!(
+            !tables.contains("'a.get'"),
+            "no base name is copied: {tables}"
+        );
+        let package = std::fs::read_to_string(root.join("pkg/package.json")).unwrap();
+        assert!(
+            package.contains("\"@x/base\": \"file:../base\""),
+            "{package}"
+        );
+
+        write(&root, "pkg/src/tables.ts", "// edited\n");
+        write(
+            &root,
+            "pkg/src/gone.ts",
+            &format!("{}\n", typescript::HEADER),
+        );
+        write(&root, "pkg/src/client.ts", "// hand-written\n");
+        assert_eq!(
+            out.differences(),
+            vec![
+                (PathBuf::from("pkg/src/gone.ts"), Change::Extra),
+                (PathBuf::from("pkg/src/tables.ts"), Change::Stale),
+            ]
+        );
+        assert_eq!(out.run(false, "cargo xtask codegen"), 0);
+        assert!(!root.join("pkg/src/gone.ts").exists());
+        assert!(root.join("pkg/src/client.ts").exists());
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_schema_error_names_its_file_line_and_column() {
+        let root = temp("error");
+        write(&root, "app/b.contract", "struct A { id: Missing }\n");
+        let e = Protocol::load("app", root.join("app")).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains("b.contract:1:16: error: unknown type `Missing`"),
+            "{text}"
+        );
+        let _ = std::fs::remove_dir_all(&root);
+    }
+}
