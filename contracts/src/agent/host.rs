@@ -11,16 +11,20 @@
 //! Attach and replay: [`Hub::attach`] answers a client that sends `since` with `resumed` and
 //! every later event in order when the log still holds them all, and with a fresh snapshot
 //! otherwise. The events go out after the attach reply: the hub holds a client's frames while
-//! one of its requests runs and [`serve`] releases them once the reply is sent, so a client
-//! never sees a chat.event before the attach that makes it meaningful.
+//! one of its attaches runs and [`serve`] releases them once the reply is sent, so a client
+//! never sees a chat.event before the attach that makes it meaningful. Other requests run
+//! concurrently and hold nothing.
 
 use super::thread::{Thread, history_index, is_pending};
 use super::{
-    AttachResult, Bookmark, ChatAttachPayload, ChatEvent, ChatEventEvent, ChatHistoryPayload, ChatHistoryResult, ChatInfo,
-    ChatItem, ChatStatusEvent, ErrorCode, HistoryPosition, Host, Seq, Visual, WireError, events,
+    AttachResult, Bookmark, ChatAttachPayload, ChatEvent, ChatEventEvent, ChatHistoryPayload,
+    ChatHistoryResult, ChatInfo, ChatItem, ChatStatusEvent, ErrorCode, HistoryPosition, Host, Seq,
+    Visual, WireError, events,
 };
 use crate::port::{FramePort, FrameReceiver, Incoming, Outgoing};
-use crate::wire::Event as _;
+use crate::wire::{Event as _, Request as _};
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -43,7 +47,11 @@ pub struct HubConfig {
 
 impl Default for HubConfig {
     fn default() -> Self {
-        HubConfig { log_capacity: 1000, default_history_limit: 50, cursor_capacity: 4096 }
+        HubConfig {
+            log_capacity: 1000,
+            default_history_limit: 50,
+            cursor_capacity: 4096,
+        }
     }
 }
 
@@ -68,8 +76,20 @@ struct Client {
     out: mpsc::UnboundedSender<Outgoing>,
     attached: HashSet<String>,
     usage: bool,
-    /// Frames held while one of the client's requests runs.
-    held: Option<Vec<Outgoing>>,
+    /// How many of the client's attaches are in flight; frames wait in `held` until none is.
+    holds: usize,
+    held: Vec<Outgoing>,
+}
+
+impl Client {
+    /// Sends a frame, or keeps it while an attach of this client is in flight.
+    fn deliver(&mut self, frame: Outgoing) {
+        if self.holds > 0 {
+            self.held.push(frame);
+        } else {
+            let _ = self.out.send(frame);
+        }
+    }
 }
 
 struct Chat {
@@ -82,16 +102,25 @@ struct Chat {
 
 /// A wire error with a code and a message.
 fn refuse(code: ErrorCode, message: impl Into<String>) -> WireError {
-    WireError { code, message: message.into() }
+    WireError {
+        code,
+        message: message.into(),
+    }
 }
 
 fn unknown_chat(chat_id: &str) -> WireError {
-    refuse(ErrorCode::UnknownChat, format!("no chat is called {chat_id:?}"))
+    refuse(
+        ErrorCode::UnknownChat,
+        format!("no chat is called {chat_id:?}"),
+    )
 }
 
 impl Hub {
     pub fn new(config: HubConfig) -> Arc<Hub> {
-        Arc::new(Hub { config, state: Mutex::new(State::default()) })
+        Arc::new(Hub {
+            config,
+            state: Mutex::new(State::default()),
+        })
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -105,7 +134,16 @@ impl Hub {
         let mut s = self.lock();
         s.next_client += 1;
         let id = ClientId(s.next_client);
-        s.clients.insert(id, Client { out: tx, attached: HashSet::new(), usage: false, held: None });
+        s.clients.insert(
+            id,
+            Client {
+                out: tx,
+                attached: HashSet::new(),
+                usage: false,
+                holds: 0,
+                held: Vec::new(),
+            },
+        );
         (id, rx)
     }
 
@@ -114,22 +152,34 @@ impl Hub {
         self.lock().clients.remove(&client);
     }
 
-    /// Starts holding a client's frames (while one of its requests runs).
+    /// Starts holding a client's frames (while one of its attaches runs). Holds nest: each
+    /// needs its own [`release`](Self::release).
     pub fn hold(&self, client: ClientId) {
         if let Some(c) = self.lock().clients.get_mut(&client) {
-            c.held.get_or_insert_with(Vec::new);
+            c.holds += 1;
         }
     }
 
-    /// Sends the frames held for a client, in order, and stops holding.
+    /// Ends one hold; when none is left, sends the frames held for the client, in order.
     pub fn release(&self, client: ClientId) {
-        if let Some(c) = self.lock().clients.get_mut(&client)
-            && let Some(held) = c.held.take()
-        {
-            for frame in held {
-                let _ = c.out.send(frame);
+        if let Some(c) = self.lock().clients.get_mut(&client) {
+            c.holds = c.holds.saturating_sub(1);
+            if c.holds == 0 {
+                for frame in std::mem::take(&mut c.held) {
+                    let _ = c.out.send(frame);
+                }
             }
         }
+    }
+
+    /// How much this hub keeps.
+    pub fn config(&self) -> &HubConfig {
+        &self.config
+    }
+
+    /// The chat's last seq.
+    pub fn seq(&self, chat_id: &str) -> Option<Seq> {
+        self.lock().chats.get(chat_id).map(|c| c.seq)
     }
 
     /// A new chat with this info and an empty thread; every client hears chat.status.
@@ -138,9 +188,20 @@ impl Hub {
         let chat_id = info.chat_id.clone();
         s.chats.insert(
             chat_id.clone(),
-            Chat { thread: Thread::from_snapshot(info.clone(), Vec::new()), seq: 0, log: VecDeque::new(), bookmarks: Vec::new(), visuals: Vec::new() },
+            Chat {
+                thread: Thread::from_snapshot(info.clone(), Vec::new()),
+                seq: 0,
+                log: VecDeque::new(),
+                bookmarks: Vec::new(),
+                visuals: Vec::new(),
+            },
         );
-        broadcast(&mut s, |_| true, events::ChatStatus::NAME, &ChatStatusEvent { chat_id, info });
+        broadcast(
+            &mut s,
+            |_| true,
+            events::ChatStatus::NAME,
+            &ChatStatusEvent { chat_id, info },
+        );
     }
 
     /// Forgets a chat; its attached clients are detached.
@@ -154,12 +215,19 @@ impl Hub {
 
     /// Every chat's info, in id order.
     pub fn chats(&self) -> Vec<ChatInfo> {
-        self.lock().chats.values().filter_map(|c| c.thread.info.clone()).collect()
+        self.lock()
+            .chats
+            .values()
+            .filter_map(|c| c.thread.info.clone())
+            .collect()
     }
 
     /// A chat's info.
     pub fn info(&self, chat_id: &str) -> Option<ChatInfo> {
-        self.lock().chats.get(chat_id).and_then(|c| c.thread.info.clone())
+        self.lock()
+            .chats
+            .get(chat_id)
+            .and_then(|c| c.thread.info.clone())
     }
 
     /// A copy of a chat's thread.
@@ -173,7 +241,10 @@ impl Hub {
     pub fn publish(&self, chat_id: &str, event: ChatEvent) -> Result<Seq, WireError> {
         let mut s = self.lock();
         let capacity = self.config.log_capacity;
-        let chat = s.chats.get_mut(chat_id).ok_or_else(|| unknown_chat(chat_id))?;
+        let chat = s
+            .chats
+            .get_mut(chat_id)
+            .ok_or_else(|| unknown_chat(chat_id))?;
         chat.thread.apply(&event);
         chat.seq += 1;
         let seq = chat.seq;
@@ -181,11 +252,30 @@ impl Hub {
         while chat.log.len() > capacity {
             chat.log.pop_front();
         }
-        let status = matches!(event, ChatEvent::Info(_) | ChatEvent::Reset(_)).then(|| chat.thread.info.clone()).flatten();
-        let frame = ChatEventEvent { chat_id: chat_id.to_owned(), event, seq: Some(seq) };
-        broadcast(&mut s, |c| c.attached.contains(chat_id), events::ChatEvent::NAME, &frame);
+        let status = matches!(event, ChatEvent::Info(_) | ChatEvent::Reset(_))
+            .then(|| chat.thread.info.clone())
+            .flatten();
+        let frame = ChatEventEvent {
+            chat_id: chat_id.to_owned(),
+            event,
+            seq: Some(seq),
+        };
+        broadcast(
+            &mut s,
+            |c| c.attached.contains(chat_id),
+            events::ChatEvent::NAME,
+            &frame,
+        );
         if let Some(info) = status {
-            broadcast(&mut s, |_| true, events::ChatStatus::NAME, &ChatStatusEvent { chat_id: chat_id.to_owned(), info });
+            broadcast(
+                &mut s,
+                |_| true,
+                events::ChatStatus::NAME,
+                &ChatStatusEvent {
+                    chat_id: chat_id.to_owned(),
+                    info,
+                },
+            );
         }
         Ok(seq)
     }
@@ -199,52 +289,105 @@ impl Hub {
     /// Replaces a chat's bookmarks; attached clients hear chat.bookmarks.
     pub fn set_bookmarks(&self, chat_id: &str, bookmarks: Vec<Bookmark>) -> Result<(), WireError> {
         let mut s = self.lock();
-        let chat = s.chats.get_mut(chat_id).ok_or_else(|| unknown_chat(chat_id))?;
+        let chat = s
+            .chats
+            .get_mut(chat_id)
+            .ok_or_else(|| unknown_chat(chat_id))?;
         chat.bookmarks = bookmarks.clone();
-        let payload = super::ChatBookmarksEvent { chat_id: chat_id.to_owned(), bookmarks };
-        broadcast(&mut s, |c| c.attached.contains(chat_id), events::ChatBookmarks::NAME, &payload);
+        let payload = super::ChatBookmarksEvent {
+            chat_id: chat_id.to_owned(),
+            bookmarks,
+        };
+        broadcast(
+            &mut s,
+            |c| c.attached.contains(chat_id),
+            events::ChatBookmarks::NAME,
+            &payload,
+        );
         Ok(())
     }
 
     /// A chat's bookmarks.
     pub fn bookmarks(&self, chat_id: &str) -> Result<Vec<Bookmark>, WireError> {
-        self.lock().chats.get(chat_id).map(|c| c.bookmarks.clone()).ok_or_else(|| unknown_chat(chat_id))
+        self.lock()
+            .chats
+            .get(chat_id)
+            .map(|c| c.bookmarks.clone())
+            .ok_or_else(|| unknown_chat(chat_id))
     }
 
     /// Replaces a chat's visuals; attached clients hear chat.visuals.
     pub fn set_visuals(&self, chat_id: &str, visuals: Vec<Visual>) -> Result<(), WireError> {
         let mut s = self.lock();
-        let chat = s.chats.get_mut(chat_id).ok_or_else(|| unknown_chat(chat_id))?;
+        let chat = s
+            .chats
+            .get_mut(chat_id)
+            .ok_or_else(|| unknown_chat(chat_id))?;
         chat.visuals = visuals.clone();
-        let payload = super::ChatVisualsEvent { chat_id: chat_id.to_owned(), visuals };
-        broadcast(&mut s, |c| c.attached.contains(chat_id), events::ChatVisuals::NAME, &payload);
+        let payload = super::ChatVisualsEvent {
+            chat_id: chat_id.to_owned(),
+            visuals,
+        };
+        broadcast(
+            &mut s,
+            |c| c.attached.contains(chat_id),
+            events::ChatVisuals::NAME,
+            &payload,
+        );
         Ok(())
     }
 
     /// A chat's visuals.
     pub fn visuals(&self, chat_id: &str) -> Result<Vec<Visual>, WireError> {
-        self.lock().chats.get(chat_id).map(|c| c.visuals.clone()).ok_or_else(|| unknown_chat(chat_id))
+        self.lock()
+            .chats
+            .get(chat_id)
+            .map(|c| c.visuals.clone())
+            .ok_or_else(|| unknown_chat(chat_id))
     }
 
     /// Tells a chat's attached clients to ask for the watched subagent page again.
     pub fn subagent_changed(&self, chat_id: &str, tool_use_id: &str) {
-        let payload = super::ChatSubagentChangedEvent { chat_id: chat_id.to_owned(), tool_use_id: tool_use_id.to_owned() };
-        broadcast(&mut self.lock(), |c| c.attached.contains(chat_id), events::ChatSubagentChanged::NAME, &payload);
+        let payload = super::ChatSubagentChangedEvent {
+            chat_id: chat_id.to_owned(),
+            tool_use_id: tool_use_id.to_owned(),
+        };
+        broadcast(
+            &mut self.lock(),
+            |c| c.attached.contains(chat_id),
+            events::ChatSubagentChanged::NAME,
+            &payload,
+        );
     }
 
     /// The whole account snapshot, to every client.
     pub fn accounts_changed(&self, snapshot: &super::AccountSnapshot) {
-        broadcast(&mut self.lock(), |_| true, events::AccountsChanged::NAME, snapshot);
+        broadcast(
+            &mut self.lock(),
+            |_| true,
+            events::AccountsChanged::NAME,
+            snapshot,
+        );
     }
 
     /// The whole plan limit snapshot, to every client.
     pub fn limits_changed(&self, limits: &super::PlanLimits) {
-        broadcast(&mut self.lock(), |_| true, events::UsageLimitsChanged::NAME, limits);
+        broadcast(
+            &mut self.lock(),
+            |_| true,
+            events::UsageLimitsChanged::NAME,
+            limits,
+        );
     }
 
     /// usage.changed, to the clients that called usage.subscribe.
     pub fn usage_changed(&self, scanned_at: super::Timestamp) {
-        broadcast(&mut self.lock(), |c| c.usage, events::UsageChanged::NAME, &super::UsageChangedEvent { scanned_at });
+        broadcast(
+            &mut self.lock(),
+            |c| c.usage,
+            events::UsageChanged::NAME,
+            &super::UsageChangedEvent { scanned_at },
+        );
     }
 
     /// usage.subscribe (`true`) and usage.unsubscribe (`false`) for a client.
@@ -257,21 +400,37 @@ impl Hub {
     /// chat.attach for a client: registers it as attached and answers a snapshot, or, when
     /// `since` is given and the log holds every event after it, `resumed` with an empty
     /// `items`, queueing those events (held until the reply is out).
-    pub fn attach(&self, client: ClientId, payload: &ChatAttachPayload) -> Result<AttachResult, WireError> {
+    pub fn attach(
+        &self,
+        client: ClientId,
+        payload: &ChatAttachPayload,
+    ) -> Result<AttachResult, WireError> {
         let mut s = self.lock();
         let State { clients, chats, .. } = &mut *s;
         let chat_id = payload.chat_id.as_str();
         let chat = chats.get(chat_id).ok_or_else(|| unknown_chat(chat_id))?;
-        let info = chat.thread.info.clone().ok_or_else(|| unknown_chat(chat_id))?;
-        let c = clients.get_mut(&client).ok_or_else(|| refuse(ErrorCode::Internal, "client is gone"))?;
+        let info = chat
+            .thread
+            .info
+            .clone()
+            .ok_or_else(|| unknown_chat(chat_id))?;
+        let c = clients
+            .get_mut(&client)
+            .ok_or_else(|| refuse(ErrorCode::Internal, "client is gone"))?;
         c.attached.insert(chat_id.to_owned());
         if let Some(since) = payload.since
             && let Some(missed) = replay_after(chat, since)
         {
-            let held = c.held.get_or_insert_with(Vec::new);
             for (seq, event) in missed {
-                let frame = ChatEventEvent { chat_id: chat_id.to_owned(), event, seq: Some(seq) };
-                held.push(Outgoing::Text(super::event_frame(events::ChatEvent::NAME, &frame)));
+                let frame = ChatEventEvent {
+                    chat_id: chat_id.to_owned(),
+                    event,
+                    seq: Some(seq),
+                };
+                c.deliver(Outgoing::Text(super::event_frame(
+                    events::ChatEvent::NAME,
+                    &frame,
+                )));
             }
             return Ok(AttachResult {
                 info,
@@ -284,13 +443,27 @@ impl Hub {
                 resumed: Some(true),
             });
         }
-        let limit = payload.history_limit.map_or(self.config.default_history_limit, |l| l as usize);
+        let limit = payload
+            .history_limit
+            .map_or(self.config.default_history_limit, |l| l as usize);
         let end = chat.thread.items.len();
         let start = end.saturating_sub(limit);
         let items = chat.thread.items[start..].to_vec();
-        let pending: Vec<ChatItem> = chat.thread.items.iter().filter(|i| is_pending(i)).cloned().collect();
+        let pending: Vec<ChatItem> = chat
+            .thread
+            .items
+            .iter()
+            .filter(|i| is_pending(i))
+            .cloned()
+            .collect();
         let (bookmarks, visuals, seq) = (chat.bookmarks.clone(), chat.visuals.clone(), chat.seq);
-        let history = Some(position(&mut s, self.config.cursor_capacity, chat_id, start, &items));
+        let history = Some(position(
+            &mut s,
+            self.config.cursor_capacity,
+            chat_id,
+            start,
+            &items,
+        ));
         Ok(AttachResult {
             info,
             items,
@@ -312,7 +485,10 @@ impl Hub {
 
     /// Whether a client is attached to a chat.
     pub fn is_attached(&self, client: ClientId, chat_id: &str) -> bool {
-        self.lock().clients.get(&client).is_some_and(|c| c.attached.contains(chat_id))
+        self.lock()
+            .clients
+            .get(&client)
+            .is_some_and(|c| c.attached.contains(chat_id))
     }
 
     /// chat.history: the page before an opaque cursor, `history-expired` when the cursor is no
@@ -320,14 +496,25 @@ impl Hub {
     pub fn history(&self, payload: &ChatHistoryPayload) -> Result<ChatHistoryResult, WireError> {
         let mut s = self.lock();
         let Some((chat_id, end)) = s.cursors.get(&payload.cursor).cloned() else {
-            return Err(refuse(ErrorCode::HistoryExpired, "this cursor is no longer known; attach again"));
+            return Err(refuse(
+                ErrorCode::HistoryExpired,
+                "this cursor is no longer known; attach again",
+            ));
         };
         if chat_id != payload.chat_id {
-            return Err(refuse(ErrorCode::HistoryExpired, "this cursor belongs to another chat; attach again"));
+            return Err(refuse(
+                ErrorCode::HistoryExpired,
+                "this cursor belongs to another chat; attach again",
+            ));
         }
-        let chat = s.chats.get(&chat_id).ok_or_else(|| unknown_chat(&chat_id))?;
+        let chat = s
+            .chats
+            .get(&chat_id)
+            .ok_or_else(|| unknown_chat(&chat_id))?;
         let end = end.min(chat.thread.items.len());
-        let limit = payload.limit.map_or(self.config.default_history_limit, |l| l as usize);
+        let limit = payload
+            .limit
+            .map_or(self.config.default_history_limit, |l| l as usize);
         let start = end.saturating_sub(limit);
         let items = chat.thread.items[start..end].to_vec();
         let history = position(&mut s, self.config.cursor_capacity, &chat_id, start, &items);
@@ -344,16 +531,32 @@ fn replay_after(chat: &Chat, since: Seq) -> Option<Vec<(Seq, ChatEvent)>> {
     if since + 1 < oldest {
         return None;
     }
-    Some(chat.log.iter().filter(|(seq, _)| *seq > since).cloned().collect())
+    Some(
+        chat.log
+            .iter()
+            .filter(|(seq, _)| *seq > since)
+            .cloned()
+            .collect(),
+    )
 }
 
 /// Where a page starts, with a new cursor for the page before it (null at the thread's start).
-fn position(s: &mut State, capacity: usize, chat_id: &str, start: usize, items: &[ChatItem]) -> HistoryPosition {
-    let first = items.first().and_then(history_index).unwrap_or(start as i64);
+fn position(
+    s: &mut State,
+    capacity: usize,
+    chat_id: &str,
+    start: usize,
+    items: &[ChatItem],
+) -> HistoryPosition {
+    let first = items
+        .first()
+        .and_then(history_index)
+        .unwrap_or(start as i64);
     let cursor = (start > 0).then(|| {
         s.next_cursor += 1;
         let cursor = format!("h{}.{}", s.next_cursor, start);
-        s.cursors.insert(cursor.clone(), (chat_id.to_owned(), start));
+        s.cursors
+            .insert(cursor.clone(), (chat_id.to_owned(), start));
         s.cursor_order.push_back(cursor.clone());
         while s.cursor_order.len() > capacity {
             if let Some(old) = s.cursor_order.pop_front() {
@@ -362,42 +565,48 @@ fn position(s: &mut State, capacity: usize, chat_id: &str, start: usize, items: 
         }
         cursor
     });
-    HistoryPosition { start: first, cursor }
-}
-
-/// Sends an event frame to every client `to` picks (held while a request of theirs runs).
-fn broadcast<P: Serialize>(s: &mut State, to: impl Fn(&Client) -> bool, event: &str, payload: &P) {
-    let text = super::event_frame(event, payload);
-    for c in s.clients.values_mut().filter(|c| to(c)) {
-        let frame = Outgoing::Text(text.clone());
-        match &mut c.held {
-            Some(held) => held.push(frame),
-            None => {
-                let _ = c.out.send(frame);
-            }
-        }
+    HistoryPosition {
+        start: first,
+        cursor,
     }
 }
 
-/// Runs one connection until the port ends: every incoming frame is answered in order, with
-/// the client's event frames held while its request runs and released after the reply.
-/// `host` is the dispatcher for this connection (it usually holds the hub and the client id).
-pub async fn serve<H: Host, P: FramePort + ?Sized>(hub: &Hub, client: ClientId, mut outgoing: mpsc::UnboundedReceiver<Outgoing>, port: &P, host: &H) {
+/// Sends an event frame to every client `to` picks (held while an attach of theirs runs).
+fn broadcast<P: Serialize>(s: &mut State, to: impl Fn(&Client) -> bool, event: &str, payload: &P) {
+    let text = super::event_frame(event, payload);
+    for c in s.clients.values_mut().filter(|c| to(c)) {
+        c.deliver(Outgoing::Text(text.clone()));
+    }
+}
+
+/// Runs one connection until the port ends. Requests run concurrently, so a slow one (an
+/// accounts.refresh that waits on every CLI) holds up neither the others nor the events; each
+/// reply goes out as soon as it is ready, with the request's id. While a chat.attach runs, the
+/// client's event frames are held and go out after its reply. `host` is the dispatcher for
+/// this connection (it usually holds the hub and the client id).
+pub async fn serve<H: Host, P: FramePort + ?Sized>(
+    hub: &Hub,
+    client: ClientId,
+    mut outgoing: mpsc::UnboundedReceiver<Outgoing>,
+    port: &P,
+    host: &H,
+) {
     let mut incoming = FrameReceiver::new(port);
+    let mut running = FuturesUnordered::new();
     loop {
         tokio::select! {
             frame = incoming.recv() => {
                 let Some(frame) = frame else { break };
-                hub.hold(client);
-                let reply = match &frame {
-                    Incoming::Text(text) => super::dispatch_frame(host, text).await,
-                    Incoming::Value(value) => super::dispatch_frame(host, &value.to_string()).await,
-                    Incoming::TooLarge(e) => super::error_frame(None, &refuse(ErrorCode::UnreadableFrame, e.to_string())),
-                };
-                if port.send(Outgoing::Text(reply)).is_err() {
+                running.push(answer(hub, client, host, frame));
+            }
+            Some((reply, held)) = running.next(), if !running.is_empty() => {
+                let sent = port.send(Outgoing::Text(reply));
+                if held {
+                    hub.release(client);
+                }
+                if sent.is_err() {
                     break;
                 }
-                hub.release(client);
             }
             frame = outgoing.recv() => {
                 let Some(frame) = frame else { break };
@@ -408,4 +617,37 @@ pub async fn serve<H: Host, P: FramePort + ?Sized>(hub: &Hub, client: ClientId, 
         }
     }
     hub.disconnect(client);
+}
+
+/// The reply to one incoming frame, and whether the client's frames were held for it (a
+/// chat.attach). An unreadable frame is answered with a null id.
+async fn answer<H: Host>(hub: &Hub, client: ClientId, host: &H, frame: Incoming) -> (String, bool) {
+    let text = match &frame {
+        Incoming::Text(text) => std::borrow::Cow::Borrowed(text.as_str()),
+        Incoming::Value(value) => std::borrow::Cow::Owned(value.to_string()),
+        Incoming::TooLarge(e) => {
+            return (
+                super::error_frame(None, &refuse(ErrorCode::UnreadableFrame, e.to_string())),
+                false,
+            );
+        }
+    };
+    let request = match super::parse_request(&text) {
+        Ok(request) => request,
+        Err(e) => {
+            return (
+                super::error_frame(None, &refuse(ErrorCode::UnreadableFrame, e.to_string())),
+                false,
+            );
+        }
+    };
+    let held = request.r#type == super::requests::ChatAttach::METHOD;
+    if held {
+        hub.hold(client);
+    }
+    let reply = match super::dispatch(host, &request.r#type, &request.payload.0).await {
+        Ok(result) => super::reply_frame(&request.id, result),
+        Err(error) => super::error_frame(Some(&request.id), &error),
+    };
+    (reply, held)
 }

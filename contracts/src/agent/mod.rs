@@ -13,6 +13,8 @@ mod frames;
 pub mod thread;
 
 #[cfg(feature = "tokio")]
+pub mod client;
+#[cfg(feature = "tokio")]
 pub mod host;
 
 pub use frames::{

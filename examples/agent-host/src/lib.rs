@@ -1,0 +1,680 @@
+//! An example agent host: a small echo agent behind the generated agent [`Host`] trait,
+//! served over WebSocket.
+//!
+//! [`EchoAgent`] owns the [`Hub`] (which chats exist, who attached to what, the replay log)
+//! and a fake provider CLI for accounts ([`FakeCli`]). Each connection gets a [`Connection`],
+//! which holds the agent and the connection's [`ClientId`] and implements [`Host`]. A sent
+//! message is answered with `echo: <text>`: the user item at once, then in a task of its own
+//! the reply as an item, its text as delta events, and the chat's state from running back to
+//! idle as info events. Requests the echo agent does not do (the forks, subagents, approvals,
+//! usage summaries) keep the trait's default answer, `chat-unsupported`.
+
+mod accounts;
+
+pub use accounts::{FakeCli, LoginMode};
+
+use contracts::agent::host::{ClientId, Hub, HubConfig, serve};
+use contracts::agent::{
+    AccountSnapshot, AccountsCreatePayload, AccountsCreateResult, AccountsSavePayload,
+    AccountsWatchLoginPayload, AttachResult, Bookmark, ChatAddBookmarkPayload,
+    ChatAddBookmarkResult, ChatAttachPayload, ChatCancelPayload, ChatClearPayload,
+    ChatCreatePayload, ChatCreated, ChatDetachPayload, ChatEvent, ChatEventDelta, ChatEventItem,
+    ChatEventReset, ChatHistoryPayload, ChatHistoryResult, ChatInfo, ChatItem, ChatItemReply,
+    ChatItemUser, ChatKillPayload, ChatListResult, ChatRemoveBookmarkPayload,
+    ChatRemoveVisualPayload, ChatRenameBookmarkPayload, ChatSendPayload, ChatSendResult, ChatState,
+    ChatUsage, Empty, ErrorCode, Host, Provider, ProviderListResult, ProviderModel, QueuedMessage,
+    Timestamp, Visual, WireError,
+};
+use contracts::port::{FramePort, WebSocketOptions, WebSocketPort};
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+
+/// Milliseconds since the Unix epoch.
+pub fn now() -> Timestamp {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as Timestamp)
+}
+
+/// How the echo agent behaves.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// What the hub keeps: the replay log per chat, the default snapshot size, the cursors.
+    pub hub: HubConfig,
+    /// The pause between two deltas of a reply, so a person sees it stream; zero in tests.
+    pub delta_delay: Duration,
+    /// How a login started with accounts.watchLogin ends.
+    pub login: LoginMode,
+    /// How long each provider CLI takes to answer accounts.refresh.
+    pub cli_delay: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            hub: HubConfig::default(),
+            delta_delay: Duration::from_millis(30),
+            login: LoginMode::After(Duration::from_millis(1500)),
+            cli_delay: Duration::from_millis(100),
+        }
+    }
+}
+
+/// The echo agent: every chat, every connection, the fake provider CLI.
+pub struct EchoAgent {
+    hub: Arc<Hub>,
+    options: Options,
+    cli: FakeCli,
+    chats: Mutex<HashMap<String, Turns>>,
+    next_id: AtomicU64,
+}
+
+/// A chat's turns: the next historyIndex, the running turn and the queued messages.
+#[derive(Default)]
+struct Turns {
+    next_index: i64,
+    /// A turn runs (set when it starts, so two sends at once never start two turns).
+    busy: bool,
+    running: Option<JoinHandle<()>>,
+    /// The reply item of the running turn, to close it when the turn is cancelled.
+    reply: Option<String>,
+    queued: VecDeque<QueuedMessage>,
+}
+
+/// A wire error with a code and a message.
+fn refuse(code: ErrorCode, message: impl Into<String>) -> WireError {
+    WireError {
+        code,
+        message: message.into(),
+    }
+}
+
+fn unknown_chat(chat_id: &str) -> WireError {
+    refuse(
+        ErrorCode::UnknownChat,
+        format!("no chat is called {chat_id:?}"),
+    )
+}
+
+impl EchoAgent {
+    /// An agent with these options.
+    pub fn new(options: Options) -> Arc<EchoAgent> {
+        let cli = FakeCli::new(options.login.clone(), options.cli_delay);
+        Arc::new(EchoAgent {
+            hub: Hub::new(options.hub.clone()),
+            options,
+            cli,
+            chats: Mutex::new(HashMap::new()),
+            next_id: AtomicU64::new(1),
+        })
+    }
+
+    /// The hub, for tests that look at what the host holds.
+    pub fn hub(&self) -> &Arc<Hub> {
+        &self.hub
+    }
+
+    /// The fake provider CLI, for tests that drive logins and count refreshes.
+    pub fn cli(&self) -> &FakeCli {
+        &self.cli
+    }
+
+    fn id(&self, prefix: &str) -> String {
+        format!("{prefix}{}", self.next_id.fetch_add(1, Ordering::Relaxed))
+    }
+
+    fn turns(&self) -> MutexGuard<'_, HashMap<String, Turns>> {
+        self.chats.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Accepts WebSocket connections until the listener fails, serving each on a task.
+    pub async fn serve(self: &Arc<Self>, listener: TcpListener) -> std::io::Result<()> {
+        loop {
+            let (stream, _) = match listener.accept().await {
+                Ok(accepted) => accepted,
+                // A connection that failed before it was accepted ends nothing else.
+                Err(e) if is_transient(&e) => continue,
+                Err(e) => return Err(e),
+            };
+            let agent = self.clone();
+            tokio::spawn(async move {
+                if let Ok(port) = WebSocketPort::accept(stream, &WebSocketOptions::default()).await
+                {
+                    agent.serve_port(&port).await;
+                }
+            });
+        }
+    }
+
+    /// Runs one connection over any port until it ends.
+    pub async fn serve_port<P: FramePort + ?Sized>(self: &Arc<Self>, port: &P) {
+        let (client, outgoing) = self.hub.connect();
+        let connection = Connection {
+            agent: self.clone(),
+            client,
+        };
+        serve(&self.hub, client, outgoing, port, &connection).await;
+    }
+
+    /// Changes a chat's info and publishes it (an info event and chat.status).
+    fn update_info(
+        &self,
+        chat_id: &str,
+        change: impl FnOnce(&mut ChatInfo),
+    ) -> Result<ChatInfo, WireError> {
+        let mut info = self
+            .hub
+            .info(chat_id)
+            .ok_or_else(|| unknown_chat(chat_id))?;
+        change(&mut info);
+        info.updated_at = now();
+        self.hub.set_info(info.clone())?;
+        Ok(info)
+    }
+
+    /// The next historyIndex of a chat.
+    fn next_index(&self, chat_id: &str) -> i64 {
+        let mut turns = self.turns();
+        let t = turns.entry(chat_id.to_owned()).or_default();
+        t.next_index += 1;
+        t.next_index - 1
+    }
+
+    /// Publishes the user's message and starts the turn that answers it.
+    fn start_turn(self: &Arc<Self>, chat_id: &str, text: String) -> Result<(), WireError> {
+        let user = ChatItemUser {
+            id: self.id("u"),
+            history_index: Some(self.next_index(chat_id)),
+            text: text.clone(),
+            attachments: None,
+            created_at: now(),
+        };
+        self.hub.publish(
+            chat_id,
+            ChatEvent::Item(ChatEventItem {
+                item: ChatItem::User(user),
+            }),
+        )?;
+        let agent = self.clone();
+        let chat = chat_id.to_owned();
+        let handle = tokio::spawn(async move { agent.run_turns(chat, text).await });
+        match self.turns().get_mut(chat_id) {
+            // Still wanted: no cancel came in between.
+            Some(t) if t.busy => t.running = Some(handle),
+            _ => handle.abort(),
+        }
+        Ok(())
+    }
+
+    /// Answers a message, then every message queued meanwhile, one turn each.
+    async fn run_turns(self: Arc<Self>, chat_id: String, mut text: String) {
+        loop {
+            if self.run_turn(&chat_id, &text).await.is_err() {
+                // The chat is gone (killed); nothing more to answer.
+                return;
+            }
+            let next = {
+                let mut turns = self.turns();
+                let Some(t) = turns.get_mut(&chat_id) else {
+                    return;
+                };
+                t.reply = None;
+                let next = t.queued.pop_front();
+                if next.is_none() {
+                    t.busy = false;
+                    t.running = None;
+                }
+                next
+            };
+            let Some(next) = next else { return };
+            let user = ChatItemUser {
+                id: self.id("u"),
+                history_index: Some(self.next_index(&chat_id)),
+                text: next.text.clone(),
+                attachments: None,
+                created_at: now(),
+            };
+            let queued_id = next.queued_id.clone();
+            let _ = self.update_info(&chat_id, |info| {
+                info.queued.retain(|q| q.queued_id != queued_id)
+            });
+            if self
+                .hub
+                .publish(
+                    &chat_id,
+                    ChatEvent::Item(ChatEventItem {
+                        item: ChatItem::User(user),
+                    }),
+                )
+                .is_err()
+            {
+                return;
+            }
+            text = next.text;
+        }
+    }
+
+    /// One turn: running, the reply item, its deltas, the finished reply, idle.
+    async fn run_turn(&self, chat_id: &str, text: &str) -> Result<(), WireError> {
+        self.update_info(chat_id, |info| info.state = ChatState::Running)?;
+        let id = self.id("r");
+        let reply = ChatItemReply {
+            id: id.clone(),
+            history_index: Some(self.next_index(chat_id)),
+            text: String::new(),
+            model: Some("echo-1".to_owned()),
+            streaming: Some(true),
+            created_at: now(),
+        };
+        if let Some(t) = self.turns().get_mut(chat_id) {
+            t.reply = Some(id.clone());
+        }
+        self.hub.publish(
+            chat_id,
+            ChatEvent::Item(ChatEventItem {
+                item: ChatItem::Reply(reply.clone()),
+            }),
+        )?;
+        let answer = format!("echo: {text}");
+        for chunk in answer.split_inclusive(' ') {
+            if !self.options.delta_delay.is_zero() {
+                tokio::time::sleep(self.options.delta_delay).await;
+            }
+            self.hub.publish(
+                chat_id,
+                ChatEvent::Delta(ChatEventDelta {
+                    item_id: id.clone(),
+                    text: chunk.to_owned(),
+                }),
+            )?;
+        }
+        let done = ChatItemReply {
+            text: answer.clone(),
+            streaming: Some(false),
+            ..reply
+        };
+        self.hub.publish(
+            chat_id,
+            ChatEvent::Item(ChatEventItem {
+                item: ChatItem::Reply(done),
+            }),
+        )?;
+        // `/visual TITLE` draws something, so visuals have something to show.
+        if let Some(title) = text.strip_prefix("/visual ") {
+            let mut visuals = self.hub.visuals(chat_id)?;
+            visuals.push(Visual {
+                visual_id: self.id("v"),
+                item_id: Some(id),
+                title: title.to_owned(),
+                media_type: "image/svg+xml".to_owned(),
+                uri: "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='8' height='8'/%3E".to_owned(),
+            });
+            self.hub.set_visuals(chat_id, visuals)?;
+        }
+        // Before the final status, so a client that sees idle has seen usage.changed too.
+        self.hub.usage_changed(now());
+        let words = |s: &str| s.split_whitespace().count() as i64;
+        self.update_info(chat_id, |info| {
+            info.state = ChatState::Idle;
+            let usage = info.usage.get_or_insert(ChatUsage {
+                input_tokens: 0,
+                output_tokens: 0,
+                cost_usd: Some(0.0),
+            });
+            usage.input_tokens += words(text);
+            usage.output_tokens += words(&answer);
+        })?;
+        Ok(())
+    }
+
+    /// Stops the running turn, closes its reply and drops the queue. Answers whether a turn ran.
+    fn stop_turn(&self, chat_id: &str) -> bool {
+        let (busy, handle, reply) = {
+            let mut turns = self.turns();
+            let Some(t) = turns.get_mut(chat_id) else {
+                return false;
+            };
+            t.queued.clear();
+            (
+                std::mem::take(&mut t.busy),
+                t.running.take(),
+                t.reply.take(),
+            )
+        };
+        if let Some(handle) = handle {
+            handle.abort();
+        }
+        if !busy {
+            return false;
+        }
+        if let Some(reply) = reply
+            && let Some(ChatItem::Reply(r)) = self
+                .hub
+                .thread(chat_id)
+                .and_then(|t| t.item(&reply).cloned())
+        {
+            let done = ChatItemReply {
+                streaming: Some(false),
+                ..r
+            };
+            let _ = self.hub.publish(
+                chat_id,
+                ChatEvent::Item(ChatEventItem {
+                    item: ChatItem::Reply(done),
+                }),
+            );
+        }
+        true
+    }
+
+    fn known(&self, chat_id: &str) -> Result<ChatInfo, WireError> {
+        self.hub.info(chat_id).ok_or_else(|| unknown_chat(chat_id))
+    }
+
+    /// Sends the account snapshot to every client and answers it.
+    fn accounts_changed(&self) -> AccountSnapshot {
+        let snapshot = self.cli.snapshot();
+        self.hub.accounts_changed(&snapshot);
+        snapshot
+    }
+}
+
+/// Whether an accept error concerns one connection only.
+fn is_transient(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind::*;
+    matches!(
+        e.kind(),
+        ConnectionAborted | ConnectionReset | Interrupted | WouldBlock
+    ) || e.raw_os_error().is_some_and(|c| c == 24 || c == 23)
+}
+
+/// One connection: the agent and the client id the hub gave it.
+pub struct Connection {
+    agent: Arc<EchoAgent>,
+    client: ClientId,
+}
+
+impl Host for Connection {
+    async fn chat_create(&self, payload: ChatCreatePayload) -> Result<ChatCreated, WireError> {
+        let a = &self.agent;
+        let chat_id = a.id("c");
+        let at = now();
+        let info = ChatInfo {
+            chat_id: chat_id.clone(),
+            title: payload.title.unwrap_or_else(|| "New chat".to_owned()),
+            state: ChatState::Idle,
+            provider: payload.provider.unwrap_or_else(|| "echo".to_owned()),
+            model: payload.model,
+            cwd: payload.cwd,
+            created_at: at,
+            updated_at: at,
+            queued: Vec::new(),
+            requests: Vec::new(),
+            forked_from: None,
+            preferences: payload.preferences,
+            usage: None,
+        };
+        a.turns().insert(chat_id.clone(), Turns::default());
+        a.hub.create_chat(info.clone());
+        Ok(ChatCreated { chat_id, info })
+    }
+
+    async fn chat_list(&self, _: Empty) -> Result<ChatListResult, WireError> {
+        Ok(ChatListResult {
+            chats: self.agent.hub.chats(),
+        })
+    }
+
+    async fn chat_attach(&self, payload: ChatAttachPayload) -> Result<AttachResult, WireError> {
+        self.agent.hub.attach(self.client, &payload)
+    }
+
+    async fn chat_detach(&self, payload: ChatDetachPayload) -> Result<Empty, WireError> {
+        self.agent.known(&payload.chat_id)?;
+        self.agent.hub.detach(self.client, &payload.chat_id);
+        Ok(Empty {})
+    }
+
+    async fn chat_history(
+        &self,
+        payload: ChatHistoryPayload,
+    ) -> Result<ChatHistoryResult, WireError> {
+        self.agent.hub.history(&payload)
+    }
+
+    async fn chat_send(&self, payload: ChatSendPayload) -> Result<ChatSendResult, WireError> {
+        let a = &self.agent;
+        a.known(&payload.chat_id)?;
+        let queued = {
+            let mut turns = a.turns();
+            let t = turns.entry(payload.chat_id.clone()).or_default();
+            if t.busy {
+                let message = QueuedMessage {
+                    queued_id: a.id("q"),
+                    text: payload.text.clone(),
+                    queued_at: now(),
+                };
+                t.queued.push_back(message.clone());
+                Some(message)
+            } else {
+                t.busy = true;
+                None
+            }
+        };
+        match queued {
+            Some(message) => {
+                a.update_info(&payload.chat_id, |info| info.queued.push(message))?;
+                Ok(ChatSendResult { queued: true })
+            }
+            None => {
+                a.start_turn(&payload.chat_id, payload.text)?;
+                Ok(ChatSendResult { queued: false })
+            }
+        }
+    }
+
+    async fn chat_cancel(&self, payload: ChatCancelPayload) -> Result<Empty, WireError> {
+        let a = &self.agent;
+        a.known(&payload.chat_id)?;
+        if a.stop_turn(&payload.chat_id) {
+            a.update_info(&payload.chat_id, |info| {
+                info.state = ChatState::Idle;
+                info.queued.clear();
+            })?;
+        }
+        Ok(Empty {})
+    }
+
+    async fn chat_clear(&self, payload: ChatClearPayload) -> Result<Empty, WireError> {
+        let a = &self.agent;
+        let mut info = a.known(&payload.chat_id)?;
+        a.stop_turn(&payload.chat_id);
+        if let Some(t) = a.turns().get_mut(&payload.chat_id) {
+            t.next_index = 0;
+        }
+        info.state = ChatState::Idle;
+        info.queued.clear();
+        info.usage = None;
+        info.updated_at = now();
+        a.hub.publish(
+            &payload.chat_id,
+            ChatEvent::Reset(ChatEventReset {
+                info,
+                items: Vec::new(),
+            }),
+        )?;
+        a.hub.set_bookmarks(&payload.chat_id, Vec::new())?;
+        a.hub.set_visuals(&payload.chat_id, Vec::new())?;
+        Ok(Empty {})
+    }
+
+    async fn chat_kill(&self, payload: ChatKillPayload) -> Result<Empty, WireError> {
+        let a = &self.agent;
+        a.known(&payload.chat_id)?;
+        a.stop_turn(&payload.chat_id);
+        a.turns().remove(&payload.chat_id);
+        a.hub.remove_chat(&payload.chat_id);
+        Ok(Empty {})
+    }
+
+    async fn chat_add_bookmark(
+        &self,
+        payload: ChatAddBookmarkPayload,
+    ) -> Result<ChatAddBookmarkResult, WireError> {
+        let a = &self.agent;
+        let thread = a
+            .hub
+            .thread(&payload.chat_id)
+            .ok_or_else(|| unknown_chat(&payload.chat_id))?;
+        if thread.item(&payload.item_id).is_none() {
+            return Err(refuse(
+                ErrorCode::InvalidPayload,
+                format!("the chat has no item called {:?}", payload.item_id),
+            ));
+        }
+        let bookmark = Bookmark {
+            bookmark_id: a.id("b"),
+            item_id: payload.item_id,
+            label: payload.label.unwrap_or_default(),
+            created_at: now(),
+        };
+        let mut bookmarks = a.hub.bookmarks(&payload.chat_id)?;
+        bookmarks.push(bookmark.clone());
+        a.hub.set_bookmarks(&payload.chat_id, bookmarks)?;
+        Ok(ChatAddBookmarkResult { bookmark })
+    }
+
+    async fn chat_rename_bookmark(
+        &self,
+        payload: ChatRenameBookmarkPayload,
+    ) -> Result<Empty, WireError> {
+        let hub = &self.agent.hub;
+        let mut bookmarks = hub.bookmarks(&payload.chat_id)?;
+        let b = bookmarks
+            .iter_mut()
+            .find(|b| b.bookmark_id == payload.bookmark_id)
+            .ok_or_else(|| no_bookmark(&payload.bookmark_id))?;
+        b.label = payload.label;
+        hub.set_bookmarks(&payload.chat_id, bookmarks)?;
+        Ok(Empty {})
+    }
+
+    async fn chat_remove_bookmark(
+        &self,
+        payload: ChatRemoveBookmarkPayload,
+    ) -> Result<Empty, WireError> {
+        let hub = &self.agent.hub;
+        let mut bookmarks = hub.bookmarks(&payload.chat_id)?;
+        let before = bookmarks.len();
+        bookmarks.retain(|b| b.bookmark_id != payload.bookmark_id);
+        if bookmarks.len() == before {
+            return Err(no_bookmark(&payload.bookmark_id));
+        }
+        hub.set_bookmarks(&payload.chat_id, bookmarks)?;
+        Ok(Empty {})
+    }
+
+    async fn chat_remove_visual(
+        &self,
+        payload: ChatRemoveVisualPayload,
+    ) -> Result<Empty, WireError> {
+        let hub = &self.agent.hub;
+        let mut visuals = hub.visuals(&payload.chat_id)?;
+        let before = visuals.len();
+        visuals.retain(|v| v.visual_id != payload.visual_id);
+        if visuals.len() == before {
+            return Err(refuse(
+                ErrorCode::InvalidPayload,
+                format!("the chat has no visual called {:?}", payload.visual_id),
+            ));
+        }
+        hub.set_visuals(&payload.chat_id, visuals)?;
+        Ok(Empty {})
+    }
+
+    async fn provider_list(&self, _: Empty) -> Result<ProviderListResult, WireError> {
+        let snapshot = self.agent.cli.snapshot();
+        let providers = FakeCli::PROVIDERS
+            .iter()
+            .map(|&p| Provider {
+                provider_id: p.to_owned(),
+                name: format!("{p} (fake CLI)"),
+                models: vec![ProviderModel {
+                    model_id: format!("{p}-1"),
+                    name: format!("{p} 1"),
+                    context_tokens: Some(8192),
+                }],
+                available: snapshot.accounts.iter().any(|a| {
+                    a.provider == p && a.state == contracts::agent::AccountState::LoggedIn
+                }),
+            })
+            .collect();
+        Ok(ProviderListResult { providers })
+    }
+
+    async fn accounts_list(&self, _: Empty) -> Result<AccountSnapshot, WireError> {
+        Ok(self.agent.cli.snapshot())
+    }
+
+    async fn accounts_save(
+        &self,
+        payload: AccountsSavePayload,
+    ) -> Result<AccountSnapshot, WireError> {
+        self.agent.cli.save(&payload)?;
+        Ok(self.agent.accounts_changed())
+    }
+
+    /// Answers only once every provider CLI was asked again (they are asked at once, side by
+    /// side); every client then hears accounts.changed.
+    async fn accounts_refresh(&self, _: Empty) -> Result<AccountSnapshot, WireError> {
+        self.agent.cli.refresh().await;
+        Ok(self.agent.accounts_changed())
+    }
+
+    async fn accounts_create(
+        &self,
+        payload: AccountsCreatePayload,
+    ) -> Result<AccountsCreateResult, WireError> {
+        let account = self.agent.cli.create(&payload)?;
+        self.agent.accounts_changed();
+        Ok(AccountsCreateResult { account })
+    }
+
+    /// Answers at once with the account logging in; what the CLI says later (logged in)
+    /// arrives as accounts.changed.
+    async fn accounts_watch_login(
+        &self,
+        payload: AccountsWatchLoginPayload,
+    ) -> Result<Empty, WireError> {
+        let agent = self.agent.clone();
+        let done = agent.cli.start_login(&payload.account_id)?;
+        agent.accounts_changed();
+        tokio::spawn(async move {
+            if done.await {
+                agent.accounts_changed();
+            }
+        });
+        Ok(Empty {})
+    }
+
+    async fn usage_subscribe(&self, _: Empty) -> Result<Empty, WireError> {
+        self.agent.hub.subscribe_usage(self.client, true);
+        Ok(Empty {})
+    }
+
+    async fn usage_unsubscribe(&self, _: Empty) -> Result<Empty, WireError> {
+        self.agent.hub.subscribe_usage(self.client, false);
+        Ok(Empty {})
+    }
+}
+
+fn no_bookmark(id: &str) -> WireError {
+    refuse(
+        ErrorCode::InvalidPayload,
+        format!("the chat has no bookmark called {id:?}"),
+    )
+}
