@@ -6,6 +6,7 @@
 //! the value is skipped, and parsing goes on, so one pass finds every issue. Only JSON syntax
 //! errors (and serde_json's nesting limit of 128) abort. A value that exists is valid.
 
+mod js;
 mod issue;
 mod object;
 mod schema;
@@ -65,6 +66,11 @@ impl ParseError {
         }
     }
 
+    /// Whether this is the JSON syntax error serde_json words this way.
+    fn syntax_starts_with(&self, words: &str) -> bool {
+        matches!(&self.kind, Kind::Syntax(e) if e.to_string().starts_with(words))
+    }
+
     /// Whether the text was not JSON at all.
     pub fn is_syntax(&self) -> bool {
         matches!(self.kind, Kind::Syntax(_))
@@ -94,15 +100,31 @@ pub fn from_str<T: Decode>(json: &str) -> Result<T, ParseError> {
 
 /// Parses and validates JSON bytes.
 pub fn from_slice<T: Decode>(json: &[u8]) -> Result<T, ParseError> {
-    run(
-        Named::<T>::new(),
-        serde_json::Deserializer::from_slice(json),
-    )
+    match std::str::from_utf8(json) {
+        Ok(text) => from_str(text),
+        // Not UTF-8: let serde_json word the syntax error.
+        Err(_) => run(Named::<T>::new(), serde_json::Deserializer::from_slice(json)),
+    }
 }
 
 /// Parses and validates JSON text with any schema (a primitive with limits, an array, ...).
+///
+/// Where `JSON.parse` reads what serde_json refuses (`1e400`, a lone surrogate escape), the
+/// text is read again the way JavaScript reads it (see `js`), so the verdict is Zod's.
 pub fn from_str_with<S: Schema>(schema: S, json: &str) -> Result<S::Out, ParseError> {
-    run(schema, serde_json::Deserializer::from_str(json))
+    let first = run(schema, serde_json::Deserializer::from_str(json));
+    let rewritten = match &first {
+        Err(e) if e.syntax_starts_with("number out of range") => js::mark(json),
+        Err(e) if e.syntax_starts_with("lone leading surrogate") || e.syntax_starts_with("unexpected end of hex escape") => {
+            js::replace_lone_surrogates(json)
+        }
+        _ => None,
+    };
+    match rewritten {
+        // The rewritten text may hold the other kind too.
+        Some(text) => from_str_with(schema, &text),
+        None => first,
+    }
 }
 
 fn run<'de, S: Schema, R: serde_json::de::Read<'de>>(

@@ -121,10 +121,16 @@ impl<'de, A: Accept<'de>> Visitor<'de> for Visit<A> {
         Ok(self.0.num(Num::F(v)))
     }
     fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(self.0.str(v))
+        match super::js::sentinel(v) {
+            Some(received) => Ok(self.0.reject(received)),
+            None => Ok(self.0.str(v)),
+        }
     }
     fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
-        Ok(self.0.string(v))
+        match super::js::sentinel(&v) {
+            Some(received) => Ok(self.0.reject(received)),
+            None => Ok(self.0.string(v)),
+        }
     }
     fn visit_unit<E>(self) -> Result<Self::Value, E> {
         Ok(self.0.null())
