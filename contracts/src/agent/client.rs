@@ -87,7 +87,8 @@ pub struct Problem {
 pub struct Client {
     shared: Arc<Shared>,
     port: Arc<dyn FramePort>,
-    _subscription: Arc<Subscription>,
+    // Shared by the clones; the mutex makes it `Sync` so a client moves between tasks.
+    _subscription: Arc<Mutex<Subscription>>,
 }
 
 impl fmt::Debug for Client {
@@ -212,7 +213,7 @@ impl Client {
         Client {
             shared,
             port,
-            _subscription: Arc::new(subscription),
+            _subscription: Arc::new(Mutex::new(subscription)),
         }
     }
 
@@ -496,3 +497,10 @@ impl ChatThread {
         &self.client
     }
 }
+
+/// A client and a thread move between tasks and threads.
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<Client>();
+    send_sync::<ChatThread>();
+};

@@ -596,7 +596,7 @@ async fn accounts_follow_the_timing_rules() {
         s.accounts
             .iter()
             .find(|a| a.account_id == "a-parrot")
-            .map(|a| a.state.clone())
+            .map(|a| a.state)
     };
     assert_eq!(
         state(&agent.cli().snapshot()),
