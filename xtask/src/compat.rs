@@ -10,9 +10,12 @@
 //! that does not exist at REV is new: everything in it is compatible.
 //!
 //! Without `--base`, the base is, in order:
-//! 1. the revision named in `schema/compat-baseline` (first line that is not a `#` comment);
-//! 2. the merge base of `HEAD` and `origin/main`, when `origin/main` exists;
-//! 3. `HEAD` (only uncommitted changes are checked).
+//! 1. the published contracts in `schema/compat-baseline.json`, a snapshot of every schema file
+//!    written by `cargo xtask compat --bless` at a release: it needs no git history, so it works
+//!    on any clone, shallow ones included;
+//! 2. the revision named in `schema/compat-baseline` (first line that is not a `#` comment);
+//! 3. the merge base of `HEAD` and `origin/main`, when `origin/main` exists;
+//! 4. `HEAD` (only uncommitted changes are checked).
 //!
 //! Exit codes: 0 compatible, 1 a finding breaks, 2 usage, git or schema errors.
 
@@ -23,6 +26,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::sync::Arc;
 
+/// The published contracts: a snapshot of every schema file, written by `--bless`.
+pub const SNAPSHOT_FILE: &str = "schema/compat-baseline.json";
 /// The committed baseline: a file naming the revision to compare with.
 pub const BASELINE_FILE: &str = "schema/compat-baseline";
 /// The acknowledged-breaks list.
@@ -49,6 +54,10 @@ pub struct Args {
     /// The acknowledged-breaks file (default: `schema/compat-acknowledged.json` when present).
     #[arg(long, value_name = "FILE")]
     pub acknowledged: Option<PathBuf>,
+    /// Publish the working tree's schema as the new baseline (`schema/compat-baseline.json`)
+    /// and check nothing. Run it at a release.
+    #[arg(long)]
+    pub bless: bool,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -64,6 +73,9 @@ pub struct Base {
     pub rev: String,
     pub commit: String,
     pub why: String,
+    /// The published snapshot's files (path from the root -> text), when the base is the
+    /// snapshot rather than a git revision.
+    pub snapshot: Option<std::collections::BTreeMap<String, String>>,
 }
 
 /// What a check produced.
@@ -76,6 +88,18 @@ pub struct Outcome {
 }
 
 pub fn run(root: &Path, args: Args) -> ExitCode {
+    if args.bless {
+        return match bless(root, &args.schemas) {
+            Ok(n) => {
+                eprintln!("compat: published {n} schema files as the baseline in {SNAPSHOT_FILE}");
+                ExitCode::SUCCESS
+            }
+            Err(msg) => {
+                eprintln!("{msg}");
+                ExitCode::from(2)
+            }
+        };
+    }
     let format = args.format;
     match check(root, &args) {
         Ok(out) => {
@@ -153,7 +177,7 @@ pub fn check(root: &Path, args: &Args) -> Result<Outcome, String> {
         };
         let rel = relative(root, Path::new(dir))?;
         let head = load_tree(root, name, &rel, &bases_head)?;
-        let rev_files = rev_files(root, &base.commit, &rel)?;
+        let rev_files = base_files(root, &base, &rel)?;
         // A base protocol missing at REV is taken from the working tree: the app is what changed.
         let old = if rev_files.is_empty() {
             head.clone()
@@ -169,7 +193,7 @@ pub fn check(root: &Path, args: &Args) -> Result<Outcome, String> {
     for rel in &dirs {
         let name = rel.rsplit('/').next().unwrap_or(rel).to_string();
         let head = load_tree(root, &name, rel, &bases_head)?;
-        let old_files = rev_files(root, &base.commit, rel)?;
+        let old_files = base_files(root, &base, rel)?;
         let old = if old_files.is_empty() {
             // The directory is new at head: everything in it is new, and compatible.
             Model {
@@ -197,6 +221,24 @@ pub fn check(root: &Path, args: &Args) -> Result<Outcome, String> {
 /// The revision to compare with: `--base`, the committed baseline, the merge base with
 /// `origin/main`, or `HEAD`.
 pub fn resolve_base(root: &Path, given: Option<&str>) -> Result<Base, String> {
+    if given.is_none()
+        && let Ok(text) = std::fs::read_to_string(root.join(SNAPSHOT_FILE))
+    {
+        let v: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| format!("compat: {SNAPSHOT_FILE} is not JSON: {e}"))?;
+        let files = v["files"]
+            .as_object()
+            .ok_or_else(|| format!("compat: {SNAPSHOT_FILE} has no \"files\" object"))?
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_owned()))
+            .collect();
+        return Ok(Base {
+            rev: "the published baseline".into(),
+            commit: "snapshot".into(),
+            why: SNAPSHOT_FILE.into(),
+            snapshot: Some(files),
+        });
+    }
     let (rev, why) = match given {
         Some(rev) => (rev.to_string(), "--base".to_string()),
         None => default_base(root)?,
@@ -220,6 +262,7 @@ pub fn resolve_base(root: &Path, given: Option<&str>) -> Result<Base, String> {
         rev,
         commit: commit.trim().to_string(),
         why,
+        snapshot: None,
     })
 }
 
@@ -320,6 +363,49 @@ fn load_tree(root: &Path, name: &str, rel: &str, bases: &[Arc<Model>]) -> Result
     };
     load_dir(&root.join(rel), &opts)
         .map_err(|e| format!("compat: the schema `{name}` in the working tree has errors:\n{e}"))
+}
+
+/// Every `.contract` file under `rel` at the base: from the snapshot or from git.
+fn base_files(root: &Path, base: &Base, rel: &str) -> Result<Vec<SourceFile>, String> {
+    let Some(snapshot) = &base.snapshot else {
+        return rev_files(root, &base.commit, rel);
+    };
+    let prefix = format!("{rel}/");
+    Ok(snapshot
+        .iter()
+        .filter(|(path, _)| path.starts_with(&prefix))
+        .map(|(path, text)| SourceFile { display: Arc::from(path.as_str()), absolute: root.join(path), text: text.clone() })
+        .collect())
+}
+
+/// Writes the working tree's schema files (every directory under `schema/`, or the given
+/// ones) as the published baseline. Answers how many files it holds.
+fn bless(root: &Path, given: &[PathBuf]) -> Result<usize, String> {
+    let mut files = serde_json::Map::new();
+    for rel in schema_dirs(root, given)? {
+        let mut stack = vec![root.join(&rel)];
+        while let Some(dir) = stack.pop() {
+            let entries = std::fs::read_dir(&dir).map_err(|e| format!("compat: {}: {e}", dir.display()))?;
+            for e in entries.flatten() {
+                let path = e.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|x| x == "contract") {
+                    let text = std::fs::read_to_string(&path).map_err(|e| format!("compat: {}: {e}", path.display()))?;
+                    let key = relative(root, &path)?;
+                    files.insert(key, serde_json::Value::String(text));
+                }
+            }
+        }
+    }
+    let n = files.len();
+    let doc = serde_json::json!({
+        "comment": "@generated by `cargo xtask compat --bless`: the published contracts that `cargo xtask compat` compares the working tree with. Bless again at a release.",
+        "files": files,
+    });
+    let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())? + "\n";
+    std::fs::write(root.join(SNAPSHOT_FILE), text).map_err(|e| format!("compat: cannot write {SNAPSHOT_FILE}: {e}"))?;
+    Ok(n)
 }
 
 /// Every `.contract` file under `rel` at `commit`; empty when the directory is not there.
@@ -491,6 +577,20 @@ mod tests {
         );
         assert_eq!(out.report.acknowledged(), 1);
         assert_eq!(out.report.stale.len(), 1);
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn the_published_snapshot_is_the_default_and_needs_no_history() {
+        let root = repo("snapshot", &[("schema/demo/api.contract", V1)]);
+        bless(&root, &[]).unwrap_or_else(|e| panic!("{e}"));
+        // No git revision is read: the snapshot holds the published files.
+        let out = check(&root, &args(None)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(out.base.why, SNAPSHOT_FILE);
+        assert!(out.report.items.is_empty());
+        write(&root, &[("schema/demo/api.contract", &V1.replace("\"idle\"", "\"idle\", \"paused\""))]);
+        let out = check(&root, &args(None)).unwrap_or_else(|e| panic!("{e}"));
+        assert!(out.report.is_breaking(), "a new value of an enum that travels out breaks");
         let _ = std::fs::remove_dir_all(&root);
     }
 
