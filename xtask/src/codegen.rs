@@ -10,6 +10,9 @@
 //!   [`contracts_codegen::corpus`]), run with the hand-written corpus by the Rust, Zod and
 //!   JSON Schema runners.
 //!
+//! and the example app's package and reference (`examples/documents-app`), through
+//! [`contracts_codegen::generate`], the library an app's own xtask uses.
+//!
 //! A generated file that no longer has a source (a removed module) is deleted: it is found by
 //! its `@generated` header under the directories codegen owns, or, for the derived corpus
 //! (JSON lines have no comments), by being a `.jsonl` file in its directory. `--check` writes nothing; it
@@ -18,7 +21,8 @@
 use contracts_codegen::corpus;
 use contracts_codegen::emit::docs::{self, DocsOptions};
 use contracts_codegen::emit::json_schema::{self, JsonSchemaOptions};
-use contracts_codegen::emit::typescript::{self, TsAlias, TsOptions};
+use contracts_codegen::emit::typescript::{self, BasePackage, TsAlias, TsOptions};
+use contracts_codegen::generate::{Outputs, Protocol};
 use contracts_codegen::load::{LoadOptions, load_dir};
 use contracts_codegen::model::Model;
 use std::collections::BTreeMap;
@@ -86,6 +90,7 @@ fn owned_dirs(targets: &[Target]) -> Vec<PathBuf> {
         .map(|t| Path::new(t.package_dir).join("src"))
         .collect();
     dirs.push(PathBuf::from("docs/reference"));
+    dirs.extend(example_app_plan().owned_dirs().map(Path::to_path_buf));
     dirs
 }
 
@@ -136,7 +141,50 @@ pub fn plan(root: &Path, targets: &[Target]) -> Result<BTreeMap<PathBuf, String>
             corpus::to_jsonl(&corpus::derive(&model)),
         );
     }
+    files.extend(example_app(root)?.files().clone());
     Ok(files)
+}
+
+/// The example app's package (`examples/documents-app`), planned through the codegen library
+/// an app's own xtask uses ([`contracts_codegen::generate`], see docs/apps.md).
+fn example_app(root: &Path) -> Result<Outputs, String> {
+    let agent = Protocol::load("agent", root.join("schema/agent")).map_err(|e| e.to_string())?;
+    let dir = root.join("examples/documents-app/schema");
+    let app = Protocol::load_with_bases("documents", dir, &[&agent]).map_err(|e| e.to_string())?;
+    let (ts, mut out) = (example_app_ts(), Outputs::new(root));
+    out.package(&app, EXAMPLE_APP_PACKAGE, &ts).reference(
+        &app,
+        "examples/documents-app/docs/documents.md",
+        &ts,
+    );
+    Ok(out)
+}
+
+/// Where the example app's package goes.
+const EXAMPLE_APP_PACKAGE: &str = "examples/documents-app/bindings/documents-contracts";
+
+/// The example app's package options: the agent package is a dependency by path.
+fn example_app_ts() -> TsOptions {
+    let mut ts = TsOptions::new("@adecore/documents-contracts", "DOCUMENTS");
+    ts.description = "The documents example app: its tables beside the agent ones, its parse functions and typed client.".into();
+    ts.base_packages.insert(
+        "agent".into(),
+        BasePackage::new(
+            "@adecore/agent-contracts",
+            "AGENT",
+            "file:../../../../bindings/agent-contracts",
+        ),
+    );
+    ts.extra_exports = vec!["./client.js".into()];
+    ts
+}
+
+/// The directories the example app's outputs own, without loading its schema.
+fn example_app_plan() -> Outputs {
+    let mut out = Outputs::new(".");
+    out.own_dir(Path::new(EXAMPLE_APP_PACKAGE).join("src"))
+        .own_dir("examples/documents-app/docs");
+    out
 }
 
 /// Files under `dirs` that carry a generated header, relative to `root`.

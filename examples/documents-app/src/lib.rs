@@ -1,0 +1,274 @@
+//! The documents app: an app that extends the agent protocol with documents.
+//!
+//! [`documents`] is derived by `protocol!` from `schema/` on top of the agent protocol: the
+//! app's own types, the request and event tables that hold the agent's names and the app's,
+//! one host trait ([`documents::Host`], with [`contracts::agent::Host`] as its supertrait) and
+//! a [`documents::dispatch`] that routes every name.
+//!
+//! [`Connection`] is one client's host: the agent requests go to the agent [`Hub`], the app's
+//! to [`Documents`]. [`serve`] runs one connection over any [`FramePort`]; [`listen`] accepts
+//! WebSocket connections.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use contracts::agent::host::{ClientId, Hub, HubConfig};
+use contracts::agent::{
+    self, ChatAttachPayload, ChatCreatePayload, ChatCreated, ChatDetachPayload, ChatHistoryPayload,
+    ChatHistoryResult, ChatInfo, ChatListResult, ChatState, Empty, ErrorCode, WireError,
+};
+use contracts::port::{
+    FramePort, FrameReceiver, Incoming, Outgoing, WebSocketOptions, WebSocketPort,
+};
+use contracts::wire::Event as _;
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+
+/// The app's protocol, on top of the agent's.
+pub mod documents {
+    contracts::protocol! {
+        name: "documents",
+        dir: "schema",
+        // The agent schema's directory comes from `CONTRACTS_SCHEMA_AGENT` (see build.rs).
+        extends: { agent: ::contracts::agent },
+    }
+}
+
+use documents::{
+    DocumentAttachToChatPayload, DocumentAttachToChatResult, DocumentChangedEvent,
+    DocumentReadPayload, DocumentReadResult, DocumentWritePayload, events,
+};
+
+/// The path the WebSocket server answers on.
+pub const PATH: &str = "/v1/ws";
+
+/// The app's state: documents by id, and the clients that hear `document.changed`.
+#[derive(Default)]
+pub struct Documents {
+    texts: Mutex<BTreeMap<String, String>>,
+    clients: Mutex<HashMap<ClientId, mpsc::UnboundedSender<Outgoing>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding the lock leaves plain data behind; keep serving.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn unknown_document(id: &str) -> WireError {
+    WireError {
+        code: ErrorCode::Other("unknown-document".to_owned()),
+        message: format!("no document is called {id:?}"),
+    }
+}
+
+impl Documents {
+    /// A document's text.
+    pub fn read(&self, id: &str) -> Option<String> {
+        lock(&self.texts).get(id).cloned()
+    }
+
+    /// Replaces a document's text; every client hears `document.changed`.
+    pub fn write(&self, id: &str, text: &str) {
+        lock(&self.texts).insert(id.to_owned(), text.to_owned());
+        let payload = DocumentChangedEvent { id: id.to_owned() };
+        let frame = agent::event_frame(events::DocumentChanged::NAME, &payload);
+        for out in lock(&self.clients).values() {
+            let _ = out.send(Outgoing::Text(frame.clone()));
+        }
+    }
+}
+
+/// The whole app: the agent hub and the documents.
+pub struct App {
+    pub hub: Arc<Hub>,
+    pub documents: Documents,
+}
+
+impl App {
+    pub fn new() -> Arc<App> {
+        Arc::new(App {
+            hub: Hub::new(HubConfig::default()),
+            documents: Documents::default(),
+        })
+    }
+}
+
+/// One client's host: it implements the agent's requests and the app's.
+pub struct Connection {
+    app: Arc<App>,
+    client: ClientId,
+}
+
+/// Milliseconds since the Unix epoch.
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// The agent requests this host does; every other one is refused as unsupported.
+impl agent::Host for Connection {
+    async fn chat_create(&self, payload: ChatCreatePayload) -> Result<ChatCreated, WireError> {
+        let chat_id = format!("c{}", self.app.hub.chats().len() + 1);
+        let info = ChatInfo {
+            chat_id: chat_id.clone(),
+            title: payload.title.unwrap_or_else(|| "New chat".to_owned()),
+            state: ChatState::Idle,
+            provider: payload.provider.unwrap_or_else(|| "demo".to_owned()),
+            model: payload.model,
+            cwd: payload.cwd,
+            created_at: now(),
+            updated_at: now(),
+            queued: Vec::new(),
+            requests: Vec::new(),
+            forked_from: None,
+            preferences: payload.preferences,
+            usage: None,
+        };
+        self.app.hub.create_chat(info.clone());
+        Ok(ChatCreated { chat_id, info })
+    }
+
+    async fn chat_list(&self, _: Empty) -> Result<ChatListResult, WireError> {
+        Ok(ChatListResult {
+            chats: self.app.hub.chats(),
+        })
+    }
+
+    async fn chat_attach(
+        &self,
+        payload: ChatAttachPayload,
+    ) -> Result<agent::AttachResult, WireError> {
+        self.app.hub.attach(self.client, &payload)
+    }
+
+    async fn chat_detach(&self, payload: ChatDetachPayload) -> Result<Empty, WireError> {
+        self.app.hub.detach(self.client, &payload.chat_id);
+        Ok(Empty {})
+    }
+
+    async fn chat_history(
+        &self,
+        payload: ChatHistoryPayload,
+    ) -> Result<ChatHistoryResult, WireError> {
+        self.app.hub.history(&payload)
+    }
+}
+
+/// The app's requests.
+impl documents::Host for Connection {
+    async fn document_read(
+        &self,
+        payload: DocumentReadPayload,
+    ) -> Result<DocumentReadResult, WireError> {
+        let text = self
+            .app
+            .documents
+            .read(&payload.id)
+            .ok_or_else(|| unknown_document(&payload.id))?;
+        Ok(DocumentReadResult { text })
+    }
+
+    async fn document_write(&self, payload: DocumentWritePayload) -> Result<Empty, WireError> {
+        self.app.documents.write(&payload.id, &payload.text);
+        Ok(Empty {})
+    }
+
+    async fn document_attach_to_chat(
+        &self,
+        payload: DocumentAttachToChatPayload,
+    ) -> Result<DocumentAttachToChatResult, WireError> {
+        self.app
+            .documents
+            .read(&payload.id)
+            .ok_or_else(|| unknown_document(&payload.id))?;
+        let info = self
+            .app
+            .hub
+            .info(&payload.chat_id)
+            .ok_or_else(|| WireError {
+                code: ErrorCode::UnknownChat,
+                message: format!("no chat is called {:?}", payload.chat_id),
+            })?;
+        Ok(DocumentAttachToChatResult { info })
+    }
+}
+
+/// Answers any incoming frame with its reply frame, as JSON text: the agent's envelope, the
+/// app's tables. An unreadable frame gets a failure with a null id.
+pub async fn dispatch_frame<H: documents::Host + ?Sized>(host: &H, text: &str) -> String {
+    let request = match agent::parse_request(text) {
+        Ok(r) => r,
+        Err(e) => {
+            let error = WireError {
+                code: ErrorCode::UnreadableFrame,
+                message: e.to_string(),
+            };
+            return agent::error_frame(None, &error);
+        }
+    };
+    match documents::dispatch(host, &request.r#type, &request.payload.0).await {
+        Ok(result) => agent::reply_frame(&request.id, result),
+        Err(error) => agent::error_frame(Some(&request.id), &error),
+    }
+}
+
+/// Runs one connection until the port ends: every request is answered in order; the hub's
+/// frames for this client wait while one of its requests runs (an attach's replay goes out
+/// after its reply), the app's events go out as they come.
+pub async fn serve<P: FramePort + ?Sized>(app: Arc<App>, port: &P) {
+    let (client, mut from_hub) = app.hub.connect();
+    let (tx, mut from_app) = mpsc::unbounded_channel();
+    lock(&app.documents.clients).insert(client, tx);
+    let host = Connection {
+        app: app.clone(),
+        client,
+    };
+    let mut incoming = FrameReceiver::new(port);
+    loop {
+        let frame = tokio::select! {
+            frame = incoming.recv() => {
+                let Some(frame) = frame else { break };
+                app.hub.hold(client);
+                let reply = match &frame {
+                    Incoming::Text(text) => dispatch_frame(&host, text).await,
+                    Incoming::Value(value) => dispatch_frame(&host, &value.to_string()).await,
+                    Incoming::TooLarge(e) => {
+                        let error = WireError { code: ErrorCode::UnreadableFrame, message: e.to_string() };
+                        agent::error_frame(None, &error)
+                    }
+                };
+                let sent = port.send(Outgoing::Text(reply));
+                app.hub.release(client);
+                if sent.is_err() {
+                    break;
+                }
+                continue;
+            }
+            frame = from_hub.recv() => frame,
+            frame = from_app.recv() => frame,
+        };
+        let Some(frame) = frame else { break };
+        if port.send(frame).is_err() {
+            break;
+        }
+    }
+    lock(&app.documents.clients).remove(&client);
+    app.hub.disconnect(client);
+}
+
+/// Accepts WebSocket connections on `PATH` forever, serving each on a task of its own.
+pub async fn listen(app: Arc<App>, listener: TcpListener) {
+    let options = WebSocketOptions::default().path(PATH);
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
+        let (app, options) = (app.clone(), options.clone());
+        tokio::spawn(async move {
+            if let Ok(port) = WebSocketPort::accept(stream, &options).await {
+                serve(app, &port).await;
+            }
+        });
+    }
+}
