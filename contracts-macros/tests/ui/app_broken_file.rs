@@ -1,0 +1,7 @@
+contracts_macros::protocol! {
+    name: "app",
+    dir: "app-broken-file",
+    extends: { agent: ::contracts::agent = "../../../schema/agent" },
+}
+
+fn main() {}
