@@ -52,13 +52,14 @@ function placeOf(items: readonly ChatItem[], item: ChatItem): number {
     return at === -1 ? items.length : at;
 }
 
-/** Append `text` to an item: its text, or a tool's output. Kinds without text are unchanged. */
+/**
+ * Append delta text, as the spec says: to a reply's or a thought's text, or to the output of a
+ * running tool. Other items do not grow (the Rust reducer agrees).
+ */
 function appendText(item: ChatItem, text: string): ChatItem {
     switch (item.kind) {
-        case 'user':
         case 'reply':
         case 'thought':
-        case 'notice':
             return { ...item, text: item.text + text };
         case 'tool':
             return { ...item, output: (item.output ?? '') + text };
