@@ -96,6 +96,14 @@ function host(port: FramePort, keep: { all: boolean }) {
 
 const settle = () => new Promise((r) => setTimeout(r, 10));
 
+test('delta grows replies, thoughts and tool output only', () => {
+    const user: ChatItem = { kind: 'user', id: 'u', text: 'hi', createdAt: 1 };
+    let s = threadFromAttach({ info: info('a'), items: [user, reply('r', 'a')], seq: 1 });
+    s = applyChatEvent(s, { type: 'delta', itemId: 'u', text: '!' }, 2);
+    s = applyChatEvent(s, { type: 'delta', itemId: 'r', text: 'b' }, 3);
+    assert.deepEqual(texts(s.items), ['u:hi', 'r:ab']);
+});
+
 test('reconnect sends since and resumes from the missed events', async () => {
     const [client, hostPort] = createPortPair();
     const h = host(hostPort, { all: true });
