@@ -20,7 +20,12 @@ const fn step(name: &'static str, dir: &'static str, program: &'static str, args
 
 /// The npm packages under test, in dependency order (a package built before the ones that
 /// depend on it through `file:`), each installed from its own lock file.
-const NPM_PACKAGES: &[&str] = &["bindings/agent-contracts", "bindings/connect-frames", "examples/connect-server/client"];
+const NPM_PACKAGES: &[&str] = &[
+    "bindings/agent-contracts",
+    "bindings/connect-frames",
+    "examples/agent-host/client-test",
+    "examples/connect-server/client",
+];
 
 pub fn run(root: &Path) -> ExitCode {
     let mut steps = vec![
