@@ -58,6 +58,12 @@ pub const RESERVED: &[&str] = &[
     "HashMap",
     "BTreeMap",
     "Value",
+    // Items every protocol with tables generates beside its types.
+    "Host",
+    "Dispatcher",
+    "RequestPayload",
+    "RequestResult",
+    "EventPayload",
     // TypeScript and JavaScript globals.
     "Object",
     "Array",

@@ -9,6 +9,9 @@ pub use serde_json::value::RawValue;
 /// frame envelope every request table travels in.
 pub use crate::agent::WireError;
 
+/// The frame machinery's view of a host, which every generated `Dispatcher` implements.
+pub use crate::agent::Dispatch;
+
 /// The error for a request the host does not do.
 pub fn unsupported(method: &str) -> WireError {
     WireError::unsupported(method)

@@ -1135,6 +1135,22 @@ impl<'a> Emitter<'a> {
             ) -> ::core::result::Result<::std::boxed::Box<#rt::RawValue>, #rt::WireError> {
                 #dispatch_body
             }
+
+            /// A host as the runtime's frame machinery calls it (`serve`, `dispatch_frame`):
+            /// every name of this protocol's tables goes to [`dispatch`].
+            pub struct Dispatcher<'h, H: ?::core::marker::Sized>(pub &'h H);
+
+            impl<H: Host + ?::core::marker::Sized> #rt::Dispatch for Dispatcher<'_, H> {
+                fn dispatch(
+                    &self,
+                    name: &str,
+                    payload: &#rt::RawValue,
+                ) -> impl ::core::future::Future<
+                    Output = ::core::result::Result<::std::boxed::Box<#rt::RawValue>, #rt::WireError>,
+                > + ::core::marker::Send {
+                    dispatch(self.0, name, payload)
+                }
+            }
         }
     }
 

@@ -2,7 +2,7 @@
 //! dispatcher that turns any incoming frame into its reply, the writers of outgoing frames, and
 //! the verdict `cargo xtask validate` prints.
 
-use super::{ErrorCode, Event, EventPayload, Host, ReplyError, ReplyOk, Request, RequestPayload, RequestResult, ServerFrame, WireError};
+use super::{ErrorCode, Event, EventPayload, ReplyError, ReplyOk, Request, RequestPayload, RequestResult, ServerFrame, WireError};
 use crate::__private::{HostError, RawValue};
 use crate::verdict::{Stage, Verdict};
 use crate::wire::{self, ParseError, RawJson, TableError};
@@ -20,15 +20,23 @@ pub fn parse_server_frame(text: &str) -> Result<ServerFrame, ParseError> {
     wire::from_str::<ServerFrame>(text)
 }
 
+/// A host of a request table as the frame machinery calls it: every protocol with requests
+/// generates one, `Dispatcher(&host)`, whose `dispatch` routes every name of its tables (an
+/// app's and its bases').
+pub trait Dispatch: Sync {
+    /// Parses the payload by the request's name and answers the host's result as raw JSON.
+    fn dispatch(&self, name: &str, payload: &RawValue) -> impl Future<Output = Result<Box<RawValue>, WireError>> + Send;
+}
+
 /// Answers any incoming frame with the reply frame, as JSON text. An unreadable frame gets a
 /// failure with a null id; an unknown name, an invalid payload and a request the host does not
 /// do get a failure with the request's id. Nothing here ends the connection.
-pub async fn dispatch_frame<H: Host + ?Sized>(host: &H, text: &str) -> String {
+pub async fn dispatch_frame<D: Dispatch + ?Sized>(host: &D, text: &str) -> String {
     let request = match parse_request(text) {
         Ok(r) => r,
         Err(e) => return error_frame(None, &WireError { code: ErrorCode::UnreadableFrame, message: e.to_string() }),
     };
-    match super::dispatch(host, &request.r#type, &request.payload.0).await {
+    match host.dispatch(&request.r#type, &request.payload.0).await {
         Ok(result) => reply_frame(&request.id, result),
         Err(error) => error_frame(Some(&request.id), &error),
     }

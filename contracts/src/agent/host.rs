@@ -18,7 +18,7 @@
 use super::thread::{Thread, history_index, is_pending};
 use super::{
     AttachResult, Bookmark, ChatAttachPayload, ChatEvent, ChatEventEvent, ChatHistoryPayload,
-    ChatHistoryResult, ChatInfo, ChatItem, ChatStatusEvent, ErrorCode, HistoryPosition, Host, Seq,
+    ChatHistoryResult, ChatInfo, ChatItem, ChatStatusEvent, ErrorCode, HistoryPosition, Seq,
     Visual, WireError, events,
 };
 use crate::port::{FramePort, FrameReceiver, Incoming, Outgoing};
@@ -360,6 +360,11 @@ impl Hub {
         );
     }
 
+    /// An event of any table (an app's own, say) to every client.
+    pub fn broadcast<P: Serialize>(&self, event: &str, payload: &P) {
+        broadcast(&mut self.lock(), |_| true, event, payload);
+    }
+
     /// The whole account snapshot, to every client.
     pub fn accounts_changed(&self, snapshot: &super::AccountSnapshot) {
         broadcast(
@@ -584,12 +589,12 @@ fn broadcast<P: Serialize>(s: &mut State, to: impl Fn(&Client) -> bool, event: &
 /// reply goes out as soon as it is ready, with the request's id. While a chat.attach runs, the
 /// client's event frames are held and go out after its reply. `host` is the dispatcher for
 /// this connection (it usually holds the hub and the client id).
-pub async fn serve<H: Host, P: FramePort + ?Sized>(
+pub async fn serve<D: super::Dispatch, P: FramePort + ?Sized>(
     hub: &Hub,
     client: ClientId,
     mut outgoing: mpsc::UnboundedReceiver<Outgoing>,
     port: &P,
-    host: &H,
+    host: &D,
 ) {
     let mut incoming = FrameReceiver::new(port);
     let mut running = FuturesUnordered::new();
@@ -621,7 +626,7 @@ pub async fn serve<H: Host, P: FramePort + ?Sized>(
 
 /// The reply to one incoming frame, and whether the client's frames were held for it (a
 /// chat.attach). An unreadable frame is answered with a null id.
-async fn answer<H: Host>(hub: &Hub, client: ClientId, host: &H, frame: Incoming) -> (String, bool) {
+async fn answer<D: super::Dispatch>(hub: &Hub, client: ClientId, host: &D, frame: Incoming) -> (String, bool) {
     let text = match &frame {
         Incoming::Text(text) => std::borrow::Cow::Borrowed(text.as_str()),
         Incoming::Value(value) => std::borrow::Cow::Owned(value.to_string()),
@@ -645,7 +650,7 @@ async fn answer<H: Host>(hub: &Hub, client: ClientId, host: &H, frame: Incoming)
     if held {
         hub.hold(client);
     }
-    let reply = match super::dispatch(host, &request.r#type, &request.payload.0).await {
+    let reply = match host.dispatch(&request.r#type, &request.payload.0).await {
         Ok(result) => super::reply_frame(&request.id, result),
         Err(error) => super::error_frame(Some(&request.id), &error),
     };

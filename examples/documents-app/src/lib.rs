@@ -6,10 +6,11 @@
 //! a [`documents::dispatch`] that routes every name.
 //!
 //! [`Connection`] is one client's host: the agent requests go to the agent [`Hub`], the app's
-//! to [`Documents`]. [`serve`] runs one connection over any [`FramePort`]; [`listen`] accepts
-//! WebSocket connections.
+//! to [`Documents`]. [`serve`] runs one connection over any [`FramePort`] with the agent
+//! runtime's loop and the app's [`documents::Dispatcher`]; [`listen`] accepts WebSocket
+//! connections. The app's events go out through the same hub as the agent's.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use contracts::agent::host::{ClientId, Hub, HubConfig};
@@ -17,12 +18,9 @@ use contracts::agent::{
     self, ChatAttachPayload, ChatCreatePayload, ChatCreated, ChatDetachPayload, ChatHistoryPayload,
     ChatHistoryResult, ChatInfo, ChatListResult, ChatState, Empty, ErrorCode, WireError,
 };
-use contracts::port::{
-    FramePort, FrameReceiver, Incoming, Outgoing, WebSocketOptions, WebSocketPort,
-};
+use contracts::port::{FramePort, WebSocketOptions, WebSocketPort};
 use contracts::wire::Event as _;
 use tokio::net::TcpListener;
-use tokio::sync::mpsc;
 
 /// The app's protocol, on top of the agent's.
 pub mod documents {
@@ -42,11 +40,10 @@ use documents::{
 /// The path the WebSocket server answers on.
 pub const PATH: &str = "/v1/ws";
 
-/// The app's state: documents by id, and the clients that hear `document.changed`.
-#[derive(Default)]
+/// The app's state: documents by id. Every client of the hub hears `document.changed`.
 pub struct Documents {
     texts: Mutex<BTreeMap<String, String>>,
-    clients: Mutex<HashMap<ClientId, mpsc::UnboundedSender<Outgoing>>>,
+    hub: Arc<Hub>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -71,10 +68,7 @@ impl Documents {
     pub fn write(&self, id: &str, text: &str) {
         lock(&self.texts).insert(id.to_owned(), text.to_owned());
         let payload = DocumentChangedEvent { id: id.to_owned() };
-        let frame = agent::event_frame(events::DocumentChanged::NAME, &payload);
-        for out in lock(&self.clients).values() {
-            let _ = out.send(Outgoing::Text(frame.clone()));
-        }
+        self.hub.broadcast(events::DocumentChanged::NAME, &payload);
     }
 }
 
@@ -86,9 +80,10 @@ pub struct App {
 
 impl App {
     pub fn new() -> Arc<App> {
+        let hub = Hub::new(HubConfig::default());
         Arc::new(App {
-            hub: Hub::new(HubConfig::default()),
-            documents: Documents::default(),
+            documents: Documents { texts: Mutex::default(), hub: hub.clone() },
+            hub,
         })
     }
 }
@@ -194,67 +189,13 @@ impl documents::Host for Connection {
     }
 }
 
-/// Answers any incoming frame with its reply frame, as JSON text: the agent's envelope, the
-/// app's tables. An unreadable frame gets a failure with a null id.
-pub async fn dispatch_frame<H: documents::Host + ?Sized>(host: &H, text: &str) -> String {
-    let request = match agent::parse_request(text) {
-        Ok(r) => r,
-        Err(e) => {
-            let error = WireError {
-                code: ErrorCode::UnreadableFrame,
-                message: e.to_string(),
-            };
-            return agent::error_frame(None, &error);
-        }
-    };
-    match documents::dispatch(host, &request.r#type, &request.payload.0).await {
-        Ok(result) => agent::reply_frame(&request.id, result),
-        Err(error) => agent::error_frame(Some(&request.id), &error),
-    }
-}
-
-/// Runs one connection until the port ends: every request is answered in order; the hub's
-/// frames for this client wait while one of its requests runs (an attach's replay goes out
-/// after its reply), the app's events go out as they come.
+/// Runs one connection until the port ends, with the agent runtime's loop: the app's
+/// dispatcher routes every name of the composed tables.
 pub async fn serve<P: FramePort + ?Sized>(app: Arc<App>, port: &P) {
-    let (client, mut from_hub) = app.hub.connect();
-    let (tx, mut from_app) = mpsc::unbounded_channel();
-    lock(&app.documents.clients).insert(client, tx);
-    let host = Connection {
-        app: app.clone(),
-        client,
-    };
-    let mut incoming = FrameReceiver::new(port);
-    loop {
-        let frame = tokio::select! {
-            frame = incoming.recv() => {
-                let Some(frame) = frame else { break };
-                app.hub.hold(client);
-                let reply = match &frame {
-                    Incoming::Text(text) => dispatch_frame(&host, text).await,
-                    Incoming::Value(value) => dispatch_frame(&host, &value.to_string()).await,
-                    Incoming::TooLarge(e) => {
-                        let error = WireError { code: ErrorCode::UnreadableFrame, message: e.to_string() };
-                        agent::error_frame(None, &error)
-                    }
-                };
-                let sent = port.send(Outgoing::Text(reply));
-                app.hub.release(client);
-                if sent.is_err() {
-                    break;
-                }
-                continue;
-            }
-            frame = from_hub.recv() => frame,
-            frame = from_app.recv() => frame,
-        };
-        let Some(frame) = frame else { break };
-        if port.send(frame).is_err() {
-            break;
-        }
-    }
-    lock(&app.documents.clients).remove(&client);
-    app.hub.disconnect(client);
+    let (client, outgoing) = app.hub.connect();
+    let hub = app.hub.clone();
+    let host = Connection { app, client };
+    agent::host::serve(&hub, client, outgoing, port, &documents::Dispatcher(&host)).await;
 }
 
 /// Accepts WebSocket connections on `PATH` forever, serving each on a task of its own.
