@@ -23,8 +23,10 @@ const fn step(name: &'static str, dir: &'static str, program: &'static str, args
 const NPM_PACKAGES: &[&str] = &[
     "bindings/agent-contracts",
     "bindings/connect-frames",
+    "examples/documents-app/bindings/documents-contracts",
     "examples/agent-host/client-test",
     "examples/connect-server/client",
+    "examples/documents-app/client",
 ];
 
 pub fn run(root: &Path) -> ExitCode {
