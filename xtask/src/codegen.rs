@@ -146,7 +146,7 @@ pub fn plan(root: &Path, targets: &[Target]) -> Result<BTreeMap<PathBuf, String>
 }
 
 /// The example app's package (`examples/documents-app`), planned through the codegen library
-/// an app's own xtask uses ([`contracts_codegen::generate`], see docs/apps.md).
+/// an app's own xtask uses ([`contracts_codegen::generate`], see the README's app section).
 fn example_app(root: &Path) -> Result<Outputs, String> {
     let agent = Protocol::load("agent", root.join("schema/agent")).map_err(|e| e.to_string())?;
     let dir = root.join("examples/documents-app/schema");
