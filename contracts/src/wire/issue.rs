@@ -150,6 +150,9 @@ fn json_str(s: &str) -> String {
 pub struct Cx {
     path: Vec<Seg>,
     issues: Vec<Issue>,
+    /// A union variant on trial: issues are counted, not worded (no message, no path); the
+    /// union words them only when every variant failed.
+    quiet: bool,
 }
 
 impl Cx {
@@ -163,11 +166,34 @@ impl Cx {
         Cx {
             path: self.path.clone(),
             issues: Vec::new(),
+            quiet: false,
         }
+    }
+
+    /// Like [`Cx::scratch`], but issues are only counted (see [`Cx::is_quiet`]).
+    pub(crate) fn quiet_scratch(&self) -> Cx {
+        Cx {
+            quiet: true,
+            ..self.scratch()
+        }
+    }
+
+    /// Whether issues are counted without their message and path (a union variant on
+    /// trial, whose issues are worded again only when every variant failed).
+    pub fn is_quiet(&self) -> bool {
+        self.quiet
     }
 
     /// Records an issue at the current path.
     pub fn issue(&mut self, message: impl Into<Cow<'static, str>>, continues: bool) {
+        if self.quiet {
+            self.issues.push(Issue {
+                path: Vec::new(),
+                message: Cow::Borrowed(""),
+                continues,
+            });
+            return;
+        }
         self.issues.push(Issue {
             path: self.path.clone(),
             message: message.into(),
@@ -177,6 +203,9 @@ impl Cx {
 
     /// Records the issue `expect` describes for a value of JSON type `received`.
     pub fn mismatch(&mut self, expect: Expect, received: &str) {
+        if self.quiet {
+            return self.issue("", false);
+        }
         self.issue(expect.message(received), false);
     }
 
@@ -213,6 +242,11 @@ impl Cx {
     /// Takes the issues out.
     pub fn into_issues(self) -> Vec<Issue> {
         self.issues
+    }
+
+    /// Drops the issues recorded since `base` (a decode that is started over).
+    pub(crate) fn truncate(&mut self, base: usize) {
+        self.issues.truncate(base);
     }
 
     pub(crate) fn extend(&mut self, issues: Vec<Issue>) {

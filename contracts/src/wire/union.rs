@@ -3,10 +3,11 @@
 
 use super::issue::{Cx, Expect, Issue, Seg};
 use super::schema::{Accept, Decode, Schema, Visit};
-use serde::de::value::BorrowedStrDeserializer;
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
+use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::fmt;
 
 /// The JSON parser's error type, for values parsed again from buffered text.
@@ -86,9 +87,22 @@ pub fn decode_open_enum<'de, T, D: Deserializer<'de>>(
     d.deserialize_any(Visit(OpenEnumA { cx, pick }))
 }
 
-/// A buffered object: its entries with their raw values, in wire order.
+/// A tagged union's object, handed to its variant: its entries with their raw values in
+/// wire order, or (the fast path) its JSON text whose tag key came first.
 pub struct Entries<'a> {
-    items: &'a [(Cow<'a, str>, Box<RawValue>)],
+    src: Src<'a>,
+}
+
+enum Src<'a> {
+    Items(&'a [(Cow<'a, str>, Box<RawValue>)]),
+    /// The object's text; its first key is the tag with this value. A later duplicate of
+    /// the tag with another value stops the parse and sets `conflict`.
+    Text {
+        text: &'a str,
+        tag: &'static str,
+        value: &'a str,
+        conflict: &'a Cell<bool>,
+    },
 }
 
 impl<'a> Entries<'a> {
@@ -139,10 +153,23 @@ impl<'de> MapAccess<'de> for EntriesAccess<'de> {
 impl<'de> Deserializer<'de> for Entries<'de> {
     type Error = JsonError;
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, JsonError> {
-        visitor.visit_map(EntriesAccess {
-            items: self.items.iter(),
-            value: None,
-        })
+        match self.src {
+            Src::Items(items) => visitor.visit_map(EntriesAccess {
+                items: items.iter(),
+                value: None,
+            }),
+            Src::Text {
+                text,
+                tag,
+                value,
+                conflict,
+            } => (&mut serde_json::Deserializer::from_str(text)).deserialize_any(GuardVisit {
+                inner: visitor,
+                tag,
+                value,
+                conflict,
+            }),
+        }
     }
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
@@ -176,17 +203,10 @@ impl<'de> Visitor<'de> for CowKey {
     }
 }
 
-/// Picks a tagged union's variant by its tag value and decodes the buffered object into it;
-/// `None` for an unknown tag.
+/// Picks a tagged union's variant by its tag value and decodes the object into it; `None`
+/// for an unknown tag.
 pub type PickVariant<T> =
     for<'a> fn(&str, Entries<'a>, &mut Cx) -> Option<Result<Option<T>, JsonError>>;
-
-struct TaggedA<'a, T> {
-    cx: &'a mut Cx,
-    tag: &'static str,
-    tags: &'static [&'static str],
-    pick: PickVariant<T>,
-}
 
 /// The message of a tag that is absent or unknown.
 fn discriminator(tags: &[&str]) -> String {
@@ -194,40 +214,57 @@ fn discriminator(tags: &[&str]) -> String {
     format!("Invalid discriminator value. Expected {}", list.join(" | "))
 }
 
-impl<'de, T> Accept<'de> for TaggedA<'_, T> {
-    type Out = T;
-    fn cx(&mut self) -> &mut Cx {
-        self.cx
+/// The JSON type of a value's text, as a failure message names it.
+fn json_type(text: &str) -> &'static str {
+    match text.as_bytes().first() {
+        Some(b'{') => "object",
+        Some(b'[') => "array",
+        Some(b'"') => "string",
+        Some(b't' | b'f') => "boolean",
+        Some(b'n') => "null",
+        _ => "number",
     }
-    fn expect(&self) -> Expect {
-        Expect::Type("object")
-    }
-    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<T>, A::Error> {
-        let mut items: Vec<(Cow<'de, str>, Box<RawValue>)> = Vec::new();
-        while let Some(k) = map.next_key_seed(CowKey)? {
-            let v: Box<RawValue> = map.next_value()?;
-            items.push((k, v));
+}
+
+/// The tag value when the object's first key is the tag and both are plain strings (no
+/// escapes); `None` sends the object down the buffered path, which reads any object.
+fn tag_first<'a>(text: &'a str, tag: &str) -> Option<&'a str> {
+    fn ws(b: &[u8], mut i: usize) -> usize {
+        while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            i += 1;
         }
-        let tag_value = items
-            .iter()
-            .rev()
-            .find(|(k, _)| k == self.tag)
-            .and_then(|(_, v)| serde_json::from_str::<String>(v.get()).ok());
-        let picked = tag_value.and_then(|t| (self.pick)(&t, Entries { items: &items }, self.cx));
-        match picked {
-            Some(r) => r.map_err(de::Error::custom),
-            None => {
-                self.cx.push(Seg::Key(Cow::Borrowed(self.tag)));
-                self.cx.issue(discriminator(self.tags), false);
-                self.cx.pop();
-                Ok(None)
-            }
-        }
+        i
     }
+    /// A string at `i` without escapes: its contents and the index after it.
+    fn plain(text: &str, i: usize) -> Option<(&str, usize)> {
+        let b = text.as_bytes();
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let len = b[i + 1..].iter().position(|&c| c == b'"' || c == b'\\')?;
+        let end = i + 1 + len;
+        (b[end] == b'"').then(|| (&text[i + 1..end], end + 1))
+    }
+    let b = text.as_bytes();
+    let i = ws(b, 1);
+    let (key, i) = plain(text, i)?;
+    if key != tag {
+        return None;
+    }
+    let i = ws(b, i);
+    if b.get(i) != Some(&b':') {
+        return None;
+    }
+    plain(text, ws(b, i + 1)).map(|(value, _)| value)
 }
 
 /// Decodes a tagged union: finds the tag wherever it is in the object (the last duplicate
 /// wins), then decodes the whole object as the variant.
+///
+/// The object is captured as text (borrowed from the input when it can be). When its first
+/// key is the tag (as every writer of these frames puts it), the variant is parsed straight
+/// from that text, and a later duplicate of the tag only needs to agree with the first.
+/// Otherwise, or when a duplicate disagrees, the entries are buffered and the last tag wins.
 pub fn decode_tagged<'de, T, D: Deserializer<'de>>(
     d: D,
     cx: &mut Cx,
@@ -236,49 +273,309 @@ pub fn decode_tagged<'de, T, D: Deserializer<'de>>(
     pick: PickVariant<T>,
 ) -> Result<Option<T>, D::Error> {
     check_depth(cx)?;
-    d.deserialize_any(Visit(TaggedA {
-        cx,
-        tag,
-        tags,
-        pick,
-    }))
+    let text = capture(d)?;
+    let received = json_type(&text);
+    if received != "object" {
+        // A number JavaScript reads as Infinity arrives as a marker string (see `js`).
+        let received = match received {
+            "string" => serde_json::from_str::<String>(&text)
+                .ok()
+                .and_then(|s| super::js::sentinel(&s))
+                .unwrap_or(received),
+            _ => received,
+        };
+        cx.mismatch(Expect::Type("object"), received);
+        return Ok(None);
+    }
+    if let Some(value) = tag_first(&text, tag).filter(|v| tags.contains(v)) {
+        let conflict = Cell::new(false);
+        let base = cx.len();
+        let entries = Entries {
+            src: Src::Text {
+                text: &text,
+                tag,
+                value,
+                conflict: &conflict,
+            },
+        };
+        match pick(value, entries, cx) {
+            // A later duplicate of the tag disagrees: read the object again, buffered.
+            Some(Err(_)) if conflict.get() => cx.truncate(base),
+            Some(r) => return r.map_err(de::Error::custom),
+            // A tag of `tags` that `pick` does not know: the buffered path refuses it.
+            None => {}
+        }
+    }
+    decode_buffered(&text, cx, tag, tags, pick).map_err(de::Error::custom)
 }
 
-/// One variant of an untagged union, tried on the buffered value.
-pub type TryVariant<T> = fn(&RawValue, &mut Cx) -> Result<Option<T>, JsonError>;
+/// The buffered path: every entry with its raw value, then the variant of the last tag.
+fn decode_buffered<T>(
+    text: &str,
+    cx: &mut Cx,
+    tag: &'static str,
+    tags: &'static [&'static str],
+    pick: PickVariant<T>,
+) -> Result<Option<T>, JsonError> {
+    let items = serde_json::Deserializer::from_str(text).deserialize_map(BufferV)?;
+    let tag_value = items
+        .iter()
+        .rev()
+        .find(|(k, _)| k == tag)
+        .and_then(|(_, v)| serde_json::from_str::<String>(v.get()).ok());
+    let picked = tag_value.and_then(|t| {
+        pick(
+            &t,
+            Entries {
+                src: Src::Items(&items),
+            },
+            cx,
+        )
+    });
+    match picked {
+        Some(r) => r,
+        None => {
+            cx.push(Seg::Key(Cow::Borrowed(tag)));
+            cx.issue(discriminator(tags), false);
+            cx.pop();
+            Ok(None)
+        }
+    }
+}
+
+type Items<'a> = Vec<(Cow<'a, str>, Box<RawValue>)>;
+
+struct BufferV;
+
+impl<'de> Visitor<'de> for BufferV {
+    type Value = Items<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Items<'de>, A::Error> {
+        let mut items = Vec::new();
+        while let Some(k) = map.next_key_seed(CowKey)? {
+            let v: Box<RawValue> = map.next_value()?;
+            items.push((k, v));
+        }
+        Ok(items)
+    }
+}
+
+/// Wraps the visitor of the variant parsed from an object's text: every key is checked
+/// against the tag, and a duplicate of the tag must hold the first one's value.
+struct GuardVisit<'a, V> {
+    inner: V,
+    tag: &'static str,
+    value: &'a str,
+    conflict: &'a Cell<bool>,
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for GuardVisit<'_, V> {
+    type Value = V::Value;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.inner.expecting(f)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
+        self.inner.visit_map(GuardMap {
+            map,
+            tag: self.tag,
+            value: self.value,
+            conflict: self.conflict,
+            at_tag: false,
+        })
+    }
+}
+
+struct GuardMap<'a, A> {
+    map: A,
+    tag: &'static str,
+    value: &'a str,
+    conflict: &'a Cell<bool>,
+    /// The last key read was the tag.
+    at_tag: bool,
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for GuardMap<'_, A> {
+    type Error = A::Error;
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        let tag = self.tag;
+        let at_tag = &mut self.at_tag;
+        self.map.next_key_seed(KeyCheck { seed, tag, at_tag })
+    }
+    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, A::Error> {
+        if !std::mem::take(&mut self.at_tag) {
+            return self.map.next_value_seed(seed);
+        }
+        match self.map.next_value_seed(TagSeed)? {
+            Some(v) if v == self.value => seed.deserialize(StrDeserializer::new(self.value)),
+            _ => {
+                self.conflict.set(true);
+                Err(de::Error::custom(
+                    "the tag changed; reading the object again",
+                ))
+            }
+        }
+    }
+}
+
+/// A key, passed on to the variant's own key seed after noting whether it is the tag.
+struct KeyCheck<'b, K> {
+    seed: K,
+    tag: &'static str,
+    at_tag: &'b mut bool,
+}
+
+impl<'de, K: DeserializeSeed<'de>> DeserializeSeed<'de> for KeyCheck<'_, K> {
+    type Value = K::Value;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<K::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de, K: DeserializeSeed<'de>> Visitor<'de> for KeyCheck<'_, K> {
+    type Value = K::Value;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<K::Value, E> {
+        *self.at_tag = v == self.tag;
+        self.seed.deserialize(BorrowedStrDeserializer::new(v))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<K::Value, E> {
+        *self.at_tag = v == self.tag;
+        self.seed.deserialize(StrDeserializer::new(v))
+    }
+}
+
+/// A tag's value: the string, or `None` for any other JSON value (skipped).
+struct TagSeed;
+
+impl<'de> DeserializeSeed<'de> for TagSeed {
+    type Value = Option<Cow<'de, str>>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TagSeed {
+    type Value = Option<Cow<'de, str>>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Some(Cow::Borrowed(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Some(Cow::Owned(v.to_owned())))
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+}
+
+/// serde_json's marker for a raw value (`serde_json::value::RawValue` deserialises through
+/// it). Asking for it lets a raw value be borrowed from the input when the input can lend
+/// it, and owned otherwise; a deserializer that does not know the marker is asked for a
+/// `Box<RawValue>` instead, as before.
+const RAW_TOKEN: &str = "$serde_json::private::RawValue";
+
+/// One JSON value, captured as its text: borrowed from the input when it can be.
+fn capture<'de, D: Deserializer<'de>>(d: D) -> Result<Cow<'de, str>, D::Error> {
+    d.deserialize_newtype_struct(RAW_TOKEN, CaptureV)
+}
+
+struct CaptureV;
+
+impl<'de> Visitor<'de> for CaptureV {
+    type Value = Cow<'de, str>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Cow<'de, str>, A::Error> {
+        match map.next_key_seed(CowKey)? {
+            Some(k) if k == RAW_TOKEN => map.next_value_seed(CowKey),
+            _ => Err(de::Error::custom("expected a JSON value from serde_json")),
+        }
+    }
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Cow<'de, str>, D::Error> {
+        let raw: Box<RawValue> = serde::Deserialize::deserialize(d)?;
+        Ok(Cow::Owned(String::from(Box::<str>::from(raw))))
+    }
+}
+
+/// One variant of an untagged union, tried on the value's JSON text.
+pub type TryVariant<T> = fn(&str, &mut Cx) -> Result<Option<T>, JsonError>;
 
 /// Decodes `T` from buffered JSON text.
-pub fn decode_raw<T: Decode>(raw: &RawValue, cx: &mut Cx) -> Result<Option<T>, JsonError> {
-    T::decode(&mut serde_json::Deserializer::from_str(raw.get()), cx)
+pub fn decode_raw<T: Decode>(raw: &str, cx: &mut Cx) -> Result<Option<T>, JsonError> {
+    T::decode(&mut serde_json::Deserializer::from_str(raw), cx)
 }
 
 /// Decodes buffered JSON text with a schema.
 pub fn decode_raw_with<S: Schema>(
     schema: S,
-    raw: &RawValue,
+    raw: &str,
     cx: &mut Cx,
 ) -> Result<Option<S::Out>, JsonError> {
-    schema.decode(&mut serde_json::Deserializer::from_str(raw.get()), cx)
+    schema.decode(&mut serde_json::Deserializer::from_str(raw), cx)
 }
 
 /// Decodes an untagged union: the first variant that accepts wins. When none does, the
 /// issues of the only variant that failed on limits alone are reported (as Zod does);
 /// otherwise `Invalid input` at the union's path.
+///
+/// The value is captured as text (borrowed when the input lends it) and each variant is
+/// tried quietly: its issues are counted, not worded. Only when every variant failed are
+/// they tried again to word the issues.
 pub fn decode_untagged<'de, T, D: Deserializer<'de>>(
     d: D,
     cx: &mut Cx,
     variants: &[TryVariant<T>],
 ) -> Result<Option<T>, D::Error> {
     check_depth(cx)?;
-    let raw: Box<RawValue> = serde::Deserialize::deserialize(d)?;
+    let raw = capture(d)?;
+    let quiet = cx.is_quiet();
+    for try_variant in variants {
+        let mut sub = cx.quiet_scratch();
+        match try_variant(&raw, &mut sub).map_err(de::Error::custom)? {
+            Some(v) if sub.is_empty() => return Ok(Some(v)),
+            _ => {}
+        }
+    }
+    if quiet {
+        // An enclosing trial only counts: one issue says this value failed.
+        cx.issue("", false);
+        return Ok(None);
+    }
     let mut failures: Vec<Vec<Issue>> = Vec::with_capacity(variants.len());
     for try_variant in variants {
         let mut sub = cx.scratch();
-        let v = try_variant(&raw, &mut sub).map_err(de::Error::custom)?;
-        match v {
-            Some(v) if sub.is_empty() => return Ok(Some(v)),
-            _ => failures.push(sub.into_issues()),
-        }
+        let _ = try_variant(&raw, &mut sub).map_err(de::Error::custom)?;
+        failures.push(sub.into_issues());
     }
     let mut nonaborted = failures
         .into_iter()
@@ -288,4 +585,87 @@ pub fn decode_untagged<'de, T, D: Deserializer<'de>>(
         _ => cx.issue("Invalid input", false),
     }
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::agent::{ChatEvent, ServerFrame};
+    use crate::wire::from_str;
+
+    fn event(json: &str) -> Result<ChatEvent, String> {
+        from_str::<ChatEvent>(json).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn tag_first_streams_and_a_later_equal_tag_is_fine() {
+        let e = event(r#"{"type":"delta","itemId":"i","text":"x","type":"delta"}"#).unwrap();
+        assert!(matches!(e, ChatEvent::Delta(d) if d.text == "x"));
+        let e = event(r#"{ "type" : "delta" , "itemId":"i","text":"x"}"#).unwrap();
+        assert!(matches!(e, ChatEvent::Delta(_)));
+    }
+
+    #[test]
+    fn a_later_tag_that_disagrees_wins() {
+        let item = r#"{"kind":"notice","id":"n","level":"info","text":"t"}"#;
+        let e = event(&format!(
+            r#"{{"type":"delta","itemId":"i","item":{item},"type":"item"}}"#
+        ))
+        .unwrap();
+        assert!(matches!(e, ChatEvent::Item(_)));
+        let e = event(r#"{"type":"nope","itemId":"i","text":"x","type":"delta"}"#).unwrap();
+        assert!(matches!(e, ChatEvent::Delta(_)));
+        let e = event(r#"{"type":7,"itemId":"i","text":"x","type":"delta"}"#).unwrap();
+        assert!(matches!(e, ChatEvent::Delta(_)));
+        assert_eq!(
+            event(r#"{"type":"delta","itemId":"i","text":"x","type":"nope"}"#).unwrap_err(),
+            "✖ Invalid discriminator value. Expected 'item' | 'delta' | 'info' | 'reset'\n  → at type"
+        );
+        // The issues of the abandoned streaming parse are not kept.
+        assert_eq!(
+            event(r#"{"type":"delta","itemId":"","type":"item"}"#).unwrap_err(),
+            "✖ Invalid input: expected object, received undefined\n  → at item"
+        );
+    }
+
+    #[test]
+    fn tag_not_first_or_escaped_is_buffered() {
+        let e = event(r#"{"itemId":"i","text":"x","type":"delta"}"#).unwrap();
+        assert!(matches!(e, ChatEvent::Delta(_)));
+        let e = event(r#"{"\u0074ype":"delta","itemId":"i","text":"x"}"#).unwrap();
+        assert!(matches!(e, ChatEvent::Delta(_)));
+        let e = event(r#"{"type":"d\u0065lta","itemId":"i","text":"x"}"#).unwrap();
+        assert!(matches!(e, ChatEvent::Delta(_)));
+        assert_eq!(
+            event(r#"[1]"#).unwrap_err(),
+            "✖ Invalid input: expected object, received array"
+        );
+        assert_eq!(
+            event(r#"{}"#).unwrap_err(),
+            "✖ Invalid discriminator value. Expected 'item' | 'delta' | 'info' | 'reset'\n  → at type"
+        );
+    }
+
+    #[test]
+    fn values_that_cannot_be_borrowed_are_owned() {
+        let v = serde_json::json!({"type":"delta","itemId":"i","text":"x"});
+        let e: ChatEvent = serde_json::from_value(v).unwrap();
+        assert!(matches!(e, ChatEvent::Delta(_)));
+        let e: ChatEvent =
+            serde_json::from_reader(&br#"{"itemId":"i","type":"delta","text":"x"}"#[..]).unwrap();
+        assert!(matches!(e, ChatEvent::Delta(_)));
+        let f: ServerFrame =
+            serde_json::from_reader(&br#"{"type":"event","event":"e","payload":1}"#[..]).unwrap();
+        assert!(matches!(f, ServerFrame::Event(_)));
+    }
+
+    #[test]
+    fn untagged_failures_are_worded_after_quiet_trials() {
+        let e = from_str::<ServerFrame>(r#"{"id":"1","ok":true}"#).unwrap_err();
+        assert_eq!(e.to_string(), "✖ Invalid input");
+        let e = from_str::<ServerFrame>(r#"{"type":"event","event":"","payload":1}"#).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "✖ Too small: expected string to have >=1 characters\n  → at event"
+        );
+    }
 }

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The Rust and Zod benchmarks on the same frames (contracts/benches/data/*.jsonl), in one
+# session, then the ratios. Hand-written, not generated. From the repository root:
+#
+#   bash bindings/agent-contracts/bench/run.sh [RUNS]
+#
+# Each run: the criterion bench (generated and hand-written serde_json), then the node bench
+# (generated and hand-written Zod). RUNS runs (default 3); the ratios are the median over them.
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+runs="${1:-3}"
+pkg=bindings/agent-contracts
+[ -f "$pkg/dist/src/index.js" ] || (cd "$pkg" && npm run build >/dev/null)
+out=$(mktemp -d)
+for i in $(seq 1 "$runs"); do
+    echo "run $i/$runs" >&2
+    cargo bench -q -p contracts --bench frames >/dev/null 2>"$out/cargo.$i.err" || { cat "$out/cargo.$i.err" >&2; exit 1; }
+    for g in requests server; do
+        for p in generated handwritten; do
+            cp "target/criterion/$g/$p/new/estimates.json" "$out/rust.$i.$g.$p.json"
+        done
+    done
+    node "$pkg/bench/frames.mjs" --json >"$out/node.$i.json"
+done
+node - "$out" "$runs" <<'EOF'
+const fs = require('node:fs');
+const [dir, runs] = [process.argv[2], Number(process.argv[3])];
+const frames = (g) => fs.readFileSync(`contracts/benches/data/${g}.jsonl`, 'utf8').split('\n').filter(Boolean).length;
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+const rows = [];
+for (const g of ['requests', 'server']) {
+    const r = { group: g, genOverHand: [], zodGenOverHand: [], rustGenOverZodGen: [], rustHandOverZodHand: [] };
+    for (let i = 1; i <= runs; i++) {
+        // criterion: the median time of one iteration (the whole mix), in nanoseconds.
+        const rust = (p) => frames(g) / (JSON.parse(fs.readFileSync(`${dir}/rust.${i}.${g}.${p}.json`)).median.point_estimate / 1e9);
+        const zod = JSON.parse(fs.readFileSync(`${dir}/node.${i}.json`)).framesPerSecond;
+        const [rg, rh, zg, zh] = [rust('generated'), rust('handwritten'), zod[`${g}/generated`], zod[`${g}/handwritten`]];
+        r.genOverHand.push(rg / rh);
+        r.zodGenOverHand.push(zg / zh);
+        r.rustGenOverZodGen.push(rg / zg);
+        r.rustHandOverZodHand.push(rh / zh);
+    }
+    rows.push(r);
+}
+const f = (xs) => `${median(xs).toFixed(2)}x`.padStart(7) + `  (${xs.map((x) => x.toFixed(2)).join(' ')})`;
+for (const r of rows) {
+    console.log(`${r.group}:`);
+    console.log(`  Rust generated / Rust hand-written serde_json ${f(r.genOverHand)}`);
+    console.log(`  Zod generated / Zod hand-written              ${f(r.zodGenOverHand)}`);
+    console.log(`  Rust generated / Zod generated                ${f(r.rustGenOverZodGen)}`);
+    console.log(`  Rust hand-written / Zod hand-written          ${f(r.rustHandOverZodHand)}`);
+}
+console.log(`(median over ${runs} runs; each run measures its four lines side by side)`);
+EOF
+rm -rf "$out"
