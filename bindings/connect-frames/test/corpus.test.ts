@@ -1,202 +1,43 @@
-// The shared corpus through the generated Zod schemas and the generated JSON Schema.
+// The shared corpus through the generated Zod schemas and the generated JSON Schema: the
+// Agent Connect adapter of tests/corpus/runner.mjs (which says how lines are read, checked
+// and compared).
 //
-// Every line of tests/corpus/connect.jsonl (hand-written) and
-// tests/corpus/derived/connect.jsonl (derived from the model by `cargo xtask codegen`) is
-// checked twice, as a client would:
-//
-// - Zod: `client` is parseClientFrame, `server` parseServerFrame; the verdict, the stage
-//   (always `envelope`: Agent Connect has no tables) and (where the line gives them) the set
-//   of paths the prettified message names must be the line's.
-// - JSON Schema: ajv (draft 2020-12, code-point string lengths) against schema.json's
-//   `$defs` `ClientFrame` and `ServerFrame`; the verdict and the stage must be the line's.
-//
-// The input is the line's `raw` text or its `input` as JSON; text that is not JSON is an
-// envelope refusal. A line's `paths: []` means one issue at the root. Every disagreement is
-// reported with its file, line and note; contracts/tests/corpus.rs runs the same lines
-// through the Rust validators.
+// - Zod: `client` is parseClientFrame, `server` parseServerFrame; the stage is always
+//   `envelope` (Agent Connect has no tables).
+// - JSON Schema: schema.json's `$defs` `ClientFrame` and `ServerFrame`.
 
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { parseClientFrame, parseServerFrame, type ParseResult } from '@adecore/connect-frames';
 
 /** The package's root (this file runs from dist/test/). */
 const PACKAGE = new URL('../../', import.meta.url);
-/** The workspace's corpus directory. */
-const CORPUS = new URL('../../tests/corpus/', PACKAGE);
-const PROTOCOL = 'connect';
+/** The shared runner, loaded at run time: it lives outside the package. */
+const RUNNER = new URL('../../tests/corpus/runner.mjs', PACKAGE);
+const { refusal, runCorpus } = (await import(RUNNER.href)) as typeof import('../../../tests/corpus/runner.mjs');
 
-type Stage = 'envelope' | 'table';
-
-/** One corpus line, as the README describes it. */
-interface Line {
-    where: string;
-    as: string;
-    type?: string;
-    text: string;
-    ok: boolean;
-    stage?: Stage;
-    paths?: string[];
-    note: string;
-}
-
-/** What a validator says about a line; `paths` only where it names them. */
-interface Verdict {
-    ok: boolean;
-    stage?: Stage;
-    paths?: string[];
-    message?: string;
-}
-
-function readCorpus(relative: string): Line[] {
-    const url = new URL(relative, CORPUS);
-    assert.ok(existsSync(url), `${relative} is missing (run cargo xtask codegen)`);
-    const lines: Line[] = [];
-    readFileSync(url, 'utf8')
-        .split('\n')
-        .forEach((raw, i) => {
-            if (raw.trim() === '') return;
-            const where = `tests/corpus/${relative}:${i + 1}`;
-            const l = JSON.parse(raw) as Record<string, unknown>;
-            const text = typeof l.raw === 'string' ? l.raw : JSON.stringify(l.input);
-            assert.equal(typeof l.as, 'string', `${where}: no "as"`);
-            assert.equal(typeof l.ok, 'boolean', `${where}: no "ok"`);
-            lines.push({
-                where,
-                as: l.as as string,
-                type: l.type as string | undefined,
-                text,
-                ok: l.ok as boolean,
-                stage: l.stage as Stage | undefined,
-                paths: l.paths as string[] | undefined,
-                note: String(l.note ?? ''),
-            });
-        });
-    return lines;
-}
-
-/** The paths a prettified message names, one per issue: `''` for an issue at the root. */
-function pathsOf(message: string): string[] {
-    const paths: string[] = [];
-    for (const line of message.split('\n')) {
-        if (line.startsWith('✖ ')) paths.push('');
-        else if (line.startsWith('  → at ') && paths.length > 0) paths[paths.length - 1] = line.slice('  → at '.length);
-    }
-    return paths;
-}
-
-/** A set of paths, sorted, the root as `''`: what the line and a validator are compared on. */
-function pathSet(paths: string[]): string[] {
-    const set = new Set(paths.length === 0 ? [''] : paths);
-    return [...set].sort();
-}
-
-function refusal(stage: Stage, r: ParseResult<unknown>): Verdict {
-    const message = r.ok ? '' : r.message;
-    return { ok: false, stage, paths: pathsOf(message), message };
-}
-
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false; message: string } {
-    try {
-        return { ok: true, value: JSON.parse(text) };
-    } catch (e) {
-        return { ok: false, message: e instanceof Error ? e.message : String(e) };
-    }
-}
-
-/** The Zod verdict on a line. */
-function zodVerdict(line: Line): Verdict {
-    const json = parseJson(line.text);
-    if (!json.ok) return { ok: false, stage: 'envelope', message: json.message };
-    const frame = (r: ParseResult<unknown>): Verdict => (r.ok ? { ok: true } : refusal('envelope', r));
-    switch (line.as) {
-        case 'client':
-            return frame(parseClientFrame(json.value));
-        case 'server':
-            return frame(parseServerFrame(json.value));
-        default:
-            throw new Error(`${line.where}: unknown "as": ${line.as}`);
-    }
-}
-
-// The JSON Schema side.
-const SCHEMA = JSON.parse(readFileSync(new URL('schema.json', PACKAGE), 'utf8')) as {
-    $id: string;
-    $defs: Record<string, unknown>;
-};
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-ajv.addSchema(SCHEMA);
-const compiled = new Map<string, ValidateFunction>();
-
-/** The validator of one `$defs` entry. */
-function def(name: string): ValidateFunction {
-    let v = compiled.get(name);
-    if (v === undefined) {
-        assert.ok(name in SCHEMA.$defs, `schema.json has no $defs entry ${name}`);
-        v = ajv.compile({ $ref: `${SCHEMA.$id}#/$defs/${encodeURIComponent(name)}` });
-        compiled.set(name, v);
-    }
-    return v;
-}
-
-/** The JSON Schema verdict on a line. */
-function schemaVerdict(line: Line): Verdict {
-    const json = parseJson(line.text);
-    if (!json.ok) return { ok: false, stage: 'envelope', message: json.message };
-    const input = json.value;
-    const check = (name: string, value: unknown, stage: Stage): Verdict => {
-        const v = def(name);
-        return v(value) ? { ok: true } : { ok: false, stage, message: ajv.errorsText(v.errors) };
-    };
-    switch (line.as) {
-        case 'client':
-            return check('ClientFrame', input, 'envelope');
-        case 'server':
-            return check('ServerFrame', input, 'envelope');
-        default:
-            throw new Error(`${line.where}: unknown "as": ${line.as}`);
-    }
-}
-
-/** What is wrong with `got` for `line`, or null when they agree. */
-function disagreement(line: Line, got: Verdict, comparePaths: boolean): string | null {
-    const wrong: string[] = [];
-    if (got.ok !== line.ok) wrong.push(`ok ${got.ok}, expected ${line.ok}`);
-    else if (!line.ok && line.stage !== undefined && got.stage !== line.stage) wrong.push(`stage ${got.stage}, expected ${line.stage}`);
-    else if (!line.ok && comparePaths && line.paths !== undefined && got.paths !== undefined) {
-        const want = pathSet(line.paths);
-        const have = pathSet(got.paths);
-        if (JSON.stringify(want) !== JSON.stringify(have)) wrong.push(`paths ${JSON.stringify(have)}, expected ${JSON.stringify(want)}`);
-    }
-    if (wrong.length === 0) return null;
-    const message = got.message === undefined ? '' : `\n    message: ${got.message.replace(/\n/g, '\n             ')}`;
-    return `${line.where} (${line.note}): ${wrong.join('; ')}${message}`;
-}
-
-function run(file: string, name: string, verdict: (l: Line) => Verdict, comparePaths: boolean) {
-    test(`${name}: ${file}`, (t) => {
-        const lines = readCorpus(file);
-        assert.ok(lines.length > 0, `${file} is empty`);
-        const wrong: string[] = [];
-        for (const line of lines) {
-            let got: Verdict;
-            try {
-                got = verdict(line);
-            } catch (e) {
-                if (e instanceof assert.AssertionError) throw e;
-                got = { ok: false, message: `threw: ${e instanceof Error ? e.message : String(e)}` };
-            }
-            const d = disagreement(line, got, comparePaths);
-            if (d !== null) wrong.push(d);
+runCorpus({
+    protocol: 'connect',
+    packageUrl: PACKAGE,
+    Ajv: Ajv2020,
+    zod(line, input) {
+        const frame = (r: ParseResult<unknown>) => (r.ok ? { ok: true } : refusal('envelope', r));
+        switch (line.as) {
+            case 'client':
+                return frame(parseClientFrame(input));
+            case 'server':
+                return frame(parseServerFrame(input));
+            default:
+                throw new Error(`${line.where}: unknown "as": ${line.as}`);
         }
-        t.diagnostic(`${name}: ${file}: ${lines.length} lines, ${wrong.length} disagreements`);
-        assert.equal(wrong.length, 0, `${wrong.length} of ${lines.length} lines disagree:\n${wrong.join('\n')}`);
-    });
-}
-
-for (const file of [`${PROTOCOL}.jsonl`, `derived/${PROTOCOL}.jsonl`]) {
-    run(file, 'zod', zodVerdict, true);
-    run(file, 'json schema', schemaVerdict, false);
-}
+    },
+    schema(line, input, defs) {
+        switch (line.as) {
+            case 'client':
+                return defs.check('ClientFrame', input, 'envelope');
+            case 'server':
+                return defs.check('ServerFrame', input, 'envelope');
+            default:
+                throw new Error(`${line.where}: unknown "as": ${line.as}`);
+        }
+    },
+});

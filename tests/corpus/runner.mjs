@@ -1,0 +1,171 @@
+// The corpus runner of the TypeScript packages: the shared corpus through a package's
+// generated Zod schemas and its generated JSON Schema (ajv). Each package's
+// test/corpus.test.ts is a small adapter that loads this module (by a path computed at run
+// time, so it stays outside the package's tsc rootDir) and calls `runCorpus` with what is
+// particular to its protocol: how a line's `as` reaches its Zod parse functions and its
+// `$defs`. The types are in runner.d.mts.
+//
+// Every line of tests/corpus/<protocol>.jsonl (hand-written) and
+// tests/corpus/derived/<protocol>.jsonl (derived from the model by `cargo xtask codegen`) is
+// checked twice, as a client would: by Zod, where the verdict, the stage and (where the line
+// gives them) the set of paths the prettified message names must be the line's; and by ajv
+// (draft 2020-12, code-point string lengths) against schema.json's `$defs`, where the verdict
+// and the stage must be the line's.
+//
+// The input is the line's `raw` text or its `input` as JSON; text that is not JSON is an
+// envelope refusal. A line's `paths: []` means one issue at the root. Every disagreement is
+// reported with its file, line and note; contracts/tests/corpus.rs and
+// contracts/tests/connect_corpus.rs run the same lines through the Rust validators.
+//
+// This module imports only node's builtins: ajv comes from the calling package (`Ajv`), so it
+// resolves in the package's node_modules.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+
+/** The workspace's corpus directory (this file's own). */
+const CORPUS = new URL('./', import.meta.url);
+
+/** The lines of one corpus file, relative to tests/corpus/. */
+function readCorpus(relative) {
+    const url = new URL(relative, CORPUS);
+    assert.ok(existsSync(url), `${relative} is missing (run cargo xtask codegen)`);
+    const lines = [];
+    readFileSync(url, 'utf8')
+        .split('\n')
+        .forEach((raw, i) => {
+            if (raw.trim() === '') return;
+            const where = `tests/corpus/${relative}:${i + 1}`;
+            const l = JSON.parse(raw);
+            const text = typeof l.raw === 'string' ? l.raw : JSON.stringify(l.input);
+            assert.equal(typeof l.as, 'string', `${where}: no "as"`);
+            assert.equal(typeof l.ok, 'boolean', `${where}: no "ok"`);
+            lines.push({
+                where,
+                as: l.as,
+                type: l.type,
+                text,
+                ok: l.ok,
+                stage: l.stage,
+                paths: l.paths,
+                note: String(l.note ?? ''),
+            });
+        });
+    return lines;
+}
+
+/** The paths a prettified message names, one per issue: `''` for an issue at the root. */
+function pathsOf(message) {
+    const paths = [];
+    for (const line of message.split('\n')) {
+        if (line.startsWith('✖ ')) paths.push('');
+        else if (line.startsWith('  → at ') && paths.length > 0) paths[paths.length - 1] = line.slice('  → at '.length);
+    }
+    return paths;
+}
+
+/** A set of paths, sorted, the root as `''`: what the line and a validator are compared on. */
+function pathSet(paths) {
+    const set = new Set(paths.length === 0 ? [''] : paths);
+    return [...set].sort();
+}
+
+/** A Zod refusal at `stage`, with the paths its prettified message names. */
+export function refusal(stage, r) {
+    const message = r.ok ? '' : r.message;
+    return { ok: false, stage, paths: pathsOf(message), message };
+}
+
+function parseJson(text) {
+    try {
+        return { ok: true, value: JSON.parse(text) };
+    } catch (e) {
+        return { ok: false, message: e instanceof Error ? e.message : String(e) };
+    }
+}
+
+/** A verdict function over parsed input: text that is not JSON is an envelope refusal. */
+function onJson(verdict) {
+    return (line) => {
+        const json = parseJson(line.text);
+        if (!json.ok) return { ok: false, stage: 'envelope', message: json.message };
+        return verdict(line, json.value);
+    };
+}
+
+/** The `$defs` of a package's schema.json, through ajv: `check`, `has` and `valid`. */
+function schemaChecks(packageUrl, Ajv) {
+    const schema = JSON.parse(readFileSync(new URL('schema.json', packageUrl), 'utf8'));
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    ajv.addSchema(schema);
+    const compiled = new Map();
+    /** The validator of one `$defs` entry. */
+    const def = (name) => {
+        let v = compiled.get(name);
+        if (v === undefined) {
+            assert.ok(name in schema.$defs, `schema.json has no $defs entry ${name}`);
+            v = ajv.compile({ $ref: `${schema.$id}#/$defs/${encodeURIComponent(name)}` });
+            compiled.set(name, v);
+        }
+        return v;
+    };
+    return {
+        check(name, value, stage) {
+            const v = def(name);
+            return v(value) ? { ok: true } : { ok: false, stage, message: ajv.errorsText(v.errors) };
+        },
+        has: (name) => Object.prototype.hasOwnProperty.call(schema.$defs, name),
+        valid: (name, value) => def(name)(value),
+    };
+}
+
+/** What is wrong with `got` for `line`, or null when they agree. */
+function disagreement(line, got, comparePaths) {
+    const wrong = [];
+    if (got.ok !== line.ok) wrong.push(`ok ${got.ok}, expected ${line.ok}`);
+    else if (!line.ok && line.stage !== undefined && got.stage !== line.stage) wrong.push(`stage ${got.stage}, expected ${line.stage}`);
+    else if (!line.ok && comparePaths && line.paths !== undefined && got.paths !== undefined) {
+        const want = pathSet(line.paths);
+        const have = pathSet(got.paths);
+        if (JSON.stringify(want) !== JSON.stringify(have)) wrong.push(`paths ${JSON.stringify(have)}, expected ${JSON.stringify(want)}`);
+    }
+    if (wrong.length === 0) return null;
+    const message = got.message === undefined ? '' : `\n    message: ${got.message.replace(/\n/g, '\n             ')}`;
+    return `${line.where} (${line.note}): ${wrong.join('; ')}${message}`;
+}
+
+function run(file, name, verdict, comparePaths) {
+    test(`${name}: ${file}`, (t) => {
+        const lines = readCorpus(file);
+        assert.ok(lines.length > 0, `${file} is empty`);
+        const wrong = [];
+        for (const line of lines) {
+            let got;
+            try {
+                got = verdict(line);
+            } catch (e) {
+                if (e instanceof assert.AssertionError) throw e;
+                got = { ok: false, message: `threw: ${e instanceof Error ? e.message : String(e)}` };
+            }
+            const d = disagreement(line, got, comparePaths);
+            if (d !== null) wrong.push(d);
+        }
+        t.diagnostic(`${name}: ${file}: ${lines.length} lines, ${wrong.length} disagreements`);
+        assert.equal(wrong.length, 0, `${wrong.length} of ${lines.length} lines disagree:\n${wrong.join('\n')}`);
+    });
+}
+
+/**
+ * Registers the corpus tests of one protocol: Zod (paths compared) and JSON Schema, over the
+ * hand-written and the derived corpus.
+ */
+export function runCorpus({ protocol, packageUrl, Ajv, zod, schema }) {
+    const checks = schemaChecks(packageUrl, Ajv);
+    const zodVerdict = onJson(zod);
+    const schemaVerdict = onJson((line, input) => schema(line, input, checks));
+    for (const file of [`${protocol}.jsonl`, `derived/${protocol}.jsonl`]) {
+        run(file, 'zod', zodVerdict, true);
+        run(file, 'json schema', schemaVerdict, false);
+    }
+}
