@@ -5,57 +5,9 @@
 //! `bindings/connect-frames` (when its `node_modules` or `dist` is missing), then in
 //! `examples/connect-server/client`.
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn has(program: &str) -> bool {
-    Command::new(program)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-fn npm(dir: &Path, args: &[&str]) {
-    let status = Command::new("npm")
-        .args(args)
-        .current_dir(dir)
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run npm in {}: {e}", dir.display()));
-    assert!(
-        status.success(),
-        "`npm {}` failed in {}",
-        args.join(" "),
-        dir.display()
-    );
-}
-
-/// Installs and builds a package when it is not yet.
-fn prepare(dir: &Path, always_build: bool) {
-    if !dir.join("node_modules").exists() {
-        npm(dir, &["ci", "--no-audit", "--no-fund"]);
-    }
-    if always_build || !dir.join("dist").exists() {
-        npm(dir, &["run", "build"]);
-    }
-}
-
-/// Kills the server when the test ends, passing or not.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use test_support::{Build, has, prepare, root, start, wait};
 
 #[test]
 fn write_and_catch_up_against_the_reference_server() {
@@ -64,26 +16,14 @@ fn write_and_catch_up_against_the_reference_server() {
         return;
     }
     let root = root();
-    prepare(&root.join("bindings/connect-frames"), false);
+    prepare(&root.join("bindings/connect-frames"), Build::WhenMissing);
     let client = root.join("examples/connect-server/client");
-    prepare(&client, true);
+    prepare(&client, Build::Always);
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_connect-server"))
-        .args(["--addr", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("the server binary starts");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let server = Server(child);
-    let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("the server prints its address");
-    let url = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
-        .to_owned();
+    let (server, url) = start(
+        env!("CARGO_BIN_EXE_connect-server"),
+        &["--addr", "127.0.0.1:0"],
+    );
 
     // Twice: a second run finds the first one's events in the log and still holds.
     for _ in 0..2 {
@@ -99,20 +39,4 @@ fn write_and_catch_up_against_the_reference_server() {
         );
     }
     drop(server);
-}
-
-/// Waits for a child at most `limit`, killing it after.
-fn wait(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> {
-    let deadline = std::time::Instant::now() + limit;
-    loop {
-        if let Ok(Some(status)) = child.try_wait() {
-            return Some(status);
-        }
-        if std::time::Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }

@@ -1,0 +1,172 @@
+//! Helpers for the examples' end-to-end tests that drive a node client against a Rust server
+//! (`examples/*/tests/`): find the workspace, skip when `node` is missing, install and build an
+//! npm package when it is not yet, start a server binary and read its address, wait for a
+//! process with a time limit, and run `node --test` checking its TAP summary.
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use test_support::{Build, has, node_test, prepare, root, start};
+//!
+//! if !has("node") {
+//!     eprintln!("SKIPPED: node is not installed");
+//!     return;
+//! }
+//! let root = root();
+//! prepare(&root.join("bindings/agent-contracts"), Build::WhenMissing);
+//! let client = root.join("examples/agent-host/client-test");
+//! prepare(&client, Build::WhenMissing);
+//! let (server, url) = start("path/to/agent-host", &["--addr", "127.0.0.1:0"]);
+//! let report = node_test(&client, &["dist/test/"], &[("AGENT_HOST_URL", &url)], Duration::from_secs(120));
+//! assert!(report.contains("# pass 1"));
+//! drop(server);
+//! ```
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// The workspace's root directory.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Whether `program --version` runs and succeeds: a test skips, saying so, when `node` is not.
+pub fn has(program: &str) -> bool {
+    Command::new(program)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Runs `npm <args>` in `dir`, panicking, with the command and the directory, when it fails.
+pub fn npm(dir: &Path, args: &[&str]) {
+    let status = Command::new("npm")
+        .args(args)
+        .current_dir(dir)
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run npm in {}: {e}", dir.display()));
+    assert!(
+        status.success(),
+        "`npm {}` failed in {}",
+        args.join(" "),
+        dir.display()
+    );
+}
+
+/// When [`prepare`] runs `npm run build`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Build {
+    /// Only when the package has no `dist` yet (a package other tests build too).
+    WhenMissing,
+    /// Every time (the client under test, so it is never stale).
+    Always,
+}
+
+/// Installs a package from its lock file when it has no `node_modules` yet (`npm ci`), then
+/// builds it as `build` says (`npm run build`). Prepare packages in dependency order.
+pub fn prepare(dir: &Path, build: Build) {
+    if !dir.join("node_modules").exists() {
+        npm(dir, &["ci", "--no-audit", "--no-fund"]);
+    }
+    if build == Build::Always || !dir.join("dist").exists() {
+        npm(dir, &["run", "build"]);
+    }
+}
+
+/// A child process killed (and reaped) when this is dropped, the test passing or not.
+pub struct KillOnDrop(pub Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts a server binary whose first line on stdout is `listening on <url>`, and answers it
+/// (killed when dropped) with that url. Panics when it does not start or says something else.
+pub fn start(program: &str, args: &[&str]) -> (KillOnDrop, String) {
+    let mut child = Command::new(program)
+        .args(args)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("the server binary {program} does not start: {e}"));
+    let stdout = child.stdout.take().expect("piped stdout");
+    let server = KillOnDrop(child);
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("the server prints its address");
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
+        .to_owned();
+    (server, url)
+}
+
+/// Waits for a child at most `limit`, killing it after: its exit status, or `None` when it
+/// ran out of time.
+pub fn wait(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Some(status);
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Reads a child's pipe to its end on a thread of its own (so neither pipe fills and blocks).
+fn drain(pipe: Option<impl Read + Send + 'static>) -> JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        if let Some(mut pipe) = pipe {
+            let _ = pipe.read_to_string(&mut text);
+        }
+        text
+    })
+}
+
+/// Runs `node --test <args>` in `dir` with the variables `env` (how the tests find the server),
+/// killing it after `limit`, and answers its TAP report (stdout).
+///
+/// Panics, with the report and stderr, unless node exits successfully within `limit` and the
+/// summary says `# skipped 0` (every test ran). A caller checks more of the summary (`# pass N`)
+/// on the report.
+pub fn node_test(dir: &Path, args: &[&str], env: &[(&str, &str)], limit: Duration) -> String {
+    let mut run = Command::new("node")
+        .arg("--test")
+        .args(args)
+        .envs(env.iter().copied())
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("node starts");
+    let stdout = drain(run.stdout.take());
+    let stderr = drain(run.stderr.take());
+    let status = wait(&mut run, limit);
+    let report = stdout.join().unwrap_or_default();
+    let errors = stderr.join().unwrap_or_default();
+    assert!(
+        status.is_some_and(|s| s.success()),
+        "node --test failed in {} ({status:?}):\n{report}\n{errors}",
+        dir.display()
+    );
+    assert!(
+        report.contains("# skipped 0"),
+        "not every node test ran in {}:\n{report}",
+        dir.display()
+    );
+    report
+}
