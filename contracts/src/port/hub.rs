@@ -154,3 +154,43 @@ impl std::fmt::Debug for Hub {
             .finish_non_exhaustive()
     }
 }
+
+/// What every port over a [`Hub`] has alike: the methods `close`, `is_closed`, `closed` and
+/// `receiver`, and closing when the last clone is dropped.
+///
+/// The port is a struct with a field `inner: Arc<Inner>`, where `Inner` holds the port's `hub`
+/// and has a method `close(&self)` that lets go of the port's way out and closes the hub (each
+/// port's own). `this` names the port in the docs; `close` documents `close`.
+macro_rules! hub_port {
+    (port: $port:ident, inner: $inner:ident, this: $this:literal, close: $close:literal $(,)?) => {
+        impl $port {
+            #[doc = $close]
+            pub fn close(&self) {
+                self.inner.close();
+            }
+
+            #[doc = concat!("Whether this ", $this, " has stopped delivering.")]
+            pub fn is_closed(&self) -> bool {
+                self.inner.hub.is_closed()
+            }
+
+            #[doc = concat!("Resolves once this ", $this, " has stopped delivering.")]
+            pub async fn closed(&self) {
+                self.inner.hub.closed().await;
+            }
+
+            #[doc = concat!("The frames of this ", $this, " as an async stream.")]
+            pub fn receiver(&self) -> $crate::port::FrameReceiver {
+                $crate::port::FrameReceiver::new(self)
+            }
+        }
+
+        impl Drop for $inner {
+            fn drop(&mut self) {
+                self.close();
+            }
+        }
+    };
+}
+
+pub(crate) use hub_port;

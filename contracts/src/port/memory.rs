@@ -7,10 +7,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::mpsc;
 
-use super::hub::Hub;
-use super::{
-    Encoding, FramePort, FrameReceiver, Incoming, Listener, Outgoing, SendError, Subscription,
-};
+use super::hub::{Hub, hub_port};
+use super::{Encoding, FramePort, Incoming, Listener, Outgoing, SendError, Subscription};
 
 /// One end of an in-memory pair, made by [`memory_pair`].
 ///
@@ -67,26 +65,13 @@ impl MemoryPort {
             }),
         }
     }
+}
 
-    /// Closes this end, and so the other: nothing more is delivered or sent.
-    pub fn close(&self) {
-        self.inner.close();
-    }
-
-    /// Whether this end has stopped delivering.
-    pub fn is_closed(&self) -> bool {
-        self.inner.hub.is_closed()
-    }
-
-    /// Resolves once this end has stopped delivering.
-    pub async fn closed(&self) {
-        self.inner.hub.closed().await;
-    }
-
-    /// The frames of this end as an async stream.
-    pub fn receiver(&self) -> FrameReceiver {
-        FrameReceiver::new(self)
-    }
+hub_port! {
+    port: MemoryPort,
+    inner: Inner,
+    this: "end",
+    close: "Closes this end, and so the other: nothing more is delivered or sent.",
 }
 
 impl Inner {
@@ -96,12 +81,6 @@ impl Inner {
             .unwrap_or_else(PoisonError::into_inner)
             .take();
         self.hub.close();
-    }
-}
-
-impl Drop for Inner {
-    fn drop(&mut self) {
-        self.close();
     }
 }
 

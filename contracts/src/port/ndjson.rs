@@ -16,10 +16,10 @@ use tokio::io::{
 };
 use tokio::sync::mpsc;
 
-use super::hub::Hub;
+use super::hub::{Hub, hub_port};
 use super::{
-    DEFAULT_MAX_FRAME_SIZE, FramePort, FrameReceiver, FrameTooLarge, Incoming, Listener, Outgoing,
-    SendError, Subscription,
+    DEFAULT_MAX_FRAME_SIZE, FramePort, FrameTooLarge, Incoming, Listener, Outgoing, SendError,
+    Subscription,
 };
 
 /// The read buffer's size: lines longer than this stream through it.
@@ -101,26 +101,13 @@ impl NdjsonPort {
             }),
         }
     }
+}
 
-    /// Stops delivery, writes the frames already sent, then shuts the output down.
-    pub fn close(&self) {
-        self.inner.close();
-    }
-
-    /// Whether this port has stopped delivering.
-    pub fn is_closed(&self) -> bool {
-        self.inner.hub.is_closed()
-    }
-
-    /// Resolves once this port has stopped delivering.
-    pub async fn closed(&self) {
-        self.inner.hub.closed().await;
-    }
-
-    /// The frames of this port as an async stream.
-    pub fn receiver(&self) -> FrameReceiver {
-        FrameReceiver::new(self)
-    }
+hub_port! {
+    port: NdjsonPort,
+    inner: Inner,
+    this: "port",
+    close: "Stops delivery, writes the frames already sent, then shuts the output down.",
 }
 
 impl Inner {
@@ -128,12 +115,6 @@ impl Inner {
         // Queued behind every frame already sent, so those are written first.
         let _ = self.writer.send(Command::Close);
         self.hub.close();
-    }
-}
-
-impl Drop for Inner {
-    fn drop(&mut self) {
-        self.close();
     }
 }
 

@@ -23,10 +23,10 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{self, Message};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-use super::hub::Hub;
+use super::hub::{Hub, hub_port};
 use super::{
-    DEFAULT_MAX_FRAME_SIZE, FramePort, FrameReceiver, FrameTooLarge, Incoming, Listener, Outgoing,
-    SendError, Subscription,
+    DEFAULT_MAX_FRAME_SIZE, FramePort, FrameTooLarge, Incoming, Listener, Outgoing, SendError,
+    Subscription,
 };
 
 /// The error of a WebSocket handshake.
@@ -151,26 +151,13 @@ impl WebSocketPort {
             }),
         }
     }
+}
 
-    /// Stops delivery, writes the frames already sent, then closes the connection.
-    pub fn close(&self) {
-        self.inner.close();
-    }
-
-    /// Whether this port has stopped delivering.
-    pub fn is_closed(&self) -> bool {
-        self.inner.hub.is_closed()
-    }
-
-    /// Resolves once this port has stopped delivering.
-    pub async fn closed(&self) {
-        self.inner.hub.closed().await;
-    }
-
-    /// The frames of this port as an async stream.
-    pub fn receiver(&self) -> FrameReceiver {
-        FrameReceiver::new(self)
-    }
+hub_port! {
+    port: WebSocketPort,
+    inner: Inner,
+    this: "port",
+    close: "Stops delivery, writes the frames already sent, then closes the connection.",
 }
 
 impl Inner {
@@ -178,12 +165,6 @@ impl Inner {
         // Queued behind every frame already sent, so those are written first.
         let _ = self.writer.send(Command::Close(None));
         self.hub.close();
-    }
-}
-
-impl Drop for Inner {
-    fn drop(&mut self) {
-        self.close();
     }
 }
 
