@@ -1,0 +1,149 @@
+//! The shared corpus runner of the Rust tests (`corpus.rs`, `connect_corpus.rs`): reads the
+//! lines of `tests/corpus/` as `tests/corpus/README.md` describes them and compares a
+//! validator's [`Verdict`] with each: the verdict, the stage (where the line gives one) and the
+//! set of paths the issues name (where the line gives them; `[]` is one issue at the root),
+//! exactly as the node runner (`tests/corpus/runner.mjs`) compares the Zod and JSON Schema
+//! verdicts on the same lines. Every disagreement is reported with its file, line and note.
+
+// Each test crate uses a part of it.
+#![allow(dead_code)]
+
+use contracts::verdict::{Stage, Verdict};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+/// One corpus line, as `tests/corpus/README.md` describes it.
+pub struct Line {
+    /// `tests/corpus/<file>:<line>`.
+    pub place: String,
+    /// The line's `as`: what the input is checked as.
+    pub kind: String,
+    /// The line's `type`: the request or event name, for `payload`, `result` and `event`.
+    pub type_name: Option<String>,
+    /// The input as text: the line's `raw`, or its `input` written as JSON.
+    pub text: String,
+    /// The line's `input`, as given, if it has one.
+    pub input: Option<Value>,
+    pub ok: bool,
+    pub stage: Option<Stage>,
+    pub paths: Option<Vec<String>>,
+    pub note: String,
+}
+
+fn corpus_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus")
+}
+
+/// The lines of `file`, relative to `tests/corpus/`; panics on a line that breaks the format.
+pub fn read(file: &str) -> Vec<Line> {
+    let path = corpus_dir().join(file);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (run cargo xtask codegen)", path.display()));
+    let mut lines = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let place = format!("tests/corpus/{file}:{}", i + 1);
+        let v: Value =
+            serde_json::from_str(raw).unwrap_or_else(|e| panic!("{place}: not a JSON line: {e}"));
+        let text = match (v.get("raw"), v.get("input")) {
+            (Some(Value::String(raw)), _) => raw.clone(),
+            (_, Some(input)) => serde_json::to_string(input).expect("a JSON value serialises"),
+            _ => panic!("{place}: neither raw nor input"),
+        };
+        let stage = match v.get("stage").and_then(Value::as_str) {
+            None => None,
+            Some("envelope") => Some(Stage::Envelope),
+            Some("table") => Some(Stage::Table),
+            Some(other) => panic!("{place}: unknown stage {other:?}"),
+        };
+        let paths = v.get("paths").map(|p| {
+            p.as_array()
+                .unwrap_or_else(|| panic!("{place}: paths is not an array"))
+                .iter()
+                .map(|s| {
+                    s.as_str()
+                        .unwrap_or_else(|| panic!("{place}: a path is not a string"))
+                        .to_owned()
+                })
+                .collect()
+        });
+        lines.push(Line {
+            kind: v["as"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{place}: no \"as\""))
+                .to_owned(),
+            type_name: v.get("type").and_then(Value::as_str).map(str::to_owned),
+            text,
+            input: v.get("input").cloned(),
+            ok: v["ok"]
+                .as_bool()
+                .unwrap_or_else(|| panic!("{place}: no \"ok\"")),
+            stage,
+            paths,
+            note: v
+                .get("note")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+            place,
+        });
+    }
+    lines
+}
+
+/// A set of paths, the root as `""`: `[]` in a line is one issue at the root.
+fn path_set(paths: &[String]) -> BTreeSet<String> {
+    if paths.is_empty() {
+        BTreeSet::from([String::new()])
+    } else {
+        paths.iter().cloned().collect()
+    }
+}
+
+/// What is wrong with `got` for `line`, if anything.
+fn disagreement(line: &Line, got: &Verdict) -> Option<String> {
+    let wrong = if got.ok != line.ok {
+        format!("ok {}, expected {}", got.ok, line.ok)
+    } else if !line.ok && line.stage.is_some() && got.stage != line.stage {
+        format!("stage {:?}, expected {:?}", got.stage, line.stage)
+    } else if let (false, Some(want)) = (line.ok, &line.paths) {
+        let (want, have) = (path_set(want), path_set(&got.paths));
+        if want == have {
+            return None;
+        }
+        format!("paths {have:?}, expected {want:?}")
+    } else {
+        return None;
+    };
+    let message = got
+        .message
+        .as_deref()
+        .map(|m| format!("\n    message: {}", m.replace('\n', "\n             ")))
+        .unwrap_or_default();
+    Some(format!("{} ({}): {wrong}{message}", line.place, line.note))
+}
+
+/// Run every line of `file`, panicking with every disagreement.
+pub fn run(file: &str, verdict: fn(&Line) -> Verdict) {
+    let lines = read(file);
+    assert!(!lines.is_empty(), "{file} is empty");
+    let wrong: Vec<String> = lines
+        .iter()
+        .filter_map(|l| disagreement(l, &verdict(l)))
+        .collect();
+    eprintln!(
+        "rust: {file}: {} lines, {} disagreements",
+        lines.len(),
+        wrong.len()
+    );
+    assert!(
+        wrong.is_empty(),
+        "{} of {} lines of {file} disagree:\n{}",
+        wrong.len(),
+        lines.len(),
+        wrong.join("\n")
+    );
+}
