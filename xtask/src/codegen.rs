@@ -55,7 +55,8 @@ pub fn targets() -> Vec<Target> {
         "./thread.js".into(),
     ];
     agent.has_tests = true;
-    // The shared-corpus runner (test/corpus.test.ts) checks the JSON Schema with ajv.
+    // The shared-corpus runner (tests/corpus/runner.mjs, through test/corpus.test.ts) checks
+    // the JSON Schema with ajv, resolved from the package.
     agent
         .dev_dependencies
         .insert("ajv".into(), typescript::AJV_VERSION.into());
