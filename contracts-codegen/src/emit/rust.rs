@@ -431,6 +431,7 @@ impl<'a> Emitter<'a> {
         let mut writes = Vec::new();
         let mut schemas = Vec::new();
         let mut kept = Vec::new();
+        let mut literals = Vec::new();
         for (i, f) in s.fields.iter().enumerate() {
             let boxed = self.boxed.contains(&(def.name.clone(), i));
             let schema = self.schema(self.model, &f.ty, at, boxed);
@@ -444,6 +445,7 @@ impl<'a> Emitter<'a> {
             match self.store(f) {
                 Store::Literal => {
                     finish.push(quote!(let #slot = o.required(#i_lit, #slot, #schema);));
+                    literals.push(self.runtime_literal(key, self.model.unalias(&f.ty)));
                     let lit = literal_value(self.model.unalias(&f.ty));
                     writes.push(quote!(map.serialize_entry(#key, &#lit)?;));
                     kept.push(false);
@@ -534,6 +536,11 @@ impl<'a> Emitter<'a> {
             }
         };
         let common = self.common_impls(&name);
+        let literals = if literals.is_empty() {
+            quote!()
+        } else {
+            quote!(const LITERALS: &'static [(&'static str, #rt::Literal)] = &[#(#literals),*];)
+        };
         quote! {
             #docs
             #meta
@@ -546,6 +553,7 @@ impl<'a> Emitter<'a> {
             #[allow(deprecated)]
             impl #rt::Object for #name {
                 const FIELDS: &'static [&'static str] = &[#(#wire),*];
+                #literals
                 fn index(key: &str) -> ::core::option::Option<usize> {
                     #index_body
                 }
@@ -588,6 +596,33 @@ impl<'a> Emitter<'a> {
             }
 
             #common
+        }
+    }
+
+    /// A required literal key as the runtime's untagged unions test it: `("ok", Bool(true))`.
+    fn runtime_literal(&self, key: &str, ty: &Ty) -> TokenStream {
+        let rt = &self.rt;
+        let lit = match &ty.kind {
+            TyKind::Literal(Literal::String(s)) => quote!(#rt::Literal::Str(#s)),
+            TyKind::Literal(Literal::Bool(b)) => quote!(#rt::Literal::Bool(#b)),
+            TyKind::Literal(Literal::Int(i)) => {
+                let i = Lit::i64_suffixed(*i);
+                quote!(#rt::Literal::Int(#i))
+            }
+            _ => unreachable!("a literal field has a literal type"),
+        };
+        quote!((#key, #lit))
+    }
+
+    /// Whether a union variant is a struct (its own type or a base's), so the union can
+    /// read the object once and pick variants by their literal keys.
+    fn is_struct(&self, ty: &Ty) -> bool {
+        match &ty.kind {
+            TyKind::Ref(r) => matches!(
+                self.model.resolve(r).map(|d| &d.kind),
+                Some(TypeDefKind::Struct(_))
+            ),
+            _ => false,
         }
     }
 
@@ -883,6 +918,29 @@ impl<'a> Emitter<'a> {
                 } else {
                     quote!(match self { #(#ser_arms)* })
                 };
+                let objects = !empty && u.variants.iter().all(|v| self.is_struct(&v.ty));
+                let decode_body = if objects {
+                    // Every variant is a struct: read the object once, try only the variants
+                    // its literal keys allow.
+                    let paths = u.variants.iter().map(|v| match &v.ty.kind {
+                        TyKind::Ref(r) => self.type_path(self.model, r, at),
+                        _ => unreachable!("checked by is_struct"),
+                    });
+                    quote! {
+                        #rt::decode_untagged_objects(d, cx, &[
+                            #(#rt::ObjectVariant {
+                                literals: <#paths as #rt::Object>::LITERALS,
+                                decode: |e, cx| e.decode_with(#schemas, cx).map(|v| v.map(Self::#idents)),
+                            },)*
+                        ])
+                    }
+                } else {
+                    quote! {
+                        #rt::decode_untagged(d, cx, &[
+                            #(|raw, cx| #rt::decode_raw_with(#schemas, raw, cx).map(|v| v.map(Self::#idents)),)*
+                        ])
+                    }
+                };
                 quote! {
                     #docs
                     #meta
@@ -899,9 +957,7 @@ impl<'a> Emitter<'a> {
                             d: D,
                             cx: &mut #rt::Cx,
                         ) -> ::core::result::Result<::core::option::Option<Self>, D::Error> {
-                            #rt::decode_untagged(d, cx, &[
-                                #(|raw, cx| #rt::decode_raw_with(#schemas, raw, cx).map(|v| v.map(Self::#idents)),)*
-                            ])
+                            #decode_body
                         }
                     }
 

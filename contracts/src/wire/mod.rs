@@ -23,8 +23,9 @@ pub use schema::{
 };
 pub use table::{Event, HostError, Request, TableError};
 pub use union::{
-    Entries, JsonError, PickVariant, TryVariant, decode_enum, decode_open_enum, decode_raw,
-    decode_raw_with, decode_tagged, decode_untagged,
+    Entries, JsonError, Literal, ObjectVariant, PickVariant, TryVariant, decode_enum,
+    decode_open_enum, decode_raw, decode_raw_with, decode_tagged, decode_untagged,
+    decode_untagged_objects,
 };
 
 use std::fmt;

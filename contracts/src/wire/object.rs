@@ -3,6 +3,7 @@
 
 use super::issue::{Cx, Expect, Seg};
 use super::schema::{Accept, Schema, Seed, Visit};
+use super::union::Literal;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::ser::{SerializeMap, Serializer};
 use std::borrow::Cow;
@@ -12,6 +13,9 @@ use std::fmt;
 pub trait Object: Sized {
     /// The wire keys, in declaration order.
     const FIELDS: &'static [&'static str];
+    /// The required literal keys (`ok: true`, `type: "event"`): an object that does not hold
+    /// each of them (its last occurrence) is refused on a non-continuing issue.
+    const LITERALS: &'static [(&'static str, Literal)] = &[];
     /// The index in [`Object::FIELDS`] of a wire key.
     fn index(key: &str) -> Option<usize>;
     /// Reads the entries of a map into the fields (see [`ObjectCx`]).

@@ -2,7 +2,7 @@
 //! the object) and untagged unions (variants tried in order).
 
 use super::issue::{Cx, Expect, Issue, Seg};
-use super::schema::{Accept, Decode, Schema, Visit};
+use super::schema::{Accept, Decode, LitInt, LitStr, Schema, Visit};
 use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
@@ -94,7 +94,8 @@ pub struct Entries<'a> {
 }
 
 enum Src<'a> {
-    Items(&'a [(Cow<'a, str>, Box<RawValue>)]),
+    /// Every entry, in wire order, with its value's JSON text.
+    Items(&'a [(Cow<'a, str>, Cow<'a, str>)]),
     /// The object's text; its first key is the tag with this value. A later duplicate of
     /// the tag with another value stops the parse and sets `conflict`.
     Text {
@@ -122,8 +123,8 @@ impl<'a> Entries<'a> {
 }
 
 struct EntriesAccess<'a> {
-    items: std::slice::Iter<'a, (Cow<'a, str>, Box<RawValue>)>,
-    value: Option<&'a RawValue>,
+    items: std::slice::Iter<'a, (Cow<'a, str>, Cow<'a, str>)>,
+    value: Option<&'a str>,
 }
 
 impl<'de> MapAccess<'de> for EntriesAccess<'de> {
@@ -146,7 +147,59 @@ impl<'de> MapAccess<'de> for EntriesAccess<'de> {
             .value
             .take()
             .ok_or_else(|| de::Error::custom("value without a key"))?;
-        seed.deserialize(&mut serde_json::Deserializer::from_str(raw.get()))
+        seed.deserialize(RawText(raw))
+    }
+}
+
+/// A value's JSON text as a deserializer: parsed by serde_json, except that a raw value
+/// (`unknown`) is handed the text as it is, with no second scan.
+struct RawText<'a>(&'a str);
+
+impl<'de> Deserializer<'de> for RawText<'de> {
+    type Error = JsonError;
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, JsonError> {
+        (&mut serde_json::Deserializer::from_str(self.0)).deserialize_any(visitor)
+    }
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, JsonError> {
+        (&mut serde_json::Deserializer::from_str(self.0)).deserialize_option(visitor)
+    }
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, JsonError> {
+        if name == RAW_TOKEN {
+            return visitor.visit_map(RawMap(Some(self.0), true));
+        }
+        (&mut serde_json::Deserializer::from_str(self.0)).deserialize_newtype_struct(name, visitor)
+    }
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        unit unit_struct seq tuple tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+/// serde_json's raw value protocol: one entry, the marker key, then the text.
+struct RawMap<'a>(Option<&'a str>, bool);
+
+impl<'de> MapAccess<'de> for RawMap<'de> {
+    type Error = JsonError;
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, JsonError> {
+        if !std::mem::take(&mut self.1) {
+            return Ok(None);
+        }
+        seed.deserialize(BorrowedStrDeserializer::new(RAW_TOKEN))
+            .map(Some)
+    }
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, JsonError> {
+        let text = self
+            .0
+            .take()
+            .ok_or_else(|| de::Error::custom("value without a key"))?;
+        seed.deserialize(BorrowedStrDeserializer::new(text))
     }
 }
 
@@ -322,7 +375,7 @@ fn decode_buffered<T>(
         .iter()
         .rev()
         .find(|(k, _)| k == tag)
-        .and_then(|(_, v)| serde_json::from_str::<String>(v.get()).ok());
+        .and_then(|(_, v)| serde_json::from_str::<String>(v).ok());
     let picked = tag_value.and_then(|t| {
         pick(
             &t,
@@ -343,7 +396,7 @@ fn decode_buffered<T>(
     }
 }
 
-type Items<'a> = Vec<(Cow<'a, str>, Box<RawValue>)>;
+type Items<'a> = Vec<(Cow<'a, str>, Cow<'a, str>)>;
 
 struct BufferV;
 
@@ -355,7 +408,7 @@ impl<'de> Visitor<'de> for BufferV {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Items<'de>, A::Error> {
         let mut items = Vec::new();
         while let Some(k) = map.next_key_seed(CowKey)? {
-            let v: Box<RawValue> = map.next_value()?;
+            let v = map.next_value_seed(CaptureSeed)?;
             items.push((k, v));
         }
         Ok(items)
@@ -510,6 +563,16 @@ fn capture<'de, D: Deserializer<'de>>(d: D) -> Result<Cow<'de, str>, D::Error> {
 
 struct CaptureV;
 
+/// [`capture`] as a seed, for a map's values.
+struct CaptureSeed;
+
+impl<'de> DeserializeSeed<'de> for CaptureSeed {
+    type Value = Cow<'de, str>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Cow<'de, str>, D::Error> {
+        capture(d)
+    }
+}
+
 impl<'de> Visitor<'de> for CaptureV {
     type Value = Cow<'de, str>;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -575,6 +638,157 @@ pub fn decode_untagged<'de, T, D: Deserializer<'de>>(
     for try_variant in variants {
         let mut sub = cx.scratch();
         let _ = try_variant(&raw, &mut sub).map_err(de::Error::custom)?;
+        failures.push(sub.into_issues());
+    }
+    let mut nonaborted = failures
+        .into_iter()
+        .filter(|f| f.iter().all(Issue::continues));
+    match (nonaborted.next(), nonaborted.next()) {
+        (Some(only), None) if !only.is_empty() => cx.extend(only),
+        _ => cx.issue("Invalid input", false),
+    }
+    Ok(None)
+}
+
+/// A literal a struct requires at one of its keys (`ok: true`, `type: "event"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Literal {
+    Str(&'static str),
+    Bool(bool),
+    Int(i64),
+}
+
+impl Literal {
+    /// Whether a value's JSON text is this literal, as its schema decides.
+    fn matches(self, raw: &str) -> bool {
+        match self {
+            Literal::Str(s) => {
+                let b = raw.as_bytes();
+                if b.len() == s.len() + 2 && &raw[1..b.len() - 1] == s {
+                    return true;
+                }
+                // Only an escape can spell it another way.
+                raw.contains('\\') && Self::decodes(LitStr(s), raw)
+            }
+            Literal::Bool(v) => raw == if v { "true" } else { "false" },
+            Literal::Int(i) => Self::decodes(LitInt(i), raw),
+        }
+    }
+
+    fn decodes<S: Schema>(schema: S, raw: &str) -> bool {
+        let mut cx = Cx::new();
+        matches!(decode_raw_with(schema, raw, &mut cx), Ok(Some(_))) && cx.is_empty()
+    }
+}
+
+/// One variant of an untagged union whose variants are all structs.
+pub struct ObjectVariant<T> {
+    /// The variant's required literal keys ([`Object::LITERALS`](super::Object::LITERALS)).
+    pub literals: &'static [(&'static str, Literal)],
+    /// Decodes the object as this variant.
+    pub decode: for<'a> fn(Entries<'a>, &mut Cx) -> Result<Option<T>, JsonError>,
+}
+
+/// An object's entries in wire order with their values' JSON text, or `None` for any other
+/// JSON value (skipped).
+struct IndexV;
+
+impl<'de> Visitor<'de> for IndexV {
+    type Value = Option<Items<'de>>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        BufferV.visit_map(map).map(Some)
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, seq: S) -> Result<Self::Value, S::Error> {
+        TagSeed.visit_seq(seq).map(|_| None)
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+}
+
+/// Decodes an untagged union whose variants are all structs, with the same verdict and
+/// messages as [`decode_untagged`].
+///
+/// The object is read once into its entries (each value's text, borrowed when the input
+/// lends it). A variant whose required literal key (`ok: true`, `type: "event"`) holds
+/// something else, or is absent, fails on a non-continuing issue whatever the rest holds, so
+/// it is not tried: only the variants the literals allow are, in order. Anything but an
+/// object fails every variant on its type: `Invalid input`.
+pub fn decode_untagged_objects<'de, T, D: Deserializer<'de>>(
+    d: D,
+    cx: &mut Cx,
+    variants: &[ObjectVariant<T>],
+) -> Result<Option<T>, D::Error> {
+    check_depth(cx)?;
+    let Some(items) = d.deserialize_any(IndexV)? else {
+        cx.issue("Invalid input", false);
+        return Ok(None);
+    };
+    let last = |key: &str| {
+        items
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| &**v)
+    };
+    let fits = |v: &ObjectVariant<T>| {
+        v.literals
+            .iter()
+            .all(|&(key, lit)| last(key).is_some_and(|raw| lit.matches(raw)))
+    };
+    let candidates = || variants.iter().filter(|v| fits(v));
+    let entries = || Entries {
+        src: Src::Items(&items),
+    };
+    let mut fitting = candidates();
+    if let (Some(only), None) = (fitting.next(), fitting.next()) {
+        // The only variant that can accept: decoded once, in place. Its issues stand when
+        // they are all limit checks (Zod's rule), else `Invalid input`.
+        let base = cx.len();
+        let v = (only.decode)(entries(), cx).map_err(de::Error::custom)?;
+        if let Some(v) = v.filter(|_| cx.len() == base) {
+            return Ok(Some(v));
+        }
+        let issues = &cx.issues()[base..];
+        if cx.is_quiet() || issues.is_empty() || !issues.iter().all(Issue::continues) {
+            cx.truncate(base);
+            cx.issue("Invalid input", false);
+        }
+        return Ok(None);
+    }
+    for variant in candidates() {
+        let mut sub = cx.quiet_scratch();
+        match (variant.decode)(entries(), &mut sub).map_err(de::Error::custom)? {
+            Some(v) if sub.is_empty() => return Ok(Some(v)),
+            _ => {}
+        }
+    }
+    if cx.is_quiet() {
+        cx.issue("", false);
+        return Ok(None);
+    }
+    let mut failures: Vec<Vec<Issue>> = Vec::new();
+    for variant in candidates() {
+        let mut sub = cx.scratch();
+        let _ = (variant.decode)(entries(), &mut sub).map_err(de::Error::custom)?;
         failures.push(sub.into_issues());
     }
     let mut nonaborted = failures
@@ -656,6 +870,79 @@ mod tests {
         let f: ServerFrame =
             serde_json::from_reader(&br#"{"type":"event","event":"e","payload":1}"#[..]).unwrap();
         assert!(matches!(f, ServerFrame::Event(_)));
+    }
+
+    /// `ServerFrame` decoded by trying every variant in order (the general path).
+    struct TryAll(ServerFrame);
+
+    impl crate::wire::Decode for TryAll {
+        const EXPECT: crate::wire::Expect = crate::wire::Expect::Fixed("Invalid input");
+        fn decode<'de, D: serde::Deserializer<'de>>(
+            d: D,
+            cx: &mut crate::wire::Cx,
+        ) -> Result<Option<Self>, D::Error> {
+            use crate::agent::{Event, ReplyError, ReplyOk};
+            use crate::wire::{Named, decode_raw_with};
+            let v = super::decode_untagged(
+                d,
+                cx,
+                &[
+                    |raw, cx| {
+                        decode_raw_with(Named::<ReplyOk>::new(), raw, cx)
+                            .map(|v| v.map(ServerFrame::ReplyOk))
+                    },
+                    |raw, cx| {
+                        decode_raw_with(Named::<ReplyError>::new(), raw, cx)
+                            .map(|v| v.map(ServerFrame::ReplyError))
+                    },
+                    |raw, cx| {
+                        decode_raw_with(Named::<Event>::new(), raw, cx)
+                            .map(|v| v.map(ServerFrame::Event))
+                    },
+                ],
+            )?;
+            Ok(v.map(TryAll))
+        }
+    }
+
+    #[test]
+    fn literal_keys_pick_the_same_variant_with_the_same_messages() {
+        let cases = [
+            r#"{"id":"1","ok":true,"result":null}"#,
+            r#"{"id":"1","ok":true}"#,
+            r#"{"id":"","ok":true,"result":1}"#,
+            r#"{"id":"","ok":false,"error":{"code":"internal","message":"m"}}"#,
+            r#"{"id":null,"ok":false,"error":{"code":"internal","message":"m"}}"#,
+            r#"{"id":"1","ok":false,"error":{"code":7,"message":"m"}}"#,
+            r#"{"id":"1","ok":false,"ok":true,"result":2}"#,
+            r#"{"id":"1","ok":true,"ok":false,"result":2}"#,
+            r#"{"id":"1","ok":"true","result":2}"#,
+            r#"{"type":"event","event":"e","payload":1}"#,
+            r#"{"type":"\u0065vent","event":"e","payload":1}"#,
+            r#"{"type":"event","event":"","payload":1}"#,
+            r#"{"type":"event","event":""}"#,
+            r#"{"type":"events","event":"e","payload":1}"#,
+            r#"{"type":"event","type":"x","event":"e","payload":1}"#,
+            r#"{"type":"x","type":"event","event":"e","payload":1}"#,
+            r#"{"type":"event","event":"e","payload":1,"ok":true,"id":"1","result":1}"#,
+            r#"{"type":"event","event":"","payload":1,"ok":true,"id":"","result":1}"#,
+            r#"{"type":"event","event":"","payload":1,"ok":true,"id":"1"}"#,
+            r#"{}"#,
+            r#"[]"#,
+            r#"[{"ok":true}]"#,
+            r#""event""#,
+            r#"null"#,
+            r#"1e400"#,
+            r#"{"id":"1","ok":true,"result":1e400}"#,
+            r#"{"id":1e400,"ok":true,"result":1}"#,
+        ];
+        for case in cases {
+            let fast = from_str::<ServerFrame>(case).map_err(|e| e.to_string());
+            let all = from_str::<TryAll>(case)
+                .map(|t| t.0)
+                .map_err(|e| e.to_string());
+            assert_eq!(fast, all, "{case}");
+        }
     }
 
     #[test]
