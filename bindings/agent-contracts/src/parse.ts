@@ -8,14 +8,14 @@ import { z } from 'zod';
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; message: string };
 
 /**
-* Check `input` against `schema`, answering {@link ParseResult}; never throws (whatever
-* `input` is: a hostile getter or proxy answers a failure too).
-*/
+ * Check `input` against `schema`, answering {@link ParseResult}; never throws (whatever
+ * `input` is: a hostile getter or proxy answers a failure too).
+ */
 export function parseWith<S extends z.ZodType>(schema: S, input: unknown): ParseResult<z.output<S>> {
-try {
-const r = schema.safeParse(input);
-return r.success ? { ok: true, value: r.data } : { ok: false, message: z.prettifyError(r.error) };
-} catch (e) {
-return { ok: false, message: e instanceof Error ? e.message : String(e) };
-}
+    try {
+        const r = schema.safeParse(input);
+        return r.success ? { ok: true, value: r.data } : { ok: false, message: z.prettifyError(r.error) };
+    } catch (e) {
+        return { ok: false, message: e instanceof Error ? e.message : String(e) };
+    }
 }

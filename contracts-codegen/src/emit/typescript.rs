@@ -715,28 +715,30 @@ impl<'a> Emitter<'a> {
 
     /// `src/parse.ts`: the answer type and the helper behind every parse function.
     fn parse(&self) -> String {
+        // A plain multi-line literal: a `\` line continuation would eat the indentation.
         format!(
-            "{HEADER}\n\
-//\n\
-// The answer of every parse function: never a throw.\n\
-\n\
-import {{ z }} from 'zod';\n\
-\n\
-/** What a parse function answers: the value, or Zod's prettified message. */\n\
-export type ParseResult<T> = {{ ok: true; value: T }} | {{ ok: false; message: string }};\n\
-\n\
-/**\n\
- * Check `input` against `schema`, answering {{@link ParseResult}}; never throws (whatever\n\
- * `input` is: a hostile getter or proxy answers a failure too).\n\
- */\n\
-export function parseWith<S extends z.ZodType>(schema: S, input: unknown): ParseResult<z.output<S>> {{\n\
-    try {{\n\
-        const r = schema.safeParse(input);\n\
-        return r.success ? {{ ok: true, value: r.data }} : {{ ok: false, message: z.prettifyError(r.error) }};\n\
-    }} catch (e) {{\n\
-        return {{ ok: false, message: e instanceof Error ? e.message : String(e) }};\n\
-    }}\n\
-}}\n"
+            "{HEADER}
+//
+// The answer of every parse function: never a throw.
+
+import {{ z }} from 'zod';
+
+/** What a parse function answers: the value, or Zod's prettified message. */
+export type ParseResult<T> = {{ ok: true; value: T }} | {{ ok: false; message: string }};
+
+/**
+ * Check `input` against `schema`, answering {{@link ParseResult}}; never throws (whatever
+ * `input` is: a hostile getter or proxy answers a failure too).
+ */
+export function parseWith<S extends z.ZodType>(schema: S, input: unknown): ParseResult<z.output<S>> {{
+    try {{
+        const r = schema.safeParse(input);
+        return r.success ? {{ ok: true, value: r.data }} : {{ ok: false, message: z.prettifyError(r.error) }};
+    }} catch (e) {{
+        return {{ ok: false, message: e instanceof Error ? e.message : String(e) }};
+    }}
+}}
+"
         )
     }
 
