@@ -1,8 +1,10 @@
 //! Parse plus payload validation of a realistic frame mix (`benches/data/*.jsonl`), side by
 //! side in one run:
 //!
-//! - `generated`: the generated agent protocol, both stages: `parse_request` then
-//!   `RequestPayload::parse(type, payload)`; `parse_server_frame` then `EventPayload::parse`.
+//! - `generated`: the generated agent protocol, both stages: `parse_request_ref` (the
+//!   borrowed envelope `dispatch_frame` and `verdict` run; `parse_request` gives the same
+//!   verdict, owned) then `RequestPayload::parse(type, payload)`; `parse_server_frame` then
+//!   `EventPayload::parse`.
 //! - `handwritten`: a hand-written serde_json two-stage parse into plain `#[derive(Deserialize)]`
 //!   mirrors of the same types (borrowed envelope, `RawValue` payload, then the typed payload).
 //!
@@ -17,7 +19,7 @@ mod frames {
 }
 
 use contracts::agent::{
-    EventPayload, RequestPayload, ServerFrame, parse_request, parse_server_frame,
+    EventPayload, RequestPayload, ServerFrame, parse_request_ref, parse_server_frame,
 };
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use frames::{baseline, mix};
@@ -48,7 +50,7 @@ fn load() -> (Vec<String>, Vec<String>) {
 }
 
 fn generated_request(text: &str) -> RequestPayload {
-    let request = parse_request(text).expect("a valid frame");
+    let request = parse_request_ref(text).expect("a valid frame");
     RequestPayload::parse(&request.r#type, request.payload.get()).expect("a valid payload")
 }
 

@@ -536,6 +536,7 @@ impl<'a> Emitter<'a> {
             }
         };
         let common = self.common_impls(&name);
+        let view = self.struct_ref(def, s, at);
         let literals = if literals.is_empty() {
             quote!()
         } else {
@@ -596,6 +597,162 @@ impl<'a> Emitter<'a> {
             }
 
             #common
+
+            #view
+        }
+    }
+
+    /// A struct's borrowed view, `NameRef<'a>`, when every field is a string, `unknown` or a
+    /// literal and one is `unknown` (the frame envelopes): its strings are `Cow<'a, str>` and
+    /// its raw values `Cow<'a, RawValue>`, borrowed from the input when it lends them, so the
+    /// envelope stage copies nothing. It decodes with the struct's own keys, limits and
+    /// messages. Empty when the struct does not qualify or the name is taken.
+    fn struct_ref(&self, def: &TypeDef, s: &Struct, at: At<'_>) -> TokenStream {
+        enum Kind {
+            Str,
+            Unknown,
+            Literal,
+        }
+        let mut kinds = Vec::new();
+        for f in &s.fields {
+            let kind = match (&self.model.unalias(&f.ty).kind, self.store(f)) {
+                (TyKind::Literal(_), Store::Literal | Store::Presence) => Kind::Literal,
+                (TyKind::String(_), Store::Required | Store::Optional) => Kind::Str,
+                (TyKind::Unknown, Store::Required | Store::Optional) => Kind::Unknown,
+                _ => return TokenStream::new(),
+            };
+            kinds.push(kind);
+        }
+        let view_name = format!("{}Ref", def.name);
+        if !kinds.iter().any(|k| matches!(k, Kind::Unknown))
+            || self.model.own_type(&view_name).is_some()
+        {
+            return TokenStream::new();
+        }
+        let rt = &self.rt;
+        let name = format_ident!("{}", rust_type_name(&def.name));
+        let view = format_ident!("{}", rust_type_name(&view_name));
+        let doc = format!(
+            " A borrowed view of [`{name}`]: its strings and raw values borrow from the input \
+             when it lends them. Same keys, limits and messages."
+        );
+        let cow = quote!(::std::borrow::Cow);
+        let mut members = Vec::new();
+        let mut arms = Vec::new();
+        let mut finish = Vec::new();
+        let mut build = Vec::new();
+        let mut owned = Vec::new();
+        let mut from_owned = Vec::new();
+        let slots: Vec<Ident> = (0..s.fields.len()).map(|i| format_ident!("f{i}")).collect();
+        for (i, (f, kind)) in s.fields.iter().zip(&kinds).enumerate() {
+            let schema = self.schema(self.model, &f.ty, at, false);
+            let slot = &slots[i];
+            let i_lit = Lit::usize_unsuffixed(i);
+            let ident = rust_ident(&rust_field(&f.name));
+            let fdocs = docs_attrs(&f.docs);
+            let (ty, value, to_owned, to_view) = match kind {
+                Kind::Literal => {
+                    arms.push(quote!(#i_lit => #slot = o.value(&mut map, #i_lit, #schema)?,));
+                    if let Store::Literal = self.store(f) {
+                        finish.push(quote!(let #slot = o.required(#i_lit, #slot, #schema);));
+                    } else {
+                        finish.push(quote!(let #slot = o.present(#slot);));
+                        members.push(quote!(#fdocs pub #ident: bool,));
+                        build.push(quote!(#ident: #slot,));
+                        owned.push(quote!(#ident: self.#ident,));
+                        from_owned.push(quote!(#ident: owned.#ident,));
+                    }
+                    continue;
+                }
+                Kind::Str => (
+                    quote!(#cow<'a, str>),
+                    quote!(#rt::StrRef(#schema)),
+                    quote!(v.into_owned()),
+                    quote!(#cow::Owned(v)),
+                ),
+                Kind::Unknown => (
+                    quote!(#cow<'a, #rt::RawValue>),
+                    quote!(#rt::UnknownRef),
+                    quote!(#rt::RawJson(v.into_owned())),
+                    quote!(#cow::Owned(v.0)),
+                ),
+            };
+            arms.push(quote!(#i_lit => #slot = o.value_ref(&mut map, #i_lit, #value)?,));
+            if f.optional {
+                finish.push(quote!(let #slot = o.optional(#slot);));
+                members.push(quote!(#fdocs pub #ident: ::core::option::Option<#ty>,));
+                owned.push(quote!(#ident: self.#ident.map(|v| #to_owned),));
+                from_owned.push(quote!(#ident: owned.#ident.map(|v| #to_view),));
+            } else {
+                finish.push(quote!(let #slot = o.required(#i_lit, #slot, #schema);));
+                members.push(quote!(#fdocs pub #ident: #ty,));
+                owned.push(quote!(#ident: { let v = self.#ident; #to_owned },));
+                from_owned.push(quote!(#ident: { let v = owned.#ident; #to_view },));
+            }
+            build.push(quote!(#ident: #slot,));
+        }
+        let kept = s.fields.iter().map(|f| !matches!(self.store(f), Store::Literal));
+        let pats = slots.iter().zip(kept).map(|(s, k)| {
+            if k {
+                quote!(::core::option::Option::Some(#s))
+            } else {
+                quote!(::core::option::Option::Some(_))
+            }
+        });
+        quote! {
+            #[doc = #doc]
+            #[derive(Debug, Clone)]
+            #[allow(deprecated)]
+            pub struct #view<'a> {
+                #(#members)*
+            }
+
+            #[allow(deprecated)]
+            impl #view<'_> {
+                /// The owned value.
+                pub fn into_owned(self) -> #name {
+                    #name { #(#owned)* }
+                }
+            }
+
+            #[allow(deprecated)]
+            impl<'de> #rt::ObjectRef<'de> for #view<'de> {
+                const FIELDS: &'static [&'static str] = <#name as #rt::Object>::FIELDS;
+                fn index(key: &str) -> ::core::option::Option<usize> {
+                    <#name as #rt::Object>::index(key)
+                }
+                fn visit<A: #rt::serde::de::MapAccess<'de>>(
+                    o: &mut #rt::ObjectCx<'_>,
+                    mut map: A,
+                ) -> ::core::result::Result<::core::option::Option<Self>, A::Error> {
+                    #(let mut #slots = ::core::option::Option::None;)*
+                    while let ::core::option::Option::Some(i) = o.next_key(&mut map, <Self as #rt::ObjectRef<'de>>::index)? {
+                        match i {
+                            #(#arms)*
+                            _ => {}
+                        }
+                    }
+                    #(#finish)*
+                    let (#(#pats,)*) = (#(#slots,)*) else {
+                        return ::core::result::Result::Ok(::core::option::Option::None);
+                    };
+                    ::core::result::Result::Ok(::core::option::Option::Some(Self { #(#build)* }))
+                }
+            }
+
+            #[allow(deprecated)]
+            impl<'de> #rt::DecodeRef<'de> for #view<'de> {
+                type Owned = #name;
+                fn from_owned(owned: #name) -> Self {
+                    Self { #(#from_owned)* }
+                }
+                fn decode<D: #rt::serde::Deserializer<'de>>(
+                    d: D,
+                    cx: &mut #rt::Cx,
+                ) -> ::core::result::Result<::core::option::Option<Self>, D::Error> {
+                    #rt::decode_object_ref::<Self, D>(d, cx)
+                }
+            }
         }
     }
 

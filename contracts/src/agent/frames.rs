@@ -2,7 +2,10 @@
 //! dispatcher that turns any incoming frame into its reply, the writers of outgoing frames, and
 //! the verdict `cargo xtask validate` prints.
 
-use super::{ErrorCode, Event, EventPayload, ReplyError, ReplyOk, Request, RequestPayload, RequestResult, ServerFrame, WireError};
+use super::{
+    ErrorCode, Event, EventPayload, ReplyError, ReplyOk, Request, RequestPayload, RequestRef, RequestResult, ServerFrame,
+    WireError,
+};
 use crate::__private::{HostError, RawValue};
 use crate::verdict::{Stage, Verdict};
 use crate::wire::{self, ParseError, RawJson, TableError};
@@ -12,6 +15,13 @@ use serde::Serialize;
 /// whose name no table knows still parses. Never panics.
 pub fn parse_request(text: &str) -> Result<Request, ParseError> {
     wire::from_str::<Request>(text)
+}
+
+/// Parses a request frame as [`parse_request`] does, with the same verdict and messages, into
+/// a view that borrows `id`, `type` and `payload` from `text` (when `text` lends them: a
+/// string with escapes is owned). The dispatcher's envelope stage: nothing is copied.
+pub fn parse_request_ref(text: &str) -> Result<RequestRef<'_>, ParseError> {
+    wire::from_str_ref::<RequestRef<'_>>(text)
 }
 
 /// Parses a server frame: a success, a failure or an event, tried in that order. Payloads
@@ -32,11 +42,11 @@ pub trait Dispatch: Sync {
 /// failure with a null id; an unknown name, an invalid payload and a request the host does not
 /// do get a failure with the request's id. Nothing here ends the connection.
 pub async fn dispatch_frame<D: Dispatch + ?Sized>(host: &D, text: &str) -> String {
-    let request = match parse_request(text) {
+    let request = match parse_request_ref(text) {
         Ok(r) => r,
         Err(e) => return error_frame(None, &WireError { code: ErrorCode::UnreadableFrame, message: e.to_string() }),
     };
-    match host.dispatch(&request.r#type, &request.payload.0).await {
+    match host.dispatch(&request.r#type, &request.payload).await {
         Ok(result) => reply_frame(&request.id, result),
         Err(error) => error_frame(Some(&request.id), &error),
     }
@@ -128,7 +138,7 @@ pub fn verdict(kind: Kind, type_name: Option<&str>, text: &str) -> Result<Verdic
         other => Err(UnknownType(other.unwrap_or("").to_owned())),
     };
     Ok(match kind {
-        Kind::Request => match parse_request(text) {
+        Kind::Request => match parse_request_ref(text) {
             Err(e) => Verdict::refused(Stage::Envelope, &e),
             Ok(r) => table(RequestPayload::parse(&r.r#type, r.payload.get()).map(drop)),
         },
@@ -159,5 +169,49 @@ fn table(outcome: Result<(), TableError>) -> Verdict {
         Err(TableError::UnknownName(name)) => Verdict::refused_with(Stage::Table, format!("no table entry is called {name:?}")),
         Err(TableError::Invalid { error, .. }) if error.is_syntax() => Verdict::refused(Stage::Envelope, &error),
         Err(TableError::Invalid { error, .. }) => Verdict::refused(Stage::Table, &error),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::borrow::Cow;
+
+    #[test]
+    fn the_borrowed_envelope_has_the_owned_verdict_and_messages() {
+        let cases = [
+            r#"{"id":"1","type":"chat.list","payload":{}}"#,
+            r#"{"id":"1","type":"chat.list","payload":null,"extra":[1,{"a":2}]}"#,
+            r#"{"id":"\u0031","type":"chat\u002elist","payload":"\u00e9"}"#,
+            r#"{"id":"","type":"","payload":1}"#,
+            r#"{"id":1,"type":null}"#,
+            r#"{"id":"1","id":"","type":"t","payload":1}"#,
+            r#"{"id":"","id":"1","type":"t","payload":1}"#,
+            r#"{"id":"1","type":"t","payload":1e400}"#,
+            r#"{"id":1e400,"type":"t","payload":1}"#,
+            r#"{"id":"\ud800","type":"t","payload":"\udc00"}"#,
+            r#"{"id":"1","type":"t","payload":1"#,
+            r#"[]"#,
+            r#""x""#,
+            r#"{}"#,
+            "not json",
+        ];
+        for case in cases {
+            let owned = parse_request(case).map_err(|e| e.to_string());
+            let view = parse_request_ref(case).map(RequestRef::into_owned).map_err(|e| e.to_string());
+            assert_eq!(view, owned, "{case}");
+        }
+    }
+
+    #[test]
+    fn the_borrowed_envelope_borrows_what_it_can() {
+        let text = r#"{"id":"req-1","type":"chat.list","payload":{"a": [1, 2]}}"#;
+        let r = parse_request_ref(text).unwrap();
+        assert!(matches!(r.id, Cow::Borrowed("req-1")));
+        assert!(matches!(r.r#type, Cow::Borrowed("chat.list")));
+        assert!(matches!(r.payload, Cow::Borrowed(_)));
+        assert_eq!(r.payload.get(), r#"{"a": [1, 2]}"#);
+        let r = parse_request_ref(r#"{"id":"r\"1","type":"t","payload":1}"#).unwrap();
+        assert!(matches!(r.id, Cow::Owned(ref s) if s == "r\"1"));
     }
 }

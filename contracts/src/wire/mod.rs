@@ -15,12 +15,14 @@ mod union;
 
 pub use issue::{Cx, Expect, Issue, Seg, dot_path, prettify};
 pub use object::{
-    Object, ObjectCx, WriteFields, decode_object, serialize_object, serialize_tagged,
+    Object, ObjectCx, ObjectRef, WriteFields, decode_object, decode_object_ref, serialize_object,
+    serialize_tagged,
 };
 pub use schema::{
     Array, Bool, Boxed, Decode, Int, LitBool, LitInt, LitStr, MAX_SAFE, Map, NONOPTIONAL, Named,
     Nullable, Num, Number, RawJson, Schema, Seed, Str, Unknown,
 };
+pub use schema::{DecodeRef, SchemaRef, SeedRef, StrRef, UnknownRef};
 pub use table::{Event, HostError, Request, TableError};
 pub use union::{
     Entries, JsonError, Literal, ObjectVariant, PickVariant, TryVariant, decode_enum,
@@ -97,6 +99,30 @@ impl std::error::Error for ParseError {}
 /// Parses and validates a generated type from JSON text.
 pub fn from_str<T: Decode>(json: &str) -> Result<T, ParseError> {
     from_str_with(Named::<T>::new(), json)
+}
+
+/// Parses and validates a generated borrowed view (`RequestRef<'a>`) from JSON text: its
+/// strings and raw values borrow from `json` when they can. Text that only JavaScript reads
+/// (see `js`) is parsed as the owned type instead, with the same verdict.
+pub fn from_str_ref<'a, T: DecodeRef<'a>>(json: &'a str) -> Result<T, ParseError> {
+    let mut de = serde_json::Deserializer::from_str(json);
+    let mut cx = Cx::new();
+    let first = T::decode(&mut de, &mut cx).and_then(|v| de.end().map(|()| v));
+    match first {
+        Ok(Some(v)) if cx.is_empty() => Ok(v),
+        Ok(_) => Err(ParseError::invalid(cx.into_issues())),
+        Err(e) => {
+            let e = ParseError::syntax(e);
+            let js = e.syntax_starts_with("number out of range")
+                || e.syntax_starts_with("lone leading surrogate")
+                || e.syntax_starts_with("unexpected end of hex escape");
+            if js {
+                from_str::<T::Owned>(json).map(T::from_owned)
+            } else {
+                Err(e)
+            }
+        }
+    }
 }
 
 /// Parses and validates JSON bytes.

@@ -2,7 +2,7 @@
 //! each field in declaration order and drops those of an earlier duplicate key.
 
 use super::issue::{Cx, Expect, Seg};
-use super::schema::{Accept, Schema, Seed, Visit};
+use super::schema::{Accept, Schema, SchemaRef, Seed, SeedRef, Visit};
 use super::union::Literal;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::ser::{SerializeMap, Serializer};
@@ -23,6 +23,17 @@ pub trait Object: Sized {
         o: &mut ObjectCx<'_>,
         map: A,
     ) -> Result<Option<Self>, A::Error>;
+}
+
+/// A generated borrowed view of a struct (`RequestRef<'de>`): the struct's keys, a loop that
+/// borrows from the input.
+pub trait ObjectRef<'de>: Sized {
+    /// The wire keys, in declaration order.
+    const FIELDS: &'static [&'static str];
+    /// The index in [`ObjectRef::FIELDS`] of a wire key.
+    fn index(key: &str) -> Option<usize>;
+    /// Reads the entries of a map into the fields (see [`ObjectCx`]).
+    fn visit<A: MapAccess<'de>>(o: &mut ObjectCx<'_>, map: A) -> Result<Option<Self>, A::Error>;
 }
 
 /// A generated struct's fields, written into a map (shared by structs and tagged unions).
@@ -109,6 +120,26 @@ impl<'a> ObjectCx<'a> {
         let start = self.cx.len();
         self.cx.push(Seg::Key(Cow::Borrowed(self.fields[i])));
         let v = map.next_value_seed(Seed(schema, self.cx));
+        self.cx.pop();
+        let v = v?;
+        let end = self.cx.len();
+        if end > start {
+            self.spans.push((i, start, end));
+        }
+        Ok(Some(v))
+    }
+
+    /// Decodes the value of field `i` with a schema that may borrow; see [`ObjectCx::value`].
+    pub fn value_ref<'de, A: MapAccess<'de>, S: SchemaRef<'de>>(
+        &mut self,
+        map: &mut A,
+        i: usize,
+        schema: S,
+    ) -> Result<Option<Option<S::Out>>, A::Error> {
+        self.spans.retain(|s| s.0 != i);
+        let start = self.cx.len();
+        self.cx.push(Seg::Key(Cow::Borrowed(self.fields[i])));
+        let v = map.next_value_seed(SeedRef(schema, self.cx));
         self.cx.pop();
         let v = v?;
         let end = self.cx.len();
@@ -207,6 +238,44 @@ pub fn decode_object<'de, T: Object, D: Deserializer<'de>>(
     cx: &mut Cx,
 ) -> Result<Option<T>, D::Error> {
     d.deserialize_any(Visit(ObjectA::<T> {
+        cx,
+        _t: std::marker::PhantomData,
+    }))
+}
+
+struct ObjectRefA<'a, T> {
+    cx: &'a mut Cx,
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<'de, T: ObjectRef<'de>> Accept<'de> for ObjectRefA<'_, T> {
+    type Out = T;
+    fn cx(&mut self) -> &mut Cx {
+        self.cx
+    }
+    fn expect(&self) -> Expect {
+        Expect::Type("object")
+    }
+    fn map<A: MapAccess<'de>>(self, map: A) -> Result<Option<T>, A::Error> {
+        let base = self.cx.len();
+        let mut o = ObjectCx {
+            cx: self.cx,
+            fields: T::FIELDS,
+            base,
+            spans: Vec::new(),
+        };
+        let v = T::visit(&mut o, map)?;
+        o.finish();
+        Ok(v)
+    }
+}
+
+/// Decodes a generated borrowed view: as [`decode_object`], borrowing from the input.
+pub fn decode_object_ref<'de, T: ObjectRef<'de>, D: Deserializer<'de>>(
+    d: D,
+    cx: &mut Cx,
+) -> Result<Option<T>, D::Error> {
+    d.deserialize_any(Visit(ObjectRefA::<T> {
         cx,
         _t: std::marker::PhantomData,
     }))

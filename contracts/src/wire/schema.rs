@@ -81,6 +81,10 @@ pub(crate) trait Accept<'de>: Sized {
     fn string(self, v: String) -> Option<Self::Out> {
         self.str(&v)
     }
+    /// A string borrowed from the input.
+    fn borrowed_str(self, v: &'de str) -> Option<Self::Out> {
+        self.str(v)
+    }
     fn bool(self, _v: bool) -> Option<Self::Out> {
         self.reject("boolean")
     }
@@ -124,6 +128,12 @@ impl<'de, A: Accept<'de>> Visitor<'de> for Visit<A> {
         match super::js::sentinel(v) {
             Some(received) => Ok(self.0.reject(received)),
             None => Ok(self.0.str(v)),
+        }
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+        match super::js::sentinel(v) {
+            Some(received) => Ok(self.0.reject(received)),
+            None => Ok(self.0.borrowed_str(v)),
         }
     }
     fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
@@ -378,7 +388,11 @@ impl Schema for Unknown {
     fn expect(self) -> Expect {
         Expect::Fixed(NONOPTIONAL)
     }
-    fn decode<'de, D: Deserializer<'de>>(self, d: D, _cx: &mut Cx) -> Result<Option<RawJson>, D::Error> {
+    fn decode<'de, D: Deserializer<'de>>(
+        self,
+        d: D,
+        _cx: &mut Cx,
+    ) -> Result<Option<RawJson>, D::Error> {
         serde::Deserialize::deserialize(d).map(|raw| Some(RawJson(raw)))
     }
 }
@@ -400,7 +414,9 @@ impl RawJson {
     }
 
     /// A value serialised to JSON text.
-    pub fn from_value<T: serde::Serialize + ?Sized>(value: &T) -> Result<RawJson, serde_json::Error> {
+    pub fn from_value<T: serde::Serialize + ?Sized>(
+        value: &T,
+    ) -> Result<RawJson, serde_json::Error> {
         serde_json::value::to_raw_value(value).map(RawJson)
     }
 
@@ -780,5 +796,98 @@ impl<T: Decode> Schema for Named<T> {
     }
     fn decode<'de, D: Deserializer<'de>>(self, d: D, cx: &mut Cx) -> Result<Option<T>, D::Error> {
         T::decode(d, cx)
+    }
+}
+
+/// A schema whose value may borrow from the input (`'de`): the borrowed views of structs.
+pub trait SchemaRef<'de>: Copy {
+    /// The value a valid input becomes.
+    type Out;
+    /// Decodes one value; see [`Schema::decode`].
+    fn decode<D: Deserializer<'de>>(self, d: D, cx: &mut Cx)
+    -> Result<Option<Self::Out>, D::Error>;
+}
+
+/// A [`SchemaRef`] as a `DeserializeSeed`, carrying the context.
+pub struct SeedRef<'a, S>(pub S, pub &'a mut Cx);
+
+impl<'de, S: SchemaRef<'de>> DeserializeSeed<'de> for SeedRef<'_, S> {
+    type Value = Option<S::Out>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        self.0.decode(d, self.1)
+    }
+}
+
+/// A generated borrowed view (`RequestRef<'a>`): decodes itself, borrowing strings and raw
+/// values from the input, and is made from its owned type when it cannot borrow.
+pub trait DecodeRef<'de>: Sized {
+    /// The owned type this views.
+    type Owned: Decode;
+    /// The view of an owned value (every field owned).
+    fn from_owned(owned: Self::Owned) -> Self;
+    /// Decodes one value; see [`Schema::decode`].
+    fn decode<D: Deserializer<'de>>(d: D, cx: &mut Cx) -> Result<Option<Self>, D::Error>;
+}
+
+/// [`Str`], borrowed from the input when it has no escapes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StrRef(pub Str);
+
+struct StrRefA<'a> {
+    s: Str,
+    cx: &'a mut Cx,
+}
+
+impl<'de> Accept<'de> for StrRefA<'_> {
+    accept_head!(Cow<'de, str>, Expect::Type("string"));
+    fn str(self, v: &str) -> Option<Cow<'de, str>> {
+        StrA {
+            s: self.s,
+            cx: &mut *self.cx,
+        }
+        .check(v)
+        .then(|| Cow::Owned(v.to_owned()))
+    }
+    fn string(self, v: String) -> Option<Cow<'de, str>> {
+        StrA {
+            s: self.s,
+            cx: &mut *self.cx,
+        }
+        .check(&v)
+        .then_some(Cow::Owned(v))
+    }
+    fn borrowed_str(self, v: &'de str) -> Option<Cow<'de, str>> {
+        StrA {
+            s: self.s,
+            cx: &mut *self.cx,
+        }
+        .check(v)
+        .then_some(Cow::Borrowed(v))
+    }
+}
+
+impl<'de> SchemaRef<'de> for StrRef {
+    type Out = Cow<'de, str>;
+    fn decode<D: Deserializer<'de>>(
+        self,
+        d: D,
+        cx: &mut Cx,
+    ) -> Result<Option<Self::Out>, D::Error> {
+        d.deserialize_any(Visit(StrRefA { s: self.0, cx }))
+    }
+}
+
+/// [`Unknown`], its text borrowed from the input when the input lends it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct UnknownRef;
+
+impl<'de> SchemaRef<'de> for UnknownRef {
+    type Out = Cow<'de, serde_json::value::RawValue>;
+    fn decode<D: Deserializer<'de>>(
+        self,
+        d: D,
+        _cx: &mut Cx,
+    ) -> Result<Option<Self::Out>, D::Error> {
+        super::union::capture_raw(d).map(Some)
     }
 }

@@ -556,6 +556,19 @@ impl<'de> Visitor<'de> for TagSeed {
 /// `Box<RawValue>` instead, as before.
 const RAW_TOKEN: &str = "$serde_json::private::RawValue";
 
+/// One JSON value as a raw value: borrowed from the input when it can be.
+pub(crate) fn capture_raw<'de, D: Deserializer<'de>>(d: D) -> Result<Cow<'de, RawValue>, D::Error> {
+    match capture(d)? {
+        // The text serde_json captured is one JSON value: handed over with no second scan.
+        Cow::Borrowed(text) => <&RawValue as serde::Deserialize>::deserialize(RawText(text))
+            .map(Cow::Borrowed)
+            .map_err(de::Error::custom),
+        Cow::Owned(text) => RawValue::from_string(text)
+            .map(Cow::Owned)
+            .map_err(de::Error::custom),
+    }
+}
+
 /// One JSON value, captured as its text: borrowed from the input when it can be.
 fn capture<'de, D: Deserializer<'de>>(d: D) -> Result<Cow<'de, str>, D::Error> {
     d.deserialize_newtype_struct(RAW_TOKEN, CaptureV)
