@@ -1,6 +1,7 @@
 //! Issues, paths and the decoding context, rendered as Zod's `z.prettifyError` does.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::fmt::Write as _;
 
 /// One step of a path: an object key or an array index.
@@ -145,6 +146,22 @@ fn json_str(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
 }
 
+thread_local! {
+    /// An empty path buffer with room, left by the last context dropped on this thread.
+    static SPARE_PATH: Cell<Vec<Seg>> = const { Cell::new(Vec::new()) };
+}
+
+impl Drop for Cx {
+    fn drop(&mut self) {
+        if self.path.capacity() > 0 && self.path.capacity() <= 64 {
+            let mut path = std::mem::take(&mut self.path);
+            path.clear();
+            // Ignored when the thread is being torn down.
+            let _ = SPARE_PATH.try_with(|spare| spare.set(path));
+        }
+    }
+}
+
 /// The decoding context threaded through every seed: the current path and the issues so far.
 #[derive(Debug, Default)]
 pub struct Cx {
@@ -156,9 +173,14 @@ pub struct Cx {
 }
 
 impl Cx {
-    /// An empty context at the root.
+    /// An empty context at the root. Its path buffer is reused from the last context dropped
+    /// on this thread, so a parse allocates no path.
     pub fn new() -> Cx {
-        Cx::default()
+        Cx {
+            path: SPARE_PATH.with(Cell::take),
+            issues: Vec::new(),
+            quiet: false,
+        }
     }
 
     /// A context at the same path with no issues, for trying a union variant.
@@ -172,10 +194,9 @@ impl Cx {
 
     /// Like [`Cx::scratch`], but issues are only counted (see [`Cx::is_quiet`]).
     pub(crate) fn quiet_scratch(&self) -> Cx {
-        Cx {
-            quiet: true,
-            ..self.scratch()
-        }
+        let mut cx = self.scratch();
+        cx.quiet = true;
+        cx
     }
 
     /// Whether issues are counted without their message and path (a union variant on
@@ -240,8 +261,8 @@ impl Cx {
     }
 
     /// Takes the issues out.
-    pub fn into_issues(self) -> Vec<Issue> {
-        self.issues
+    pub fn into_issues(mut self) -> Vec<Issue> {
+        std::mem::take(&mut self.issues)
     }
 
     /// Drops the issues recorded since `base` (a decode that is started over).

@@ -238,7 +238,12 @@ struct StrA<'a> {
 
 impl StrA<'_> {
     fn check(&mut self, v: &str) -> bool {
-        if self.s.min.is_none() && self.s.max.is_none() {
+        // A string of n bytes has between ceil(n / 4) and n code points: count them only
+        // when the byte length cannot settle both limits.
+        let bytes = v.len() as u64;
+        let surely_long = self.s.min.is_none_or(|min| bytes.div_ceil(4) >= min);
+        let surely_short = self.s.max.is_none_or(|max| bytes <= max);
+        if surely_long && surely_short {
             return true;
         }
         let n = v.chars().count() as u64;
