@@ -27,7 +27,12 @@ pub struct Diagnostics {
 
 impl Diagnostics {
     pub fn error(&mut self, loc: &Loc, message: impl Into<String>) -> &mut Diagnostic {
-        self.items.push(Diagnostic { level: Level::Error, loc: loc.clone(), message: message.into(), notes: Vec::new() });
+        self.items.push(Diagnostic {
+            level: Level::Error,
+            loc: loc.clone(),
+            message: message.into(),
+            notes: Vec::new(),
+        });
         self.items.last_mut().unwrap()
     }
 
@@ -77,14 +82,22 @@ impl Diagnostic {
 }
 
 fn snippet(out: &mut String, files: &[SourceFile], loc: &Loc) {
-    let Some(file) = files.iter().find(|f| f.display == loc.file) else { return };
-    let Some(line) = file.text.lines().nth((loc.line as usize).saturating_sub(1)) else { return };
+    let Some(file) = files.iter().find(|f| f.display == loc.file) else {
+        return;
+    };
+    let Some(line) = file.text.lines().nth((loc.line as usize).saturating_sub(1)) else {
+        return;
+    };
     if loc.line == 0 {
         return;
     }
     let num = loc.line.to_string();
     let pad = " ".repeat(num.len());
-    let caret_pad: String = line.chars().take((loc.col as usize).saturating_sub(1)).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+    let caret_pad: String = line
+        .chars()
+        .take((loc.col as usize).saturating_sub(1))
+        .map(|c| if c == '\t' { '\t' } else { ' ' })
+        .collect();
     let _ = writeln!(out, "{pad} |");
     let _ = writeln!(out, "{num} | {line}");
     let _ = writeln!(out, "{pad} | {caret_pad}^");

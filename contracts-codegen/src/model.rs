@@ -21,7 +21,11 @@ pub struct Loc {
 impl Loc {
     /// A location for things that have no place in a file (built-ins, tests).
     pub fn builtin() -> Loc {
-        Loc { file: Arc::from("<builtin>"), line: 0, col: 0 }
+        Loc {
+            file: Arc::from("<builtin>"),
+            line: 0,
+            col: 0,
+        }
     }
 }
 
@@ -268,7 +272,10 @@ pub struct Limits<T> {
 
 impl<T> Limits<T> {
     pub fn none() -> Self {
-        Limits { min: None, max: None }
+        Limits {
+            min: None,
+            max: None,
+        }
     }
 }
 

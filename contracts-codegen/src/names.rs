@@ -7,9 +7,9 @@ use heck::{ToSnakeCase, ToUpperCamelCase};
 const RUST_KEYWORDS: &[&str] = &[
     "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for",
     "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return",
-    "self", "Self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use",
-    "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final",
-    "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
+    "self", "Self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where",
+    "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro",
+    "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
 ];
 
 /// Whether `s` is a Rust keyword.
@@ -21,20 +21,34 @@ pub fn is_rust_keyword(s: &str) -> bool {
 /// returned as is; [`rust_ident`] makes them raw (`r#type`).
 pub fn rust_field(wire: &str) -> String {
     let s = wire.to_snake_case();
-    if s.is_empty() { "field".to_owned() } else if s.starts_with(|c: char| c.is_ascii_digit()) { format!("_{s}") } else { s }
+    if s.is_empty() {
+        "field".to_owned()
+    } else if s.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("_{s}")
+    } else {
+        s
+    }
 }
 
 /// The Rust type-like name for a wire value or name: UpperCamelCase
 /// (`chat.history` -> `ChatHistory`, `chat-unsupported` -> `ChatUnsupported`).
 pub fn rust_type(wire: &str) -> String {
     let s = wire.to_upper_camel_case();
-    if s.is_empty() { "Empty".to_owned() } else if s.starts_with(|c: char| c.is_ascii_digit()) { format!("V{s}") } else { s }
+    if s.is_empty() {
+        "Empty".to_owned()
+    } else if s.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("V{s}")
+    } else {
+        s
+    }
 }
 
 /// A token-ready identifier: raw when it is a keyword that can be raw.
 pub fn rust_ident(name: &str) -> proc_macro2::Ident {
     match name {
-        "self" | "Self" | "super" | "crate" => proc_macro2::Ident::new(&format!("{name}_"), proc_macro2::Span::call_site()),
+        "self" | "Self" | "super" | "crate" => {
+            proc_macro2::Ident::new(&format!("{name}_"), proc_macro2::Span::call_site())
+        }
         n if is_rust_keyword(n) => proc_macro2::Ident::new_raw(n, proc_macro2::Span::call_site()),
         n => proc_macro2::Ident::new(n, proc_macro2::Span::call_site()),
     }

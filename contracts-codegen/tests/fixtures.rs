@@ -31,7 +31,9 @@ fn expected_rs(case: &Case) -> Option<String> {
     let model = case.result.as_ref().ok()?;
     let mut options = contracts_codegen::emit::rust::RustOptions::default();
     for base in &model.bases {
-        options.bases.insert(base.name.clone(), format!("crate::{}", base.name));
+        options
+            .bases
+            .insert(base.name.clone(), format!("crate::{}", base.name));
     }
     Some(contracts_codegen::emit::rust::emit_pretty(model, &options))
 }

@@ -31,23 +31,40 @@ pub struct Verdict {
 impl Verdict {
     /// Accepted.
     pub fn accepted() -> Verdict {
-        Verdict { ok: true, stage: None, message: None, paths: Vec::new() }
+        Verdict {
+            ok: true,
+            stage: None,
+            message: None,
+            paths: Vec::new(),
+        }
     }
 
     /// Refused at `stage` because of `error`.
     pub fn refused(stage: Stage, error: &ParseError) -> Verdict {
         let paths = error.issues().iter().map(|i| i.path_string()).collect();
-        Verdict { ok: false, stage: Some(stage), message: Some(error.to_string()), paths }
+        Verdict {
+            ok: false,
+            stage: Some(stage),
+            message: Some(error.to_string()),
+            paths,
+        }
     }
 
     /// Refused at `stage` with a message that names no path (an unknown request name).
     pub fn refused_with(stage: Stage, message: impl Into<String>) -> Verdict {
-        Verdict { ok: false, stage: Some(stage), message: Some(message.into()), paths: Vec::new() }
+        Verdict {
+            ok: false,
+            stage: Some(stage),
+            message: Some(message.into()),
+            paths: Vec::new(),
+        }
     }
 
     /// The verdict as one JSON line: `{"ok":true}` or
     /// `{"ok":false,"stage":"envelope","message":"..."}`.
     pub fn to_line(&self) -> String {
-        serde_json::to_string(self).unwrap_or_else(|_| r#"{"ok":false,"stage":"envelope","message":"unprintable"}"#.to_owned())
+        serde_json::to_string(self).unwrap_or_else(|_| {
+            r#"{"ok":false,"stage":"envelope","message":"unprintable"}"#.to_owned()
+        })
     }
 }

@@ -21,40 +21,68 @@ fn run_bytes(args: &[&str], input: &[u8]) -> (i32, Vec<String>) {
     // The binary may exit before reading (a usage error): a broken pipe here is expected.
     let _ = child.stdin.take().unwrap().write_all(input);
     let out = child.wait_with_output().unwrap();
-    let lines = String::from_utf8(out.stdout).unwrap().lines().map(str::to_owned).collect();
+    let lines = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
     (out.status.code().unwrap_or(-1), lines)
 }
 
 #[test]
 fn one_verdict_per_line_and_bad_lines_do_not_stop_the_rest() {
     let input = concat!(
-        r#"{"id":"1","type":"chat.list","payload":{}}"#, "\n",
+        r#"{"id":"1","type":"chat.list","payload":{}}"#,
+        "\n",
         "not json\n",
-        r#"{"id":"2","type":"chat.nope","payload":{}}"#, "\n",
-        r#"{"id":"3","type":"chat.history","payload":{"chatId":"c","cursor":"x","limit":0}}"#, "\n",
-        r#"{"id":"4","type":"chat.detach","payload":{"chatId":"c"}}"#, "\n",
+        r#"{"id":"2","type":"chat.nope","payload":{}}"#,
+        "\n",
+        r#"{"id":"3","type":"chat.history","payload":{"chatId":"c","cursor":"x","limit":0}}"#,
+        "\n",
+        r#"{"id":"4","type":"chat.detach","payload":{"chatId":"c"}}"#,
+        "\n",
     );
     let (code, lines) = run(&["agent", "request"], input);
     assert_eq!(code, 0);
     assert_eq!(lines.len(), 5, "{lines:?}");
     assert_eq!(lines[0], r#"{"ok":true}"#);
-    assert!(lines[1].starts_with(r#"{"ok":false,"stage":"envelope","message":"#), "{}", lines[1]);
-    assert!(lines[2].starts_with(r#"{"ok":false,"stage":"table","message":"#), "{}", lines[2]);
-    assert_eq!(lines[3], r#"{"ok":false,"stage":"table","message":"✖ Too small: expected number to be >=1\n  → at limit"}"#);
+    assert!(
+        lines[1].starts_with(r#"{"ok":false,"stage":"envelope","message":"#),
+        "{}",
+        lines[1]
+    );
+    assert!(
+        lines[2].starts_with(r#"{"ok":false,"stage":"table","message":"#),
+        "{}",
+        lines[2]
+    );
+    assert_eq!(
+        lines[3],
+        r#"{"ok":false,"stage":"table","message":"✖ Too small: expected number to be >=1\n  → at limit"}"#
+    );
     assert_eq!(lines[4], r#"{"ok":true}"#);
 }
 
 #[test]
 fn bare_values_are_checked_by_name() {
-    let (code, lines) = run(&["agent", "result", "chat.forkInfo"], "{\"parent\":null,\"children\":[]}\n{\"children\":[]}\n");
+    let (code, lines) = run(
+        &["agent", "result", "chat.forkInfo"],
+        "{\"parent\":null,\"children\":[]}\n{\"children\":[]}\n",
+    );
     assert_eq!(code, 0);
     assert_eq!(lines[0], r#"{"ok":true}"#);
-    assert_eq!(lines[1], r#"{"ok":false,"stage":"table","message":"✖ Invalid input: expected object, received undefined\n  → at parent"}"#);
+    assert_eq!(
+        lines[1],
+        r#"{"ok":false,"stage":"table","message":"✖ Invalid input: expected object, received undefined\n  → at parent"}"#
+    );
 }
 
 #[test]
 fn connect_frames() {
-    let (code, lines) = run(&["connect", "client"], "{\"frame\":\"ping\",\"ts\":1}\n{\"frame\":\"teleport\"}\n");
+    let (code, lines) = run(
+        &["connect", "client"],
+        "{\"frame\":\"ping\",\"ts\":1}\n{\"frame\":\"teleport\"}\n",
+    );
     assert_eq!(code, 0);
     assert_eq!(lines[0], r#"{"ok":true}"#);
     assert!(lines[1].contains(r#""stage":"envelope""#));
@@ -77,8 +105,15 @@ fn malformed_lines_each_get_a_verdict() {
     let input = b"{\"frame\":\"ping\",\"ts\":1}\n{\"frame\":\nnot json\n\xff\xfe\r\n\n{\"frame\":\"pong\",\"ts\":2}\r\n{\"frame\":\"teleport\"}";
     let (code, lines) = run_bytes(&["connect", "client"], input);
     assert_eq!(code, 0);
-    let oks: Vec<bool> = lines.iter().map(|l| l.starts_with(r#"{"ok":true}"#)).collect();
-    assert_eq!(oks, [true, false, false, false, false, true, false], "{lines:?}");
+    let oks: Vec<bool> = lines
+        .iter()
+        .map(|l| l.starts_with(r#"{"ok":true}"#))
+        .collect();
+    assert_eq!(
+        oks,
+        [true, false, false, false, false, true, false],
+        "{lines:?}"
+    );
     for l in lines.iter().filter(|l| !l.starts_with(r#"{"ok":true}"#)) {
         assert!(l.contains(r#""stage":"envelope""#), "{l}");
     }

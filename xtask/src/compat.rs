@@ -224,8 +224,8 @@ pub fn resolve_base(root: &Path, given: Option<&str>) -> Result<Base, String> {
     if given.is_none()
         && let Ok(text) = std::fs::read_to_string(root.join(SNAPSHOT_FILE))
     {
-        let v: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| format!("compat: {SNAPSHOT_FILE} is not JSON: {e}"))?;
+        let v: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| format!("compat: {SNAPSHOT_FILE} is not JSON: {e}"))?;
         let files = v["files"]
             .as_object()
             .ok_or_else(|| format!("compat: {SNAPSHOT_FILE} has no \"files\" object"))?
@@ -374,7 +374,11 @@ fn base_files(root: &Path, base: &Base, rel: &str) -> Result<Vec<SourceFile>, St
     Ok(snapshot
         .iter()
         .filter(|(path, _)| path.starts_with(&prefix))
-        .map(|(path, text)| SourceFile { display: Arc::from(path.as_str()), absolute: root.join(path), text: text.clone() })
+        .map(|(path, text)| SourceFile {
+            display: Arc::from(path.as_str()),
+            absolute: root.join(path),
+            text: text.clone(),
+        })
         .collect())
 }
 
@@ -385,13 +389,15 @@ fn bless(root: &Path, given: &[PathBuf]) -> Result<usize, String> {
     for rel in schema_dirs(root, given)? {
         let mut stack = vec![root.join(&rel)];
         while let Some(dir) = stack.pop() {
-            let entries = std::fs::read_dir(&dir).map_err(|e| format!("compat: {}: {e}", dir.display()))?;
+            let entries =
+                std::fs::read_dir(&dir).map_err(|e| format!("compat: {}: {e}", dir.display()))?;
             for e in entries.flatten() {
                 let path = e.path();
                 if path.is_dir() {
                     stack.push(path);
                 } else if path.extension().is_some_and(|x| x == "contract") {
-                    let text = std::fs::read_to_string(&path).map_err(|e| format!("compat: {}: {e}", path.display()))?;
+                    let text = std::fs::read_to_string(&path)
+                        .map_err(|e| format!("compat: {}: {e}", path.display()))?;
                     let key = relative(root, &path)?;
                     files.insert(key, serde_json::Value::String(text));
                 }
@@ -404,7 +410,8 @@ fn bless(root: &Path, given: &[PathBuf]) -> Result<usize, String> {
         "files": files,
     });
     let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())? + "\n";
-    std::fs::write(root.join(SNAPSHOT_FILE), text).map_err(|e| format!("compat: cannot write {SNAPSHOT_FILE}: {e}"))?;
+    std::fs::write(root.join(SNAPSHOT_FILE), text)
+        .map_err(|e| format!("compat: cannot write {SNAPSHOT_FILE}: {e}"))?;
     Ok(n)
 }
 
@@ -588,9 +595,18 @@ mod tests {
         let out = check(&root, &args(None)).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(out.base.why, SNAPSHOT_FILE);
         assert!(out.report.items.is_empty());
-        write(&root, &[("schema/demo/api.contract", &V1.replace("\"idle\"", "\"idle\", \"paused\""))]);
+        write(
+            &root,
+            &[(
+                "schema/demo/api.contract",
+                &V1.replace("\"idle\"", "\"idle\", \"paused\""),
+            )],
+        );
         let out = check(&root, &args(None)).unwrap_or_else(|e| panic!("{e}"));
-        assert!(out.report.is_breaking(), "a new value of an enum that travels out breaks");
+        assert!(
+            out.report.is_breaking(),
+            "a new value of an enum that travels out breaks"
+        );
         let _ = std::fs::remove_dir_all(&root);
     }
 

@@ -14,8 +14,18 @@ struct Step {
     args: &'static [&'static str],
 }
 
-const fn step(name: &'static str, dir: &'static str, program: &'static str, args: &'static [&'static str]) -> Step {
-    Step { name, dir, program, args }
+const fn step(
+    name: &'static str,
+    dir: &'static str,
+    program: &'static str,
+    args: &'static [&'static str],
+) -> Step {
+    Step {
+        name,
+        dir,
+        program,
+        args,
+    }
 }
 
 /// The npm packages under test, in dependency order (a package built before the ones that
@@ -32,24 +42,74 @@ const NPM_PACKAGES: &[&str] = &[
 pub fn run(root: &Path) -> ExitCode {
     let mut steps = vec![
         step("format", ".", "cargo", &["fmt", "--all", "--", "--check"]),
-        step("lints", ".", "cargo", &["clippy", "--workspace", "--all-targets", "--all-features", "--", "-D", "warnings"]),
-        step("generated files are fresh", ".", "cargo", &["xtask", "codegen", "--check"]),
-        step("schemas only grew compatibly", ".", "cargo", &["xtask", "compat"]),
+        step(
+            "lints",
+            ".",
+            "cargo",
+            &[
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--all-features",
+                "--",
+                "-D",
+                "warnings",
+            ],
+        ),
+        step(
+            "generated files are fresh",
+            ".",
+            "cargo",
+            &["xtask", "codegen", "--check"],
+        ),
+        step(
+            "schemas only grew compatibly",
+            ".",
+            "cargo",
+            &["xtask", "compat"],
+        ),
     ];
     // TypeScript first: the Rust end-to-end tests run node clients against these builds.
     for dir in NPM_PACKAGES {
-        steps.push(step("npm install from the lock file", dir, "npm", &["ci", "--no-audit", "--no-fund"]));
-        steps.push(step("TypeScript build (tsc --strict)", dir, "npm", &["run", "build"]));
+        steps.push(step(
+            "npm install from the lock file",
+            dir,
+            "npm",
+            &["ci", "--no-audit", "--no-fund"],
+        ));
+        steps.push(step(
+            "TypeScript build (tsc --strict)",
+            dir,
+            "npm",
+            &["run", "build"],
+        ));
         steps.push(step("TypeScript tests", dir, "npm", &["test"]));
     }
-    steps.push(step("Rust tests, end to end included", ".", "cargo", &["test", "--workspace", "--all-features"]));
+    steps.push(step(
+        "Rust tests, end to end included",
+        ".",
+        "cargo",
+        &["test", "--workspace", "--all-features"],
+    ));
     for s in &steps {
-        eprintln!("\n==> {} ({}: {} {})", s.name, s.dir, s.program, s.args.join(" "));
-        let status = Command::new(s.program).args(s.args).current_dir(root.join(s.dir)).status();
+        eprintln!(
+            "\n==> {} ({}: {} {})",
+            s.name,
+            s.dir,
+            s.program,
+            s.args.join(" ")
+        );
+        let status = Command::new(s.program)
+            .args(s.args)
+            .current_dir(root.join(s.dir))
+            .status();
         match status {
             Ok(st) if st.success() => {}
             Ok(st) => {
-                eprintln!("\nxtask test: step `{}` failed ({st}); run it again with:", s.name);
+                eprintln!(
+                    "\nxtask test: step `{}` failed ({st}); run it again with:",
+                    s.name
+                );
                 eprintln!("    cd {} && {} {}", s.dir, s.program, s.args.join(" "));
                 return ExitCode::FAILURE;
             }

@@ -20,7 +20,15 @@ pub struct Args {
 
 pub fn run(args: Args) -> ExitCode {
     let mut cmd = Command::new(env!("CARGO"));
-    cmd.args(["run", "--quiet", "--package", "contracts", "--bin", "contracts-validate", "--"]);
+    cmd.args([
+        "run",
+        "--quiet",
+        "--package",
+        "contracts",
+        "--bin",
+        "contracts-validate",
+        "--",
+    ]);
     cmd.arg(&args.protocol).arg(&args.kind);
     if let Some(t) = &args.type_name {
         cmd.arg(t);

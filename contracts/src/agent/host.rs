@@ -626,7 +626,12 @@ pub async fn serve<D: super::Dispatch, P: FramePort + ?Sized>(
 
 /// The reply to one incoming frame, and whether the client's frames were held for it (a
 /// chat.attach). An unreadable frame is answered with a null id.
-async fn answer<D: super::Dispatch>(hub: &Hub, client: ClientId, host: &D, frame: Incoming) -> (String, bool) {
+async fn answer<D: super::Dispatch>(
+    hub: &Hub,
+    client: ClientId,
+    host: &D,
+    frame: Incoming,
+) -> (String, bool) {
     let text = match &frame {
         Incoming::Text(text) => std::borrow::Cow::Borrowed(text.as_str()),
         Incoming::Value(value) => std::borrow::Cow::Owned(value.to_string()),

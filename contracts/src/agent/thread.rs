@@ -19,7 +19,10 @@ pub struct Thread {
 impl Thread {
     /// A thread from a snapshot (an attach's info and items).
     pub fn from_snapshot(info: ChatInfo, items: Vec<ChatItem>) -> Thread {
-        Thread { info: Some(info), items }
+        Thread {
+            info: Some(info),
+            items,
+        }
     }
 
     /// Applies one event. A delta for an item the thread does not hold is dropped: the item
@@ -48,7 +51,11 @@ impl Thread {
             return;
         }
         let at = match history_index(&item) {
-            Some(h) => self.items.iter().position(|i| history_index(i).is_some_and(|x| x > h)).unwrap_or(self.items.len()),
+            Some(h) => self
+                .items
+                .iter()
+                .position(|i| history_index(i).is_some_and(|x| x > h))
+                .unwrap_or(self.items.len()),
             None => self.items.len(),
         };
         self.items.insert(at, item);

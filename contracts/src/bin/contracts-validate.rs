@@ -34,7 +34,10 @@ fn main() -> ExitCode {
             Ok(l) => l,
             // Not UTF-8: the line is not JSON text.
             Err(e) => {
-                let v = contracts::verdict::Verdict::refused_with(contracts::verdict::Stage::Envelope, e.to_string());
+                let v = contracts::verdict::Verdict::refused_with(
+                    contracts::verdict::Stage::Envelope,
+                    e.to_string(),
+                );
                 let _ = writeln!(stdout, "{}", v.to_line());
                 continue;
             }
@@ -49,7 +52,10 @@ fn main() -> ExitCode {
             },
             Judge::Connect(side) => connect::verdict(*side, &line),
         };
-        if writeln!(stdout, "{}", verdict.to_line()).and_then(|()| stdout.flush()).is_err() {
+        if writeln!(stdout, "{}", verdict.to_line())
+            .and_then(|()| stdout.flush())
+            .is_err()
+        {
             // The reader went away.
             return ExitCode::SUCCESS;
         }
@@ -68,8 +74,12 @@ fn parse_args(args: &[String]) -> Result<Judge, String> {
             }
             let bare = !matches!(kind, agent::Kind::Request | agent::Kind::Server);
             match (&ty, bare) {
-                (None, true) => return Err("this kind needs a TYPE (a request or event name)".into()),
-                (Some(_), false) => return Err("TYPE applies only to payload, result and event".into()),
+                (None, true) => {
+                    return Err("this kind needs a TYPE (a request or event name)".into());
+                }
+                (Some(_), false) => {
+                    return Err("TYPE applies only to payload, result and event".into());
+                }
                 (Some(t), true) => {
                     // A usage error, not a verdict: checked with an empty input.
                     agent::verdict(kind, Some(t), "{}").map_err(|e| e.to_string())?;
@@ -78,9 +88,9 @@ fn parse_args(args: &[String]) -> Result<Judge, String> {
             }
             Ok(Judge::Agent(kind, ty))
         }
-        [p, side] if p == "connect" => {
-            connect::Side::from_name(side).map(Judge::Connect).ok_or_else(|| format!("unknown kind {side:?}: expected client or server"))
-        }
+        [p, side] if p == "connect" => connect::Side::from_name(side)
+            .map(Judge::Connect)
+            .ok_or_else(|| format!("unknown kind {side:?}: expected client or server")),
         [p, ..] if p == "connect" => Err("connect takes one kind and no TYPE".into()),
         [p, ..] => Err(format!("unknown protocol {p:?}: expected agent or connect")),
         [] => Err("missing arguments".into()),

@@ -157,7 +157,14 @@ impl EchoAgent {
             agent: self.clone(),
             client,
         };
-        serve(&self.hub, client, outgoing, port, &contracts::agent::Dispatcher(&connection)).await;
+        serve(
+            &self.hub,
+            client,
+            outgoing,
+            port,
+            &contracts::agent::Dispatcher(&connection),
+        )
+        .await;
     }
 
     /// Changes a chat's info and publishes it (an info event and chat.status).

@@ -82,7 +82,10 @@ impl App {
     pub fn new() -> Arc<App> {
         let hub = Hub::new(HubConfig::default());
         Arc::new(App {
-            documents: Documents { texts: Mutex::default(), hub: hub.clone() },
+            documents: Documents {
+                texts: Mutex::default(),
+                hub: hub.clone(),
+            },
             hub,
         })
     }
