@@ -54,7 +54,14 @@ pub fn parse_file(
         Err(e) => {
             let loc = p.loc(e.span());
             diags.error(&loc, lex_message(text, &loc));
-            p.complete = false;
+            // The file cannot be read as tokens. Its declarations are still found by their
+            // keyword at the start of a line, so a reference to them is not reported as unknown
+            // while a mistake elsewhere still is; a `use` in it could import anything.
+            let (names, imports) = declared_names(text);
+            p.broken.extend(names);
+            if imports {
+                p.complete = false;
+            }
         }
         Ok(tokens) => {
             let parser = |input: ParseStream| {
@@ -86,6 +93,32 @@ pub fn parse_file(
         broken: p.broken,
         complete: p.complete,
     }
+}
+
+/// The names a file declares, found line by line (`struct X`, `enum X`, `union X`, `type X`),
+/// and whether it has a `use` line: what is known of a file that cannot be tokenized.
+fn declared_names(text: &str) -> (Vec<String>, bool) {
+    let mut names = Vec::new();
+    let mut imports = false;
+    for line in text.lines() {
+        let mut words = line.split_whitespace();
+        match words.next() {
+            Some("struct" | "enum" | "union" | "type") => {
+                if let Some(name) = words.next() {
+                    let name: String = name
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
+                    if !name.is_empty() {
+                        names.push(name);
+                    }
+                }
+            }
+            Some("use") => imports = true,
+            _ => {}
+        }
+    }
+    (names, imports)
 }
 
 /// Explain a tokenizer failure: usually an unclosed or unmatched delimiter or string.
