@@ -7,18 +7,9 @@ use contracts_codegen::load::{LoadOptions, load_dir};
 use std::path::Path;
 use std::sync::Arc;
 
+/// Compares with the expected file (expect-test: `UPDATE_EXPECT=1` rewrites it).
 fn check(actual: &str, expected: &Path) {
-    if std::env::var_os("UPDATE_EXPECT").is_some() {
-        std::fs::write(expected, actual).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(expected).unwrap_or_default();
-    if want != actual {
-        panic!(
-            "{} is stale; run `UPDATE_EXPECT=1 cargo test -p contracts-codegen --test emit_rust`\n--- actual ---\n{actual}",
-            expected.display()
-        );
-    }
+    expect_test::expect_file![expected].assert_eq(actual);
 }
 
 fn root() -> &'static Path {

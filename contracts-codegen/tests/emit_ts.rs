@@ -32,27 +32,17 @@ fn expected_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/emit_ts/expected")
 }
 
-/// Compare `files` with the directory, or rewrite it under `UPDATE_EXPECT=1`.
+/// Compares each file with its expected copy in `dir` (expect-test: `UPDATE_EXPECT=1`
+/// rewrites them).
 fn check_against(dir: &Path, files: &[GeneratedFile]) {
-    let update = std::env::var_os("UPDATE_EXPECT").is_some();
-    let mut stale = Vec::new();
     for f in files {
         let path = dir.join(&f.path);
-        let actual = std::fs::read_to_string(&path).unwrap_or_default();
-        if actual != f.contents {
-            if update {
-                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-                std::fs::write(&path, &f.contents).unwrap();
-            } else {
-                stale.push(path.display().to_string());
-            }
+        if let Some(parent) = path.parent() {
+            // A new file in a new directory can be written under UPDATE_EXPECT.
+            let _ = std::fs::create_dir_all(parent);
         }
+        expect_test::expect_file![path].assert_eq(&f.contents);
     }
-    assert!(
-        stale.is_empty(),
-        "stale expected files (run: UPDATE_EXPECT=1 cargo test -p contracts-codegen --test emit_ts):\n{}",
-        stale.join("\n")
-    );
 }
 
 #[test]

@@ -5,7 +5,8 @@
 //! Each output kind is one function in [`OUTPUTS`]: it gets the loaded case and returns the
 //! text expected in its file, or `None` when the kind does not apply (no Rust for a schema that
 //! fails). Add a kind by adding a function. `UPDATE_EXPECT=1 cargo test -p contracts-codegen
-//! --test fixtures` rewrites every expected file; otherwise a difference fails with a diff.
+//! --test fixtures` rewrites every expected file (expect-test); otherwise a difference fails
+//! with a diff.
 
 use contracts_codegen::load::{LoadError, LoadOptions, load_dir, load_files};
 use contracts_codegen::model::*;
@@ -110,58 +111,18 @@ fn load_bases(dir: &Path) -> Vec<Arc<Model>> {
     bases
 }
 
-/// Compare `actual` with the file `path`, or rewrite it with `UPDATE_EXPECT=1`. Returns a
-/// failure message.
-pub fn expect_file(path: &Path, actual: &str) -> Option<String> {
-    if std::env::var_os("UPDATE_EXPECT").is_some() {
-        std::fs::write(path, actual).unwrap();
-        return None;
-    }
-    let expected = std::fs::read_to_string(path).unwrap_or_default();
-    if expected == actual {
-        return None;
-    }
-    Some(format!(
-        "{} differs (- expected, + actual):\n{}\nrun `UPDATE_EXPECT=1 cargo test -p contracts-codegen --test fixtures` to update it\n",
-        path.display(),
-        diff(&expected, actual)
-    ))
-}
-
-/// A small line diff: the differing middle, after the common head and tail.
-fn diff(expected: &str, actual: &str) -> String {
-    let e: Vec<&str> = expected.lines().collect();
-    let a: Vec<&str> = actual.lines().collect();
-    let head = e.iter().zip(&a).take_while(|(x, y)| x == y).count();
-    let tail = e[head..]
-        .iter()
-        .rev()
-        .zip(a[head..].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
-    let mut out = String::new();
-    for l in &e[head..e.len() - tail] {
-        let _ = writeln!(out, "-{l}");
-    }
-    for l in &a[head..a.len() - tail] {
-        let _ = writeln!(out, "+{l}");
-    }
-    out
-}
-
 #[test]
 fn fixtures() {
-    let mut failures = Vec::new();
     let cases = cases();
     assert!(!cases.is_empty(), "no fixtures found");
     for case in &cases {
         for (file, make) in OUTPUTS {
             if let Some(actual) = make(case) {
-                failures.extend(expect_file(&case.dir.join(file), &actual));
+                // A difference fails with a diff; `UPDATE_EXPECT=1` rewrites the file.
+                expect_test::expect_file![case.dir.join(file)].assert_eq(&actual);
             }
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 /// Fixtures whose name starts with `pass-` load; every other one fails.
