@@ -69,13 +69,38 @@ pub struct DocsOptions {
     pub table_prefix: String,
 }
 
+/// The directory the protocol was read from, as displayed: the longest common directory of its
+/// files (`schema/agent`, `examples/documents-app/schema`).
+fn schema_dir(model: &Model) -> String {
+    let mut dirs = model.files.iter().map(|f| {
+        let parts: Vec<&str> = f.display.split('/').collect();
+        parts[..parts.len().saturating_sub(1)]
+            .iter()
+            .map(|p| p.to_string())
+            .collect::<Vec<_>>()
+    });
+    let Some(mut common) = dirs.next() else {
+        return format!("schema/{}", model.name);
+    };
+    for d in dirs {
+        let same = common.iter().zip(&d).take_while(|(a, b)| a == b).count();
+        common.truncate(same);
+    }
+    if common.is_empty() {
+        ".".to_owned()
+    } else {
+        common.join("/")
+    }
+}
+
 /// The Markdown reference of a protocol.
 pub fn emit(model: &Model, options: &DocsOptions) -> String {
     let mut out = format!("{HEADER}\n\n# The `{}` protocol\n\n", model.name);
     let _ = writeln!(
         out,
-        "Generated from `schema/{}`. The TypeScript package is `{}`; the JSON Schema is its `schema.json`.\n",
-        model.name, options.package_name
+        "Generated from `{}`. The TypeScript package is `{}`; the JSON Schema is its `schema.json`.\n",
+        schema_dir(model),
+        options.package_name
     );
     let p = &options.table_prefix;
     if !model.requests.is_empty() {
