@@ -113,6 +113,7 @@ pub fn lower(name: &str, files: &[syntax::File], bases: &[Arc<Model>]) -> Model 
                         requests.push(Request {
                             name: r.name.text.clone(),
                             docs: docs(&r.attrs),
+                            group: r.group.clone(),
                             meta: meta(&r.attrs),
                             loc: r.name.loc.clone(),
                             payload: cx.ty(&r.payload, &names::synthetic(&[&base, "Payload"])),

@@ -214,6 +214,9 @@ pub struct Request {
     /// `chat.history`
     pub name: String,
     pub docs: Docs,
+    /// The doc comment of the `requests { }` block it is in (`Open and read`): its group in
+    /// the reference, like the spec's table.
+    pub group: Option<String>,
     pub meta: Meta,
     pub loc: Loc,
     pub payload: Ty,

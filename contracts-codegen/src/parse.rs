@@ -324,7 +324,13 @@ fn item(input: ParseStream, p: &mut P) -> syn::Result<Option<Item>> {
             input.call(Ident::parse_any)?;
             let content;
             braced!(content in input);
-            Ok(Some(Item::Requests(list(&content, p, request_entry))))
+            // The block's doc comment names the group of its entries.
+            let group = attrs.docs.join(" ").trim().to_owned();
+            let mut entries = list(&content, p, request_entry);
+            for e in &mut entries {
+                e.group = (!group.is_empty()).then(|| group.clone());
+            }
+            Ok(Some(Item::Requests(entries)))
         }
         "events" => {
             no_attrs(&attrs, "an `events` block (put them on its entries)", p);
@@ -471,6 +477,7 @@ fn request_entry(input: ParseStream, p: &mut P) -> syn::Result<RequestEntry> {
     let result = ty(input, p)?;
     Ok(RequestEntry {
         attrs,
+        group: None,
         name,
         payload,
         result,

@@ -142,6 +142,8 @@ pub struct VariantDecl {
 #[derive(Clone, Debug)]
 pub struct RequestEntry {
     pub attrs: Attrs,
+    /// The doc comment of the block the entry is in.
+    pub group: Option<String>,
     pub name: Name,
     pub payload: TypeExpr,
     pub result: TypeExpr,

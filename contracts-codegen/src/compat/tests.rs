@@ -77,6 +77,7 @@ fn enm(name: &str, values: &[&str]) -> TypeDef {
 
 fn request(name: &str, payload: Ty, result: Ty) -> Request {
     Request {
+        group: None,
         name: name.into(),
         docs: Docs::default(),
         meta: Meta::default(),

@@ -355,7 +355,7 @@ pub fn model() -> Model {
     dep.meta.deprecated = Some(String::new());
     types.push(dep);
 
-    // The request groups are read from the schema text: the doc of each `requests` block.
+    // The schema text the locations point into.
     let text = "/// Open and read\nrequests {\n    \"chat.list\": Empty -> ChatListResult,\n}\n\n/// Send and control\nrequests {\n    \"chat.send\": ChatSendPayload -> Empty,\n    \"chat.kill\": Empty -> Empty,\n}\n";
     let file = SourceFile {
         display: "fixture/requests.contract".into(),
@@ -370,6 +370,15 @@ pub fn model() -> Model {
     let req = |name: &str, d: &str, line: u32, payload: Ty, result: Ty| Request {
         name: name.to_owned(),
         docs: docs(d),
+        // The doc of the `requests` block the entry is in, as `lower` sets it.
+        group: Some(
+            if line < 5 {
+                "Open and read"
+            } else {
+                "Send and control"
+            }
+            .to_owned(),
+        ),
         meta: Meta::default(),
         loc: at(line),
         payload,
