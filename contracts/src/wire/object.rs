@@ -71,20 +71,23 @@ pub struct ObjectCx<'a> {
     spans: Vec<(usize, usize, usize)>,
 }
 
-struct KeySeed(fn(&str) -> Option<usize>);
+/// A key matched by the struct's generated `index` (a function item, so the `match` inlines).
+struct KeySeed<F>(F);
 
-impl<'de> DeserializeSeed<'de> for KeySeed {
+impl<'de, F: Fn(&str) -> Option<usize>> DeserializeSeed<'de> for KeySeed<F> {
     type Value = Option<usize>;
+    #[inline]
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_str(self)
     }
 }
 
-impl<'de> Visitor<'de> for KeySeed {
+impl<'de, F: Fn(&str) -> Option<usize>> Visitor<'de> for KeySeed<F> {
     type Value = Option<usize>;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a key")
     }
+    #[inline]
     fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
         Ok((self.0)(v))
     }
@@ -92,10 +95,11 @@ impl<'de> Visitor<'de> for KeySeed {
 
 impl<'a> ObjectCx<'a> {
     /// The next key that names a field; the values of other keys are skipped.
-    pub fn next_key<'de, A: MapAccess<'de>>(
+    #[inline]
+    pub fn next_key<'de, A: MapAccess<'de>, F: Fn(&str) -> Option<usize> + Copy>(
         &mut self,
         map: &mut A,
-        index: fn(&str) -> Option<usize>,
+        index: F,
     ) -> Result<Option<usize>, A::Error> {
         loop {
             match map.next_key_seed(KeySeed(index))? {
@@ -110,13 +114,16 @@ impl<'a> ObjectCx<'a> {
 
     /// Decodes the value of field `i`: `Some(None)` when present but invalid. A later
     /// duplicate replaces an earlier one, issues included.
+    #[inline]
     pub fn value<'de, A: MapAccess<'de>, S: Schema>(
         &mut self,
         map: &mut A,
         i: usize,
         schema: S,
     ) -> Result<Option<Option<S::Out>>, A::Error> {
-        self.spans.retain(|s| s.0 != i);
+        if !self.spans.is_empty() {
+            self.spans.retain(|s| s.0 != i);
+        }
         let start = self.cx.len();
         self.cx.push(Seg::Key(Cow::Borrowed(self.fields[i])));
         let v = map.next_value_seed(Seed(schema, self.cx));
@@ -130,13 +137,16 @@ impl<'a> ObjectCx<'a> {
     }
 
     /// Decodes the value of field `i` with a schema that may borrow; see [`ObjectCx::value`].
+    #[inline]
     pub fn value_ref<'de, A: MapAccess<'de>, S: SchemaRef<'de>>(
         &mut self,
         map: &mut A,
         i: usize,
         schema: S,
     ) -> Result<Option<Option<S::Out>>, A::Error> {
-        self.spans.retain(|s| s.0 != i);
+        if !self.spans.is_empty() {
+            self.spans.retain(|s| s.0 != i);
+        }
         let start = self.cx.len();
         self.cx.push(Seg::Key(Cow::Borrowed(self.fields[i])));
         let v = map.next_value_seed(SeedRef(schema, self.cx));
@@ -150,6 +160,7 @@ impl<'a> ObjectCx<'a> {
     }
 
     /// A required field: refused when absent, as its schema refuses `undefined`.
+    #[inline]
     pub fn required<T, S: Schema>(
         &mut self,
         i: usize,
@@ -158,18 +169,23 @@ impl<'a> ObjectCx<'a> {
     ) -> Option<T> {
         match slot {
             Some(v) => v,
-            None => {
-                let start = self.cx.len();
-                self.cx.push(Seg::Key(Cow::Borrowed(self.fields[i])));
-                self.cx.mismatch(schema.expect(), "undefined");
-                self.cx.pop();
-                self.spans.push((i, start, start + 1));
-                None
-            }
+            None => self.missing(i, schema.expect()),
         }
     }
 
+    #[cold]
+    #[inline(never)]
+    fn missing<T>(&mut self, i: usize, expect: Expect) -> Option<T> {
+        let start = self.cx.len();
+        self.cx.push(Seg::Key(Cow::Borrowed(self.fields[i])));
+        self.cx.mismatch(expect, "undefined");
+        self.cx.pop();
+        self.spans.push((i, start, start + 1));
+        None
+    }
+
     /// An optional field: `Some(None)` when absent, `None` when present but invalid.
+    #[inline]
     pub fn optional<T>(&mut self, slot: Option<Option<T>>) -> Option<Option<T>> {
         match slot {
             None => Some(None),
@@ -178,6 +194,7 @@ impl<'a> ObjectCx<'a> {
     }
 
     /// An optional field with a default used when absent.
+    #[inline]
     pub fn or_default<T>(
         &mut self,
         slot: Option<Option<T>>,
@@ -190,6 +207,7 @@ impl<'a> ObjectCx<'a> {
     }
 
     /// An optional literal field: whether it was present; `None` when invalid.
+    #[inline]
     pub fn present<T>(&mut self, slot: Option<Option<T>>) -> Option<bool> {
         match slot {
             None => Some(false),
@@ -197,7 +215,12 @@ impl<'a> ObjectCx<'a> {
         }
     }
 
+    #[inline]
     fn finish(self) {
+        if self.cx.len() == self.base {
+            // No issue since the object began: nothing to reorder or drop.
+            return;
+        }
         let mut spans = self.spans;
         spans.sort_by_key(|s| s.0);
         let live: Vec<(usize, usize)> = spans.iter().map(|s| (s.1, s.2)).collect();
@@ -218,6 +241,7 @@ impl<'de, T: Object> Accept<'de> for ObjectA<'_, T> {
     fn expect(&self) -> Expect {
         Expect::Type("object")
     }
+    #[inline]
     fn map<A: MapAccess<'de>>(self, map: A) -> Result<Option<T>, A::Error> {
         let base = self.cx.len();
         let mut o = ObjectCx {
@@ -233,6 +257,7 @@ impl<'de, T: Object> Accept<'de> for ObjectA<'_, T> {
 }
 
 /// Decodes a generated struct: `Invalid input: expected object` for anything but an object.
+#[inline]
 pub fn decode_object<'de, T: Object, D: Deserializer<'de>>(
     d: D,
     cx: &mut Cx,
@@ -256,6 +281,7 @@ impl<'de, T: ObjectRef<'de>> Accept<'de> for ObjectRefA<'_, T> {
     fn expect(&self) -> Expect {
         Expect::Type("object")
     }
+    #[inline]
     fn map<A: MapAccess<'de>>(self, map: A) -> Result<Option<T>, A::Error> {
         let base = self.cx.len();
         let mut o = ObjectCx {
@@ -271,6 +297,7 @@ impl<'de, T: ObjectRef<'de>> Accept<'de> for ObjectRefA<'_, T> {
 }
 
 /// Decodes a generated borrowed view: as [`decode_object`], borrowing from the input.
+#[inline]
 pub fn decode_object_ref<'de, T: ObjectRef<'de>, D: Deserializer<'de>>(
     d: D,
     cx: &mut Cx,

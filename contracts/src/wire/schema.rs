@@ -41,6 +41,7 @@ pub struct Seed<'a, S>(pub S, pub &'a mut Cx);
 
 impl<'de, S: Schema> DeserializeSeed<'de> for Seed<'_, S> {
     type Value = Option<S::Out>;
+    #[inline]
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         self.0.decode(d, self.1)
     }
@@ -112,48 +113,60 @@ impl<'de, A: Accept<'de>> Visitor<'de> for Visit<A> {
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any JSON value")
     }
+    #[inline]
     fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
         Ok(self.0.bool(v))
     }
+    #[inline]
     fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
         Ok(self.0.num(Num::I(v)))
     }
+    #[inline]
     fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
         Ok(self.0.num(Num::U(v)))
     }
+    #[inline]
     fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
         Ok(self.0.num(Num::F(v)))
     }
+    #[inline]
     fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
         match super::js::sentinel(v) {
             Some(received) => Ok(self.0.reject(received)),
             None => Ok(self.0.str(v)),
         }
     }
+    #[inline]
     fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
         match super::js::sentinel(v) {
             Some(received) => Ok(self.0.reject(received)),
             None => Ok(self.0.borrowed_str(v)),
         }
     }
+    #[inline]
     fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
         match super::js::sentinel(&v) {
             Some(received) => Ok(self.0.reject(received)),
             None => Ok(self.0.string(v)),
         }
     }
+    #[inline]
     fn visit_unit<E>(self) -> Result<Self::Value, E> {
         Ok(self.0.null())
     }
+    #[inline]
     fn visit_none<E>(self) -> Result<Self::Value, E> {
         Ok(self.0.null())
     }
+    #[inline]
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_any(self)
     }
+    #[inline]
     fn visit_seq<S: SeqAccess<'de>>(self, seq: S) -> Result<Self::Value, S::Error> {
         self.0.seq(seq)
     }
+    #[inline]
     fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
         self.0.map(map)
     }
@@ -266,6 +279,7 @@ impl Schema for Str {
     fn expect(self) -> Expect {
         Expect::Type("string")
     }
+    #[inline]
     fn decode<'de, D: Deserializer<'de>>(
         self,
         d: D,
@@ -295,6 +309,7 @@ impl Schema for Bool {
     fn expect(self) -> Expect {
         Expect::Type("boolean")
     }
+    #[inline]
     fn decode<'de, D: Deserializer<'de>>(
         self,
         d: D,
@@ -345,6 +360,7 @@ impl Schema for Int {
     fn expect(self) -> Expect {
         Expect::Type("number")
     }
+    #[inline]
     fn decode<'de, D: Deserializer<'de>>(self, d: D, cx: &mut Cx) -> Result<Option<i64>, D::Error> {
         d.deserialize_any(Visit(IntA { s: self, cx }))
     }
@@ -375,6 +391,7 @@ impl Schema for Number {
     fn expect(self) -> Expect {
         Expect::Type("number")
     }
+    #[inline]
     fn decode<'de, D: Deserializer<'de>>(self, d: D, cx: &mut Cx) -> Result<Option<f64>, D::Error> {
         d.deserialize_any(Visit(NumberA { s: self, cx }))
     }
@@ -393,6 +410,7 @@ impl Schema for Unknown {
     fn expect(self) -> Expect {
         Expect::Fixed(NONOPTIONAL)
     }
+    #[inline]
     fn decode<'de, D: Deserializer<'de>>(
         self,
         d: D,
@@ -461,6 +479,7 @@ impl serde::Serialize for RawJson {
 }
 
 impl<'de> serde::Deserialize<'de> for RawJson {
+    #[inline]
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<RawJson, D::Error> {
         Box::<serde_json::value::RawValue>::deserialize(d).map(RawJson)
     }
@@ -497,6 +516,7 @@ impl Schema for LitStr {
     fn expect(self) -> Expect {
         Expect::LitStr(self.0)
     }
+    #[inline]
     fn decode<'de, D: Deserializer<'de>>(
         self,
         d: D,
@@ -531,6 +551,7 @@ impl Schema for LitBool {
     fn expect(self) -> Expect {
         Expect::LitBool(self.0)
     }
+    #[inline]
     fn decode<'de, D: Deserializer<'de>>(
         self,
         d: D,
@@ -565,6 +586,7 @@ impl Schema for LitInt {
     fn expect(self) -> Expect {
         Expect::LitInt(self.0)
     }
+    #[inline]
     fn decode<'de, D: Deserializer<'de>>(self, d: D, cx: &mut Cx) -> Result<Option<i64>, D::Error> {
         d.deserialize_any(Visit(LitIntA { i: self.0, cx }))
     }
@@ -610,6 +632,7 @@ impl<S: Schema> Schema for Array<S> {
     fn expect(self) -> Expect {
         Expect::Type("array")
     }
+    #[inline]
     fn decode<'de, D: Deserializer<'de>>(
         self,
         d: D,
@@ -704,6 +727,7 @@ impl<S: Schema> Schema for Map<S> {
     fn expect(self) -> Expect {
         Expect::Type("record")
     }
+    #[inline]
     fn decode<'de, D: Deserializer<'de>>(
         self,
         d: D,
@@ -727,12 +751,15 @@ impl<'de, S: Schema> Visitor<'de> for NullableV<'_, S> {
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any JSON value")
     }
+    #[inline]
     fn visit_none<E>(self) -> Result<Self::Value, E> {
         Ok(Some(None))
     }
+    #[inline]
     fn visit_unit<E>(self) -> Result<Self::Value, E> {
         Ok(Some(None))
     }
+    #[inline]
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         Ok(self.s.decode(d, self.cx)?.map(Some))
     }
@@ -743,6 +770,7 @@ impl<S: Schema> Schema for Nullable<S> {
     fn expect(self) -> Expect {
         self.0.expect()
     }
+    #[inline]
     fn decode<'de, D: Deserializer<'de>>(
         self,
         d: D,
@@ -761,6 +789,7 @@ impl<S: Schema> Schema for Boxed<S> {
     fn expect(self) -> Expect {
         self.0.expect()
     }
+    #[inline]
     fn decode<'de, D: Deserializer<'de>>(
         self,
         d: D,
@@ -799,6 +828,7 @@ impl<T: Decode> Schema for Named<T> {
     fn expect(self) -> Expect {
         T::EXPECT
     }
+    #[inline]
     fn decode<'de, D: Deserializer<'de>>(self, d: D, cx: &mut Cx) -> Result<Option<T>, D::Error> {
         T::decode(d, cx)
     }
@@ -818,6 +848,7 @@ pub struct SeedRef<'a, S>(pub S, pub &'a mut Cx);
 
 impl<'de, S: SchemaRef<'de>> DeserializeSeed<'de> for SeedRef<'_, S> {
     type Value = Option<S::Out>;
+    #[inline]
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         self.0.decode(d, self.1)
     }
@@ -873,6 +904,7 @@ impl<'de> Accept<'de> for StrRefA<'_> {
 
 impl<'de> SchemaRef<'de> for StrRef {
     type Out = Cow<'de, str>;
+    #[inline]
     fn decode<D: Deserializer<'de>>(
         self,
         d: D,
@@ -888,6 +920,7 @@ pub struct UnknownRef;
 
 impl<'de> SchemaRef<'de> for UnknownRef {
     type Out = Cow<'de, serde_json::value::RawValue>;
+    #[inline]
     fn decode<D: Deserializer<'de>>(
         self,
         d: D,
