@@ -691,7 +691,10 @@ impl<'a> Emitter<'a> {
             }
             build.push(quote!(#ident: #slot,));
         }
-        let kept = s.fields.iter().map(|f| !matches!(self.store(f), Store::Literal));
+        let kept = s
+            .fields
+            .iter()
+            .map(|f| !matches!(self.store(f), Store::Literal));
         let pats = slots.iter().zip(kept).map(|(s, k)| {
             if k {
                 quote!(::core::option::Option::Some(#s))
@@ -995,14 +998,18 @@ impl<'a> Emitter<'a> {
                 };
                 // The capability (`#[accepts]`) that gates each variant, and every distinct one.
                 let mut accepts_all: Vec<&str> = Vec::new();
-                let accepts_arms = u.variants.iter().filter_map(|v| {
-                    let a = v.meta.accepts.as_deref()?;
-                    if !accepts_all.contains(&a) {
-                        accepts_all.push(a);
-                    }
-                    let t = v.tag.as_deref().unwrap_or_default();
-                    Some(quote!(#t => ::core::option::Option::Some(#a),))
-                }).collect::<Vec<_>>();
+                let accepts_arms = u
+                    .variants
+                    .iter()
+                    .filter_map(|v| {
+                        let a = v.meta.accepts.as_deref()?;
+                        if !accepts_all.contains(&a) {
+                            accepts_all.push(a);
+                        }
+                        let t = v.tag.as_deref().unwrap_or_default();
+                        Some(quote!(#t => ::core::option::Option::Some(#a),))
+                    })
+                    .collect::<Vec<_>>();
                 quote! {
                     #docs
                     #meta
@@ -1043,16 +1050,30 @@ impl<'a> Emitter<'a> {
                     }
 
                     #[allow(deprecated)]
+                    impl #rt::Tagged for #name {
+                        const TAG_KEY: &'static str = Self::TAG;
+                        const TAG_VALUES: &'static [&'static str] = Self::TAGS;
+                        #[allow(unused_variables)]
+                        fn pick<'de, D: #rt::serde::Deserializer<'de>>(
+                            tag: &str,
+                            d: D,
+                            cx: &mut #rt::Cx,
+                        ) -> ::core::option::Option<::core::result::Result<::core::option::Option<Self>, D::Error>> {
+                            match tag {
+                                #(#tags => ::core::option::Option::Some(#rt::Schema::decode(#schemas, d, cx).map(|v| v.map(Self::#idents))),)*
+                                _ => ::core::option::Option::None,
+                            }
+                        }
+                    }
+
+                    #[allow(deprecated)]
                     impl #rt::Decode for #name {
                         const EXPECT: #rt::Expect = #rt::Expect::Type("object");
                         fn decode<'de, D: #rt::serde::Deserializer<'de>>(
                             d: D,
                             cx: &mut #rt::Cx,
                         ) -> ::core::result::Result<::core::option::Option<Self>, D::Error> {
-                            #rt::decode_tagged(d, cx, Self::TAG, Self::TAGS, |tag, e, cx| match tag {
-                                #(#tags => ::core::option::Option::Some(e.decode_with(#schemas, cx).map(|v| v.map(Self::#idents))),)*
-                                _ => ::core::option::Option::None,
-                            })
+                            #rt::decode_tagged::<Self, D>(d, cx)
                         }
                     }
 

@@ -6,8 +6,8 @@
 //! the value is skipped, and parsing goes on, so one pass finds every issue. Only JSON syntax
 //! errors (and serde_json's nesting limit of 128) abort. A value that exists is valid.
 
-mod js;
 mod issue;
+mod js;
 mod object;
 mod schema;
 mod table;
@@ -25,9 +25,8 @@ pub use schema::{
 pub use schema::{DecodeRef, SchemaRef, SeedRef, StrRef, UnknownRef};
 pub use table::{Event, HostError, Request, TableError};
 pub use union::{
-    Entries, JsonError, Literal, ObjectVariant, PickVariant, TryVariant, decode_enum,
-    decode_open_enum, decode_raw, decode_raw_with, decode_tagged, decode_untagged,
-    decode_untagged_objects,
+    Entries, JsonError, Literal, ObjectVariant, Tagged, TryVariant, decode_enum, decode_open_enum,
+    decode_raw, decode_raw_with, decode_tagged, decode_untagged, decode_untagged_objects,
 };
 
 use std::fmt;
@@ -105,6 +104,11 @@ pub fn from_str<T: Decode>(json: &str) -> Result<T, ParseError> {
 /// strings and raw values borrow from `json` when they can. Text that only JavaScript reads
 /// (see `js`) is parsed as the owned type instead, with the same verdict.
 pub fn from_str_ref<'a, T: DecodeRef<'a>>(json: &'a str) -> Result<T, ParseError> {
+    union::with_live_tags(|| from_str_ref_once(json))
+}
+
+#[inline]
+fn from_str_ref_once<'a, T: DecodeRef<'a>>(json: &'a str) -> Result<T, ParseError> {
     let mut de = serde_json::Deserializer::from_str(json);
     let mut cx = Cx::new();
     let first = T::decode(&mut de, &mut cx).and_then(|v| de.end().map(|()| v));
@@ -130,7 +134,10 @@ pub fn from_slice<T: Decode>(json: &[u8]) -> Result<T, ParseError> {
     match std::str::from_utf8(json) {
         Ok(text) => from_str(text),
         // Not UTF-8: let serde_json word the syntax error.
-        Err(_) => run(Named::<T>::new(), serde_json::Deserializer::from_slice(json)),
+        Err(_) => run(
+            Named::<T>::new(),
+            serde_json::Deserializer::from_slice(json),
+        ),
     }
 }
 
@@ -139,10 +146,13 @@ pub fn from_slice<T: Decode>(json: &[u8]) -> Result<T, ParseError> {
 /// Where `JSON.parse` reads what serde_json refuses (`1e400`, a lone surrogate escape), the
 /// text is read again the way JavaScript reads it (see `js`), so the verdict is Zod's.
 pub fn from_str_with<S: Schema>(schema: S, json: &str) -> Result<S::Out, ParseError> {
-    let first = run(schema, serde_json::Deserializer::from_str(json));
+    let first = union::with_live_tags(|| run(schema, serde_json::Deserializer::from_str(json)));
     let rewritten = match &first {
         Err(e) if e.syntax_starts_with("number out of range") => js::mark(json),
-        Err(e) if e.syntax_starts_with("lone leading surrogate") || e.syntax_starts_with("unexpected end of hex escape") => {
+        Err(e)
+            if e.syntax_starts_with("lone leading surrogate")
+                || e.syntax_starts_with("unexpected end of hex escape") =>
+        {
             js::replace_lone_surrogates(json)
         }
         _ => None,
@@ -154,6 +164,7 @@ pub fn from_str_with<S: Schema>(schema: S, json: &str) -> Result<S::Out, ParseEr
     }
 }
 
+#[inline]
 fn run<'de, S: Schema, R: serde_json::de::Read<'de>>(
     schema: S,
     mut de: serde_json::Deserializer<R>,

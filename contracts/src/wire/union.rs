@@ -256,10 +256,21 @@ impl<'de> Visitor<'de> for CowKey {
     }
 }
 
-/// Picks a tagged union's variant by its tag value and decodes the object into it; `None`
-/// for an unknown tag.
-pub type PickVariant<T> =
-    for<'a> fn(&str, Entries<'a>, &mut Cx) -> Option<Result<Option<T>, JsonError>>;
+/// A generated tagged union: its tag key, its tag values, and the decode of the variant a
+/// tag value names.
+pub trait Tagged: Sized {
+    /// The key whose value picks the variant.
+    const TAG_KEY: &'static str;
+    /// Every tag value, in order.
+    const TAG_VALUES: &'static [&'static str];
+    /// Decodes the whole object (`d`) as the variant tagged `tag`; `None` for an unknown tag
+    /// (before `d` is read).
+    fn pick<'de, D: Deserializer<'de>>(
+        tag: &str,
+        d: D,
+        cx: &mut Cx,
+    ) -> Option<Result<Option<Self>, D::Error>>;
+}
 
 /// The message of a tag that is absent or unknown.
 fn discriminator(tags: &[&str]) -> String {
@@ -311,21 +322,75 @@ fn tag_first<'a>(text: &'a str, tag: &str) -> Option<&'a str> {
     plain(text, ws(b, i + 1)).map(|(value, _)| value)
 }
 
+thread_local! {
+    /// The thread's tag mode: [`LIVE`] (tagged unions are read straight from the live map,
+    /// see [`with_live_tags`]), and [`CONFLICT`] (one of them met a later duplicate of its
+    /// tag that disagrees).
+    static TAGS: Cell<u8> = const { Cell::new(0) };
+}
+
+const LIVE: u8 = 1;
+const CONFLICT: u8 = 2;
+
+/// Restores the thread's tag mode when a parse ends (or unwinds).
+struct LiveScope(u8);
+
+impl Drop for LiveScope {
+    #[inline]
+    fn drop(&mut self) {
+        TAGS.set(self.0);
+    }
+}
+
+/// Runs a whole parse (`f` starts from the text each time) with tagged unions read straight
+/// from the live map when their first key is the tag. When one met a later duplicate of its
+/// tag with another value (its variant was already being read), the parse is run again with
+/// every tagged union captured first, so the last tag wins. Only a caller that can start the
+/// parse over may stream, so streaming is off outside this scope.
+#[inline]
+pub(crate) fn with_live_tags<R>(mut f: impl FnMut() -> R) -> R {
+    let _scope = LiveScope(TAGS.replace(LIVE));
+    let r = f();
+    if TAGS.get() & CONFLICT != 0 {
+        again(f)
+    } else {
+        r
+    }
+}
+
+/// The parse again, every tagged union captured first.
+#[cold]
+#[inline(never)]
+fn again<R>(mut f: impl FnMut() -> R) -> R {
+    TAGS.set(0);
+    f()
+}
+
 /// Decodes a tagged union: finds the tag wherever it is in the object (the last duplicate
 /// wins), then decodes the whole object as the variant.
 ///
-/// The object is captured as text (borrowed from the input when it can be). When its first
-/// key is the tag (as every writer of these frames puts it), the variant is parsed straight
-/// from that text, and a later duplicate of the tag only needs to agree with the first.
-/// Otherwise, or when a duplicate disagrees, the entries are buffered and the last tag wins.
-pub fn decode_tagged<'de, T, D: Deserializer<'de>>(
+/// Inside [`with_live_tags`], when the object's first key is the tag (as every writer of these
+/// frames puts it), the variant is read straight from the live map, the tag entry replayed
+/// to it; a later duplicate of the tag only needs to agree with the first, else the parse
+/// starts over with streaming off. When the first key is not the tag, the entries are
+/// buffered (borrowed `(key, value text)`) and the last tag wins.
+///
+/// Outside it, the object is captured as text (borrowed from the input when it can be). When
+/// its first key is the tag, the variant is parsed straight from that text, and a later
+/// duplicate of the tag only needs to agree with the first. Otherwise, or when a duplicate
+/// disagrees, the entries are buffered and the last tag wins.
+pub fn decode_tagged<'de, T: Tagged, D: Deserializer<'de>>(
     d: D,
     cx: &mut Cx,
-    tag: &'static str,
-    tags: &'static [&'static str],
-    pick: PickVariant<T>,
 ) -> Result<Option<T>, D::Error> {
     check_depth(cx)?;
+    if TAGS.get() & LIVE != 0 {
+        return d.deserialize_any(Visit(TaggedA::<T> {
+            cx,
+            _t: std::marker::PhantomData,
+        }));
+    }
+    let (tag, tags) = (T::TAG_KEY, T::TAG_VALUES);
     let text = capture(d)?;
     let received = json_type(&text);
     if received != "object" {
@@ -351,7 +416,7 @@ pub fn decode_tagged<'de, T, D: Deserializer<'de>>(
                 conflict: &conflict,
             },
         };
-        match pick(value, entries, cx) {
+        match T::pick(value, entries, cx) {
             // A later duplicate of the tag disagrees: read the object again, buffered.
             Some(Err(_)) if conflict.get() => cx.truncate(base),
             Some(r) => return r.map_err(de::Error::custom),
@@ -359,28 +424,28 @@ pub fn decode_tagged<'de, T, D: Deserializer<'de>>(
             None => {}
         }
     }
-    decode_buffered(&text, cx, tag, tags, pick).map_err(de::Error::custom)
+    let items = serde_json::Deserializer::from_str(&text)
+        .deserialize_map(BufferV)
+        .map_err(de::Error::custom)?;
+    decode_items::<T>(&items, cx).map_err(de::Error::custom)
 }
 
 /// The buffered path: every entry with its raw value, then the variant of the last tag.
-fn decode_buffered<T>(
-    text: &str,
+fn decode_items<T: Tagged>(
+    items: &[(Cow<'_, str>, Cow<'_, str>)],
     cx: &mut Cx,
-    tag: &'static str,
-    tags: &'static [&'static str],
-    pick: PickVariant<T>,
 ) -> Result<Option<T>, JsonError> {
-    let items = serde_json::Deserializer::from_str(text).deserialize_map(BufferV)?;
+    let tag = T::TAG_KEY;
     let tag_value = items
         .iter()
         .rev()
         .find(|(k, _)| k == tag)
         .and_then(|(_, v)| serde_json::from_str::<String>(v).ok());
     let picked = tag_value.and_then(|t| {
-        pick(
+        T::pick(
             &t,
             Entries {
-                src: Src::Items(&items),
+                src: Src::Items(items),
             },
             cx,
         )
@@ -389,9 +454,137 @@ fn decode_buffered<T>(
         Some(r) => r,
         None => {
             cx.push(Seg::Key(Cow::Borrowed(tag)));
-            cx.issue(discriminator(tags), false);
+            cx.issue(discriminator(T::TAG_VALUES), false);
             cx.pop();
             Ok(None)
+        }
+    }
+}
+
+/// A tagged union read from the live map (see [`decode_tagged`]).
+struct TaggedA<'a, T> {
+    cx: &'a mut Cx,
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<'de, T: Tagged> Accept<'de> for TaggedA<'_, T> {
+    type Out = T;
+    fn cx(&mut self) -> &mut Cx {
+        self.cx
+    }
+    fn expect(&self) -> Expect {
+        Expect::Type("object")
+    }
+    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<T>, A::Error> {
+        let cx = self.cx;
+        let mut items: Items<'de> = Vec::new();
+        if let Some(key) = map.next_key_seed(CowKey)? {
+            let raw = map.next_value_seed(CaptureSeed)?;
+            if key == T::TAG_KEY
+                && let Some(value) = plain_str(&raw).filter(|v| T::TAG_VALUES.contains(v))
+            {
+                let live = LiveDe {
+                    map: &mut map,
+                    tag: T::TAG_KEY,
+                    value,
+                };
+                if let Some(r) = T::pick(value, live, cx) {
+                    return r;
+                }
+            }
+            items.push((key, raw));
+            while let Some(k) = map.next_key_seed(CowKey)? {
+                let v = map.next_value_seed(CaptureSeed)?;
+                items.push((k, v));
+            }
+        }
+        decode_items::<T>(&items, cx).map_err(de::Error::custom)
+    }
+}
+
+/// A JSON string's text without escapes: its contents.
+fn plain_str(raw: &str) -> Option<&str> {
+    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+    (!inner.contains(['"', '\\'])).then_some(inner)
+}
+
+/// The rest of a live map whose first entry (the tag, with `value`) was read, as the whole
+/// object for the variant: the tag entry is replayed first.
+struct LiveDe<'m, 'v, A> {
+    map: &'m mut A,
+    tag: &'static str,
+    value: &'v str,
+}
+
+impl<'de, A: MapAccess<'de>> Deserializer<'de> for LiveDe<'_, '_, A> {
+    type Error = A::Error;
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, A::Error> {
+        visitor.visit_map(LiveMap {
+            map: self.map,
+            tag: self.tag,
+            value: self.value,
+            replay: Replay::Key,
+            at_tag: false,
+        })
+    }
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
+        identifier ignored_any
+    }
+}
+
+/// Where [`LiveMap`] is in replaying the tag entry it was handed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Replay {
+    Key,
+    Value,
+    Done,
+}
+
+/// The live map as the variant reads it: the tag entry first, then every later key checked
+/// against the tag, whose duplicates must hold the same value.
+struct LiveMap<'m, 'v, A> {
+    map: &'m mut A,
+    tag: &'static str,
+    value: &'v str,
+    replay: Replay,
+    /// The last key read was the tag.
+    at_tag: bool,
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for LiveMap<'_, '_, A> {
+    type Error = A::Error;
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        if self.replay == Replay::Key {
+            self.replay = Replay::Value;
+            return seed
+                .deserialize(BorrowedStrDeserializer::<A::Error>::new(self.tag))
+                .map(Some);
+        }
+        let tag = self.tag;
+        let at_tag = &mut self.at_tag;
+        self.map.next_key_seed(KeyCheck { seed, tag, at_tag })
+    }
+    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, A::Error> {
+        if self.replay == Replay::Value {
+            self.replay = Replay::Done;
+            return seed.deserialize(StrDeserializer::<A::Error>::new(self.value));
+        }
+        if !std::mem::take(&mut self.at_tag) {
+            return self.map.next_value_seed(seed);
+        }
+        match self.map.next_value_seed(TagSeed)? {
+            Some(v) if v == self.value => seed.deserialize(StrDeserializer::new(self.value)),
+            _ => {
+                TAGS.set(TAGS.get() | CONFLICT);
+                Err(de::Error::custom(
+                    "the tag changed; reading the input again",
+                ))
+            }
         }
     }
 }
@@ -852,6 +1045,57 @@ mod tests {
             event(r#"{"type":"delta","itemId":"","type":"item"}"#).unwrap_err(),
             "✖ Invalid input: expected object, received undefined\n  → at item"
         );
+    }
+
+    /// The verdict of a parse with every tagged union captured first (streaming off).
+    fn captured<T: crate::wire::Decode>(json: &str) -> Result<T, String> {
+        crate::wire::run(
+            crate::wire::Named::<T>::new(),
+            serde_json::Deserializer::from_str(json),
+        )
+        .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn streamed_unions_give_the_captured_verdicts() {
+        let user = r#"{"kind":"user","id":"u","text":"t","createdAt":1}"#;
+        let cases = [
+            format!(r#"{{"type":"item","item":{user}}}"#),
+            format!(r#"{{"type":"item","item":{user},"type":"item"}}"#),
+            // The inner tag disagrees later: the parse starts over, the last tag wins.
+            r#"{"type":"item","item":{"kind":"user","id":"u","text":"t","createdAt":1,"kind":"notice","level":"info"}}"#.to_owned(),
+            r#"{"type":"item","item":{"kind":"user","id":"","text":"t","createdAt":1,"kind":"nope"}}"#.to_owned(),
+            r#"{"type":"item","item":{"kind":"user","id":"","kind":"reply"}}"#.to_owned(),
+            // The outer tag disagrees after an inner union was streamed.
+            format!(r#"{{"type":"item","item":{user},"type":"delta","itemId":"i","text":"x"}}"#),
+            format!(r#"{{"type":"item","item":{user},"type":"delta"}}"#),
+            format!(r#"{{"item":{user},"type":"item"}}"#),
+            r#"{"type":"item","item":{"id":"u","kind":"user","text":5}}"#.to_owned(),
+            r#"{"type":"item","item":[]}"#.to_owned(),
+            r#"{"type":"item","item":"1e400"}"#.to_owned(),
+            r#"{"type":"item","item":{}}"#.to_owned(),
+            r#"{"type":"item","item":{"kind":7}}"#.to_owned(),
+            r#"{"type":"item","item":{"kind":"user","id":"u","text":"t","createdAt":1},"item":{"kind":"user"}}"#.to_owned(),
+            r#"{"type":"item","item":{"kind":"user","id":"u","text":"t","createdAt":1"#.to_owned(),
+            r#"{"type":"delta","itemId":"","text":4,"type":"delta","itemId":5}"#.to_owned(),
+        ];
+        for json in &cases {
+            assert_eq!(
+                from_str::<ChatEvent>(json).map_err(|e| e.to_string()),
+                captured::<ChatEvent>(json),
+                "{json}"
+            );
+        }
+        // A conflict deep in a streamed parse leaves streaming on for the next parse, and
+        // a parse through serde (no start-over possible) captures.
+        let json = &cases[2];
+        let e: ChatEvent = serde_json::from_str(json).unwrap();
+        assert!(matches!(e, ChatEvent::Item(_)));
+        assert!(matches!(
+            from_str::<ChatEvent>(json),
+            Ok(ChatEvent::Item(_))
+        ));
+        assert_eq!(super::TAGS.get(), 0);
     }
 
     #[test]
