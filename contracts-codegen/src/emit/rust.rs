@@ -487,11 +487,9 @@ impl<'a> Emitter<'a> {
         let lets = slots
             .iter()
             .map(|s| quote!(let mut #s = ::core::option::Option::None;));
-        let arms = slots
-            .iter()
-            .zip(&idx)
-            .zip(&schemas)
-            .map(|((slot, i), schema)| quote!(#i => #slot = o.value(&mut map, #i, #schema)?,));
+        let arms = slots.iter().zip(&idx).zip(&schemas).map(
+            |((slot, i), schema)| quote!(#i => o.value_into(&mut map, #i, #schema, &mut #slot)?,),
+        );
         let loop_ = if s.fields.is_empty() {
             quote!(while o.next_key(&mut map, <Self as #rt::Object>::index)?.is_some() {})
         } else {
@@ -504,22 +502,21 @@ impl<'a> Emitter<'a> {
                 }
             }
         };
-        let pats = slots.iter().zip(&kept).map(|(s, k)| {
-            if *k {
+        // One `let else` per slot (every issue is recorded by now): no tuple of the slots, so
+        // a large value is not copied into one and out again.
+        let lets_else = slots.iter().zip(&kept).map(|(s, k)| {
+            let pat = if *k {
                 quote!(::core::option::Option::Some(#s))
             } else {
                 quote!(::core::option::Option::Some(_))
-            }
-        });
-        let destructure = if s.fields.is_empty() {
-            quote!()
-        } else {
+            };
             quote! {
-                let (#(#pats,)*) = (#(#slots,)*) else {
+                let #pat = #s else {
                     return ::core::result::Result::Ok(::core::option::Option::None);
                 };
             }
-        };
+        });
+        let destructure = quote!(#(#lets_else)*);
         let write_param = if writes.is_empty() {
             quote!(_map)
         } else {

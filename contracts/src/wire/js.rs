@@ -79,7 +79,8 @@ pub(crate) fn replace_lone_surrogates(text: &str) -> Option<String> {
                     continue;
                 };
                 let paired = (0xD800..=0xDBFF).contains(&unit)
-                    && hex_escape(bytes, i + 6).is_some_and(|next| (0xDC00..=0xDFFF).contains(&next));
+                    && hex_escape(bytes, i + 6)
+                        .is_some_and(|next| (0xDC00..=0xDFFF).contains(&next));
                 if paired {
                     i += 12;
                 } else if (0xD800..=0xDFFF).contains(&unit) {

@@ -96,6 +96,7 @@ impl fmt::Display for ParseError {
 impl std::error::Error for ParseError {}
 
 /// Parses and validates a generated type from JSON text.
+#[inline]
 pub fn from_str<T: Decode>(json: &str) -> Result<T, ParseError> {
     from_str_with(Named::<T>::new(), json)
 }
@@ -146,21 +147,30 @@ pub fn from_slice<T: Decode>(json: &[u8]) -> Result<T, ParseError> {
 /// Where `JSON.parse` reads what serde_json refuses (`1e400`, a lone surrogate escape), the
 /// text is read again the way JavaScript reads it (see `js`), so the verdict is Zod's.
 pub fn from_str_with<S: Schema>(schema: S, json: &str) -> Result<S::Out, ParseError> {
-    let first = union::with_live_tags(|| run(schema, serde_json::Deserializer::from_str(json)));
-    let rewritten = match &first {
-        Err(e) if e.syntax_starts_with("number out of range") => js::mark(json),
-        Err(e)
-            if e.syntax_starts_with("lone leading surrogate")
-                || e.syntax_starts_with("unexpected end of hex escape") =>
-        {
-            js::replace_lone_surrogates(json)
-        }
-        _ => None,
+    match union::with_live_tags(|| run(schema, serde_json::Deserializer::from_str(json))) {
+        Err(e) if e.is_syntax() => js_again(schema, json, e),
+        r => r,
+    }
+}
+
+/// A syntax error: when it is text `JSON.parse` reads, the text rewritten as JavaScript reads
+/// it, parsed again; else the error.
+#[cold]
+#[inline(never)]
+fn js_again<S: Schema>(schema: S, json: &str, e: ParseError) -> Result<S::Out, ParseError> {
+    let rewritten = if e.syntax_starts_with("number out of range") {
+        js::mark(json)
+    } else if e.syntax_starts_with("lone leading surrogate")
+        || e.syntax_starts_with("unexpected end of hex escape")
+    {
+        js::replace_lone_surrogates(json)
+    } else {
+        None
     };
     match rewritten {
         // The rewritten text may hold the other kind too.
         Some(text) => from_str_with(schema, &text),
-        None => first,
+        None => Err(e),
     }
 }
 

@@ -136,6 +136,31 @@ impl<'a> ObjectCx<'a> {
         Ok(Some(v))
     }
 
+    /// Decodes the value of field `i` into its slot (see [`ObjectCx::value`]): the value is
+    /// written in place, not moved through the return.
+    #[inline]
+    pub fn value_into<'de, A: MapAccess<'de>, S: Schema>(
+        &mut self,
+        map: &mut A,
+        i: usize,
+        schema: S,
+        slot: &mut Option<Option<S::Out>>,
+    ) -> Result<(), A::Error> {
+        if !self.spans.is_empty() {
+            self.spans.retain(|s| s.0 != i);
+        }
+        let start = self.cx.len();
+        self.cx.push(Seg::Key(Cow::Borrowed(self.fields[i])));
+        let v = map.next_value_seed(Seed(schema, self.cx));
+        self.cx.pop();
+        *slot = Some(v?);
+        let end = self.cx.len();
+        if end > start {
+            self.spans.push((i, start, end));
+        }
+        Ok(())
+    }
+
     /// Decodes the value of field `i` with a schema that may borrow; see [`ObjectCx::value`].
     #[inline]
     pub fn value_ref<'de, A: MapAccess<'de>, S: SchemaRef<'de>>(
@@ -228,13 +253,15 @@ impl<'a> ObjectCx<'a> {
     }
 }
 
+/// A struct being decoded: the value is written into `out` (a large struct is not moved
+/// back up through the parser's layers).
 struct ObjectA<'a, T> {
     cx: &'a mut Cx,
-    _t: std::marker::PhantomData<fn() -> T>,
+    out: &'a mut Option<T>,
 }
 
 impl<'de, T: Object> Accept<'de> for ObjectA<'_, T> {
-    type Out = T;
+    type Out = ();
     fn cx(&mut self) -> &mut Cx {
         self.cx
     }
@@ -242,7 +269,7 @@ impl<'de, T: Object> Accept<'de> for ObjectA<'_, T> {
         Expect::Type("object")
     }
     #[inline]
-    fn map<A: MapAccess<'de>>(self, map: A) -> Result<Option<T>, A::Error> {
+    fn map<A: MapAccess<'de>>(self, map: A) -> Result<Option<()>, A::Error> {
         let base = self.cx.len();
         let mut o = ObjectCx {
             cx: self.cx,
@@ -250,9 +277,9 @@ impl<'de, T: Object> Accept<'de> for ObjectA<'_, T> {
             base,
             spans: Vec::new(),
         };
-        let v = T::visit(&mut o, map)?;
+        *self.out = T::visit(&mut o, map)?;
         o.finish();
-        Ok(v)
+        Ok(Some(()))
     }
 }
 
@@ -262,10 +289,9 @@ pub fn decode_object<'de, T: Object, D: Deserializer<'de>>(
     d: D,
     cx: &mut Cx,
 ) -> Result<Option<T>, D::Error> {
-    d.deserialize_any(Visit(ObjectA::<T> {
-        cx,
-        _t: std::marker::PhantomData,
-    }))
+    let mut out = None;
+    d.deserialize_any(Visit(ObjectA::<T> { cx, out: &mut out }))?;
+    Ok(out)
 }
 
 struct ObjectRefA<'a, T> {

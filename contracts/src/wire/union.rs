@@ -385,10 +385,9 @@ pub fn decode_tagged<'de, T: Tagged, D: Deserializer<'de>>(
 ) -> Result<Option<T>, D::Error> {
     check_depth(cx)?;
     if TAGS.get() & LIVE != 0 {
-        return d.deserialize_any(Visit(TaggedA::<T> {
-            cx,
-            _t: std::marker::PhantomData,
-        }));
+        let mut out = None;
+        d.deserialize_any(Visit(TaggedA::<T> { cx, out: &mut out }))?;
+        return Ok(out);
     }
     let (tag, tags) = (T::TAG_KEY, T::TAG_VALUES);
     let text = capture(d)?;
@@ -464,19 +463,20 @@ fn decode_items<T: Tagged>(
 /// A tagged union read from the live map (see [`decode_tagged`]).
 struct TaggedA<'a, T> {
     cx: &'a mut Cx,
-    _t: std::marker::PhantomData<fn() -> T>,
+    /// The variant, written in place (not moved back up through the parser's layers).
+    out: &'a mut Option<T>,
 }
 
 impl<'de, T: Tagged> Accept<'de> for TaggedA<'_, T> {
-    type Out = T;
+    type Out = ();
     fn cx(&mut self) -> &mut Cx {
         self.cx
     }
     fn expect(&self) -> Expect {
         Expect::Type("object")
     }
-    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<T>, A::Error> {
-        let cx = self.cx;
+    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<()>, A::Error> {
+        let (cx, out) = (self.cx, self.out);
         let mut items: Items<'de> = Vec::new();
         if let Some(key) = map.next_key_seed(CowKey)? {
             let raw = map.next_value_seed(CaptureSeed)?;
@@ -489,7 +489,8 @@ impl<'de, T: Tagged> Accept<'de> for TaggedA<'_, T> {
                     value,
                 };
                 if let Some(r) = T::pick(value, live, cx) {
-                    return r;
+                    *out = r?;
+                    return Ok(Some(()));
                 }
             }
             items.push((key, raw));
@@ -498,7 +499,8 @@ impl<'de, T: Tagged> Accept<'de> for TaggedA<'_, T> {
                 items.push((k, v));
             }
         }
-        decode_items::<T>(&items, cx).map_err(de::Error::custom)
+        *out = decode_items::<T>(&items, cx).map_err(de::Error::custom)?;
+        Ok(Some(()))
     }
 }
 
