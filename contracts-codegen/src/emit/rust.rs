@@ -649,7 +649,9 @@ impl<'a> Emitter<'a> {
             let fdocs = docs_attrs(&f.docs);
             let (ty, value, to_owned, to_view) = match kind {
                 Kind::Literal => {
-                    arms.push(quote!(#i_lit => #slot = o.value(&mut map, #i_lit, #schema)?,));
+                    arms.push(
+                        quote!(#i_lit => o.value_into(&mut map, #i_lit, #schema, &mut #slot)?,),
+                    );
                     if let Store::Literal = self.store(f) {
                         finish.push(quote!(let #slot = o.required(#i_lit, #slot, #schema);));
                     } else {
@@ -674,7 +676,7 @@ impl<'a> Emitter<'a> {
                     quote!(#cow::Owned(v.0)),
                 ),
             };
-            arms.push(quote!(#i_lit => #slot = o.value_ref(&mut map, #i_lit, #value)?,));
+            arms.push(quote!(#i_lit => o.value_ref_into(&mut map, #i_lit, #value, &mut #slot)?,));
             if f.optional {
                 finish.push(quote!(let #slot = o.optional(#slot);));
                 members.push(quote!(#fdocs pub #ident: ::core::option::Option<#ty>,));

@@ -184,6 +184,31 @@ impl<'a> ObjectCx<'a> {
         Ok(Some(v))
     }
 
+    /// Decodes the value of field `i` into its slot with a schema that may borrow; see
+    /// [`ObjectCx::value_into`].
+    #[inline]
+    pub fn value_ref_into<'de, A: MapAccess<'de>, S: SchemaRef<'de>>(
+        &mut self,
+        map: &mut A,
+        i: usize,
+        schema: S,
+        slot: &mut Option<Option<S::Out>>,
+    ) -> Result<(), A::Error> {
+        if !self.spans.is_empty() {
+            self.spans.retain(|s| s.0 != i);
+        }
+        let start = self.cx.len();
+        self.cx.push(Seg::Key(Cow::Borrowed(self.fields[i])));
+        let v = map.next_value_seed(SeedRef(schema, self.cx));
+        self.cx.pop();
+        *slot = Some(v?);
+        let end = self.cx.len();
+        if end > start {
+            self.spans.push((i, start, end));
+        }
+        Ok(())
+    }
+
     /// A required field: refused when absent, as its schema refuses `undefined`.
     #[inline]
     pub fn required<T, S: Schema>(
