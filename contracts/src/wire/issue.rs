@@ -152,6 +152,7 @@ thread_local! {
 }
 
 impl Drop for Cx {
+    #[inline]
     fn drop(&mut self) {
         if self.path.capacity() > 0 && self.path.capacity() <= 64 {
             let mut path = std::mem::take(&mut self.path);
@@ -175,6 +176,7 @@ pub struct Cx {
 impl Cx {
     /// An empty context at the root. Its path buffer is reused from the last context dropped
     /// on this thread, so a parse allocates no path.
+    #[inline]
     pub fn new() -> Cx {
         Cx {
             path: SPARE_PATH.with(Cell::take),
@@ -201,6 +203,7 @@ impl Cx {
 
     /// Whether issues are counted without their message and path (a union variant on
     /// trial, whose issues are worded again only when every variant failed).
+    #[inline]
     pub fn is_quiet(&self) -> bool {
         self.quiet
     }
@@ -231,16 +234,19 @@ impl Cx {
     }
 
     /// How deep the current value is nested.
+    #[inline]
     pub fn depth(&self) -> usize {
         self.path.len()
     }
 
     /// Enters a path segment.
+    #[inline]
     pub fn push(&mut self, seg: Seg) {
         self.path.push(seg);
     }
 
     /// Leaves the last path segment.
+    #[inline]
     pub fn pop(&mut self) -> Option<Seg> {
         self.path.pop()
     }
@@ -251,16 +257,19 @@ impl Cx {
     }
 
     /// How many issues have been recorded.
+    #[inline]
     pub fn len(&self) -> usize {
         self.issues.len()
     }
 
     /// Whether no issue has been recorded.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.issues.is_empty()
     }
 
     /// Takes the issues out.
+    #[inline]
     pub fn into_issues(mut self) -> Vec<Issue> {
         std::mem::take(&mut self.issues)
     }

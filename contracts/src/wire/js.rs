@@ -13,6 +13,7 @@ const POSITIVE: &str = "\u{0}contracts:Infinity";
 const NEGATIVE: &str = "\u{0}contracts:-Infinity";
 
 /// `Some("Infinity")` or `Some("-Infinity")` when `s` is a marker.
+#[inline]
 pub(crate) fn sentinel(s: &str) -> Option<&'static str> {
     if !s.starts_with('\u{0}') {
         return None;

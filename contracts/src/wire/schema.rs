@@ -76,22 +76,28 @@ pub(crate) trait Accept<'de>: Sized {
         self.cx().mismatch(e, received);
         None
     }
+    #[inline]
     fn str(self, _v: &str) -> Option<Self::Out> {
         self.reject("string")
     }
+    #[inline]
     fn string(self, v: String) -> Option<Self::Out> {
         self.str(&v)
     }
     /// A string borrowed from the input.
+    #[inline]
     fn borrowed_str(self, v: &'de str) -> Option<Self::Out> {
         self.str(v)
     }
+    #[inline]
     fn bool(self, _v: bool) -> Option<Self::Out> {
         self.reject("boolean")
     }
+    #[inline]
     fn num(self, _n: Num) -> Option<Self::Out> {
         self.reject("number")
     }
+    #[inline]
     fn null(self) -> Option<Self::Out> {
         self.reject("null")
     }
@@ -224,9 +230,11 @@ fn check_range(cx: &mut Cx, v: f64, min: Option<i64>, max: Option<i64>) -> bool 
 macro_rules! accept_head {
     ($out:ty, |$s:ident| $expect:expr) => {
         type Out = $out;
+        #[inline]
         fn cx(&mut self) -> &mut Cx {
             self.cx
         }
+        #[inline]
         fn expect(&self) -> Expect {
             let $s = self;
             $expect
@@ -250,6 +258,7 @@ struct StrA<'a> {
 }
 
 impl StrA<'_> {
+    #[inline]
     fn check(&mut self, v: &str) -> bool {
         // A string of n bytes has between ceil(n / 4) and n code points: count them only
         // when the byte length cannot settle both limits.
@@ -266,9 +275,11 @@ impl StrA<'_> {
 
 impl<'de> Accept<'de> for StrA<'_> {
     accept_head!(String, Expect::Type("string"));
+    #[inline]
     fn str(mut self, v: &str) -> Option<String> {
         self.check(v).then(|| v.to_owned())
     }
+    #[inline]
     fn string(mut self, v: String) -> Option<String> {
         self.check(&v).then_some(v)
     }
@@ -299,6 +310,7 @@ struct BoolA<'a> {
 
 impl<'de> Accept<'de> for BoolA<'_> {
     accept_head!(bool, Expect::Type("boolean"));
+    #[inline]
     fn bool(self, v: bool) -> Option<bool> {
         Some(v)
     }
@@ -333,6 +345,7 @@ struct IntA<'a> {
 
 impl<'de> Accept<'de> for IntA<'_> {
     accept_head!(i64, Expect::Type("number"));
+    #[inline]
     fn num(self, n: Num) -> Option<i64> {
         let v = n.as_f64();
         if !v.is_finite() || v.fract() != 0.0 {
@@ -380,6 +393,7 @@ struct NumberA<'a> {
 
 impl<'de> Accept<'de> for NumberA<'_> {
     accept_head!(f64, Expect::Type("number"));
+    #[inline]
     fn num(self, n: Num) -> Option<f64> {
         let v = n.as_f64();
         check_range(self.cx, v, self.s.min, self.s.max).then_some(v)
@@ -502,6 +516,7 @@ struct LitStrA<'a> {
 
 impl<'de> Accept<'de> for LitStrA<'_> {
     accept_head!(&'static str, |s| Expect::LitStr(s.s));
+    #[inline]
     fn str(self, v: &str) -> Option<&'static str> {
         if v == self.s {
             Some(self.s)
@@ -537,6 +552,7 @@ struct LitBoolA<'a> {
 
 impl<'de> Accept<'de> for LitBoolA<'_> {
     accept_head!(bool, |s| Expect::LitBool(s.b));
+    #[inline]
     fn bool(self, v: bool) -> Option<bool> {
         if v == self.b {
             Some(v)
@@ -572,6 +588,7 @@ struct LitIntA<'a> {
 
 impl<'de> Accept<'de> for LitIntA<'_> {
     accept_head!(i64, |s| Expect::LitInt(s.i));
+    #[inline]
     fn num(self, n: Num) -> Option<i64> {
         if n.as_f64() == self.i as f64 {
             Some(self.i)
@@ -876,6 +893,7 @@ struct StrRefA<'a> {
 
 impl<'de> Accept<'de> for StrRefA<'_> {
     accept_head!(Cow<'de, str>, Expect::Type("string"));
+    #[inline]
     fn str(self, v: &str) -> Option<Cow<'de, str>> {
         StrA {
             s: self.s,
@@ -884,6 +902,7 @@ impl<'de> Accept<'de> for StrRefA<'_> {
         .check(v)
         .then(|| Cow::Owned(v.to_owned()))
     }
+    #[inline]
     fn string(self, v: String) -> Option<Cow<'de, str>> {
         StrA {
             s: self.s,
@@ -892,6 +911,7 @@ impl<'de> Accept<'de> for StrRefA<'_> {
         .check(&v)
         .then_some(Cow::Owned(v))
     }
+    #[inline]
     fn borrowed_str(self, v: &'de str) -> Option<Cow<'de, str>> {
         StrA {
             s: self.s,
