@@ -158,6 +158,11 @@ struct RawText<'a>(&'a str);
 impl<'de> Deserializer<'de> for RawText<'de> {
     type Error = JsonError;
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, JsonError> {
+        // The text is one value serde_json already read: a string without escapes is its
+        // contents, as serde_json would hand them over.
+        if let Some(inner) = plain_str(self.0) {
+            return visitor.visit_borrowed_str(inner);
+        }
         (&mut serde_json::Deserializer::from_str(self.0)).deserialize_any(visitor)
     }
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, JsonError> {
@@ -505,6 +510,7 @@ impl<'de, T: Tagged> Accept<'de> for TaggedA<'_, T> {
 }
 
 /// A JSON string's text without escapes: its contents.
+#[inline]
 fn plain_str(raw: &str) -> Option<&str> {
     let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
     (!inner.contains(['"', '\\'])).then_some(inner)
