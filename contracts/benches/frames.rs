@@ -3,8 +3,9 @@
 //!
 //! - `generated`: the generated agent protocol, both stages: `parse_request_ref` (the
 //!   borrowed envelope `dispatch_frame` and `verdict` run; `parse_request` gives the same
-//!   verdict, owned) then `RequestPayload::parse(type, payload)`; `parse_server_frame` then
-//!   `EventPayload::parse`.
+//!   verdict, owned) then `RequestPayload::parse(type, payload)`; `parse_server_frame_ref`
+//!   (the borrowed frame the client and `verdict` run; `parse_server_frame` gives the same
+//!   verdict, owned) then `EventPayload::parse`.
 //! - `handwritten`: a hand-written serde_json two-stage parse into plain `#[derive(Deserialize)]`
 //!   mirrors of the same types (borrowed envelope, `RawValue` payload, then the typed payload).
 //!
@@ -19,7 +20,7 @@ mod frames {
 }
 
 use contracts::agent::{
-    EventPayload, RequestPayload, ServerFrame, parse_request_ref, parse_server_frame,
+    EventPayload, RequestPayload, ServerFrameRef, parse_request_ref, parse_server_frame_ref,
 };
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use frames::{baseline, mix};
@@ -55,8 +56,8 @@ fn generated_request(text: &str) -> RequestPayload {
 }
 
 fn generated_event(text: &str) -> EventPayload {
-    match parse_server_frame(text).expect("a valid frame") {
-        ServerFrame::Event(e) => {
+    match parse_server_frame_ref(text).expect("a valid frame") {
+        ServerFrameRef::Event(e) => {
             EventPayload::parse(&e.event, e.payload.get()).expect("a valid payload")
         }
         _ => panic!("the mix holds events only"),

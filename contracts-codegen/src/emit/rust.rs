@@ -621,9 +621,7 @@ impl<'a> Emitter<'a> {
             kinds.push(kind);
         }
         let view_name = format!("{}Ref", def.name);
-        if !kinds.iter().any(|k| matches!(k, Kind::Unknown))
-            || self.model.own_type(&view_name).is_some()
-        {
+        if !self.has_view(def, s) {
             return TokenStream::new();
         }
         let rt = &self.rt;
@@ -753,6 +751,149 @@ impl<'a> Emitter<'a> {
                     cx: &mut #rt::Cx,
                 ) -> ::core::result::Result<::core::option::Option<Self>, D::Error> {
                     #rt::decode_object_ref::<Self, D>(d, cx)
+                }
+            }
+        }
+    }
+
+    /// Whether a struct gets a borrowed view (see [`Self::struct_ref`]).
+    fn has_view(&self, def: &TypeDef, s: &Struct) -> bool {
+        let mut unknown = false;
+        for f in &s.fields {
+            match (&self.model.unalias(&f.ty).kind, self.store(f)) {
+                (TyKind::Literal(_), Store::Literal | Store::Presence) => {}
+                (TyKind::String(_), Store::Required | Store::Optional) => {}
+                (TyKind::Unknown, Store::Required | Store::Optional) => unknown = true,
+                _ => return false,
+            }
+        }
+        unknown && self.model.own_type(&format!("{}Ref", def.name)).is_none()
+    }
+
+    /// An untagged union of structs gets a borrowed view, `NameRef<'a>`, when its variants
+    /// are this model's own structs and one of them has a view: each variant is its struct's
+    /// view, or the owned struct when it has none. It decodes with the union's own verdict
+    /// and messages. Empty otherwise.
+    fn untagged_ref(
+        &self,
+        def: &TypeDef,
+        u: &Union,
+        at: At<'_>,
+        idents: &[Ident],
+        boxes: &[bool],
+    ) -> TokenStream {
+        let view_name = format!("{}Ref", def.name);
+        if u.variants.is_empty()
+            || boxes.iter().any(|b| *b)
+            || self.model.own_type(&view_name).is_some()
+        {
+            return TokenStream::new();
+        }
+        let mut parts = Vec::new();
+        for (v, id) in u.variants.iter().zip(idents) {
+            let TyKind::Ref(r) = &v.ty.kind else {
+                return TokenStream::new();
+            };
+            if r.protocol.as_deref().is_some_and(|p| p != self.model.name) {
+                return TokenStream::new();
+            }
+            let Some(vdef) = self.model.own_type(&r.name) else {
+                return TokenStream::new();
+            };
+            let TypeDefKind::Struct(vs) = &vdef.kind else {
+                return TokenStream::new();
+            };
+            let path = self.type_path(self.model, r, at);
+            let view = self.has_view(vdef, vs).then(|| {
+                let vr = TypeRef {
+                    name: format!("{}Ref", r.name),
+                    ..r.clone()
+                };
+                let p = self.type_path(self.model, &vr, at);
+                // The view lives beside its struct.
+                match vdef.module.as_deref().map(module_ident) {
+                    Some(m) if !matches!(at, At::Module(cur) if module_ident(cur) == m) => {
+                        let name = format_ident!("{}", rust_type_name(&vr.name));
+                        let up = match at {
+                            At::Root => quote!(),
+                            At::Module(_) => quote!(super::),
+                        };
+                        quote!(#up #m::#name)
+                    }
+                    _ => p,
+                }
+            });
+            parts.push((id, path, view));
+        }
+        if parts.iter().all(|(_, _, v)| v.is_none()) {
+            return TokenStream::new();
+        }
+        let rt = &self.rt;
+        let name = format_ident!("{}", rust_type_name(&def.name));
+        let view = format_ident!("{}", rust_type_name(&view_name));
+        let doc = format!(
+            " A borrowed view of [`{name}`]: each variant is its struct's view, borrowing from \
+             the input when it lends it (the owned struct when it has no view). Same verdict \
+             and messages."
+        );
+        let mut members = Vec::new();
+        let mut to_owned = Vec::new();
+        let mut from_owned = Vec::new();
+        let mut variants = Vec::new();
+        for (id, path, vpath) in &parts {
+            match vpath {
+                Some(vp) => {
+                    members.push(quote!(#id(#vp<'a>),));
+                    to_owned.push(quote!(Self::#id(v) => #name::#id(v.into_owned()),));
+                    from_owned.push(quote!(
+                        #name::#id(v) => Self::#id(<#vp<'de> as #rt::DecodeRef<'de>>::from_owned(v)),
+                    ));
+                    variants.push(quote!(#rt::ObjectVariantRef {
+                        literals: <#path as #rt::Object>::LITERALS,
+                        decode: |e, cx| <#vp<'de> as #rt::DecodeRef<'de>>::decode(e, cx).map(|v| v.map(Self::#id)),
+                        owned: |e, cx| <#path as #rt::Decode>::decode(e, cx)
+                            .map(|v| v.map(|v| Self::#id(<#vp<'de> as #rt::DecodeRef<'de>>::from_owned(v)))),
+                    },));
+                }
+                None => {
+                    members.push(quote!(#id(#path),));
+                    to_owned.push(quote!(Self::#id(v) => #name::#id(v),));
+                    from_owned.push(quote!(#name::#id(v) => Self::#id(v),));
+                    variants.push(quote!(#rt::ObjectVariantRef {
+                        literals: <#path as #rt::Object>::LITERALS,
+                        decode: |e, cx| <#path as #rt::Decode>::decode(e, cx).map(|v| v.map(Self::#id)),
+                        owned: |e, cx| <#path as #rt::Decode>::decode(e, cx).map(|v| v.map(Self::#id)),
+                    },));
+                }
+            }
+        }
+        quote! {
+            #[doc = #doc]
+            #[derive(Debug, Clone)]
+            #[allow(deprecated)]
+            pub enum #view<'a> {
+                #(#members)*
+            }
+
+            #[allow(deprecated)]
+            impl #view<'_> {
+                /// The owned value.
+                pub fn into_owned(self) -> #name {
+                    match self { #(#to_owned)* }
+                }
+            }
+
+            #[allow(deprecated)]
+            impl<'de> #rt::DecodeRef<'de> for #view<'de> {
+                type Owned = #name;
+                fn from_owned(owned: #name) -> Self {
+                    match owned { #(#from_owned)* }
+                }
+                fn decode<D: #rt::serde::Deserializer<'de>>(
+                    d: D,
+                    cx: &mut #rt::Cx,
+                ) -> ::core::result::Result<::core::option::Option<Self>, D::Error> {
+                    #rt::decode_untagged_objects_ref(d, cx, &[#(#variants)*])
                 }
             }
         }
@@ -1096,6 +1237,11 @@ impl<'a> Emitter<'a> {
                     quote!(match self { #(#ser_arms)* })
                 };
                 let objects = !empty && u.variants.iter().all(|v| self.is_struct(&v.ty));
+                let view = if objects {
+                    self.untagged_ref(def, u, at, &idents, &boxes)
+                } else {
+                    TokenStream::new()
+                };
                 let decode_body = if objects {
                     // Every variant is a struct: read the object once, try only the variants
                     // its literal keys allow.
@@ -1146,6 +1292,8 @@ impl<'a> Emitter<'a> {
                     }
 
                     #common
+
+                    #view
                 }
             }
         }

@@ -22,7 +22,8 @@
 use super::thread::Thread;
 use super::{
     AttachResult, Bookmark, ChatAttachPayload, ChatDetachPayload, ChatItem, EventPayload,
-    HistoryPosition, Request, Seq, ServerFrame, Visual, WireError, parse_server_frame, requests,
+    HistoryPosition, Request, Seq, ServerFrameRef, Visual, WireError, parse_server_frame_ref,
+    requests,
 };
 use crate::port::{FramePort, Incoming, Outgoing, SendError, Subscription};
 use crate::wire::{ParseError, RawJson, Request as Call, TableError};
@@ -128,10 +129,13 @@ impl Shared {
             Incoming::Value(value) => value.to_string(),
             Incoming::TooLarge(e) => return self.problem(e.to_string(), None),
         };
-        match parse_server_frame(&text) {
+        match parse_server_frame_ref(&text) {
             Err(e) => self.problem(format!("not a server frame:\n{e}"), Some(text)),
-            Ok(ServerFrame::ReplyOk(reply)) => self.answer(&reply.id, Ok(reply.result)),
-            Ok(ServerFrame::ReplyError(reply)) => match reply.id {
+            Ok(ServerFrameRef::ReplyOk(reply)) => {
+                let result = RawJson(reply.result.into_owned());
+                self.answer(&reply.id, Ok(result))
+            }
+            Ok(ServerFrameRef::ReplyError(reply)) => match reply.id {
                 Some(id) => self.answer(&id, Err(reply.error)),
                 // The host could not read a request; which one is unknown.
                 None => self.problem(
@@ -139,7 +143,7 @@ impl Shared {
                     Some(text),
                 ),
             },
-            Ok(ServerFrame::Event(event)) => {
+            Ok(ServerFrameRef::Event(event)) => {
                 match EventPayload::parse(&event.event, event.payload.get()) {
                     Ok(payload) => self
                         .lock()

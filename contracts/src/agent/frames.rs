@@ -3,8 +3,8 @@
 //! the verdict `cargo xtask validate` prints.
 
 use super::{
-    ErrorCode, Event, EventPayload, ReplyError, ReplyOk, Request, RequestPayload, RequestRef, RequestResult, ServerFrame,
-    WireError,
+    ErrorCode, Event, EventPayload, ReplyError, ReplyOk, Request, RequestPayload, RequestRef,
+    RequestResult, ServerFrame, ServerFrameRef, WireError,
 };
 use crate::__private::{HostError, RawValue};
 use crate::verdict::{Stage, Verdict};
@@ -30,12 +30,23 @@ pub fn parse_server_frame(text: &str) -> Result<ServerFrame, ParseError> {
     wire::from_str::<ServerFrame>(text)
 }
 
+/// Parses a server frame as [`parse_server_frame`] does, with the same verdict and messages,
+/// into a view whose success and event borrow their strings and raw values from `text` (when
+/// `text` lends them). The client's and the verdict's envelope stage: nothing is copied.
+pub fn parse_server_frame_ref(text: &str) -> Result<ServerFrameRef<'_>, ParseError> {
+    wire::from_str_ref::<ServerFrameRef<'_>>(text)
+}
+
 /// A host of a request table as the frame machinery calls it: every protocol with requests
 /// generates one, `Dispatcher(&host)`, whose `dispatch` routes every name of its tables (an
 /// app's and its bases').
 pub trait Dispatch: Sync {
     /// Parses the payload by the request's name and answers the host's result as raw JSON.
-    fn dispatch(&self, name: &str, payload: &RawValue) -> impl Future<Output = Result<Box<RawValue>, WireError>> + Send;
+    fn dispatch(
+        &self,
+        name: &str,
+        payload: &RawValue,
+    ) -> impl Future<Output = Result<Box<RawValue>, WireError>> + Send;
 }
 
 /// Answers any incoming frame with the reply frame, as JSON text. An unreadable frame gets a
@@ -44,7 +55,15 @@ pub trait Dispatch: Sync {
 pub async fn dispatch_frame<D: Dispatch + ?Sized>(host: &D, text: &str) -> String {
     let request = match parse_request_ref(text) {
         Ok(r) => r,
-        Err(e) => return error_frame(None, &WireError { code: ErrorCode::UnreadableFrame, message: e.to_string() }),
+        Err(e) => {
+            return error_frame(
+                None,
+                &WireError {
+                    code: ErrorCode::UnreadableFrame,
+                    message: e.to_string(),
+                },
+            );
+        }
     };
     match host.dispatch(&request.r#type, &request.payload).await {
         Ok(result) => reply_frame(&request.id, result),
@@ -54,18 +73,27 @@ pub async fn dispatch_frame<D: Dispatch + ?Sized>(host: &D, text: &str) -> Strin
 
 /// A success frame `{ id, ok: true, result }` as JSON text.
 pub fn reply_frame(id: &str, result: Box<RawValue>) -> String {
-    to_text(&ReplyOk { id: id.to_owned(), result: RawJson(result) })
+    to_text(&ReplyOk {
+        id: id.to_owned(),
+        result: RawJson(result),
+    })
 }
 
 /// A failure frame `{ id, ok: false, error }` as JSON text; `None` for an unreadable request.
 pub fn error_frame(id: Option<&str>, error: &WireError) -> String {
-    to_text(&ReplyError { id: id.map(str::to_owned), error: error.clone() })
+    to_text(&ReplyError {
+        id: id.map(str::to_owned),
+        error: error.clone(),
+    })
 }
 
 /// An event frame `{ type: 'event', event, payload }` as JSON text.
 pub fn event_frame<P: Serialize>(event: &str, payload: &P) -> String {
     let payload = RawJson::from_value(payload).unwrap_or_else(|_| RawJson::null());
-    to_text(&Event { event: event.to_owned(), payload })
+    to_text(&Event {
+        event: event.to_owned(),
+        payload,
+    })
 }
 
 fn to_text<T: Serialize>(frame: &T) -> String {
@@ -76,16 +104,28 @@ fn to_text<T: Serialize>(frame: &T) -> String {
 /// The agent protocol's `WireError` is what a generated host refuses with.
 impl HostError for WireError {
     fn unsupported(method: &str) -> Self {
-        WireError { code: ErrorCode::ChatUnsupported, message: format!("{method} is not supported by this host") }
+        WireError {
+            code: ErrorCode::ChatUnsupported,
+            message: format!("{method} is not supported by this host"),
+        }
     }
     fn unknown_request(name: &str) -> Self {
-        WireError { code: ErrorCode::UnknownRequest, message: format!("no request is called {name:?}") }
+        WireError {
+            code: ErrorCode::UnknownRequest,
+            message: format!("no request is called {name:?}"),
+        }
     }
     fn invalid_payload(_name: &str, error: &ParseError) -> Self {
-        WireError { code: ErrorCode::InvalidPayload, message: error.to_string() }
+        WireError {
+            code: ErrorCode::InvalidPayload,
+            message: error.to_string(),
+        }
     }
     fn internal(message: String) -> Self {
-        WireError { code: ErrorCode::Internal, message }
+        WireError {
+            code: ErrorCode::Internal,
+            message,
+        }
     }
 }
 
@@ -113,7 +153,11 @@ impl std::str::FromStr for Kind {
             "payload" => Kind::Payload,
             "result" => Kind::Result,
             "event" => Kind::Event,
-            _ => return Err(format!("unknown kind {s:?}: expected request, server, payload, result or event")),
+            _ => {
+                return Err(format!(
+                    "unknown kind {s:?}: expected request, server, payload, result or event"
+                ));
+            }
         })
     }
 }
@@ -142,9 +186,11 @@ pub fn verdict(kind: Kind, type_name: Option<&str>, text: &str) -> Result<Verdic
             Err(e) => Verdict::refused(Stage::Envelope, &e),
             Ok(r) => table(RequestPayload::parse(&r.r#type, r.payload.get()).map(drop)),
         },
-        Kind::Server => match parse_server_frame(text) {
+        Kind::Server => match parse_server_frame_ref(text) {
             Err(e) => Verdict::refused(Stage::Envelope, &e),
-            Ok(ServerFrame::Event(e)) => table(EventPayload::parse(&e.event, e.payload.get()).map(drop)),
+            Ok(ServerFrameRef::Event(e)) => {
+                table(EventPayload::parse(&e.event, e.payload.get()).map(drop))
+            }
             Ok(_) => Verdict::accepted(),
         },
         Kind::Payload => {
@@ -166,8 +212,12 @@ pub fn verdict(kind: Kind, type_name: Option<&str>, text: &str) -> Result<Verdic
 fn table(outcome: Result<(), TableError>) -> Verdict {
     match outcome {
         Ok(()) => Verdict::accepted(),
-        Err(TableError::UnknownName(name)) => Verdict::refused_with(Stage::Table, format!("no table entry is called {name:?}")),
-        Err(TableError::Invalid { error, .. }) if error.is_syntax() => Verdict::refused(Stage::Envelope, &error),
+        Err(TableError::UnknownName(name)) => {
+            Verdict::refused_with(Stage::Table, format!("no table entry is called {name:?}"))
+        }
+        Err(TableError::Invalid { error, .. }) if error.is_syntax() => {
+            Verdict::refused(Stage::Envelope, &error)
+        }
         Err(TableError::Invalid { error, .. }) => Verdict::refused(Stage::Table, &error),
     }
 }
@@ -198,9 +248,59 @@ mod tests {
         ];
         for case in cases {
             let owned = parse_request(case).map_err(|e| e.to_string());
-            let view = parse_request_ref(case).map(RequestRef::into_owned).map_err(|e| e.to_string());
+            let view = parse_request_ref(case)
+                .map(RequestRef::into_owned)
+                .map_err(|e| e.to_string());
             assert_eq!(view, owned, "{case}");
         }
+    }
+
+    #[test]
+    fn the_borrowed_server_frame_has_the_owned_verdict_and_messages() {
+        let cases = [
+            r#"{"id":"1","ok":true,"result":{"a":[1,2]}}"#,
+            r#"{"id":"1","ok":true,"result":null,"extra":1}"#,
+            r#"{"id":"\u0031","ok":true,"result":"\u00e9"}"#,
+            r#"{"id":"","ok":true,"result":1}"#,
+            r#"{"id":"1","ok":true}"#,
+            r#"{"id":"1","ok":false,"error":{"code":"internal","message":"m"}}"#,
+            r#"{"id":null,"ok":false,"error":{"code":"unreadable_frame","message":"m"}}"#,
+            r#"{"id":"1","ok":false,"error":{"code":"nope","message":"m"}}"#,
+            r#"{"id":"1","ok":false,"error":{"code":1}}"#,
+            r#"{"id":"","ok":false,"error":{"code":"internal","message":"m"}}"#,
+            r#"{"id":"1","ok":false}"#,
+            r#"{"id":"1","ok":"yes","result":1}"#,
+            r#"{"type":"event","event":"chat.status","payload":{"x":1}}"#,
+            r#"{"type":"event","event":"","payload":1}"#,
+            r#"{"type":"event","event":"e"}"#,
+            r#"{"type":"ev\u0065nt","event":"e","payload":1}"#,
+            r#"{"type":"event","ev\u0065nt":"e","payload":1}"#,
+            r#"{"type":"event","event":"e\"q","payload":[]}"#,
+            r#"{"type":"event","event":"e","payload":1e400}"#,
+            r#"{"type":"event","event":"\ud800","payload":1}"#,
+            r#"{"type":"other","event":"e","payload":1}"#,
+            r#"{"type":"event","ok":true,"id":"1","result":2,"event":"e","payload":1}"#,
+            r#"{"type":"event","ok":true,"id":"","result":2,"event":"e","payload":1}"#,
+            r#"{"type":"event","event":"e","event":"","payload":1}"#,
+            r#"{"type":"event","event":"e","payload":1"#,
+            r#"[]"#,
+            r#""x""#,
+            r#"{}"#,
+            "not json",
+        ];
+        for case in cases {
+            let owned = parse_server_frame(case).map_err(|e| e.to_string());
+            let view = parse_server_frame_ref(case)
+                .map(ServerFrameRef::into_owned)
+                .map_err(|e| e.to_string());
+            assert_eq!(view, owned, "{case}");
+        }
+        let text = r#"{"type":"event","event":"chat.status","payload":{"a": 1}}"#;
+        let Ok(ServerFrameRef::Event(e)) = parse_server_frame_ref(text) else {
+            panic!("an event");
+        };
+        assert!(matches!(e.event, Cow::Borrowed("chat.status")));
+        assert!(matches!(e.payload, Cow::Borrowed(_)));
     }
 
     #[test]

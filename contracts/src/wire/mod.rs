@@ -25,8 +25,9 @@ pub use schema::{
 pub use schema::{DecodeRef, SchemaRef, SeedRef, StrRef, UnknownRef};
 pub use table::{Event, HostError, Request, TableError};
 pub use union::{
-    Entries, JsonError, Literal, ObjectVariant, Tagged, TryVariant, decode_enum, decode_open_enum,
-    decode_raw, decode_raw_with, decode_tagged, decode_untagged, decode_untagged_objects,
+    Entries, JsonError, LentEntries, Literal, ObjectVariant, ObjectVariantRef, Tagged, TryVariant,
+    decode_enum, decode_open_enum, decode_raw, decode_raw_with, decode_tagged, decode_untagged,
+    decode_untagged_objects, decode_untagged_objects_ref,
 };
 
 use std::fmt;

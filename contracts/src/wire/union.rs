@@ -956,6 +956,78 @@ pub fn decode_untagged_objects<'de, T, D: Deserializer<'de>>(
         cx.issue("Invalid input", false);
         return Ok(None);
     };
+    let entries = || Entries {
+        src: Src::Items(&items),
+    };
+    pick_object(
+        &items,
+        cx,
+        variants.len(),
+        |i| variants[i].literals,
+        |i, cx| (variants[i].decode)(entries(), cx),
+    )
+    .map_err(de::Error::custom)
+}
+
+/// One variant of an untagged union of structs, as its borrowed view decodes it: `decode`
+/// reads entries that lend the input, `owned` decodes the owned variant (entries that do not
+/// lend, such as a key with escapes) and views it.
+pub struct ObjectVariantRef<'de, T> {
+    /// The variant's required literal keys ([`Object::LITERALS`](super::Object::LITERALS)).
+    pub literals: &'static [(&'static str, Literal)],
+    /// Decodes the object as this variant's view, borrowing from the input.
+    pub decode: for<'s> fn(LentEntries<'s, 'de>, &mut Cx) -> Result<Option<T>, JsonError>,
+    /// Decodes the object as the owned variant, viewed.
+    pub owned: for<'a> fn(Entries<'a>, &mut Cx) -> Result<Option<T>, JsonError>,
+}
+
+/// [`decode_untagged_objects`] into a borrowed view of the union, with the same verdict and
+/// messages: when every key and value of the object is borrowed from the input, the chosen
+/// variant's view borrows them too.
+pub fn decode_untagged_objects_ref<'de, T, D: Deserializer<'de>>(
+    d: D,
+    cx: &mut Cx,
+    variants: &[ObjectVariantRef<'de, T>],
+) -> Result<Option<T>, D::Error> {
+    check_depth(cx)?;
+    let Some(items) = d.deserialize_any(IndexV)? else {
+        cx.issue("Invalid input", false);
+        return Ok(None);
+    };
+    let lent = items
+        .iter()
+        .all(|(k, v)| matches!((k, v), (Cow::Borrowed(_), Cow::Borrowed(_))));
+    pick_object(
+        &items,
+        cx,
+        variants.len(),
+        |i| variants[i].literals,
+        |i, cx| {
+            if lent {
+                (variants[i].decode)(LentEntries { items: &items }, cx)
+            } else {
+                (variants[i].owned)(
+                    Entries {
+                        src: Src::Items(&items),
+                    },
+                    cx,
+                )
+            }
+        },
+    )
+    .map_err(de::Error::custom)
+}
+
+/// The choice among the variants of an untagged union of structs, on the object's entries:
+/// see [`decode_untagged_objects`].
+#[inline]
+fn pick_object<T>(
+    items: &Items<'_>,
+    cx: &mut Cx,
+    n: usize,
+    literals: impl Fn(usize) -> &'static [(&'static str, Literal)],
+    decode: impl Fn(usize, &mut Cx) -> Result<Option<T>, JsonError>,
+) -> Result<Option<T>, JsonError> {
     let last = |key: &str| {
         items
             .iter()
@@ -963,21 +1035,18 @@ pub fn decode_untagged_objects<'de, T, D: Deserializer<'de>>(
             .find(|(k, _)| k == key)
             .map(|(_, v)| &**v)
     };
-    let fits = |v: &ObjectVariant<T>| {
-        v.literals
+    let fits = |i: &usize| {
+        literals(*i)
             .iter()
             .all(|&(key, lit)| last(key).is_some_and(|raw| lit.matches(raw)))
     };
-    let candidates = || variants.iter().filter(|v| fits(v));
-    let entries = || Entries {
-        src: Src::Items(&items),
-    };
+    let candidates = || (0..n).filter(fits);
     let mut fitting = candidates();
     if let (Some(only), None) = (fitting.next(), fitting.next()) {
         // The only variant that can accept: decoded once, in place. Its issues stand when
         // they are all limit checks (Zod's rule), else `Invalid input`.
         let base = cx.len();
-        let v = (only.decode)(entries(), cx).map_err(de::Error::custom)?;
+        let v = decode(only, cx)?;
         if let Some(v) = v.filter(|_| cx.len() == base) {
             return Ok(Some(v));
         }
@@ -988,9 +1057,9 @@ pub fn decode_untagged_objects<'de, T, D: Deserializer<'de>>(
         }
         return Ok(None);
     }
-    for variant in candidates() {
+    for i in candidates() {
         let mut sub = cx.quiet_scratch();
-        match (variant.decode)(entries(), &mut sub).map_err(de::Error::custom)? {
+        match decode(i, &mut sub)? {
             Some(v) if sub.is_empty() => return Ok(Some(v)),
             _ => {}
         }
@@ -1000,9 +1069,9 @@ pub fn decode_untagged_objects<'de, T, D: Deserializer<'de>>(
         return Ok(None);
     }
     let mut failures: Vec<Vec<Issue>> = Vec::new();
-    for variant in candidates() {
+    for i in candidates() {
         let mut sub = cx.scratch();
-        let _ = (variant.decode)(entries(), &mut sub).map_err(de::Error::custom)?;
+        let _ = decode(i, &mut sub)?;
         failures.push(sub.into_issues());
     }
     let mut nonaborted = failures
@@ -1013,6 +1082,67 @@ pub fn decode_untagged_objects<'de, T, D: Deserializer<'de>>(
         _ => cx.issue("Invalid input", false),
     }
     Ok(None)
+}
+
+/// An object's entries, every key and value borrowed from the input, handed to a variant's
+/// borrowed view ([`decode_untagged_objects_ref`]).
+pub struct LentEntries<'s, 'de> {
+    items: &'s [(Cow<'de, str>, Cow<'de, str>)],
+}
+
+struct LentAccess<'s, 'de> {
+    items: std::slice::Iter<'s, (Cow<'de, str>, Cow<'de, str>)>,
+    value: Option<&'de str>,
+}
+
+/// The borrowed text of an entry: every entry of a [`LentEntries`] is.
+fn lent<'de>(c: &Cow<'de, str>) -> Result<&'de str, JsonError> {
+    match c {
+        Cow::Borrowed(s) => Ok(s),
+        Cow::Owned(_) => Err(de::Error::custom("an entry not borrowed from the input")),
+    }
+}
+
+impl<'de> MapAccess<'de> for LentAccess<'_, 'de> {
+    type Error = JsonError;
+    #[inline]
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, JsonError> {
+        match self.items.next() {
+            None => Ok(None),
+            Some((k, v)) => {
+                self.value = Some(lent(v)?);
+                seed.deserialize(BorrowedStrDeserializer::new(lent(k)?))
+                    .map(Some)
+            }
+        }
+    }
+    #[inline]
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, JsonError> {
+        let raw = self
+            .value
+            .take()
+            .ok_or_else(|| de::Error::custom("value without a key"))?;
+        seed.deserialize(RawText(raw))
+    }
+}
+
+impl<'de> Deserializer<'de> for LentEntries<'_, 'de> {
+    type Error = JsonError;
+    #[inline]
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, JsonError> {
+        visitor.visit_map(LentAccess {
+            items: self.items.iter(),
+            value: None,
+        })
+    }
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
+        identifier ignored_any
+    }
 }
 
 #[cfg(test)]
