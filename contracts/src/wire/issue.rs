@@ -167,6 +167,9 @@ impl Drop for Cx {
 #[derive(Debug, Default)]
 pub struct Cx {
     path: Vec<Seg>,
+    /// Struct fields entered but not pushed onto `path`: a field's key is attached to the
+    /// issues its value recorded when it is left ([`Cx::leave_key`]).
+    lazy: usize,
     issues: Vec<Issue>,
     /// A union variant on trial: issues are counted, not worded (no message, no path); the
     /// union words them only when every variant failed.
@@ -180,6 +183,7 @@ impl Cx {
     pub fn new() -> Cx {
         Cx {
             path: SPARE_PATH.with(Cell::take),
+            lazy: 0,
             issues: Vec::new(),
             quiet: false,
         }
@@ -189,6 +193,7 @@ impl Cx {
     pub fn scratch(&self) -> Cx {
         Cx {
             path: self.path.clone(),
+            lazy: self.lazy,
             issues: Vec::new(),
             quiet: false,
         }
@@ -236,7 +241,37 @@ impl Cx {
     /// How deep the current value is nested.
     #[inline]
     pub fn depth(&self) -> usize {
-        self.path.len()
+        self.path.len() + self.lazy
+    }
+
+    /// Enters a struct field without pushing its key: nothing is written on the happy path.
+    #[inline]
+    pub fn enter_key(&mut self) {
+        self.lazy += 1;
+    }
+
+    /// Leaves the field entered by [`Cx::enter_key`]: the issues recorded since `start` get
+    /// the field's key at this level of their path, as if it had been pushed.
+    #[inline]
+    pub fn leave_key(&mut self, start: usize, key: &'static str) {
+        self.lazy -= 1;
+        if self.issues.len() > start {
+            self.attach_key(start, key);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn attach_key(&mut self, start: usize, key: &'static str) {
+        if self.quiet {
+            // A quiet context's issues are only counted; they carry no path.
+            return;
+        }
+        let at = self.path.len();
+        for issue in &mut self.issues[start..] {
+            let at = at.min(issue.path.len());
+            issue.path.insert(at, Seg::Key(Cow::Borrowed(key)));
+        }
     }
 
     /// Enters a path segment.

@@ -125,9 +125,9 @@ impl<'a> ObjectCx<'a> {
             self.spans.retain(|s| s.0 != i);
         }
         let start = self.cx.len();
-        self.cx.push(Seg::Key(Cow::Borrowed(self.fields[i])));
+        self.cx.enter_key();
         let v = map.next_value_seed(Seed(schema, self.cx));
-        self.cx.pop();
+        self.cx.leave_key(start, self.fields[i]);
         let v = v?;
         let end = self.cx.len();
         if end > start {
@@ -150,9 +150,9 @@ impl<'a> ObjectCx<'a> {
             self.spans.retain(|s| s.0 != i);
         }
         let start = self.cx.len();
-        self.cx.push(Seg::Key(Cow::Borrowed(self.fields[i])));
+        self.cx.enter_key();
         let v = map.next_value_seed(Seed(schema, self.cx));
-        self.cx.pop();
+        self.cx.leave_key(start, self.fields[i]);
         *slot = Some(v?);
         let end = self.cx.len();
         if end > start {
@@ -173,9 +173,9 @@ impl<'a> ObjectCx<'a> {
             self.spans.retain(|s| s.0 != i);
         }
         let start = self.cx.len();
-        self.cx.push(Seg::Key(Cow::Borrowed(self.fields[i])));
+        self.cx.enter_key();
         let v = map.next_value_seed(SeedRef(schema, self.cx));
-        self.cx.pop();
+        self.cx.leave_key(start, self.fields[i]);
         let v = v?;
         let end = self.cx.len();
         if end > start {
@@ -198,9 +198,9 @@ impl<'a> ObjectCx<'a> {
             self.spans.retain(|s| s.0 != i);
         }
         let start = self.cx.len();
-        self.cx.push(Seg::Key(Cow::Borrowed(self.fields[i])));
+        self.cx.enter_key();
         let v = map.next_value_seed(SeedRef(schema, self.cx));
-        self.cx.pop();
+        self.cx.leave_key(start, self.fields[i]);
         *slot = Some(v?);
         let end = self.cx.len();
         if end > start {
