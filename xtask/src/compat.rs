@@ -385,8 +385,15 @@ fn base_files(root: &Path, base: &Base, rel: &str) -> Result<Vec<SourceFile>, St
 /// Writes the working tree's schema files (every directory under `schema/`, or the given
 /// ones) as the published baseline. Answers how many files it holds.
 fn bless(root: &Path, given: &[PathBuf]) -> Result<usize, String> {
-    let mut files = serde_json::Map::new();
-    for rel in schema_dirs(root, given)? {
+    // Directories not blessed now keep what was published for them.
+    let dirs = schema_dirs(root, given)?;
+    let mut files = std::fs::read_to_string(root.join(SNAPSHOT_FILE))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| v["files"].as_object().cloned())
+        .unwrap_or_default();
+    files.retain(|path, _| !dirs.iter().any(|d| path.starts_with(&format!("{d}/"))));
+    for rel in dirs {
         let mut stack = vec![root.join(&rel)];
         while let Some(dir) = stack.pop() {
             let entries =
@@ -607,6 +614,15 @@ mod tests {
             out.report.is_breaking(),
             "a new value of an enum that travels out breaks"
         );
+        // Blessing one directory keeps what was published for the others.
+        write(&root, &[("schema/other/x.contract", V1)]);
+        bless(&root, &[root.join("schema/other")]).unwrap_or_else(|e| panic!("{e}"));
+        let published = std::fs::read_to_string(root.join(SNAPSHOT_FILE)).unwrap_or_default();
+        assert!(
+            published.contains("schema/demo/api.contract"),
+            "{published}"
+        );
+        assert!(published.contains("schema/other/x.contract"), "{published}");
         let _ = std::fs::remove_dir_all(&root);
     }
 
