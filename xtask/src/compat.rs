@@ -121,23 +121,6 @@ pub fn run(root: &Path, args: Args) -> ExitCode {
     }
 }
 
-/// The check `cargo xtask test` runs: every directory under `schema/` against the default base,
-/// printed as text. True when nothing breaks and nothing failed.
-// `cargo xtask test` runs `cargo xtask compat` as a step; this is the same check for in-process callers.
-#[allow(dead_code)]
-pub fn run_default_check(root: &Path) -> bool {
-    match check(root, &Args::default()) {
-        Ok(out) => {
-            print(&out, Format::Text);
-            !out.report.is_breaking()
-        }
-        Err(msg) => {
-            eprintln!("{msg}");
-            false
-        }
-    }
-}
-
 fn print(out: &Outcome, format: Format) {
     match format {
         Format::Text => {
