@@ -1,8 +1,9 @@
 //! emit::docs: the model to the Markdown reference (`docs/reference/<protocol>.md`).
 //!
-//! The reference has a table of requests per group, like the spec's, a table of events, then
-//! every request, event and type with its docs. A group is the doc comment of a `requests { }`
-//! block ([`request_group`]; `schema/README.md`, "Request groups").
+//! The reference has a table of the requests with one row per group, like the spec's, then
+//! each group's requests with their docs, a table of events, each event, then every type. A group
+//! is the doc comment of a `requests { }` block ([`request_groups`]; `schema/README.md`,
+//! "Request groups").
 
 use crate::model::{
     Docs, Literal, Meta, Model, Request, Ty, TyKind, TypeDef, TypeDefKind, UnionTag,
