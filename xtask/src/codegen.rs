@@ -3,9 +3,9 @@
 //! For every protocol under `schema/` (see [`targets`]) it writes:
 //!
 //! - the TypeScript package's generated sources and `package.json`/`tsconfig.json`
-//!   (`bindings/<package>/`, [`emit::typescript`]);
-//! - the JSON Schema beside them (`bindings/<package>/schema.json`, [`emit::json_schema`]);
-//! - the Markdown reference (`docs/reference/<protocol>.md`, [`emit::docs`]);
+//!   (`bindings/<package>/`, [`typescript`]);
+//! - the JSON Schema beside them (`bindings/<package>/schema.json`, [`json_schema`]);
+//! - the Markdown reference (`docs/reference/<protocol>.md`, [`docs`]);
 //! - the corpus derived from the model (`tests/corpus/derived/<protocol>.jsonl`,
 //!   [`contracts_codegen::corpus`]), run with the hand-written corpus by the Rust, Zod and
 //!   JSON Schema runners.

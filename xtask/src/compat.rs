@@ -3,6 +3,7 @@
 //! ```text
 //! cargo xtask compat [--base REV] [--schema DIR]... [--base-protocol NAME=DIR]...
 //!                    [--format text|json] [--acknowledged FILE]
+//! cargo xtask compat --bless [--schema DIR]...
 //! ```
 //!
 //! Every `.contract` file of each schema directory is read at REV (`git ls-tree`, `git show`) and
@@ -37,8 +38,9 @@ pub const MAIN_REF: &str = "origin/main";
 
 #[derive(clap::Args, Debug, Default)]
 pub struct Args {
-    /// The git revision to compare with (default: `schema/compat-baseline`, else the merge base
-    /// with origin/main, else HEAD).
+    /// The git revision to compare with (default: the published `schema/compat-baseline.json`,
+    /// else the revision named in `schema/compat-baseline`, else the merge base with
+    /// origin/main, else HEAD).
     #[arg(long, value_name = "REV")]
     pub base: Option<String>,
     /// A schema directory to check; repeatable (default: every directory under `schema/`).

@@ -2,8 +2,9 @@
 //!
 //! ```text
 //! cargo xtask codegen [--check]        regenerate every generated file; --check: fail if stale
-//! cargo xtask check [DIR]              parse and check a schema directory, print diagnostics
-//! cargo xtask compat --base REV [--schema DIR] [--format text|json]
+//! cargo xtask check [DIR] [--base NAME=DIR]
+//!                                      parse and check a schema directory, print diagnostics
+//! cargo xtask compat [--base REV] [--schema DIR] [--format text|json] [--bless]
 //! cargo xtask validate --protocol agent|connect --as KIND [--type NAME]
 //! cargo xtask test                     every test: Rust, TypeScript, end to end
 //! ```
@@ -27,7 +28,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Regenerate every generated file (TypeScript packages, JSON Schema, docs).
+    /// Regenerate every generated file (TypeScript packages, JSON Schema, docs, derived corpus).
     Codegen {
         /// Change nothing; fail with the command to run when a generated file is stale.
         #[arg(long)]
