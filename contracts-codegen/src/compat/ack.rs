@@ -12,8 +12,8 @@
 //! An entry matches a finding with the same rule and subject (and protocol, when given). A
 //! matched breaking finding is reported as acknowledged and does not fail the check, except a
 //! rule that can never be acknowledged (`legacy-value-removed`). An entry that matches nothing is
-//! reported as stale, a warning: with the merge-base default every entry goes stale as soon as its
-//! change reaches the base, and failing then would turn the main branch red.
+//! reported as stale, a warning: every entry goes stale as soon as its change reaches the base
+//! (a bless of the published baseline, a merge), and failing then would turn the main branch red.
 
 use super::{Finding, Level, rules};
 use serde::{Deserialize, Serialize};
