@@ -1,6 +1,6 @@
 //! corpus: cases derived from the model, so the shared corpus grows with the schema.
 //!
-//! [`derive`] walks every table entry (request payloads and results, event payloads) and every
+//! [`derive()`] walks every table entry (request payloads and results, event payloads) and every
 //! variant of the frame unions (`ClientFrame`, `ServerFrame` when they are tagged unions, as in
 //! Agent Connect) and writes, for each, a minimal valid value built from the model, then one
 //! case per rule of `docs/wire-semantics.md` that the value's shape is subject to:
