@@ -375,9 +375,9 @@ fn again<R>(mut f: impl FnMut() -> R) -> R {
 /// wins), then decodes the whole object as the variant.
 ///
 /// Inside `with_live_tags` (a parse that can start over), when the object's first key is the
-/// tag (as every writer of these frames puts it), the variant is read straight from the live map, the tag entry replayed
-/// to it; a later duplicate of the tag only needs to agree with the first, else the parse
-/// starts over with streaming off. When the first key is not the tag, the entries are
+/// tag (as every writer of these frames puts it), the variant is read straight from the live
+/// map, the tag entry replayed to it; a later duplicate of the tag only needs to agree with the
+/// first, else the parse starts over with streaming off. When the first key is not the tag, the entries are
 /// buffered (borrowed `(key, value text)`) and the last tag wins.
 ///
 /// Outside it, the object is captured as text (borrowed from the input when it can be). When
