@@ -1,8 +1,8 @@
 //! emit::docs: the model to the Markdown reference (`docs/reference/<protocol>.md`).
 //!
 //! The reference has a table of the requests with one row per group, like the spec's, then
-//! each group's requests with their docs, a table of events, each event, then every type. A group
-//! is the doc comment of a `requests { }` block ([`request_groups`]; `schema/README.md`,
+//! each group's requests with their docs, a table of events, each event, then every type. A
+//! group is the doc comment of a `requests { }` block ([`request_groups`]; `schema/README.md`,
 //! "Request groups").
 
 use crate::model::{
