@@ -4,10 +4,12 @@
 //! schema text --parse--> syntax tree (file:line:col) --lower--> model --check--> model + diagnostics
 //!     model --> emit::rust (tokens, via the macro)
 //!           --> emit::typescript, emit::json_schema, emit::docs (via xtask)
+//!           --> corpus::derive (test frames, via xtask)
 //!     (base model, head model) --> compat::diff
 //! ```
 //!
-//! [`load`] is the only phase that does IO. Everything after it is a pure function of the model.
+//! [`load`] is the only phase that does IO; [`generate`], the library an xtask is made of, also
+//! reads and writes the files it plans. Everything after `load` is a pure function of the model.
 
 pub mod check;
 pub mod compat;
