@@ -1,7 +1,7 @@
 //! The runtime for generated wire contracts.
 //!
-//! Generated code reaches this crate only through [`__private`]. The agent protocol is
-//! generated here by [`protocol!`] from `schema/agent`.
+//! Generated code reaches this crate only through [`__private`]. The agent and Agent Connect
+//! protocols are generated here by [`protocol!`] from `schema/agent` and `schema/connect`.
 
 extern crate self as contracts;
 
