@@ -16,7 +16,8 @@
 //!   value (accepted), every listed value once per enum;
 //! - every tagged union with its tag absent or unknown (refused at the tag's path), every
 //!   variant once;
-//! - an extra unknown key on every object (accepted).
+//! - an extra unknown key on every object (accepted), and one of its fields written twice,
+//!   the last valid (accepted) and the last invalid (refused): the last one wins.
 //!
 //! A refusal carries the paths its issues name in Zod's dotted form (`limits[0].resetsAt`),
 //! except inside an untagged union, where Zod names the union itself and the case carries the
