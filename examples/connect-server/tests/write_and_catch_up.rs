@@ -1,9 +1,10 @@
 //! The sample client `write-and-catch-up` (TypeScript, node) against the real server binary.
 //!
-//! Skipped, saying so, only when `node` is missing. The client and the package it uses are
-//! installed and built when they are not yet: `npm ci` and `npm run build` in
-//! `bindings/connect-frames` (when its `node_modules` or `dist` is missing), then in
-//! `examples/connect-server/client`.
+//! Skipped, saying so, only when `node` is missing. The package the client uses is installed
+//! and built when it is not yet: `npm ci` and `npm run build` in `bindings/connect-frames`
+//! (when its `node_modules` or `dist` is missing); then the client in
+//! `examples/connect-server/client` is installed when its `node_modules` is missing and built
+//! every time, so it is never stale.
 
 use std::process::Command;
 use std::time::Duration;
