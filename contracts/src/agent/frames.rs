@@ -1,6 +1,7 @@
-//! Frames: the envelope stage (`parse_request`, `parse_server_frame`), the frame-level
-//! dispatcher that turns any incoming frame into its reply, the writers of outgoing frames, and
-//! the verdict `cargo xtask validate` prints.
+//! Frames: the envelope stage (`parse_request`, `parse_server_frame`, and their borrowed forms
+//! `parse_request_ref`, `parse_server_frame_ref`), the frame-level dispatcher that turns any
+//! incoming frame into its reply, the writers of outgoing frames, and the verdict
+//! `cargo xtask validate` prints.
 
 use super::{
     ErrorCode, Event, EventPayload, ReplyError, ReplyOk, Request, RequestPayload, RequestRef,
