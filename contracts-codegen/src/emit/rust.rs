@@ -539,6 +539,11 @@ impl<'a> Emitter<'a> {
         } else {
             quote!(const LITERALS: &'static [(&'static str, #rt::Literal)] = &[#(#literals),*];)
         };
+        let decode_impl = self.decode_impl(
+            &name,
+            quote!(#rt::Expect::Type("object")),
+            quote!(#rt::decode_object::<Self, D>(d, cx)),
+        );
         quote! {
             #docs
             #meta
@@ -567,16 +572,7 @@ impl<'a> Emitter<'a> {
                 }
             }
 
-            #[allow(deprecated)]
-            impl #rt::Decode for #name {
-                const EXPECT: #rt::Expect = #rt::Expect::Type("object");
-                fn decode<'de, D: #rt::serde::Deserializer<'de>>(
-                    d: D,
-                    cx: &mut #rt::Cx,
-                ) -> ::core::result::Result<::core::option::Option<Self>, D::Error> {
-                    #rt::decode_object::<Self, D>(d, cx)
-                }
-            }
+            #decode_impl
 
             #[allow(deprecated)]
             impl #rt::WriteFields for #name {
@@ -926,6 +922,24 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// `Decode` for a generated type: what its value must look like (`expect`, the message of a
+    /// value of the wrong JSON type) and the body of `decode`, which reads `d` into `cx`.
+    fn decode_impl(&self, name: &Ident, expect: TokenStream, body: TokenStream) -> TokenStream {
+        let rt = &self.rt;
+        quote! {
+            #[allow(deprecated)]
+            impl #rt::Decode for #name {
+                const EXPECT: #rt::Expect = #expect;
+                fn decode<'de, D: #rt::serde::Deserializer<'de>>(
+                    d: D,
+                    cx: &mut #rt::Cx,
+                ) -> ::core::result::Result<::core::option::Option<Self>, D::Error> {
+                    #body
+                }
+            }
+        }
+    }
+
     /// `Deserialize` (through the runtime, errors prettified) for a generated type.
     fn common_impls(&self, name: &Ident) -> TokenStream {
         let rt = &self.rt;
@@ -968,6 +982,16 @@ impl<'a> Emitter<'a> {
         };
         if e.open {
             let other_doc = " A value this schema does not list (the set is open).";
+            let decode_impl = self.decode_impl(
+                &name,
+                quote!(#rt::Expect::Type("string")),
+                quote! {
+                    #rt::decode_open_enum(d, cx, |s| match &*s {
+                        #(#values => Self::#variants,)*
+                        _ => Self::#other(s.into_owned()),
+                    })
+                },
+            );
             quote! {
                 #docs
                 #meta
@@ -992,19 +1016,7 @@ impl<'a> Emitter<'a> {
                     }
                 }
 
-                #[allow(deprecated)]
-                impl #rt::Decode for #name {
-                    const EXPECT: #rt::Expect = #rt::Expect::Type("string");
-                    fn decode<'de, D: #rt::serde::Deserializer<'de>>(
-                        d: D,
-                        cx: &mut #rt::Cx,
-                    ) -> ::core::result::Result<::core::option::Option<Self>, D::Error> {
-                        #rt::decode_open_enum(d, cx, |s| match &*s {
-                            #(#values => Self::#variants,)*
-                            _ => Self::#other(s.into_owned()),
-                        })
-                    }
-                }
+                #decode_impl
 
                 #[allow(deprecated)]
                 impl #rt::serde::Serialize for #name {
@@ -1036,6 +1048,16 @@ impl<'a> Emitter<'a> {
             } else {
                 quote!(match self { #(Self::#variants => #values,)* })
             };
+            let decode_impl = self.decode_impl(
+                &name,
+                quote!(#rt::Expect::OneOf(Self::VALUES)),
+                quote! {
+                    #rt::decode_enum(d, cx, Self::VALUES, |s| match s {
+                        #(#values => ::core::option::Option::Some(Self::#variants),)*
+                        _ => ::core::option::Option::None,
+                    })
+                },
+            );
             quote! {
                 #docs
                 #meta
@@ -1055,19 +1077,7 @@ impl<'a> Emitter<'a> {
                     }
                 }
 
-                #[allow(deprecated)]
-                impl #rt::Decode for #name {
-                    const EXPECT: #rt::Expect = #rt::Expect::OneOf(Self::VALUES);
-                    fn decode<'de, D: #rt::serde::Deserializer<'de>>(
-                        d: D,
-                        cx: &mut #rt::Cx,
-                    ) -> ::core::result::Result<::core::option::Option<Self>, D::Error> {
-                        #rt::decode_enum(d, cx, Self::VALUES, |s| match s {
-                            #(#values => ::core::option::Option::Some(Self::#variants),)*
-                            _ => ::core::option::Option::None,
-                        })
-                    }
-                }
+                #decode_impl
 
                 #[allow(deprecated)]
                 impl #rt::serde::Serialize for #name {
@@ -1150,6 +1160,11 @@ impl<'a> Emitter<'a> {
                         Some(quote!(#t => ::core::option::Option::Some(#a),))
                     })
                     .collect::<Vec<_>>();
+                let decode_impl = self.decode_impl(
+                    &name,
+                    quote!(#rt::Expect::Type("object")),
+                    quote!(#rt::decode_tagged::<Self, D>(d, cx)),
+                );
                 quote! {
                     #docs
                     #meta
@@ -1206,16 +1221,7 @@ impl<'a> Emitter<'a> {
                         }
                     }
 
-                    #[allow(deprecated)]
-                    impl #rt::Decode for #name {
-                        const EXPECT: #rt::Expect = #rt::Expect::Type("object");
-                        fn decode<'de, D: #rt::serde::Deserializer<'de>>(
-                            d: D,
-                            cx: &mut #rt::Cx,
-                        ) -> ::core::result::Result<::core::option::Option<Self>, D::Error> {
-                            #rt::decode_tagged::<Self, D>(d, cx)
-                        }
-                    }
+                    #decode_impl
 
                     #[allow(deprecated)]
                     impl #rt::serde::Serialize for #name {
@@ -1264,6 +1270,11 @@ impl<'a> Emitter<'a> {
                         ])
                     }
                 };
+                let decode_impl = self.decode_impl(
+                    &name,
+                    quote!(#rt::Expect::Fixed("Invalid input")),
+                    decode_body,
+                );
                 quote! {
                     #docs
                     #meta
@@ -1273,16 +1284,7 @@ impl<'a> Emitter<'a> {
                         #(#variants)*
                     }
 
-                    #[allow(deprecated)]
-                    impl #rt::Decode for #name {
-                        const EXPECT: #rt::Expect = #rt::Expect::Fixed("Invalid input");
-                        fn decode<'de, D: #rt::serde::Deserializer<'de>>(
-                            d: D,
-                            cx: &mut #rt::Cx,
-                        ) -> ::core::result::Result<::core::option::Option<Self>, D::Error> {
-                            #decode_body
-                        }
-                    }
+                    #decode_impl
 
                     #[allow(deprecated)]
                     impl #rt::serde::Serialize for #name {
