@@ -1010,7 +1010,7 @@ fn union_tag_is_left_to_the_union(model: &Model, diags: &mut Diagnostics) {
 }
 
 /// Rule: every variant of a tagged union is an object (a struct, an inline object, or an
-/// alias of one); an untagged union's variants are named types.
+/// alias of one); an untagged union's variants are named types or inline objects.
 fn union_variants_are_objects(model: &Model, diags: &mut Diagnostics) {
     for t in &model.types {
         let TypeDefKind::Union(u) = &t.kind else {
