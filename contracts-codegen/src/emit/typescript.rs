@@ -21,6 +21,7 @@
 //! src/schemas.ts                every type's schema and type, in dependency order
 //! src/parse.ts                  ParseResult<T> and the never-throwing parse helper
 //! src/tables.ts                 <PREFIX>_REQUEST_SCHEMAS, <PREFIX>_EVENT_SCHEMAS and their types
+//!                               (only when the protocol or a base has requests or events)
 //! src/frames.ts                 parse<Frame>() for the frame types, and the alias exports
 //! src/index.ts                  the root module's types, the tables, frames, hand-written extras
 //! src/<module>.ts               the types of one schema module (`./task`, `./agent`)
