@@ -300,7 +300,7 @@ pub fn derive(model: &Model) -> Vec<Case> {
     derive_covering(model).0
 }
 
-/// [`derive`], and the `(struct, field)` pairs whose field the cases mutate.
+/// [`derive()`], and the `(struct, field)` pairs whose field the cases mutate.
 fn derive_covering(model: &Model) -> (Vec<Case>, BTreeSet<(String, String)>) {
     let mut g = Gen {
         model,
