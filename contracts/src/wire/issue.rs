@@ -177,12 +177,13 @@ pub struct Cx {
 }
 
 impl Cx {
-    /// An empty context at the root. Its path buffer is reused from the last context dropped
-    /// on this thread, so a parse allocates no path.
+    /// An empty context at the root. Its path buffer is taken on the first push from the
+    /// last context dropped on this thread (so a parse allocates no path, and one that pushes
+    /// nothing touches no thread-local).
     #[inline]
     pub fn new() -> Cx {
         Cx {
-            path: SPARE_PATH.with(Cell::take),
+            path: Vec::new(),
             lazy: 0,
             issues: Vec::new(),
             quiet: false,
@@ -277,7 +278,17 @@ impl Cx {
     /// Enters a path segment.
     #[inline]
     pub fn push(&mut self, seg: Seg) {
+        if self.path.capacity() == 0 {
+            self.take_spare();
+        }
         self.path.push(seg);
+    }
+
+    /// The first push: the thread's spare path buffer, if there is one.
+    #[cold]
+    #[inline(never)]
+    fn take_spare(&mut self) {
+        self.path = SPARE_PATH.with(Cell::take);
     }
 
     /// Leaves the last path segment.

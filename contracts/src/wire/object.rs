@@ -138,7 +138,7 @@ impl<'a> ObjectCx<'a> {
 
     /// Decodes the value of field `i` into its slot (see [`ObjectCx::value`]): the value is
     /// written in place, not moved through the return.
-    #[inline]
+    #[inline(always)]
     pub fn value_into<'de, A: MapAccess<'de>, S: Schema>(
         &mut self,
         map: &mut A,
@@ -186,7 +186,7 @@ impl<'a> ObjectCx<'a> {
 
     /// Decodes the value of field `i` into its slot with a schema that may borrow; see
     /// [`ObjectCx::value_into`].
-    #[inline]
+    #[inline(always)]
     pub fn value_ref_into<'de, A: MapAccess<'de>, S: SchemaRef<'de>>(
         &mut self,
         map: &mut A,
@@ -265,12 +265,18 @@ impl<'a> ObjectCx<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn finish(self) {
         if self.cx.len() == self.base {
             // No issue since the object began: nothing to reorder or drop.
             return;
         }
+        self.reorder();
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn reorder(self) {
         let mut spans = self.spans;
         spans.sort_by_key(|s| s.0);
         let live: Vec<(usize, usize)> = spans.iter().map(|s| (s.1, s.2)).collect();

@@ -275,7 +275,7 @@ impl StrA<'_> {
 
 impl<'de> Accept<'de> for StrA<'_> {
     accept_head!(String, Expect::Type("string"));
-    #[inline]
+    #[inline(always)]
     fn str(mut self, v: &str) -> Option<String> {
         self.check(v).then(|| v.to_owned())
     }
@@ -290,7 +290,7 @@ impl Schema for Str {
     fn expect(self) -> Expect {
         Expect::Type("string")
     }
-    #[inline]
+    #[inline(always)]
     fn decode<'de, D: Deserializer<'de>>(
         self,
         d: D,
@@ -345,8 +345,28 @@ struct IntA<'a> {
 
 impl<'de> Accept<'de> for IntA<'_> {
     accept_head!(i64, Expect::Type("number"));
-    #[inline]
+    #[inline(always)]
     fn num(self, n: Num) -> Option<i64> {
+        // A safe integer within the bounds: accepted with no float work (the general path
+        // below gives the same verdict for it; anything else takes that path).
+        let whole = match n {
+            Num::U(u) if u <= MAX_SAFE as u64 => Some(u as i64),
+            Num::I(i) if (-MAX_SAFE..=MAX_SAFE).contains(&i) => Some(i),
+            _ => None,
+        };
+        if let Some(i) = whole
+            && self.s.min.is_none_or(|m| i >= m)
+            && self.s.max.is_none_or(|m| i <= m)
+        {
+            return Some(i);
+        }
+        self.num_checked(n)
+    }
+}
+
+impl IntA<'_> {
+    #[inline(never)]
+    fn num_checked(self, n: Num) -> Option<i64> {
         let v = n.as_f64();
         if !v.is_finite() || v.fract() != 0.0 {
             self.cx
@@ -373,7 +393,7 @@ impl Schema for Int {
     fn expect(self) -> Expect {
         Expect::Type("number")
     }
-    #[inline]
+    #[inline(always)]
     fn decode<'de, D: Deserializer<'de>>(self, d: D, cx: &mut Cx) -> Result<Option<i64>, D::Error> {
         d.deserialize_any(Visit(IntA { s: self, cx }))
     }
