@@ -152,9 +152,20 @@ thread_local! {
 }
 
 impl Drop for Cx {
-    #[inline]
+    #[inline(always)]
     fn drop(&mut self) {
-        if self.path.capacity() > 0 && self.path.capacity() <= 64 {
+        if self.path.capacity() > 0 {
+            self.give_back();
+        }
+    }
+}
+
+impl Cx {
+    /// Leaves the path buffer (a small one) for the next context on this thread.
+    #[cold]
+    #[inline(never)]
+    fn give_back(&mut self) {
+        if self.path.capacity() <= 64 {
             let mut path = std::mem::take(&mut self.path);
             path.clear();
             // Ignored when the thread is being torn down.
