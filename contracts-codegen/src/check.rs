@@ -6,7 +6,7 @@
 //! model. Emitters never fail: whatever they cannot represent is refused here.
 
 use crate::diag::Diagnostics;
-use crate::lower::{PRIMITIVES, direction};
+use crate::lower::{PRIMITIVES, direction, split_table_key, table_kind};
 use crate::model::*;
 use crate::names;
 use crate::syntax::{self, Arg, Args, Attrs, FieldDecl, Item, LiteralExpr, TypeExpr, TypeExprKind};
@@ -155,9 +155,10 @@ enum Place {
     Event,
 }
 
-/// Rule: attributes are among `deprecated`, `legacy`, `open`, `direction` and `accepts`, each
-/// written once, with a value when it needs one, where it means something (`#[legacy]` on an
-/// enum value, `#[open]` on an enum).
+/// Rule: attributes are among `deprecated`, `legacy`, `open`, `direction`, `accepts` and
+/// `table`, each written once, with a value when it needs one, where it means something
+/// (`#[legacy]` on an enum value, `#[open]` on an enum, `#[table]` on a field). A `direction`
+/// is one of the three; a `table` is written `requests[<field>]` or `events[<field>]`.
 fn attributes_are_known_and_placed(attrs: &Attrs, place: Place, diags: &mut Diagnostics) {
     let mut seen: HashMap<&str, &Loc> = HashMap::new();
     for a in &attrs.attrs {
@@ -172,6 +173,7 @@ fn attributes_are_known_and_placed(attrs: &Attrs, place: Place, diags: &mut Diag
             "deprecated" => (false, true, true),
             "legacy" => (false, false, place == Place::EnumValue),
             "open" => (false, false, place == Place::Enum),
+            "table" => (true, true, place == Place::Field),
             "direction" | "accepts" => (
                 true,
                 true,
@@ -180,7 +182,7 @@ fn attributes_are_known_and_placed(attrs: &Attrs, place: Place, diags: &mut Diag
             _ => {
                 diags.error(
                     &a.name.loc,
-                    format!("unknown attribute `{name}`: expected `deprecated`, `legacy`, `open`, `direction` or `accepts`"),
+                    format!("unknown attribute `{name}`: expected `deprecated`, `legacy`, `open`, `direction`, `accepts` or `table`"),
                 );
                 continue;
             }
@@ -189,16 +191,17 @@ fn attributes_are_known_and_placed(attrs: &Attrs, place: Place, diags: &mut Diag
             let where_ = match name {
                 "legacy" => "only on an enum value",
                 "open" => "only on an enum",
+                "table" => "only on a field",
                 _ => "on declarations, variants, requests and events, not on fields or enum values",
             };
             diags.error(&a.name.loc, format!("`#[{name}]` is allowed {where_}"));
         }
         match (&a.value, needs_value, takes_value) {
             (None, true, _) => {
-                let example = if name == "direction" {
-                    "\"client-to-server\""
-                } else {
-                    "\"events\""
+                let example = match name {
+                    "direction" => "\"client-to-server\"",
+                    "table" => "\"requests[type]\"",
+                    _ => "\"events\"",
                 };
                 diags.error(
                     &a.name.loc,
@@ -214,6 +217,21 @@ fn attributes_are_known_and_placed(attrs: &Attrs, place: Place, diags: &mut Diag
                     format!("unknown direction \"{}\": expected \"client-to-server\", \"server-to-client\" or \"both\"", v.text),
                 );
             }
+            (Some(v), _, true) if name == "table" => match split_table_key(&v.text) {
+                None => {
+                    diags.error(
+                        &v.loc,
+                        format!("`#[table]` is written `\"requests[<field>]\"` or `\"events[<field>]\"`, not \"{}\"", v.text),
+                    );
+                }
+                Some((table, _)) if table_kind(table).is_none() => {
+                    diags.error(
+                        &v.loc,
+                        format!("unknown table \"{table}\": expected \"requests\" or \"events\""),
+                    );
+                }
+                Some(_) => {}
+            },
             _ => {}
         }
     }
@@ -411,13 +429,17 @@ fn each_type_expr(item: &Item, f: &mut impl FnMut(&TypeExpr)) {
 // =============================================================================================
 // Rules over the model
 
-/// What the syntax errors left out, so references to it are not reported as unknown.
+/// What the model does not keep of the text: what the syntax errors left out, so references to
+/// it are not reported as unknown, and where the attributes the rules over the model judge are
+/// written.
 #[derive(Clone, Debug, Default)]
 pub struct Missing {
     /// Some text could not be read at all: no reference is reported as unknown.
     pub anything: bool,
     /// Declarations that did not parse.
     pub names: HashSet<String>,
+    /// Where each `#[table]` is written (its name, its value), by the place of its field's name.
+    pub table_attrs: HashMap<Loc, (Loc, Loc)>,
 }
 
 impl Missing {
@@ -429,8 +451,32 @@ impl Missing {
                 .iter()
                 .flat_map(|f| f.broken.iter().cloned())
                 .collect(),
+            table_attrs: table_attrs(files),
         }
     }
+}
+
+/// Where each `#[table = "..."]` with a value is written, by the place of its field's name.
+fn table_attrs(files: &[syntax::File]) -> HashMap<Loc, (Loc, Loc)> {
+    let mut out = HashMap::new();
+    let mut add = |fd: &FieldDecl| {
+        if let Some(a) = fd.attrs.get("table")
+            && let Some(v) = &a.value
+        {
+            out.insert(fd.name.loc.clone(), (a.name.loc.clone(), v.loc.clone()));
+        }
+    };
+    for item in files.iter().flat_map(|f| &f.items) {
+        if let Item::Struct(s) = item {
+            s.fields.iter().for_each(&mut add);
+        }
+        each_type_expr(item, &mut |t| {
+            if let TypeExprKind::Object(fs) = &t.kind {
+                fs.iter().for_each(&mut add);
+            }
+        });
+    }
+    out
 }
 
 /// Run every rule over a lowered model.
@@ -459,6 +505,7 @@ pub fn check_with(model: &Model, missing: &Missing, diags: &mut Diagnostics) {
     limits_are_in_order(model, diags);
     defaults_are_on_optional_fields(model, diags);
     defaults_fit_their_type(model, diags);
+    table_fields_name_their_entry(model, &missing.table_attrs, diags);
     aliases_do_not_recurse(model, diags);
     types_do_not_contain_themselves(model, diags);
 }
@@ -1100,6 +1147,132 @@ fn defaults_fit_their_type(model: &Model, diags: &mut Diagnostics) {
                 );
             }
         }
+    }
+}
+
+/// Rule: a `#[table = "requests[type]"]` field is a required `unknown` (after aliases); its key
+/// (`type`) is another required field of the same struct, a `string` (possibly with limits, after
+/// aliases; a literal names one entry only); and the protocol has that table, its own or a
+/// base's. Errors point at the attribute (its value for what the value names).
+fn table_fields_name_their_entry(
+    model: &Model,
+    attrs: &HashMap<Loc, (Loc, Loc)>,
+    diags: &mut Diagnostics,
+) {
+    for t in &model.types {
+        let TypeDefKind::Struct(s) = &t.kind else {
+            continue;
+        };
+        for f in &s.fields {
+            let Some(tk) = &f.meta.table else { continue };
+            let (at_name, at_value) = attrs
+                .get(&f.loc)
+                .cloned()
+                .unwrap_or_else(|| (f.loc.clone(), f.loc.clone()));
+            let ty = model.unalias(&f.ty);
+            if !matches!(ty.kind, TyKind::Unknown) && !unresolved(model, ty) {
+                diags.error(
+                    &at_name,
+                    format!(
+                        "`#[table]` is allowed only on an `unknown` field: `{}` is {}",
+                        f.name,
+                        kind_of(model, ty)
+                    ),
+                );
+            }
+            if f.optional {
+                diags.error(
+                    &at_name,
+                    format!(
+                        "`#[table]` is allowed only on a required field: `{}` is optional",
+                        f.name
+                    ),
+                );
+            }
+            let (table, kind) = match tk.table {
+                TableKind::Requests => ("requests", "request"),
+                TableKind::Events => ("events", "event"),
+            };
+            let key = &tk.key;
+            if *key == f.name {
+                diags.error(
+                    &at_value,
+                    format!("`#[table]` on `{key}` names `{key}` itself: the key is another field of `{}`, a string", t.name),
+                );
+            } else {
+                match s.fields.iter().find(|k| k.name == *key) {
+                    None => {
+                        let hint = did_you_mean(key, s.fields.iter().map(|k| k.name.as_str()));
+                        diags.error(
+                            &at_value,
+                            format!(
+                                "`#[table]` names the key `{key}`, which is not a field of `{}`{hint}",
+                                t.name
+                            ),
+                        );
+                    }
+                    Some(k) => {
+                        let kty = model.unalias(&k.ty);
+                        if !matches!(kty.kind, TyKind::String(_)) && !unresolved(model, kty) {
+                            diags.error(
+                                &at_value,
+                                format!(
+                                    "`#[table]` needs its key `{key}` to be a `string`, but it is {}",
+                                    kind_of(model, kty)
+                                ),
+                            );
+                        }
+                        if k.optional {
+                            diags.error(
+                                &at_value,
+                                format!("`#[table]` needs its key `{key}` to be required, but it is optional"),
+                            );
+                        }
+                    }
+                }
+            }
+            let has_table = match tk.table {
+                TableKind::Requests => !model.all_requests().is_empty(),
+                TableKind::Events => !model.all_events().is_empty(),
+            };
+            if !has_table {
+                diags.error(
+                    &at_value,
+                    format!(
+                        "`#[table]` names the {kind} table, but the protocol `{}` has no {table}, nor do its bases",
+                        model.name
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Whether `ty` names a type that does not exist (`types_are_defined` reports it).
+fn unresolved(model: &Model, ty: &Ty) -> bool {
+    matches!(&ty.kind, TyKind::Ref(r) if model.resolve(r).is_none())
+}
+
+/// What a type is, after aliases, in words: `a string`, `the literal "event"`, `the struct X`.
+fn kind_of(model: &Model, ty: &Ty) -> String {
+    match &ty.kind {
+        TyKind::String(_) => "a `string`".into(),
+        TyKind::Boolean => "a `boolean`".into(),
+        TyKind::Int(_) => "an `int`".into(),
+        TyKind::Number(_) => "a `number`".into(),
+        TyKind::Unknown => "`unknown`".into(),
+        TyKind::Literal(Literal::String(s)) => format!("the literal {s:?}"),
+        TyKind::Literal(Literal::Bool(b)) => format!("the literal `{b}`"),
+        TyKind::Literal(Literal::Int(i)) => format!("the literal `{i}`"),
+        TyKind::Array(..) => "an array".into(),
+        TyKind::Map(_) => "a map".into(),
+        TyKind::Nullable(_) => "nullable".into(),
+        TyKind::Ref(r) => match model.resolve(r).map(|d| &d.kind) {
+            Some(TypeDefKind::Struct(_)) => format!("the struct `{}`", r.name),
+            Some(TypeDefKind::Enum(_)) => format!("the enum `{}`", r.name),
+            Some(TypeDefKind::Union(_)) => format!("the union `{}`", r.name),
+            Some(TypeDefKind::Alias(_)) | None => format!("`{}`", r.name),
+        },
     }
 }
 

@@ -337,6 +337,7 @@ fn meta(attrs: &Attrs) -> Meta {
             "legacy" => meta.legacy = true,
             "direction" => meta.direction = value.as_deref().and_then(direction),
             "accepts" => meta.accepts = value,
+            "table" => meta.table = value.as_deref().and_then(table_key),
             _ => {}
         }
     }
@@ -349,6 +350,32 @@ pub fn direction(s: &str) -> Option<Direction> {
         "client-to-server" => Some(Direction::ClientToServer),
         "server-to-client" => Some(Direction::ServerToClient),
         "both" => Some(Direction::Both),
+        _ => None,
+    }
+}
+
+/// `"requests[type]"` or `"events[event]"`: a table and the sibling field naming its entry.
+pub fn table_key(s: &str) -> Option<TableKey> {
+    let (table, key) = split_table_key(s)?;
+    Some(TableKey {
+        table: table_kind(table)?,
+        key: key.to_owned(),
+    })
+}
+
+/// `"name[key]"` as the name and the key, both non-empty, whatever the name is.
+pub fn split_table_key(s: &str) -> Option<(&str, &str)> {
+    let (table, rest) = s.split_once('[')?;
+    let key = rest.strip_suffix(']')?;
+    let ok = !table.is_empty() && !key.is_empty() && !key.contains(['[', ']']);
+    ok.then_some((table, key))
+}
+
+/// `"requests"` or `"events"`.
+pub fn table_kind(s: &str) -> Option<TableKind> {
+    match s {
+        "requests" => Some(TableKind::Requests),
+        "events" => Some(TableKind::Events),
         _ => None,
     }
 }
@@ -418,5 +445,45 @@ fn json(v: &syntax::Value) -> serde_json::Value {
                 .map(|(k, v)| (k.text.clone(), json(v)))
                 .collect(),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_keys() {
+        let key = |table, key: &str| {
+            Some(TableKey {
+                table,
+                key: key.to_owned(),
+            })
+        };
+        assert_eq!(
+            table_key("requests[type]"),
+            key(TableKind::Requests, "type")
+        );
+        assert_eq!(table_key("events[event]"), key(TableKind::Events, "event"));
+        assert_eq!(
+            table_key("events[x-odd-key]"),
+            key(TableKind::Events, "x-odd-key")
+        );
+        for bad in [
+            "requests",
+            "requests[]",
+            "[type]",
+            "requests[type",
+            "requests[type]x",
+            "requests[a][b]",
+            "commands[type]",
+            "",
+        ] {
+            assert_eq!(table_key(bad), None, "{bad}");
+        }
+        assert_eq!(
+            split_table_key("commands[type]"),
+            Some(("commands", "type"))
+        );
     }
 }

@@ -72,6 +72,25 @@ pub struct Meta {
     pub direction: Option<Direction>,
     /// `#[accepts = "events"]`: the capability a peer must announce to receive this frame.
     pub accepts: Option<String>,
+    /// `#[table = "requests[type]"]` on an `unknown` field: its value is the payload of the
+    /// entry of a table (`requests` or `events`) named by a sibling string field (`type`).
+    /// The Rust emitter reads the payload by that name in the same pass as the frame.
+    pub table: Option<TableKey>,
+}
+
+/// Which table entry an `unknown` field holds the payload of (`#[table = "requests[type]"]`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableKey {
+    pub table: TableKind,
+    /// The sibling field whose string value names the entry.
+    pub key: String,
+}
+
+/// A table of a protocol (its own entries and its bases').
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TableKind {
+    Requests,
+    Events,
 }
 
 /// One schema directory, parsed, lowered and checked.

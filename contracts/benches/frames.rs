@@ -1,11 +1,11 @@
 //! Parse plus payload validation of a realistic frame mix (`benches/data/*.jsonl`), side by
 //! side in one run:
 //!
-//! - `generated`: the generated agent protocol, both stages: `parse_request_ref` (the
-//!   borrowed envelope `dispatch_frame` and `verdict` run; `parse_request` gives the same
-//!   verdict, owned) then `RequestPayload::parse(type, payload)`; `parse_server_frame_ref`
-//!   (the borrowed frame the client and `verdict` run; `parse_server_frame` gives the same
-//!   verdict, owned) then `EventPayload::parse`.
+//! - `generated`: the generated agent protocol, both stages, as the host and the client run
+//!   them: `parse_request_typed` (what `dispatch_frame` and `verdict` run: the verdict of
+//!   `parse_request_ref` then `RequestPayload::parse`, the payload read by its name in the
+//!   frame's own pass) and `parse_server_frame_typed` (the client's and `verdict`'s: the
+//!   verdict of `parse_server_frame_ref` then `EventPayload::parse`, in one pass).
 //! - `handwritten`: a hand-written serde_json two-stage parse into plain `#[derive(Deserialize)]`
 //!   mirrors of the same types (borrowed envelope, `RawValue` payload, then the typed payload).
 //!
@@ -20,7 +20,7 @@ mod frames {
 }
 
 use contracts::agent::{
-    EventPayload, RequestPayload, ServerFrameRef, parse_request_ref, parse_server_frame_ref,
+    EventPayload, RequestPayload, ServerFrameTyped, parse_request_typed, parse_server_frame_typed,
 };
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use frames::{baseline, mix};
@@ -51,16 +51,17 @@ fn load() -> (Vec<String>, Vec<String>) {
 }
 
 fn generated_request(text: &str) -> RequestPayload {
-    let request = parse_request_ref(text).expect("a valid frame");
-    RequestPayload::parse(&request.r#type, request.payload.get()).expect("a valid payload")
+    match parse_request_typed::<RequestPayload>(text) {
+        Ok(request) => request.payload,
+        Err(e) => panic!("a valid frame and payload: {e:?}"),
+    }
 }
 
 fn generated_event(text: &str) -> EventPayload {
-    match parse_server_frame_ref(text).expect("a valid frame") {
-        ServerFrameRef::Event(e) => {
-            EventPayload::parse(&e.event, e.payload.get()).expect("a valid payload")
-        }
-        _ => panic!("the mix holds events only"),
+    match parse_server_frame_typed::<EventPayload>(text) {
+        Ok(ServerFrameTyped::Event(e)) => e.payload,
+        Ok(_) => panic!("the mix holds events only"),
+        Err(e) => panic!("a valid frame and payload: {e:?}"),
     }
 }
 

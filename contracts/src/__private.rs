@@ -27,6 +27,14 @@ pub fn invalid_payload(name: &str, error: &ParseError) -> WireError {
     WireError::invalid_payload(name, error)
 }
 
+/// The error for a request the table refused: its name is unknown, or its payload invalid.
+pub fn table_refusal(error: &TableError) -> WireError {
+    match error {
+        TableError::UnknownName(name) => unknown_request(name),
+        TableError::Invalid { name, error } => invalid_payload(name, error),
+    }
+}
+
 /// The error for a result that could not be written.
 pub fn internal(message: String) -> WireError {
     WireError::internal(message)

@@ -6,8 +6,8 @@
 //! are written. The emitter never fails and knows no protocol by name.
 
 use crate::model::{
-    Docs, Enum, Field, Literal, Meta, Model, Struct, Ty, TyKind, TypeDef, TypeDefKind, TypeRef,
-    Union, UnionTag,
+    Docs, Enum, Field, Literal, Meta, Model, Struct, TableKind, Ty, TyKind, TypeDef, TypeDefKind,
+    TypeRef, Union, UnionTag,
 };
 use crate::names::{rust_field, rust_ident, rust_type};
 use proc_macro2::{Ident, Literal as Lit, TokenStream};
@@ -695,6 +695,7 @@ impl<'a> Emitter<'a> {
                 quote!(::core::option::Option::Some(_))
             }
         });
+        let typed = self.struct_typed(def, s, at, &name, &view, &slots, &arms, &finish, &members);
         quote! {
             #[doc = #doc]
             #[derive(Debug, Clone)]
@@ -702,6 +703,8 @@ impl<'a> Emitter<'a> {
             pub struct #view<'a> {
                 #(#members)*
             }
+
+            #typed
 
             #[allow(deprecated)]
             impl #view<'_> {
@@ -747,6 +750,153 @@ impl<'a> Emitter<'a> {
                     cx: &mut #rt::Cx,
                 ) -> ::core::result::Result<::core::option::Option<Self>, D::Error> {
                     #rt::decode_object_ref::<Self, D>(d, cx)
+                }
+            }
+        }
+    }
+
+    /// A view's typed form, `NameTyped<'a, E>`, when one of its `unknown` fields is marked
+    /// `#[table = "requests[type]"]`: that field holds the table's by-name enum, read by the
+    /// key field's value in the frame's own pass when the key comes first (`wire::typed`).
+    /// Empty otherwise. `arms`, `finish` and `members` are the view's, by field.
+    #[allow(clippy::too_many_arguments)]
+    fn struct_typed(
+        &self,
+        def: &TypeDef,
+        s: &Struct,
+        at: At<'_>,
+        name: &Ident,
+        view: &Ident,
+        slots: &[Ident],
+        arms: &[TokenStream],
+        finish: &[TokenStream],
+        members: &[TokenStream],
+    ) -> TokenStream {
+        let Some((t, table)) = s
+            .fields
+            .iter()
+            .enumerate()
+            .find_map(|(i, f)| f.meta.table.as_ref().map(|k| (i, k)))
+        else {
+            return TokenStream::new();
+        };
+        let Some(k) = s.fields.iter().position(|f| f.name == table.key) else {
+            return TokenStream::new();
+        };
+        let rt = &self.rt;
+        let typed = format_ident!("{}", rust_type_name(&format!("{}Typed", def.name)));
+        let up = match at {
+            At::Root => quote!(),
+            At::Module(_) => quote!(super::),
+        };
+        let (entry, table_name) = match table.table {
+            TableKind::Requests => (quote!(#up RequestPayload), "request"),
+            TableKind::Events => (quote!(#up EventPayload), "event"),
+        };
+        let field = &s.fields[t];
+        let key = &s.fields[k];
+        let doc = format!(
+            " [`{name}`] with its `{}` read by its `{}` through the {table_name} table (`E`, \
+             this protocol's by default, an app's for an extended protocol), in the frame's own \
+             pass when `{}` comes first: see `wire::typed`. Parsed by `from_str_typed`, which \
+             gives the verdict of [`{view}`] and the table's `parse`.",
+            field.name, key.name, key.name
+        );
+        let field_ident = rust_ident(&rust_field(&field.name));
+        let key_ident = rust_ident(&rust_field(&key.name));
+        let fdocs = docs_attrs(&field.docs);
+        // The view's members, arms and finish are pushed in field order, skipping the
+        // required literals, which have no member.
+        let mut members_out = Vec::new();
+        let mut arms_out = Vec::new();
+        let mut finish_out = Vec::new();
+        let mut idents = Vec::new();
+        let mut m = 0;
+        for (i, f) in s.fields.iter().enumerate() {
+            let has_member = !matches!(self.store(f), Store::Literal);
+            let slot = &slots[i];
+            let i_lit = Lit::usize_unsuffixed(i);
+            if i == t {
+                members_out.push(quote!(#fdocs pub #field_ident: E,));
+                let key_slot = &slots[k];
+                arms_out.push(quote!(#i_lit => o.entry_into(&mut map, &#key_slot, &mut #slot)?,));
+            } else {
+                if has_member {
+                    members_out.push(members[m].clone());
+                    idents.push(rust_ident(&rust_field(&f.name)));
+                }
+                arms_out.push(arms[i].clone());
+                finish_out.push(finish[i].clone());
+            }
+            if has_member {
+                m += 1;
+            }
+        }
+        let slot = &slots[t];
+        let key_slot = &slots[k];
+        finish_out.push(quote!(let #slot = o.entry(#slot, &#key_slot);));
+        let kept = s
+            .fields
+            .iter()
+            .map(|f| !matches!(self.store(f), Store::Literal));
+        let pats = slots.iter().zip(kept).map(|(s, k)| {
+            if k {
+                quote!(::core::option::Option::Some(#s))
+            } else {
+                quote!(::core::option::Option::Some(_))
+            }
+        });
+        let build = s
+            .fields
+            .iter()
+            .zip(slots)
+            .filter(|(f, _)| !matches!(self.store(f), Store::Literal))
+            .map(|(f, slot)| {
+                let ident = rust_ident(&rust_field(&f.name));
+                quote!(#ident: #slot,)
+            });
+        quote! {
+            #[doc = #doc]
+            #[derive(Debug, Clone)]
+            #[allow(deprecated)]
+            pub struct #typed<'a, E = #entry> {
+                #(#members_out)*
+            }
+
+            #[allow(deprecated)]
+            impl<'de, E: #rt::ByName> #rt::ObjectRef<'de> for #typed<'de, E> {
+                const FIELDS: &'static [&'static str] = <#name as #rt::Object>::FIELDS;
+                fn index(key: &str) -> ::core::option::Option<usize> {
+                    <#name as #rt::Object>::index(key)
+                }
+                fn visit<A: #rt::serde::de::MapAccess<'de>>(
+                    o: &mut #rt::ObjectCx<'_>,
+                    mut map: A,
+                ) -> ::core::result::Result<::core::option::Option<Self>, A::Error> {
+                    #(let mut #slots = ::core::option::Option::None;)*
+                    while let ::core::option::Option::Some(i) = o.next_key_strict(&mut map, <Self as #rt::ObjectRef<'de>>::index)? {
+                        match i {
+                            #(#arms_out)*
+                            _ => {}
+                        }
+                    }
+                    #(#finish_out)*
+                    let (#(#pats,)*) = (#(#slots,)*) else {
+                        return ::core::result::Result::Ok(::core::option::Option::None);
+                    };
+                    ::core::result::Result::Ok(::core::option::Option::Some(Self { #(#build)* }))
+                }
+            }
+
+            #[allow(deprecated)]
+            impl<'de, E: #rt::ByName> #rt::ObjectTyped<'de> for #typed<'de, E> {
+                type View = #view<'de>;
+                type Entry = E;
+                fn parts(view: &Self::View) -> (&str, &#rt::RawValue) {
+                    (&*view.#key_ident, &*view.#field_ident)
+                }
+                fn from_view(view: Self::View, entry: E) -> Self {
+                    Self { #(#idents: view.#idents,)* #field_ident: entry }
                 }
             }
         }
@@ -1339,6 +1489,20 @@ impl<'a> Emitter<'a> {
                         fn parse_result(json: &str) -> ::core::result::Result<Self::Result, #rt::ParseError> {
                             #rt::from_str_with(#rs, json)
                         }
+                        #[inline]
+                        fn decode_payload<'de, D: #rt::serde::Deserializer<'de>>(
+                            d: D,
+                            cx: &mut #rt::Cx,
+                        ) -> ::core::result::Result<::core::option::Option<Self::Payload>, D::Error> {
+                            #rt::decode_entry(#ps, d, cx)
+                        }
+                        #[inline]
+                        fn decode_result<'de, D: #rt::serde::Deserializer<'de>>(
+                            d: D,
+                            cx: &mut #rt::Cx,
+                        ) -> ::core::result::Result<::core::option::Option<Self::Result>, D::Error> {
+                            #rt::decode_entry(#rs, d, cx)
+                        }
                     }
                 });
             } else {
@@ -1352,11 +1516,8 @@ impl<'a> Emitter<'a> {
                 // A base's request is a method of the base's host trait, a supertrait.
                 let base = self.base_path(&owner.name);
                 arms.push(quote! {
-                    #name => {
-                        let payload = <requests::#ident as #rt::Request>::parse_payload(payload.get())
-                            .map_err(|e| #rt::invalid_payload(name, &e))?;
-                        let result = <H as #base::Host>::#method(host, payload).await?;
-                        #rt::to_raw(&result)
+                    RequestPayload::#ident(payload) => {
+                        #rt::to_raw(&<H as #base::Host>::#method(host, payload).await?)
                     }
                 });
                 continue;
@@ -1379,12 +1540,7 @@ impl<'a> Emitter<'a> {
                 }
             });
             arms.push(quote! {
-                #name => {
-                    let payload = <requests::#ident as #rt::Request>::parse_payload(payload.get())
-                        .map_err(|e| #rt::invalid_payload(name, &e))?;
-                    let result = host.#method(payload).await?;
-                    #rt::to_raw(&result)
-                }
+                RequestPayload::#ident(payload) => #rt::to_raw(&host.#method(payload).await?),
             });
         }
 
@@ -1413,6 +1569,13 @@ impl<'a> Emitter<'a> {
                         fn parse_payload(json: &str) -> ::core::result::Result<Self::Payload, #rt::ParseError> {
                             #rt::from_str_with(#ps, json)
                         }
+                        #[inline]
+                        fn decode_payload<'de, D: #rt::serde::Deserializer<'de>>(
+                            d: D,
+                            cx: &mut #rt::Cx,
+                        ) -> ::core::result::Result<::core::option::Option<Self::Payload>, D::Error> {
+                            #rt::decode_entry(#ps, d, cx)
+                        }
                     }
                 });
             } else {
@@ -1432,6 +1595,7 @@ impl<'a> Emitter<'a> {
             &quote!(#rt::Request),
             &quote!(Payload),
             &quote!(parse_payload),
+            &quote!(decode_payload),
         );
         let request_result = self.by_name_enum(
             &format_ident!("RequestResult"),
@@ -1442,6 +1606,7 @@ impl<'a> Emitter<'a> {
             &quote!(#rt::Request),
             &quote!(Result),
             &quote!(parse_result),
+            &quote!(decode_result),
         );
         let event_payload = self.by_name_enum(
             &format_ident!("EventPayload"),
@@ -1452,17 +1617,17 @@ impl<'a> Emitter<'a> {
             &quote!(#rt::Event),
             &quote!(Payload),
             &quote!(parse_payload),
+            &quote!(decode_payload),
         );
         let dispatch_body = if arms.is_empty() {
             quote! {
-                let _ = (host, payload);
-                ::core::result::Result::Err(#rt::unknown_request(name))
+                let _ = host;
+                match payload {}
             }
         } else {
             quote! {
-                match name {
+                match payload {
                     #(#arms)*
-                    _ => ::core::result::Result::Err(#rt::unknown_request(name)),
                 }
             }
         };
@@ -1508,13 +1673,25 @@ impl<'a> Emitter<'a> {
             }
 
             /// Parses a request's payload by its name, straight into the typed payload, and calls
-            /// the host's method; the result is written as raw JSON. An unknown name and an invalid
+            /// the host's method (see [`dispatch_payload`]). An unknown name and an invalid
             /// payload are refused.
             #[allow(deprecated)]
             pub async fn dispatch<H: Host + ?::core::marker::Sized>(
                 host: &H,
                 name: &str,
                 payload: &#rt::RawValue,
+            ) -> ::core::result::Result<::std::boxed::Box<#rt::RawValue>, #rt::WireError> {
+                match RequestPayload::parse(name, payload.get()) {
+                    ::core::result::Result::Ok(payload) => dispatch_payload(host, payload).await,
+                    ::core::result::Result::Err(e) => ::core::result::Result::Err(#rt::table_refusal(&e)),
+                }
+            }
+
+            /// Calls the host's method for a parsed payload; the result is written as raw JSON.
+            #[allow(deprecated)]
+            pub async fn dispatch_payload<H: Host + ?::core::marker::Sized>(
+                host: &H,
+                payload: RequestPayload,
             ) -> ::core::result::Result<::std::boxed::Box<#rt::RawValue>, #rt::WireError> {
                 #dispatch_body
             }
@@ -1524,6 +1701,15 @@ impl<'a> Emitter<'a> {
             pub struct Dispatcher<'h, H: ?::core::marker::Sized>(pub &'h H);
 
             impl<H: Host + ?::core::marker::Sized> #rt::Dispatch for Dispatcher<'_, H> {
+                type Payload = RequestPayload;
+                fn dispatch_payload(
+                    &self,
+                    payload: RequestPayload,
+                ) -> impl ::core::future::Future<
+                    Output = ::core::result::Result<::std::boxed::Box<#rt::RawValue>, #rt::WireError>,
+                > + ::core::marker::Send {
+                    dispatch_payload(self.0, payload)
+                }
                 fn dispatch(
                     &self,
                     name: &str,
@@ -1558,6 +1744,7 @@ impl<'a> Emitter<'a> {
         trait_: &TokenStream,
         assoc: &TokenStream,
         parse: &TokenStream,
+        decode: &TokenStream,
     ) -> TokenStream {
         let rt = &self.rt;
         let empty = names.is_empty();
@@ -1604,6 +1791,26 @@ impl<'a> Emitter<'a> {
             impl #rt::serde::Serialize for #name {
                 fn serialize<S: #rt::serde::Serializer>(&self, s: S) -> ::core::result::Result<S::Ok, S::Error> {
                     #ser_body
+                }
+            }
+
+            #[allow(deprecated)]
+            impl #rt::ByName for #name {
+                #[inline]
+                fn decode_named<'de, D: #rt::serde::Deserializer<'de>>(
+                    name: &str,
+                    d: D,
+                    cx: &mut #rt::Cx,
+                ) -> ::core::result::Result<::core::option::Option<Self>, D::Error> {
+                    match name {
+                        #(#names => ::core::result::Result::Ok(
+                            <#module::#idents as #trait_>::#decode(d, cx)?.map(Self::#idents)
+                        ),)*
+                        _ => #rt::unknown_entry(d, cx),
+                    }
+                }
+                fn parse_named(name: &str, json: &str) -> ::core::result::Result<Self, #rt::TableError> {
+                    Self::parse(name, json)
                 }
             }
         }

@@ -22,11 +22,11 @@
 use super::thread::Thread;
 use super::{
     AttachResult, Bookmark, ChatAttachPayload, ChatDetachPayload, ChatItem, EventPayload,
-    HistoryPosition, Request, Seq, ServerFrameRef, Visual, WireError, parse_server_frame_ref,
+    HistoryPosition, Request, Seq, ServerFrameTyped, Visual, WireError, parse_server_frame_typed,
     requests,
 };
 use crate::port::{FramePort, Incoming, Outgoing, SendError, Subscription};
-use crate::wire::{ParseError, RawJson, Request as Call, TableError};
+use crate::wire::{ParseError, RawJson, Refused, Request as Call, TableError};
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -129,13 +129,21 @@ impl Shared {
             Incoming::Value(value) => value.to_string(),
             Incoming::TooLarge(e) => return self.problem(e.to_string(), None),
         };
-        match parse_server_frame_ref(&text) {
-            Err(e) => self.problem(format!("not a server frame:\n{e}"), Some(text)),
-            Ok(ServerFrameRef::ReplyOk(reply)) => {
+        let frame = match parse_server_frame_typed::<EventPayload>(&text) {
+            Ok(frame) => frame,
+            Err(Refused::Envelope(e)) => {
+                return self.problem(format!("not a server frame:\n{e}"), Some(text));
+            }
+            // A newer host's event: not for this client.
+            Err(Refused::Table(_, TableError::UnknownName(_))) => return,
+            Err(Refused::Table(_, e)) => return self.problem(e.to_string(), Some(text)),
+        };
+        match frame {
+            ServerFrameTyped::ReplyOk(reply) => {
                 let result = RawJson(reply.result.into_owned());
                 self.answer(&reply.id, Ok(result))
             }
-            Ok(ServerFrameRef::ReplyError(reply)) => match reply.id {
+            ServerFrameTyped::ReplyError(reply) => match reply.id {
                 Some(id) => self.answer(&id, Err(reply.error)),
                 // The host could not read a request; which one is unknown.
                 None => self.problem(
@@ -143,16 +151,11 @@ impl Shared {
                     Some(text),
                 ),
             },
-            Ok(ServerFrameRef::Event(event)) => {
-                match EventPayload::parse(&event.event, event.payload.get()) {
-                    Ok(payload) => self
-                        .lock()
-                        .events
-                        .retain(|tx| tx.send(payload.clone()).is_ok()),
-                    // A newer host's event: not for this client.
-                    Err(TableError::UnknownName(_)) => {}
-                    Err(e) => self.problem(e.to_string(), Some(text)),
-                }
+            ServerFrameTyped::Event(event) => {
+                let payload = event.payload;
+                self.lock()
+                    .events
+                    .retain(|tx| tx.send(payload.clone()).is_ok());
             }
         }
     }

@@ -4,12 +4,13 @@
 //! `cargo xtask validate` prints.
 
 use super::{
-    ErrorCode, Event, EventPayload, ReplyError, ReplyOk, Request, RequestPayload, RequestRef,
-    RequestResult, ServerFrame, ServerFrameRef, WireError,
+    ErrorCode, Event, EventPayload, EventTyped, ReplyError, ReplyOk, ReplyOkRef, Request,
+    RequestPayload, RequestRef, RequestResult, RequestTyped, ServerFrame, ServerFrameRef,
+    WireError,
 };
 use crate::__private::{HostError, RawValue};
 use crate::verdict::{Stage, Verdict};
-use crate::wire::{self, ParseError, RawJson, TableError};
+use crate::wire::{self, ByName, Object, ObjectTyped, ParseError, RawJson, Refused, TableError};
 use serde::Serialize;
 
 /// Parses a request frame `{ id, type, payload }`. The payload is left unchecked: a request
@@ -38,10 +39,107 @@ pub fn parse_server_frame_ref(text: &str) -> Result<ServerFrameRef<'_>, ParseErr
     wire::from_str_ref::<ServerFrameRef<'_>>(text)
 }
 
+/// Parses a request frame and its payload, the payload by the frame's `type` through the
+/// request table `E` (this protocol's [`RequestPayload`], or an app's that extends it): in one
+/// pass when `type` comes before `payload`, as every writer puts them (see `wire::typed`).
+/// The verdict and the messages are [`parse_request_ref`]'s, then the table's:
+/// `Refused::Envelope` for the frame, `Refused::Table` (with the frame) for an unknown name or
+/// an invalid payload. The dispatcher's path. Never panics.
+pub fn parse_request_typed<E: ByName>(
+    text: &str,
+) -> Result<RequestTyped<'_, E>, Refused<RequestRef<'_>>> {
+    wire::from_str_typed(text)
+}
+
+/// A server frame with an event's payload parsed by the event's name.
+#[derive(Debug, Clone)]
+pub enum ServerFrameTyped<'a, E = EventPayload> {
+    /// A success, as [`parse_server_frame_ref`] gives it: a result is parsed by the name of the
+    /// request it answers, which only the client knows.
+    ReplyOk(ReplyOkRef<'a>),
+    /// A failure.
+    ReplyError(ReplyError),
+    /// An event, its payload parsed by the event table `E`.
+    Event(EventTyped<'a, E>),
+}
+
+/// An object holding only an event frame's keys is an event frame: every other variant of
+/// `ServerFrame` needs a literal key that an event does not have (`ok`). The one-pass read of
+/// [`parse_server_frame_typed`] relies on it.
+const _: () = assert!(
+    lacks_keys(<Event as Object>::FIELDS, <ReplyOk as Object>::LITERALS)
+        && lacks_keys(<Event as Object>::FIELDS, <ReplyError as Object>::LITERALS)
+        && !<ReplyOk as Object>::LITERALS.is_empty()
+        && !<ReplyError as Object>::LITERALS.is_empty()
+);
+
+/// Whether no literal key is among `fields`.
+const fn lacks_keys(fields: &[&str], literals: &[(&str, wire::Literal)]) -> bool {
+    let mut i = 0;
+    while i < literals.len() {
+        let mut j = 0;
+        while j < fields.len() {
+            if same(fields[j].as_bytes(), literals[i].0.as_bytes()) {
+                return false;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    true
+}
+
+const fn same(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Parses a server frame and, for an event, its payload by the event's name through the event
+/// table `E` (this protocol's [`EventPayload`], or an app's): in one pass when the frame is an
+/// event whose `event` comes before its `payload`. The verdict and the messages are
+/// [`parse_server_frame_ref`]'s, then the table's. The client's path. Never panics.
+pub fn parse_server_frame_typed<E: ByName>(
+    text: &str,
+) -> Result<ServerFrameTyped<'_, E>, Refused<ServerFrameRef<'_>>> {
+    if let Some(event) = wire::read_typed_once::<EventTyped<'_, E>>(text) {
+        return Ok(ServerFrameTyped::Event(event));
+    }
+    match parse_server_frame_ref(text) {
+        Err(e) => Err(Refused::Envelope(e)),
+        Ok(ServerFrameRef::Event(event)) => {
+            match E::parse_named(&event.event, event.payload.get()) {
+                Ok(payload) => Ok(ServerFrameTyped::Event(EventTyped::from_view(
+                    event, payload,
+                ))),
+                Err(e) => Err(Refused::Table(ServerFrameRef::Event(event), e)),
+            }
+        }
+        Ok(ServerFrameRef::ReplyOk(reply)) => Ok(ServerFrameTyped::ReplyOk(reply)),
+        Ok(ServerFrameRef::ReplyError(reply)) => Ok(ServerFrameTyped::ReplyError(reply)),
+    }
+}
+
 /// A host of a request table as the frame machinery calls it: every protocol with requests
 /// generates one, `Dispatcher(&host)`, whose `dispatch` routes every name of its tables (an
 /// app's and its bases').
 pub trait Dispatch: Sync {
+    /// The request table's by-name enum: this protocol's `RequestPayload` (an app's holds its
+    /// bases' entries too).
+    type Payload: ByName + Send;
+    /// Calls the host's method for a parsed payload and answers its result as raw JSON.
+    fn dispatch_payload(
+        &self,
+        payload: Self::Payload,
+    ) -> impl Future<Output = Result<Box<RawValue>, WireError>> + Send;
     /// Parses the payload by the request's name and answers the host's result as raw JSON.
     fn dispatch(
         &self,
@@ -54,21 +152,28 @@ pub trait Dispatch: Sync {
 /// failure with a null id; an unknown name, an invalid payload and a request the host does not
 /// do get a failure with the request's id. Nothing here ends the connection.
 pub async fn dispatch_frame<D: Dispatch + ?Sized>(host: &D, text: &str) -> String {
-    let request = match parse_request_ref(text) {
-        Ok(r) => r,
-        Err(e) => {
-            return error_frame(
-                None,
-                &WireError {
-                    code: ErrorCode::UnreadableFrame,
-                    message: e.to_string(),
-                },
-            );
+    match parse_request_typed::<D::Payload>(text) {
+        Ok(request) => match host.dispatch_payload(request.payload).await {
+            Ok(result) => reply_frame(&request.id, result),
+            Err(error) => error_frame(Some(&request.id), &error),
+        },
+        Err(refused) => refusal_frame(&refused),
+    }
+}
+
+/// The failure frame for a request refused before it reached the host.
+pub(crate) fn refusal_frame(refused: &Refused<RequestRef<'_>>) -> String {
+    match refused {
+        Refused::Envelope(e) => error_frame(
+            None,
+            &WireError {
+                code: ErrorCode::UnreadableFrame,
+                message: e.to_string(),
+            },
+        ),
+        Refused::Table(request, e) => {
+            error_frame(Some(&request.id), &crate::__private::table_refusal(e))
         }
-    };
-    match host.dispatch(&request.r#type, &request.payload).await {
-        Ok(result) => reply_frame(&request.id, result),
-        Err(error) => error_frame(Some(&request.id), &error),
     }
 }
 
@@ -183,15 +288,14 @@ pub fn verdict(kind: Kind, type_name: Option<&str>, text: &str) -> Result<Verdic
         other => Err(UnknownType(other.unwrap_or("").to_owned())),
     };
     Ok(match kind {
-        Kind::Request => match parse_request_ref(text) {
-            Err(e) => Verdict::refused(Stage::Envelope, &e),
-            Ok(r) => table(RequestPayload::parse(&r.r#type, r.payload.get()).map(drop)),
+        Kind::Request => match parse_request_typed::<RequestPayload>(text) {
+            Err(Refused::Envelope(e)) => Verdict::refused(Stage::Envelope, &e),
+            Err(Refused::Table(_, e)) => table(Err(e)),
+            Ok(_) => Verdict::accepted(),
         },
-        Kind::Server => match parse_server_frame_ref(text) {
-            Err(e) => Verdict::refused(Stage::Envelope, &e),
-            Ok(ServerFrameRef::Event(e)) => {
-                table(EventPayload::parse(&e.event, e.payload.get()).map(drop))
-            }
+        Kind::Server => match parse_server_frame_typed::<EventPayload>(text) {
+            Err(Refused::Envelope(e)) => Verdict::refused(Stage::Envelope, &e),
+            Err(Refused::Table(_, e)) => table(Err(e)),
             Ok(_) => Verdict::accepted(),
         },
         Kind::Payload => {
@@ -302,6 +406,118 @@ mod tests {
         };
         assert!(matches!(e.event, Cow::Borrowed("chat.status")));
         assert!(matches!(e.payload, Cow::Borrowed(_)));
+    }
+
+    /// The two stages' outcome, for comparing with the typed parse.
+    type Outcome<T> = Result<T, (&'static str, String)>;
+
+    fn refused<V>(r: Refused<V>) -> (&'static str, String) {
+        match r {
+            Refused::Envelope(e) => ("envelope", e.to_string()),
+            Refused::Table(_, e) => ("table", e.to_string()),
+        }
+    }
+
+    fn request_in_two_stages(text: &str) -> Outcome<(String, RequestPayload)> {
+        let r = parse_request_ref(text).map_err(|e| ("envelope", e.to_string()))?;
+        match RequestPayload::parse(&r.r#type, r.payload.get()) {
+            Ok(p) => Ok((r.id.into_owned(), p)),
+            Err(e) => Err(("table", e.to_string())),
+        }
+    }
+
+    fn request_typed(text: &str) -> Outcome<(String, RequestPayload)> {
+        parse_request_typed::<RequestPayload>(text)
+            .map(|r| (r.id.into_owned(), r.payload))
+            .map_err(refused)
+    }
+
+    fn event_in_two_stages(text: &str) -> Outcome<Option<EventPayload>> {
+        match parse_server_frame_ref(text).map_err(|e| ("envelope", e.to_string()))? {
+            ServerFrameRef::Event(e) => match EventPayload::parse(&e.event, e.payload.get()) {
+                Ok(p) => Ok(Some(p)),
+                Err(e) => Err(("table", e.to_string())),
+            },
+            _ => Ok(None),
+        }
+    }
+
+    fn event_typed(text: &str) -> Outcome<Option<EventPayload>> {
+        match parse_server_frame_typed::<EventPayload>(text).map_err(refused)? {
+            ServerFrameTyped::Event(e) => Ok(Some(e.payload)),
+            _ => Ok(None),
+        }
+    }
+
+    #[test]
+    fn the_typed_request_has_the_two_stage_verdict_and_messages() {
+        let cases = [
+            r#"{"id":"1","type":"chat.list","payload":{}}"#,
+            r#"{"id":"1","payload":{},"type":"chat.list"}"#,
+            r#"{"id":"1","type":"chat.list","payload":{},"type":"chat.nope"}"#,
+            r#"{"id":"1","type":"chat.nope","payload":{},"type":"chat.list"}"#,
+            r#"{"id":"1","type":"chat.send","payload":{"chatId":"c","text":"hi"},"type":"chat.list"}"#,
+            r#"{"id":"1","type":"chat.list","payload":{},"type":"chat\u002elist"}"#,
+            r#"{"id":"1","type":"chat.send","payload":{"chatId":"c"}}"#,
+            r#"{"id":"1","type":"chat.send","payload":{"chatId":"c","text":"hi","text":1}}"#,
+            r#"{"id":"1","type":"chat.nope","payload":{}}"#,
+            r#"{"id":"1","type":"chat.list","payload":{},"extra":1}"#,
+            r#"{"id":"1","type":"chat.list","payload":1,"payload":{}}"#,
+            r#"{"id":"1","type":"chat.list","payload":{},"payload":1}"#,
+            r#"{"id":"","type":"chat.list","payload":{}}"#,
+            r#"{"id":"1","type":"","payload":{}}"#,
+            r#"{"id":"1","type":1,"payload":{}}"#,
+            r#"{"id":"1","type":"chat.list"}"#,
+            r#"{"id":"1","type":"chat.list","payload":1e400}"#,
+            r#"{"id":"1","type":"chat.list","payload":{"x":1e400}}"#,
+            r#"{"id":"1","type":"chat.send","payload":{"chatId":"\ud800","text":"hi"}}"#,
+            r#"{"id":"1","type":"chat.list","payload":{}"#,
+            r#"[]"#,
+            "not json",
+        ];
+        for case in cases {
+            assert_eq!(request_typed(case), request_in_two_stages(case), "{case}");
+        }
+    }
+
+    #[test]
+    fn the_typed_server_frame_has_the_two_stage_verdict_and_messages() {
+        let cases = [
+            r#"{"type":"event","event":"usage.changed","payload":{"scannedAt":"2026-01-01"}}"#,
+            r#"{"type":"event","payload":{"scannedAt":"2026-01-01"},"event":"usage.changed"}"#,
+            r#"{"type":"event","event":"usage.changed","payload":{"scannedAt":1}}"#,
+            r#"{"type":"event","event":"usage.changed","payload":{"scannedAt":"x"},"event":"nope"}"#,
+            r#"{"type":"event","event":"nope","payload":{}}"#,
+            r#"{"type":"event","event":"usage.changed","payload":{"scannedAt":"x"},"ok":true}"#,
+            r#"{"type":"event","ok":true,"id":"1","result":2,"event":"e","payload":1}"#,
+            r#"{"type":"event","event":"usage.changed","payload":{"scannedAt":"x"},"extra":1}"#,
+            r#"{"id":"1","ok":true,"result":{"a":[1,2]}}"#,
+            r#"{"id":"1","ok":false,"error":{"code":"internal","message":"m"}}"#,
+            r#"{"type":"event","event":"usage.changed","payload":{"scannedAt":"x"}"#,
+            r#"{"type":"event","event":"","payload":{}}"#,
+            "not json",
+        ];
+        for case in cases {
+            assert_eq!(event_typed(case), event_in_two_stages(case), "{case}");
+        }
+    }
+
+    #[test]
+    fn the_benchmark_frames_are_read_in_one_pass() {
+        // The frames the benchmark reads: each one takes the one-pass path and gives the
+        // two stages' value.
+        let requests = include_str!("../../benches/data/requests.jsonl");
+        for line in requests.lines() {
+            let once = wire::read_typed_once::<RequestTyped<'_>>(line);
+            assert!(once.is_some(), "{line}");
+            assert_eq!(request_typed(line), request_in_two_stages(line), "{line}");
+        }
+        let events = include_str!("../../benches/data/server.jsonl");
+        for line in events.lines() {
+            let once = wire::read_typed_once::<EventTyped<'_>>(line);
+            assert!(once.is_some(), "{line}");
+            assert_eq!(event_typed(line), event_in_two_stages(line), "{line}");
+        }
     }
 
     #[test]

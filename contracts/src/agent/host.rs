@@ -642,20 +642,15 @@ async fn answer<D: super::Dispatch>(
             );
         }
     };
-    let request = match super::parse_request(&text) {
+    let request = match super::parse_request_typed::<D::Payload>(&text) {
         Ok(request) => request,
-        Err(e) => {
-            return (
-                super::error_frame(None, &refuse(ErrorCode::UnreadableFrame, e.to_string())),
-                false,
-            );
-        }
+        Err(refused) => return (super::frames::refusal_frame(&refused), false),
     };
     let held = request.r#type == super::requests::ChatAttach::METHOD;
     if held {
         hub.hold(client);
     }
-    let reply = match host.dispatch(&request.r#type, &request.payload.0).await {
+    let reply = match host.dispatch_payload(request.payload).await {
         Ok(result) => super::reply_frame(&request.id, result),
         Err(error) => super::error_frame(Some(&request.id), &error),
     };

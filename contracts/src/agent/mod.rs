@@ -5,7 +5,8 @@
 //!
 //! Two stages, as in the spec: the envelope (`parse_request`, `parse_server_frame`) leaves
 //! payloads unchecked; the tables (`RequestPayload::parse`, `RequestResult::parse`,
-//! `EventPayload::parse`) check them by name.
+//! `EventPayload::parse`) check them by name. `parse_request_typed` and
+//! `parse_server_frame_typed` give both stages' verdict reading the frame once.
 
 crate::protocol! { name: "agent", dir: "schema/agent" }
 
@@ -18,7 +19,8 @@ pub mod client;
 pub mod host;
 
 pub use frames::{
-    Dispatch, Kind, UnknownType, dispatch_frame, error_frame, event_frame, parse_request,
-    parse_request_ref, parse_server_frame, parse_server_frame_ref, reply_frame, verdict,
+    Dispatch, Kind, ServerFrameTyped, UnknownType, dispatch_frame, error_frame, event_frame,
+    parse_request, parse_request_ref, parse_request_typed, parse_server_frame,
+    parse_server_frame_ref, parse_server_frame_typed, reply_frame, verdict,
 };
 pub use thread::Thread;

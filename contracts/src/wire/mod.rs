@@ -11,6 +11,7 @@ mod js;
 mod object;
 mod schema;
 mod table;
+mod typed;
 mod union;
 
 pub use issue::{Cx, Expect, Issue, Seg, dot_path, prettify};
@@ -24,6 +25,10 @@ pub use schema::{
 };
 pub use schema::{DecodeRef, SchemaRef, SeedRef, StrRef, UnknownRef};
 pub use table::{Event, HostError, Request, TableError};
+pub use typed::{
+    ByName, EntryRead, ObjectTyped, Refused, decode_entry, from_str_typed, read_typed_once,
+    unknown_entry,
+};
 pub use union::{
     Entries, JsonError, LentEntries, Literal, ObjectVariant, ObjectVariantRef, Tagged, TryVariant,
     decode_enum, decode_open_enum, decode_raw, decode_raw_with, decode_tagged, decode_untagged,

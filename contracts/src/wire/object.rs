@@ -72,7 +72,7 @@ pub struct ObjectCx<'a> {
 }
 
 /// A key matched by the struct's generated `index` (a function item, so the `match` inlines).
-struct KeySeed<F>(F);
+pub(super) struct KeySeed<F>(pub(super) F);
 
 impl<'de, F: Fn(&str) -> Option<usize>> DeserializeSeed<'de> for KeySeed<F> {
     type Value = Option<usize>;
@@ -94,6 +94,12 @@ impl<'de, F: Fn(&str) -> Option<usize>> Visitor<'de> for KeySeed<F> {
 }
 
 impl<'a> ObjectCx<'a> {
+    /// The context the object's issues go to.
+    #[inline(always)]
+    pub(super) fn cx_mut(&mut self) -> &mut Cx {
+        self.cx
+    }
+
     /// The next key that names a field; the values of other keys are skipped.
     #[inline]
     pub fn next_key<'de, A: MapAccess<'de>, F: Fn(&str) -> Option<usize> + Copy>(

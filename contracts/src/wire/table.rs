@@ -1,8 +1,8 @@
 //! The request and event tables' traits, the errors of parse-by-name, and the hooks a host's
 //! dispatcher refuses with.
 
-use super::ParseError;
-use serde::Serialize;
+use super::{Cx, ParseError};
+use serde::{Deserializer, Serialize};
 use std::fmt;
 
 /// A request of a table, lsp-types style: its wire name, payload and result.
@@ -17,6 +17,16 @@ pub trait Request: 'static {
     fn parse_payload(json: &str) -> Result<Self::Payload, ParseError>;
     /// Parses and validates a result.
     fn parse_result(json: &str) -> Result<Self::Result, ParseError>;
+    /// Decodes and validates a payload from a frame being read (see `wire::typed`).
+    fn decode_payload<'de, D: Deserializer<'de>>(
+        d: D,
+        cx: &mut Cx,
+    ) -> Result<Option<Self::Payload>, D::Error>;
+    /// Decodes and validates a result from a frame being read.
+    fn decode_result<'de, D: Deserializer<'de>>(
+        d: D,
+        cx: &mut Cx,
+    ) -> Result<Option<Self::Result>, D::Error>;
 }
 
 /// An event of a table: its wire name and payload.
@@ -27,6 +37,11 @@ pub trait Event: 'static {
     type Payload: fmt::Debug + Clone + Serialize + Send + 'static;
     /// Parses and validates a payload.
     fn parse_payload(json: &str) -> Result<Self::Payload, ParseError>;
+    /// Decodes and validates a payload from a frame being read (see `wire::typed`).
+    fn decode_payload<'de, D: Deserializer<'de>>(
+        d: D,
+        cx: &mut Cx,
+    ) -> Result<Option<Self::Payload>, D::Error>;
 }
 
 /// Why a value could not be parsed by name.
