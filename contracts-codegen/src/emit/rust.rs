@@ -502,21 +502,7 @@ impl<'a> Emitter<'a> {
                 }
             }
         };
-        // One `let else` per slot (every issue is recorded by now): no tuple of the slots, so
-        // a large value is not copied into one and out again.
-        let lets_else = slots.iter().zip(&kept).map(|(s, k)| {
-            let pat = if *k {
-                quote!(::core::option::Option::Some(#s))
-            } else {
-                quote!(::core::option::Option::Some(_))
-            };
-            quote! {
-                let #pat = #s else {
-                    return ::core::result::Result::Ok(::core::option::Option::None);
-                };
-            }
-        });
-        let destructure = quote!(#(#lets_else)*);
+        let destructure = lets_else(&slots, kept.iter().copied());
         let write_param = if writes.is_empty() {
             quote!(_map)
         } else {
@@ -688,13 +674,7 @@ impl<'a> Emitter<'a> {
             .fields
             .iter()
             .map(|f| !matches!(self.store(f), Store::Literal));
-        let pats = slots.iter().zip(kept).map(|(s, k)| {
-            if k {
-                quote!(::core::option::Option::Some(#s))
-            } else {
-                quote!(::core::option::Option::Some(_))
-            }
-        });
+        let lets_else = lets_else(&slots, kept);
         let typed = self.struct_typed(def, s, at, &name, &view, &slots, &arms, &finish, &members);
         quote! {
             #[doc = #doc]
@@ -732,9 +712,7 @@ impl<'a> Emitter<'a> {
                         }
                     }
                     #(#finish)*
-                    let (#(#pats,)*) = (#(#slots,)*) else {
-                        return ::core::result::Result::Ok(::core::option::Option::None);
-                    };
+                    #lets_else
                     ::core::result::Result::Ok(::core::option::Option::Some(Self { #(#build)* }))
                 }
             }
@@ -835,17 +813,18 @@ impl<'a> Emitter<'a> {
         let slot = &slots[t];
         let key_slot = &slots[k];
         finish_out.push(quote!(let #slot = o.entry(#slot, &#key_slot);));
+        let lets = slots.iter().enumerate().map(|(i, slot)| {
+            if i == t {
+                quote!(let mut #slot = #rt::EntrySlot::new();)
+            } else {
+                quote!(let mut #slot = ::core::option::Option::None;)
+            }
+        });
         let kept = s
             .fields
             .iter()
             .map(|f| !matches!(self.store(f), Store::Literal));
-        let pats = slots.iter().zip(kept).map(|(s, k)| {
-            if k {
-                quote!(::core::option::Option::Some(#s))
-            } else {
-                quote!(::core::option::Option::Some(_))
-            }
-        });
+        let lets_else = lets_else(slots, kept);
         let build = s
             .fields
             .iter()
@@ -873,7 +852,7 @@ impl<'a> Emitter<'a> {
                     o: &mut #rt::ObjectCx<'_>,
                     mut map: A,
                 ) -> ::core::result::Result<::core::option::Option<Self>, A::Error> {
-                    #(let mut #slots = ::core::option::Option::None;)*
+                    #(#lets)*
                     while let ::core::option::Option::Some(i) = o.next_key_strict(&mut map, <Self as #rt::ObjectRef<'de>>::index)? {
                         match i {
                             #(#arms_out)*
@@ -881,9 +860,7 @@ impl<'a> Emitter<'a> {
                         }
                     }
                     #(#finish_out)*
-                    let (#(#pats,)*) = (#(#slots,)*) else {
-                        return ::core::result::Result::Ok(::core::option::Option::None);
-                    };
+                    #lets_else
                     ::core::result::Result::Ok(::core::option::Option::Some(Self { #(#build)* }))
                 }
             }
@@ -1801,11 +1778,13 @@ impl<'a> Emitter<'a> {
                     name: &str,
                     d: D,
                     cx: &mut #rt::Cx,
-                ) -> ::core::result::Result<::core::option::Option<Self>, D::Error> {
+                    out: &mut ::core::option::Option<Self>,
+                ) -> ::core::result::Result<(), D::Error> {
                     match name {
-                        #(#names => ::core::result::Result::Ok(
-                            <#module::#idents as #trait_>::#decode(d, cx)?.map(Self::#idents)
-                        ),)*
+                        #(#names => {
+                            *out = <#module::#idents as #trait_>::#decode(d, cx)?.map(Self::#idents);
+                            ::core::result::Result::Ok(())
+                        })*
                         _ => #rt::unknown_entry(d, cx),
                     }
                 }
@@ -1815,6 +1794,25 @@ impl<'a> Emitter<'a> {
             }
         }
     }
+}
+
+/// The end of a generated field loop: one `let else` per slot, `kept` saying which hold a
+/// member (every issue is recorded by now). No tuple of the slots, so a large value is not
+/// copied into one and out again.
+fn lets_else(slots: &[Ident], kept: impl IntoIterator<Item = bool>) -> TokenStream {
+    let lets = slots.iter().zip(kept).map(|(s, k)| {
+        let pat = if k {
+            quote!(::core::option::Option::Some(#s))
+        } else {
+            quote!(::core::option::Option::Some(_))
+        };
+        quote! {
+            let #pat = #s else {
+                return ::core::result::Result::Ok(::core::option::Option::None);
+            };
+        }
+    });
+    quote!(#(#lets)*)
 }
 
 /// A literal's value as a Rust expression.

@@ -359,6 +359,46 @@ impl<'de, T: ObjectRef<'de>> Accept<'de> for ObjectRefA<'_, T> {
     }
 }
 
+struct ObjectRefIntoA<'a, T> {
+    cx: &'a mut Cx,
+    out: &'a mut Option<T>,
+}
+
+impl<'de, T: ObjectRef<'de>> Accept<'de> for ObjectRefIntoA<'_, T> {
+    type Out = ();
+    fn cx(&mut self) -> &mut Cx {
+        self.cx
+    }
+    fn expect(&self) -> Expect {
+        Expect::Type("object")
+    }
+    #[inline]
+    fn map<A: MapAccess<'de>>(self, map: A) -> Result<Option<()>, A::Error> {
+        let base = self.cx.len();
+        let mut o = ObjectCx {
+            cx: self.cx,
+            fields: T::FIELDS,
+            base,
+            spans: Vec::new(),
+        };
+        *self.out = T::visit(&mut o, map)?;
+        o.finish();
+        Ok(Some(()))
+    }
+}
+
+/// Decodes a generated borrowed view into `out` (a large value is not moved back up through
+/// the parser's layers); `out` stays `None` when it is invalid.
+#[inline]
+pub fn decode_object_ref_into<'de, T: ObjectRef<'de>, D: Deserializer<'de>>(
+    d: D,
+    cx: &mut Cx,
+    out: &mut Option<T>,
+) -> Result<(), D::Error> {
+    d.deserialize_any(Visit(ObjectRefIntoA::<T> { cx, out }))?;
+    Ok(())
+}
+
 /// Decodes a generated borrowed view: as [`decode_object`], borrowing from the input.
 #[inline]
 pub fn decode_object_ref<'de, T: ObjectRef<'de>, D: Deserializer<'de>>(

@@ -11,7 +11,7 @@
 //! the messages are theirs by construction.
 
 use super::issue::Cx;
-use super::object::{ObjectCx, ObjectRef, decode_object_ref};
+use super::object::{ObjectCx, ObjectRef, decode_object_ref_into};
 use super::schema::{DecodeRef, Seed, SeedRef, UnknownRef};
 use super::{ParseError, TableError};
 use serde::de::{DeserializeSeed, Deserializer, MapAccess};
@@ -21,13 +21,14 @@ use std::borrow::Cow;
 /// A table's by-name enum (`RequestPayload`, `EventPayload`), generated: any entry's value,
 /// decoded by the entry's name.
 pub trait ByName: Sized {
-    /// Decodes the value of the entry named `name`. A name the table does not know records an
-    /// issue and skips the value.
+    /// Decodes the value of the entry named `name` into `out` (`None` when invalid, its
+    /// issues recorded). A name the table does not know records an issue and skips the value.
     fn decode_named<'de, D: Deserializer<'de>>(
         name: &str,
         d: D,
         cx: &mut Cx,
-    ) -> Result<Option<Self>, D::Error>;
+        out: &mut Option<Self>,
+    ) -> Result<(), D::Error>;
     /// Parses the value of the entry named `name` from its JSON text (the table stage).
     fn parse_named(name: &str, json: &str) -> Result<Self, TableError>;
 }
@@ -56,39 +57,75 @@ pub enum Refused<V> {
     Table(V, TableError),
 }
 
-/// A payload as the typed loop read it: by the name known then, or as text when the name came
-/// later.
-pub enum EntryRead<'de, E> {
-    /// Decoded by this name.
-    Typed(Cow<'de, str>, E),
-    /// Captured as text, to be parsed once the name is known.
-    Raw(Cow<'de, RawValue>),
+/// The slot of a `#[table]` field in the typed loop: the payload read by the name known then
+/// (written in place), or as text when the name came later.
+pub struct EntrySlot<'de, E> {
+    /// Whether the key was present.
+    seen: bool,
+    /// The name the payload was read by.
+    by: Option<Cow<'de, str>>,
+    /// The payload read by `by` (`None` when invalid).
+    value: Option<E>,
+    /// The payload's text, when no name was known yet.
+    text: Option<Cow<'de, RawValue>>,
+}
+
+impl<E> EntrySlot<'_, E> {
+    /// An empty slot.
+    #[inline(always)]
+    pub fn new() -> Self {
+        EntrySlot {
+            seen: false,
+            by: None,
+            value: None,
+            text: None,
+        }
+    }
+}
+
+impl<E> Default for EntrySlot<'_, E> {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 /// Parses a frame and its payload, the payload by the frame's name through the table: in one
 /// pass when it can (see the module), else in two stages with their verdict.
+#[inline]
 pub fn from_str_typed<'a, T: ObjectTyped<'a>>(json: &'a str) -> Result<T, Refused<T::View>> {
-    match read_typed_once::<T>(json) {
-        Some(v) => Ok(v),
-        None => read_in_two_stages::<T>(json),
+    let mut out = None;
+    if read_typed_into::<T>(json, &mut out)
+        && let Some(v) = out
+    {
+        return Ok(v);
     }
+    read_in_two_stages::<T>(json)
 }
 
 /// The one-pass read alone: the frame when it and its payload are valid and it holds no key
 /// but its own, else `None` (the caller runs the two stages).
 #[inline]
 pub fn read_typed_once<'a, T: ObjectTyped<'a>>(json: &'a str) -> Option<T> {
-    super::union::with_live_tags(|| read_once::<T>(json))
+    let mut out = None;
+    if read_typed_into::<T>(json, &mut out) {
+        out
+    } else {
+        None
+    }
+}
+
+/// The one-pass read into `out`: whether it answered.
+#[inline]
+pub fn read_typed_into<'a, T: ObjectTyped<'a>>(json: &'a str, out: &mut Option<T>) -> bool {
+    super::union::with_live_tags(|| read_once::<T>(json, out))
 }
 
 #[inline]
-fn read_once<'a, T: ObjectTyped<'a>>(json: &'a str) -> Option<T> {
+fn read_once<'a, T: ObjectTyped<'a>>(json: &'a str, out: &mut Option<T>) -> bool {
     let mut de = serde_json::Deserializer::from_str(json);
     let mut cx = Cx::new();
-    match decode_object_ref::<T, _>(&mut de, &mut cx) {
-        Ok(Some(v)) if cx.is_empty() && de.end().is_ok() => Some(v),
-        _ => None,
-    }
+    let read = decode_object_ref_into::<T, _>(&mut de, &mut cx, out);
+    read.is_ok() && out.is_some() && cx.is_empty() && de.end().is_ok()
 }
 
 #[cold]
@@ -102,25 +139,18 @@ fn read_in_two_stages<'a, T: ObjectTyped<'a>>(json: &'a str) -> Result<T, Refuse
     }
 }
 
-/// The seed of a `#[table]` field: by the name when it is known, else as text.
-struct EntrySeed<'k, 'de, 'c, E> {
-    name: Option<&'k Cow<'de, str>>,
+/// The seed of a `#[table]` field read by a known name: the value is written in place.
+struct NamedSeed<'s, 'c, E> {
+    name: &'s str,
     cx: &'c mut Cx,
-    _e: std::marker::PhantomData<fn() -> E>,
+    out: &'s mut Option<E>,
 }
 
-impl<'de, E: ByName> DeserializeSeed<'de> for EntrySeed<'_, 'de, '_, E> {
-    type Value = Option<EntryRead<'de, E>>;
-    #[inline]
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        match self.name {
-            Some(name) => {
-                Ok(E::decode_named(name, d, self.cx)?.map(|e| EntryRead::Typed(name.clone(), e)))
-            }
-            None => Ok(SeedRef(UnknownRef, self.cx)
-                .deserialize(d)?
-                .map(EntryRead::Raw)),
-        }
+impl<'de, E: ByName> DeserializeSeed<'de> for NamedSeed<'_, '_, E> {
+    type Value = ();
+    #[inline(always)]
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        E::decode_named(self.name, d, self.cx, self.out)
     }
 }
 
@@ -152,41 +182,64 @@ impl ObjectCx<'_> {
         &mut self,
         map: &mut A,
         key: &Option<Option<Cow<'de, str>>>,
-        slot: &mut Option<Option<EntryRead<'de, E>>>,
+        slot: &mut EntrySlot<'de, E>,
     ) -> Result<(), A::Error> {
-        let name = match key {
-            Some(Some(name)) => Some(name),
-            _ => None,
-        };
+        slot.seen = true;
+        slot.value = None;
+        slot.text = None;
         let cx = self.cx_mut();
-        *slot = Some(map.next_value_seed(EntrySeed {
-            name,
-            cx,
-            _e: std::marker::PhantomData,
-        })?);
-        Ok(())
+        match key {
+            Some(Some(name)) => {
+                slot.by = Some(name.clone());
+                map.next_value_seed(NamedSeed {
+                    name,
+                    cx,
+                    out: &mut slot.value,
+                })
+            }
+            _ => {
+                slot.by = None;
+                slot.text = map.next_value_seed(SeedRef(UnknownRef, cx))?;
+                Ok(())
+            }
+        }
     }
 
     /// The `#[table]` field once the loop ended: the entry, parsed now if it was read as text;
     /// `None` (an issue recorded) when absent, invalid, or read by a name the frame's last
     /// name no longer is.
-    #[inline]
+    #[inline(always)]
     pub fn entry<'de, E: ByName>(
         &mut self,
-        slot: Option<Option<EntryRead<'de, E>>>,
+        slot: EntrySlot<'de, E>,
         key: &Option<Cow<'de, str>>,
     ) -> Option<E> {
         let Some(name) = key else {
             // The name is invalid or absent: its issue is recorded.
             return None;
         };
-        match slot {
-            Some(Some(EntryRead::Typed(used, e))) if used == *name => Some(e),
-            Some(Some(EntryRead::Raw(text))) => match E::parse_named(name, text.get()) {
+        match slot.by {
+            // `None` when invalid: its issues are recorded.
+            Some(by) if by == *name => slot.value,
+            _ => self.entry_late(slot.seen, slot.text, name),
+        }
+    }
+
+    /// The `#[table]` field read as text (its name came later), or absent, or read by a name
+    /// the frame's last name is not.
+    #[cold]
+    #[inline(never)]
+    fn entry_late<E: ByName>(
+        &mut self,
+        seen: bool,
+        text: Option<Cow<'_, RawValue>>,
+        name: &str,
+    ) -> Option<E> {
+        match text {
+            Some(text) if seen => match E::parse_named(name, text.get()) {
                 Ok(e) => Some(e),
                 Err(_) => self.fall_back(),
             },
-            Some(None) => None,
             _ => self.fall_back(),
         }
     }
@@ -200,7 +253,7 @@ impl ObjectCx<'_> {
     }
 }
 
-/// Decodes a schema's value for a table entry: the body of a generated `decode_named` arm.
+/// Decodes a schema's value for a table entry: the body of a generated `decode_payload`.
 #[inline(always)]
 pub fn decode_entry<'de, S: super::Schema, D: Deserializer<'de>>(
     schema: S,
@@ -214,11 +267,8 @@ pub fn decode_entry<'de, S: super::Schema, D: Deserializer<'de>>(
 /// `decode_named`'s last arm).
 #[cold]
 #[inline(never)]
-pub fn unknown_entry<'de, T, D: Deserializer<'de>>(
-    d: D,
-    cx: &mut Cx,
-) -> Result<Option<T>, D::Error> {
+pub fn unknown_entry<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx) -> Result<(), D::Error> {
     d.deserialize_ignored_any(serde::de::IgnoredAny)?;
     cx.issue("unknown name", false);
-    Ok(None)
+    Ok(())
 }
