@@ -1466,7 +1466,7 @@ impl<'a> Emitter<'a> {
                         fn parse_result(json: &str) -> ::core::result::Result<Self::Result, #rt::ParseError> {
                             #rt::from_str_with(#rs, json)
                         }
-                        #[inline]
+                        #[inline(never)]
                         fn decode_payload<'de, D: #rt::serde::Deserializer<'de>>(
                             d: D,
                             cx: &mut #rt::Cx,
@@ -1546,7 +1546,7 @@ impl<'a> Emitter<'a> {
                         fn parse_payload(json: &str) -> ::core::result::Result<Self::Payload, #rt::ParseError> {
                             #rt::from_str_with(#ps, json)
                         }
-                        #[inline]
+                        #[inline(never)]
                         fn decode_payload<'de, D: #rt::serde::Deserializer<'de>>(
                             d: D,
                             cx: &mut #rt::Cx,
@@ -1563,6 +1563,9 @@ impl<'a> Emitter<'a> {
             ev_idents.push(ident);
         }
 
+        // `decode_payload` and `decode_named` are out of line: the by-name match stays a small
+        // dispatch instead of every payload's decoder inlined into it, which keeps a mixed run
+        // of frames in the instruction cache (docs/benchmarks.md).
         let request_payload = self.by_name_enum(
             &format_ident!("RequestPayload"),
             " Any request's payload, by the request's name.",
@@ -1773,7 +1776,7 @@ impl<'a> Emitter<'a> {
 
             #[allow(deprecated)]
             impl #rt::ByName for #name {
-                #[inline]
+                #[inline(never)]
                 fn decode_named<'de, D: #rt::serde::Deserializer<'de>>(
                     name: &str,
                     d: D,
