@@ -57,6 +57,24 @@ pub enum Refused<V> {
     Table(V, TableError),
 }
 
+impl<V> Refused<V> {
+    /// The message: the envelope's, or the table's.
+    pub fn message(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl<V> std::fmt::Display for Refused<V> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refused::Envelope(e) => e.fmt(f),
+            Refused::Table(_, e) => e.fmt(f),
+        }
+    }
+}
+
+impl<V: std::fmt::Debug> std::error::Error for Refused<V> {}
+
 /// The slot of a `#[table]` field in the typed loop: the payload read by the name known then
 /// (written in place), or as text when the name came later.
 pub struct EntrySlot<'de, E> {
