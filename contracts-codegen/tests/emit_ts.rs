@@ -107,3 +107,56 @@ fn markdown_reference() {
     };
     check_against(&expected_dir(), &[file]);
 }
+
+/// The `#[table]` key field of `Request`, by the fixture's name.
+fn request_key(
+    model: &mut contracts_codegen::model::Model,
+) -> &mut contracts_codegen::model::Field {
+    use contracts_codegen::model::TypeDefKind;
+    let t = model
+        .types
+        .iter_mut()
+        .find(|t| t.name == "Request")
+        .unwrap();
+    let TypeDefKind::Struct(s) = &mut t.kind else {
+        panic!("Request is a struct")
+    };
+    s.fields.iter_mut().find(|f| f.name == "type").unwrap()
+}
+
+fn frames_ts(model: &contracts_codegen::model::Model) -> String {
+    typescript::emit(model, &options())
+        .into_iter()
+        .find(|f| f.path == Path::new("src/frames.ts"))
+        .unwrap()
+        .contents
+}
+
+#[test]
+fn typed_frames_hold_only_names_the_key_accepts() {
+    // `chat.list`, `chat.send` and `chat.kill` are 9 code points: a key of at most 8 refuses
+    // them all in the envelope, so the one pass holds none of them and is not emitted.
+    let mut model = fixture::model();
+    request_key(&mut model).ty = fixture::string(Some(1), Some(9));
+    assert!(frames_ts(&model).contains("z.literal('chat.send')"));
+    request_key(&mut model).ty = fixture::string(Some(1), Some(8));
+    let text = frames_ts(&model);
+    assert!(!text.contains("RequestTypedSchema"), "{text}");
+    assert!(!text.contains("parseRequestTyped"), "{text}");
+    assert!(text.contains("parseServerFrameTyped"), "{text}");
+}
+
+#[test]
+fn no_table_field_no_typed_frames() {
+    let mut model = fixture::model();
+    for t in &mut model.types {
+        if let contracts_codegen::model::TypeDefKind::Struct(s) = &mut t.kind {
+            for f in &mut s.fields {
+                f.meta.table = None;
+            }
+        }
+    }
+    for f in typescript::emit(&model, &options()) {
+        assert!(!f.contents.contains("Typed"), "{}", f.path.display());
+    }
+}

@@ -4,12 +4,16 @@
 // - generated: this package, both stages: JSON.parse, parseRequest, then
 //   AGENT_REQUEST_SCHEMAS[type].payload.safeParse; parseServerFrame, then
 //   AGENT_EVENT_SCHEMAS[event].safeParse.
+// - generated-typed: this package, one pass: JSON.parse, then parseRequestTyped or
+//   parseServerFrameTyped (RequestTypedSchema / EventTypedSchema, the payload read by its name
+//   in the frame's own safeParse; the two stages only when that refuses, which no frame of the
+//   mix does).
 // - handwritten: Zod schemas of the same shapes written by hand below (the baseline), the
 //   same two stages.
 //
 // Hand-written, not generated. Build the package first (npm run build), then:
 //   node bench/frames.mjs [--json] [--rounds N] [--ms MS]
-// Rounds alternate between the two paths; each line is the median over the rounds.
+// Rounds alternate the order of the paths; each line is the median over the rounds.
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +22,9 @@ import {
     AGENT_EVENT_SCHEMAS,
     AGENT_REQUEST_SCHEMAS,
     parseRequest,
+    parseRequestTyped,
     parseServerFrame,
+    parseServerFrameTyped,
 } from '../dist/src/index.js';
 
 const args = process.argv.slice(2);
@@ -59,6 +65,21 @@ function generatedEvent(text) {
     const payload = schema.safeParse(frame.value.payload);
     if (!payload.success) throw new Error(z.prettifyError(payload.error));
     return payload.data;
+}
+
+// ---- the generated one-pass path ----
+
+function typedRequest(text) {
+    const frame = parseRequestTyped(JSON.parse(text));
+    if (!frame.ok) throw new Error(frame.message);
+    return frame.value.payload;
+}
+
+function typedEvent(text) {
+    const frame = parseServerFrameTyped(JSON.parse(text));
+    if (!frame.ok) throw new Error(frame.message);
+    if (!('event' in frame.value)) throw new Error('the mix holds events only');
+    return frame.value.payload;
 }
 
 // ---- the hand-written baseline: the same shapes, written directly ----
@@ -202,12 +223,20 @@ const cases = [
     ['requests', 'handwritten', handwrittenRequest, requests],
     ['server', 'generated', generatedEvent, server],
     ['server', 'handwritten', handwrittenEvent, server],
+    ['requests', 'generated-typed', typedRequest, requests],
+    ['server', 'generated-typed', typedEvent, server],
 ];
 
-// Every path accepts every frame, then a warm-up.
+// Every path accepts every frame (the one pass gives the two stages' payload), then a warm-up.
 for (const [, , parse, frames] of cases) {
     for (const f of frames) parse(f);
     measure(parse, frames, 300);
+}
+for (const f of requests) assertSame(typedRequest(f), generatedRequest(f));
+for (const f of server) assertSame(typedEvent(f), generatedEvent(f));
+
+function assertSame(a, b) {
+    if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error(`the one pass differs: ${JSON.stringify(a)}`);
 }
 
 const rates = new Map(cases.map(([g, p]) => [`${g}/${p}`, []]));
@@ -219,12 +248,21 @@ for (let r = 0; r < ROUNDS; r++) {
 
 const result = {};
 for (const [key, xs] of rates) result[key] = median(xs);
-const ratio = (g) => result[`${g}/generated`] / result[`${g}/handwritten`];
+const ratio = (g, p = 'generated') => result[`${g}/${p}`] / result[`${g}/handwritten`];
 
 if (JSON_OUT) {
-    console.log(JSON.stringify({ framesPerSecond: result, generatedOverHandwritten: { requests: ratio('requests'), server: ratio('server') } }));
+    console.log(
+        JSON.stringify({
+            framesPerSecond: result,
+            generatedOverHandwritten: { requests: ratio('requests'), server: ratio('server') },
+            generatedTypedOverHandwritten: { requests: ratio('requests', 'generated-typed'), server: ratio('server', 'generated-typed') },
+        }),
+    );
 } else {
-    for (const [key, v] of Object.entries(result)) console.log(`${key.padEnd(22)} ${Math.round(v).toLocaleString('en').padStart(12)} frames/s`);
+    for (const [key, v] of Object.entries(result)) console.log(`${key.padEnd(26)} ${Math.round(v).toLocaleString('en').padStart(12)} frames/s`);
     console.log(`generated / handwritten: requests ${ratio('requests').toFixed(2)}x, server ${ratio('server').toFixed(2)}x`);
+    console.log(
+        `generated-typed / handwritten: requests ${ratio('requests', 'generated-typed').toFixed(2)}x, server ${ratio('server', 'generated-typed').toFixed(2)}x`,
+    );
 }
 if (sink < 0) console.log(sink);

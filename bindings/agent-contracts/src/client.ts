@@ -3,10 +3,10 @@
 // types, the tables are passed in (the agent's by default, or an app's that spreads them).
 
 import { z } from 'zod';
-import { parseServerFrame } from './frames.js';
-import { parseWith } from './parse.js';
+import { parseServerFrame, parseServerFrameTyped } from './frames.js';
+import { parseWith, type TypedParseResult } from './parse.js';
 import type { FramePort } from './port.js';
-import type { ReplyError, Request, WireError } from './schemas.js';
+import type { ReplyError, ReplyOk, Request, ServerFrame, WireError } from './schemas.js';
 import { AGENT_EVENT_SCHEMAS, AGENT_REQUEST_SCHEMAS } from './tables.js';
 
 /** A request table: name -> `{ payload, result }` schemas (`AGENT_REQUEST_SCHEMAS` or an app's). */
@@ -43,6 +43,12 @@ export interface ClientOptions<R extends RequestTable, E extends EventTable> {
     checkPayloads?: boolean;
     /** Told about every frame that could not be used: unreadable, unmatched, a bad event payload. */
     onInvalidFrame?: (message: string, frame: unknown) => void;
+    /**
+     * The one-pass parse of a received frame over the same event table as `events` (a
+     * package's generated `parseServerFrameTyped`: `createAgentClient` passes the agent's).
+     * Without it the client runs the two stages itself; the verdicts and messages are the same.
+     */
+    parseFrame?: (input: unknown) => TypedParseResult<ServerFrame>;
 }
 
 type Pending = { type: string; resolve: (value: unknown) => void; reject: (error: RequestError) => void };
@@ -108,31 +114,47 @@ export class ContractClient<R extends RequestTable, E extends EventTable> {
     }
 
     private receive(raw: unknown): void {
+        const typed = this.options.parseFrame?.(raw);
+        if (typed !== undefined) {
+            if (typed.ok) {
+                const frame = typed.value;
+                if ('ok' in frame) return this.reply(frame, raw);
+                // The payload is the table's already; a name this client's table does not know
+                // is ignored, as below.
+                if (this.options.events[frame.event]) this.emit(frame.event, frame.payload);
+                return;
+            }
+            if (typed.stage === 'envelope') return this.options.onInvalidFrame?.(typed.message, raw);
+            // A table refusal: the two stages below say whether the name is unknown (ignored)
+            // or the payload bad (reported, with the same message).
+        }
         const parsed = parseServerFrame(raw);
         if (!parsed.ok) {
             this.options.onInvalidFrame?.(parsed.message, raw);
             return;
         }
         const frame = parsed.value;
-        if ('ok' in frame) {
-            if (frame.ok) {
-                const p = this.pending.get(frame.id);
-                if (!p) return this.options.onInvalidFrame?.(`no request has the id ${frame.id}`, raw);
-                this.pending.delete(frame.id);
-                const entry = this.options.requests[p.type];
-                const result = entry ? parseWith(entry.result, frame.result) : { ok: true as const, value: frame.result };
-                if (result.ok) p.resolve(result.value);
-                else p.reject(new RequestError({ code: CLIENT_ERROR_CODES.invalidResult, message: result.message }));
-            } else {
-                this.fail(frame, raw);
-            }
-            return;
-        }
+        if ('ok' in frame) return this.reply(frame, raw);
         const entry = this.options.events[frame.event];
         if (!entry) return; // an event this client's table does not know: a newer host's
         const payload = parseWith(entry, frame.payload);
         if (!payload.ok) return this.options.onInvalidFrame?.(payload.message, raw);
-        for (const l of [...(this.listeners.get(frame.event) ?? [])]) l(payload.value);
+        this.emit(frame.event, payload.value);
+    }
+
+    private emit(event: string, payload: unknown): void {
+        for (const l of [...(this.listeners.get(event) ?? [])]) l(payload);
+    }
+
+    private reply(frame: ReplyOk | ReplyError, raw: unknown): void {
+        if (!frame.ok) return this.fail(frame, raw);
+        const p = this.pending.get(frame.id);
+        if (!p) return this.options.onInvalidFrame?.(`no request has the id ${frame.id}`, raw);
+        this.pending.delete(frame.id);
+        const entry = this.options.requests[p.type];
+        const result = entry ? parseWith(entry.result, frame.result) : { ok: true as const, value: frame.result };
+        if (result.ok) p.resolve(result.value);
+        else p.reject(new RequestError({ code: CLIENT_ERROR_CODES.invalidResult, message: result.message }));
     }
 
     private fail(frame: ReplyError, raw: unknown): void {
@@ -154,7 +176,12 @@ export type AgentClient = ContractClient<typeof AGENT_REQUEST_SCHEMAS, typeof AG
 /** A client for the agent tables over `port`. */
 export function createAgentClient(
     port: FramePort,
-    options: Omit<ClientOptions<typeof AGENT_REQUEST_SCHEMAS, typeof AGENT_EVENT_SCHEMAS>, 'requests' | 'events'> = {},
+    options: Omit<ClientOptions<typeof AGENT_REQUEST_SCHEMAS, typeof AGENT_EVENT_SCHEMAS>, 'requests' | 'events' | 'parseFrame'> = {},
 ): AgentClient {
-    return new ContractClient(port, { ...options, requests: AGENT_REQUEST_SCHEMAS, events: AGENT_EVENT_SCHEMAS });
+    return new ContractClient(port, {
+        ...options,
+        requests: AGENT_REQUEST_SCHEMAS,
+        events: AGENT_EVENT_SCHEMAS,
+        parseFrame: parseServerFrameTyped,
+    });
 }

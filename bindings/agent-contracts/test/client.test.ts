@@ -4,7 +4,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+    AGENT_EVENT_SCHEMAS,
     AGENT_REQUEST_SCHEMAS,
+    ContractClient,
     RequestError,
     createAgentClient,
     createPortPair,
@@ -131,6 +133,37 @@ test('events reach typed listeners; unknown and invalid ones do not', async () =
     assert.deepEqual(got, [5]);
     assert.deepEqual(invalid, ['✖ Too small: expected number to be >=0\n  → at scannedAt', '✖ Invalid input']);
     c.close();
+});
+
+test('the one-pass client (createAgentClient) and the two-stage one hear the same', async () => {
+    const frames: unknown[] = [
+        { type: 'event', event: 'usage.changed', payload: { scannedAt: 5 } },
+        { type: 'event', event: 'usage.newThing', payload: {} },
+        { type: 'event', event: 'usage.changed', payload: { scannedAt: -1 } },
+        { type: 'event', event: 'usage.changed', payload: { scannedAt: 7 }, ok: 'odd' },
+        { type: 'event', event: '', payload: {} },
+        { id: '9', ok: true, result: {} },
+        { id: null, ok: false, error: { code: 'unreadable-frame', message: 'no JSON' } },
+        { nonsense: true },
+    ];
+    const heard = async (typed: boolean) => {
+        const [client, host] = createPortPair();
+        const h = fakeHost(host);
+        const log: unknown[] = [];
+        const onInvalidFrame = (m: string) => log.push(['invalid', m]);
+        const c = typed
+            ? createAgentClient(client, { onInvalidFrame })
+            : new ContractClient(client, { requests: AGENT_REQUEST_SCHEMAS, events: AGENT_EVENT_SCHEMAS, onInvalidFrame });
+        c.on('usage.changed', (p) => log.push(['usage.changed', p]));
+        for (const f of frames) h.push(f as ServerFrame);
+        await new Promise((r) => setTimeout(r, 10));
+        c.close();
+        return log;
+    };
+    const two = await heard(false);
+    // Two events heard (one with an odd `ok`, read by the two stages), five frames reported.
+    assert.deepEqual(await heard(true), two);
+    assert.equal(two.length, 7);
 });
 
 test('close rejects what is still waiting', async () => {

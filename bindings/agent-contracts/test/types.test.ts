@@ -8,14 +8,23 @@ import {
     AGENT_EVENT_SCHEMAS,
     AGENT_REQUEST_SCHEMAS,
     parseRequest,
+    parseRequestTyped,
+    parseServerFrameTyped,
     type AgentEventType,
     type AgentRequestPayload,
     type AgentRequestResult,
     type AgentRequestType,
     type ChatSendPayload,
+    type ChatStatusEvent,
+    type EventTyped,
     type FramePort,
     type ParseResult,
+    type ReplyError,
+    type ReplyOk,
     type Request,
+    type RequestTyped,
+    type ServerFrameTyped,
+    type TypedParseResult,
     type WireError,
 } from '@adecore/agent-contracts';
 
@@ -65,4 +74,30 @@ test('FramePort is the spec interface', () => {
     port.send({ id: '1', type: 'chat.list', payload: {} });
     port.send({ type: 'event', event: 'chat.status', payload: {} });
     assert.ok(port);
+});
+
+test('a typed frame narrows its payload by name', () => {
+    const r = parseRequestTyped({ id: '1', type: 'chat.send', payload: { chatId: 'c', text: 'hi' } });
+    expectType<Equal<typeof r, TypedParseResult<RequestTyped>>>(true);
+    if (!r.ok) {
+        expectType<Equal<typeof r.stage, 'envelope' | 'table'>>(true);
+        throw new Error(r.message);
+    }
+    const frame = r.value;
+    if (frame.type === 'chat.send') {
+        expectType<Equal<typeof frame.payload, ChatSendPayload>>(true);
+        assert.equal(frame.payload.text, 'hi');
+    } else {
+        assert.fail('chat.send');
+    }
+    // @ts-expect-error: not a request name
+    const bad: RequestTyped['type'] = 'chat.nope';
+    assert.ok(bad);
+
+    const s = parseServerFrameTyped({ type: 'event', event: 'chat.status', payload: {} });
+    expectType<Equal<typeof s, TypedParseResult<ServerFrameTyped>>>(true);
+    expectType<Equal<ServerFrameTyped, ReplyOk | ReplyError | EventTyped>>(true);
+    if (s.ok && !('ok' in s.value) && s.value.event === 'chat.status') {
+        expectType<Equal<typeof s.value.payload, ChatStatusEvent>>(true);
+    }
 });

@@ -20,18 +20,31 @@
 //!                               JSON has no comments, but written by codegen all the same)
 //! src/schemas.ts                every type's schema and type, in dependency order
 //! src/parse.ts                  ParseResult<T> and the never-throwing parse helper
+//!                               (TypedParseResult<T> too when there are typed frames)
 //! src/tables.ts                 <PREFIX>_REQUEST_SCHEMAS, <PREFIX>_EVENT_SCHEMAS and their types
 //!                               (only when the protocol or a base has requests or events)
-//! src/frames.ts                 parse<Frame>() for the frame types, and the alias exports
+//! src/frames.ts                 parse<Frame>() for the frame types, the alias exports, and the
+//!                               typed frames (below)
 //! src/index.ts                  the root module's types, the tables, frames, hand-written extras
 //! src/<module>.ts               the types of one schema module (`./task`, `./agent`)
 //! ```
+//!
+//! Typed frames: every struct with a `#[table = "requests[type]"]` field, this protocol's or a
+//! base's, gets `<Name>TypedSchema`, a `z.discriminatedUnion` on the key with one
+//! `<Name>Schema.extend({ key: z.literal(name), field: <table>[name] })` per name of this
+//! package's table (an app's: its bases' names and its own). `parse<Name>Typed` runs it and,
+//! when it refuses (or throws), the two stages (the frame's schema, then the payload by name),
+//! so its verdict, stage and message are always the two stages'. An untagged union whose last
+//! variant is such a frame and whose earlier variants each require a literal key the frame
+//! lacks (`ServerFrame`: `ok`) gets `parse<Union>Typed` instead: the one pass only on an input
+//! without those keys, a parsed value with one of them returned as it is.
 //!
 //! Hand-written files in a package (a typed client, a thread reducer, tests) are not emitted
 //! here; [`TsOptions::extra_exports`] names the ones `index.ts` re-exports.
 
 use crate::model::{
-    Docs, Field, Literal, Meta, Model, Ty, TyKind, TypeDef, TypeDefKind, TypeRef, UnionTag,
+    Docs, Field, Literal, Meta, Model, TableKind, Ty, TyKind, TypeDef, TypeDefKind, TypeRef,
+    UnionTag, Variant,
 };
 use crate::names;
 use heck::ToUpperCamelCase;
@@ -716,6 +729,18 @@ impl<'a> Emitter<'a> {
 
     /// `src/parse.ts`: the answer type and the helper behind every parse function.
     fn parse(&self) -> String {
+        // The answer of the typed parse functions (`frames.ts`), when the package has them.
+        let typed = if self.typed_frames().is_empty() {
+            ""
+        } else {
+            "
+/**
+ * What a typed parse function answers: the value, or Zod's prettified message with the stage
+ * that refused: the frame (`envelope`) or its payload by name (`table`).
+ */
+export type TypedParseResult<T> = { ok: true; value: T } | { ok: false; stage: 'envelope' | 'table'; message: string };
+"
+        };
         // A plain multi-line literal: a `\` line continuation would eat the indentation.
         format!(
             "{HEADER}
@@ -726,7 +751,7 @@ import {{ z }} from 'zod';
 
 /** What a parse function answers: the value, or Zod's prettified message. */
 export type ParseResult<T> = {{ ok: true; value: T }} | {{ ok: false; message: string }};
-
+{typed}
 /**
  * Check `input` against `schema`, answering {{@link ParseResult}}; never throws (whatever
  * `input` is: a hostile getter or proxy answers a failure too).
@@ -940,30 +965,116 @@ export function parse{tp}EventPayload<K extends {tp}EventType>(event: K, payload
         out
     }
 
-    /// `src/frames.ts`: the parse functions and alias exports.
+    /// `src/frames.ts`: the parse functions, the alias exports and, for the frames with a
+    /// `#[table]` field, their one-pass schemas and typed parse functions.
     fn frames(&self) -> String {
+        let typed = self.typed_frames();
+        let unions = self.typed_unions(&typed);
         let mut out = format!(
-            "{HEADER}\n//\n// The envelope stage: parse functions for the frame types, and the names the spec exports.\n\n"
+            "{HEADER}\n//\n// The envelope stage: parse functions for the frame types, and the names the spec exports.\n"
         );
-        let mut imports: BTreeSet<String> = BTreeSet::new();
-        let mut type_imports: BTreeSet<String> = BTreeSet::new();
+        if !typed.is_empty() {
+            out.push_str("// The typed frames: the envelope and the payload by name in one safeParse, the two\n// stages' verdict when it refuses.\n");
+        }
+        out.push('\n');
+        // Imports by module: values, then types, each sorted.
+        let mut imports: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let mut type_imports: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        const SCHEMAS: &str = "./schemas.js";
         for f in &self.options.parse_functions {
-            imports.insert(names::ts_schema(f));
-            type_imports.insert(f.clone());
+            imports
+                .entry(SCHEMAS.into())
+                .or_default()
+                .insert(names::ts_schema(f));
+            type_imports
+                .entry(SCHEMAS.into())
+                .or_default()
+                .insert(f.clone());
         }
         for a in &self.options.aliases {
-            imports.insert(names::ts_schema(&a.target));
+            imports
+                .entry(SCHEMAS.into())
+                .or_default()
+                .insert(names::ts_schema(&a.target));
             if a.type_alias {
-                type_imports.insert(a.target.clone());
+                type_imports
+                    .entry(SCHEMAS.into())
+                    .or_default()
+                    .insert(a.target.clone());
             }
         }
-        let mut all: Vec<String> = imports.into_iter().collect();
-        all.extend(type_imports.iter().map(|t| format!("type {t}")));
-        if !all.is_empty() {
-            let _ = writeln!(out, "import {{ {} }} from './schemas.js';", all.join(", "));
+        let p = self.prefix_const();
+        let tp = self.options.type_prefix();
+        let tables = "./tables.js".to_owned();
+        for f in &typed {
+            imports
+                .entry(self.module_of(&f.schema))
+                .or_default()
+                .insert(names::ts_schema(&f.schema.name));
+            let t = imports.entry(tables.clone()).or_default();
+            match f.table {
+                TableKind::Requests => t.insert(format!("{p}_REQUEST_SCHEMAS")),
+                TableKind::Events => t.insert(format!("{p}_EVENT_SCHEMAS")),
+            };
         }
-        if !self.options.parse_functions.is_empty() {
-            out.push_str("import { parseWith, type ParseResult } from './parse.js';\n");
+        for u in &unions {
+            imports
+                .entry(self.module_of(&u.schema))
+                .or_default()
+                .insert(names::ts_schema(&u.schema.name));
+            for e in &u.earlier {
+                type_imports
+                    .entry(self.module_of(e))
+                    .or_default()
+                    .insert(e.name.clone());
+            }
+        }
+        // The two stages of each typed parse function: the frame's own name lookup and the
+        // table's parse function.
+        for f in self.typed_parse_targets(&typed, &unions) {
+            let t = imports.entry(tables.clone()).or_default();
+            match typed[f].table {
+                TableKind::Requests => {
+                    t.insert(format!("is{tp}RequestType"));
+                    t.insert(format!("parse{tp}RequestPayload"));
+                }
+                TableKind::Events => {
+                    t.insert(format!("is{tp}EventType"));
+                    t.insert(format!("parse{tp}EventPayload"));
+                }
+            }
+        }
+        if !typed.is_empty() {
+            out.push_str("import { z } from 'zod';\n");
+        }
+        // Packages first (as `tables.ts` orders them), then this package's modules.
+        let mut specs: Vec<&String> = imports.keys().chain(type_imports.keys()).collect();
+        specs.sort_by_key(|s| (s.starts_with("./"), s.as_str()));
+        specs.dedup();
+        for spec in specs {
+            let mut all: Vec<String> = imports
+                .get(spec)
+                .map(|s| s.iter().cloned().collect())
+                .unwrap_or_default();
+            if let Some(ts) = type_imports.get(spec) {
+                all.extend(ts.iter().map(|t| format!("type {t}")));
+            }
+            let _ = writeln!(
+                out,
+                "import {{ {} }} from {};",
+                all.join(", "),
+                js_string(spec)
+            );
+        }
+        if !self.options.parse_functions.is_empty() || !typed.is_empty() {
+            let mut parse = vec!["parseWith", "type ParseResult"];
+            if self.options.parse_functions.is_empty() {
+                parse.retain(|n| *n == "parseWith");
+            }
+            if !typed.is_empty() {
+                parse.push("type TypedParseResult");
+            }
+            let _ = writeln!(out, "import {{ {} }} from './parse.js';", parse.join(", "));
         }
         for f in &self.options.parse_functions {
             let doc = self
@@ -1003,10 +1114,374 @@ export function parse{tp}EventPayload<K extends {tp}EventType>(event: K, payload
                 let _ = writeln!(out, "export type {} = {};", a.name, a.target);
             }
         }
-        if self.options.parse_functions.is_empty() && self.options.aliases.is_empty() {
+        self.typed_section(&mut out, &typed, &unions);
+        if self.options.parse_functions.is_empty()
+            && self.options.aliases.is_empty()
+            && typed.is_empty()
+        {
             out.push_str("export {};\n");
         }
         out
+    }
+
+    /// Where a schema type is imported from in a generated module of this package.
+    fn module_of(&self, r: &TypeRef) -> String {
+        if self.is_own(r) {
+            "./schemas.js".to_owned()
+        } else {
+            self.import_spec(r)
+        }
+    }
+
+    /// A reference from this package to a type `owner` declares.
+    fn ref_in(&self, owner: &Model, name: &str) -> TypeRef {
+        TypeRef {
+            name: name.to_owned(),
+            protocol: (owner.name != self.model.name).then(|| owner.name.clone()),
+        }
+    }
+
+    /// This protocol and its bases, each once, bases first (the tables' order).
+    fn protocols(&self) -> Vec<&'a Model> {
+        fn walk<'m>(m: &'m Model, seen: &mut BTreeSet<&'m str>, out: &mut Vec<&'m Model>) {
+            for b in &m.bases {
+                walk(b, seen, out);
+            }
+            if seen.insert(&m.name) {
+                out.push(m);
+            }
+        }
+        let mut out = Vec::new();
+        walk(self.model, &mut BTreeSet::new(), &mut out);
+        out
+    }
+
+    /// Every struct with a `#[table]` field, this protocol's or a base's, whose table has
+    /// entries here: each gets `<Name>TypedSchema` over this package's table (an app's over
+    /// its own names and its bases'). Its entries are the table's names the key field itself
+    /// accepts (a name outside the key's limits is refused by the envelope, so the one-pass
+    /// union must not hold it).
+    fn typed_frames(&self) -> Vec<TypedFrame<'a>> {
+        let mut out: Vec<TypedFrame<'a>> = Vec::new();
+        for owner in self.protocols() {
+            for t in &owner.types {
+                let TypeDefKind::Struct(s) = &t.kind else {
+                    continue;
+                };
+                let Some((field, tk)) = s
+                    .fields
+                    .iter()
+                    .find_map(|f| f.meta.table.as_ref().map(|k| (f, k)))
+                else {
+                    continue;
+                };
+                let Some(key) = s
+                    .fields
+                    .iter()
+                    .find(|k| k.name == tk.key && k.name != field.name && !k.optional)
+                else {
+                    continue;
+                };
+                let typed = format!("{}Typed", t.name);
+                if self.model.own_type(&typed).is_some()
+                    || out.iter().any(|f| f.schema.name == t.name)
+                {
+                    continue;
+                }
+                let TyKind::String(limits) = owner.unalias(&key.ty).kind else {
+                    continue;
+                };
+                let fits = |n: &str| {
+                    let c = n.chars().count() as u64;
+                    limits.min.is_none_or(|m| c >= m) && limits.max.is_none_or(|m| c <= m)
+                };
+                let entries: Vec<&'a str> = match tk.table {
+                    TableKind::Requests => self
+                        .model
+                        .all_requests()
+                        .into_iter()
+                        .map(|(_, r)| r.name.as_str())
+                        .collect(),
+                    TableKind::Events => self
+                        .model
+                        .all_events()
+                        .into_iter()
+                        .map(|(_, e)| e.name.as_str())
+                        .collect(),
+                };
+                let entries: Vec<&'a str> = entries.into_iter().filter(|n| fits(n)).collect();
+                if entries.is_empty() {
+                    continue;
+                }
+                out.push(TypedFrame {
+                    schema: self.ref_in(owner, &t.name),
+                    def: t,
+                    key,
+                    field,
+                    table: tk.table,
+                    entries,
+                });
+            }
+        }
+        out
+    }
+
+    /// Every untagged union whose last variant is a typed frame and whose earlier variants are
+    /// structs that each require a literal key the frame does not have (`ServerFrame`: `ok`):
+    /// an input without those keys can only be the frame, and a parsed value is an earlier
+    /// variant exactly when it has one of them. Each gets `parse<Name>Typed`.
+    fn typed_unions(&self, typed: &[TypedFrame<'a>]) -> Vec<TypedUnion> {
+        let mut out = Vec::new();
+        for owner in self.protocols() {
+            'union: for t in &owner.types {
+                let TypeDefKind::Union(u) = &t.kind else {
+                    continue;
+                };
+                if !matches!(u.tag, UnionTag::Untagged) {
+                    continue;
+                }
+                let Some((last, earlier)) = u.variants.split_last() else {
+                    continue;
+                };
+                let resolve = |v: &Variant| match self.qualify(owner, &v.ty).kind {
+                    TyKind::Ref(r) => self.model.resolve(&r).map(|d| (r, d)),
+                    _ => None,
+                };
+                let Some((last_ref, _)) = resolve(last) else {
+                    continue;
+                };
+                let Some(frame) = typed.iter().position(|f| f.schema == last_ref) else {
+                    continue;
+                };
+                let TypeDefKind::Struct(fs) = &typed[frame].def.kind else {
+                    continue;
+                };
+                let mut keys: Vec<String> = Vec::new();
+                let mut refs = Vec::new();
+                for v in earlier {
+                    let Some((r, d)) = resolve(v) else {
+                        continue 'union;
+                    };
+                    let TypeDefKind::Struct(s) = &d.kind else {
+                        continue 'union;
+                    };
+                    let Some(k) = s.fields.iter().find(|f| {
+                        !f.optional
+                            && matches!(f.ty.kind, TyKind::Literal(_))
+                            && !fs.fields.iter().any(|g| g.name == f.name)
+                    }) else {
+                        continue 'union;
+                    };
+                    if !keys.contains(&k.name) {
+                        keys.push(k.name.clone());
+                    }
+                    refs.push(r);
+                }
+                out.push(TypedUnion {
+                    schema: self.ref_in(owner, &t.name),
+                    earlier: refs,
+                    frame,
+                    keys,
+                });
+            }
+        }
+        out
+    }
+
+    /// The typed frames a typed parse function reads (by index): each union's frame, and each
+    /// frame that is no union's.
+    fn typed_parse_targets(&self, typed: &[TypedFrame<'a>], unions: &[TypedUnion]) -> Vec<usize> {
+        let mut out: Vec<usize> = unions.iter().map(|u| u.frame).collect();
+        for i in 0..typed.len() {
+            if !unions.iter().any(|u| u.frame == i) {
+                out.push(i);
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// The one-pass schemas, their types and the typed parse functions.
+    fn typed_section(&self, out: &mut String, typed: &[TypedFrame<'a>], unions: &[TypedUnion]) {
+        let p = self.prefix_const();
+        let tp = self.options.type_prefix();
+        for f in typed {
+            let name = &f.schema.name;
+            let frame_schema = names::ts_schema(name);
+            let (table, what, entry) = match f.table {
+                TableKind::Requests => (format!("{p}_REQUEST_SCHEMAS"), "request", ".payload"),
+                TableKind::Events => (format!("{p}_EVENT_SCHEMAS"), "event", ""),
+            };
+            let _ = write!(
+                out,
+                "
+/**
+ * {a} `{name}` with its `{field}` read by its `{key}` through the {what} table, in one
+ * `safeParse`: one object per entry of {{@link {table}}}, the frame's fields with `{key}`
+ * the entry's name and `{field}` its schema.
+ */
+export const {name}TypedSchema = z.discriminatedUnion({key_js}, [
+",
+                field = f.field.name,
+                key = f.key.name,
+                key_js = js_string(&f.key.name),
+                a = article(name),
+            );
+            for e in &f.entries {
+                let _ = writeln!(
+                    out,
+                    "    {frame_schema}.extend({{ {}: z.literal({}), {}: {table}[{}]{entry} }}),",
+                    js_key(&f.key.name),
+                    js_string(e),
+                    js_key(&f.field.name),
+                    js_string(e),
+                );
+            }
+            let _ = write!(
+                out,
+                "]);
+/** {a} `{name}` whose `{key}` names an entry of the {what} table: narrowing on `{key}` types `{field}`. */
+export type {name}Typed = z.infer<typeof {name}TypedSchema>;
+",
+                field = f.field.name,
+                key = f.key.name,
+                a = article(name),
+            );
+        }
+        for u in unions {
+            let f = &typed[u.frame];
+            let mut members: Vec<String> = u.earlier.iter().map(|r| r.name.clone()).collect();
+            members.push(format!("{}Typed", f.schema.name));
+            let _ = write!(
+                out,
+                "
+/** {} `{}` with an event's `{}` read by its `{}`: `{}Typed` in place of `{}`. */
+export type {}Typed = {};
+",
+                article(&u.schema.name),
+                u.schema.name,
+                f.field.name,
+                f.key.name,
+                f.schema.name,
+                f.schema.name,
+                u.schema.name,
+                members.join(" | "),
+            );
+        }
+        for i in self.typed_parse_targets(typed, unions) {
+            let f = &typed[i];
+            let union = unions.iter().find(|u| u.frame == i);
+            let frame = &f.schema.name;
+            let (is, parse, what) = match f.table {
+                TableKind::Requests => (
+                    format!("is{tp}RequestType"),
+                    format!("parse{tp}RequestPayload"),
+                    "request",
+                ),
+                TableKind::Events => (
+                    format!("is{tp}EventType"),
+                    format!("parse{tp}EventPayload"),
+                    "event",
+                ),
+            };
+            let field = &f.field.name;
+            let key = &f.key.name;
+            let (target, envelope) = match union {
+                Some(u) => (u.schema.name.clone(), names::ts_schema(&u.schema.name)),
+                None => (frame.clone(), names::ts_schema(frame)),
+            };
+            let guard = match union {
+                Some(u) if !u.keys.is_empty() => {
+                    let absent: Vec<String> = u
+                        .keys
+                        .iter()
+                        .map(|k| format!("!({} in input)", js_string(k)))
+                        .collect();
+                    format!(
+                        "typeof input === 'object' && input !== null && {}",
+                        absent.join(" && ")
+                    )
+                }
+                _ => String::new(),
+            };
+            let earlier_doc = match union {
+                Some(u) if !u.keys.is_empty() => {
+                    let keys: Vec<String> = u.keys.iter().map(|k| format!("`{k}`")).collect();
+                    let earlier: Vec<String> =
+                        u.earlier.iter().map(|r| format!("`{}`", r.name)).collect();
+                    format!(
+                        "\n\nThe one pass is tried only on an object without {} (the keys {} require,\nwhich the union tries first); a value with one of them is theirs, as parsed.",
+                        keys.join(" or "),
+                        earlier.join(", ")
+                    )
+                }
+                _ => String::new(),
+            };
+            let docs = format!(
+                "{an} `{target}` with {a} `{field}` read by its `{key}` through the {what} table: one\n`safeParse` of {{@link {frame}TypedSchema}}; when it refuses, the two stages\n({{@link {envelope}}}, then the `{field}` by name), so the verdict, the stage and the message\nare theirs. A name the table does not know is a table-stage refusal.{earlier_doc}\n\nAnswers `{{ ok: true, value }}` or `{{ ok: false, stage, message }}` with Zod's prettified\nmessage; never throws.",
+                a = if union.is_some() { "an event's" } else { "its" },
+                an = article(&target),
+            );
+            out.push('\n');
+            out.push_str(&jsdoc(&Docs::default(), &Meta::default(), &[docs], ""));
+            let _ = writeln!(
+                out,
+                "export function parse{target}Typed(input: unknown): TypedParseResult<{target}Typed> {{"
+            );
+            out.push_str("    try {\n");
+            let ind = if guard.is_empty() {
+                "        "
+            } else {
+                let _ = writeln!(out, "        if ({guard}) {{");
+                "            "
+            };
+            let _ = writeln!(out, "{ind}const r = {frame}TypedSchema.safeParse(input);");
+            let _ = writeln!(
+                out,
+                "{ind}if (r.success) return {{ ok: true, value: r.data }};"
+            );
+            if !guard.is_empty() {
+                out.push_str("        }\n");
+            }
+            out.push_str("    } catch {\n        // Thrown by a hostile input: the two stages answer it.\n    }\n");
+            let _ = writeln!(out, "    const frame = parseWith({envelope}, input);");
+            out.push_str(
+                "    if (!frame.ok) return { ok: false, stage: 'envelope', message: frame.message };\n",
+            );
+            out.push_str("    const v = frame.value;\n");
+            if let Some(u) = union
+                && !u.keys.is_empty()
+            {
+                let has: Vec<String> = u
+                    .keys
+                    .iter()
+                    .map(|k| format!("{} in v", js_string(k)))
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "    if ({}) return {{ ok: true, value: v }};",
+                    has.join(" || ")
+                );
+            }
+            let _ = writeln!(out, "    const name = v{};", js_prop(key));
+            let _ = writeln!(
+                out,
+                "    if (!{is}(name)) return {{ ok: false, stage: 'table', message: `no table entry is called ${{JSON.stringify(name)}}` }};"
+            );
+            let _ = writeln!(
+                out,
+                "    const payload = {parse}(name, v{});",
+                js_prop(field)
+            );
+            out.push_str(
+                "    if (!payload.ok) return { ok: false, stage: 'table', message: payload.message };\n",
+            );
+            let _ = writeln!(
+                out,
+                "    return {{ ok: true, value: {{ ...v, {}: payload.value }} as {frame}Typed }};\n}}",
+                js_key(field)
+            );
+        }
     }
 
     /// `src/index.ts` (module `None`) or `src/<module>.ts`: re-exports.
@@ -1061,6 +1536,50 @@ export function parse{tp}EventPayload<K extends {tp}EventType>(event: K, payload
             out.push_str("export {};\n");
         }
         out
+    }
+}
+
+/// A frame struct with a `#[table]` field (`Request`, `Event`), this protocol's or a base's.
+struct TypedFrame<'m> {
+    /// The struct, as this package refers to it.
+    schema: TypeRef,
+    def: &'m TypeDef,
+    /// The field whose value names the entry (`type`).
+    key: &'m Field,
+    /// The `unknown` field that holds the entry's payload (`payload`).
+    field: &'m Field,
+    table: TableKind,
+    /// The table's names the key accepts, in table order (bases first).
+    entries: Vec<&'m str>,
+}
+
+/// An untagged union whose last variant is a typed frame (`ServerFrame`).
+struct TypedUnion {
+    schema: TypeRef,
+    /// The variants before the frame (`ReplyOk`, `ReplyError`).
+    earlier: Vec<TypeRef>,
+    /// The frame, an index into the typed frames.
+    frame: usize,
+    /// A required literal key of each earlier variant that the frame does not have (`ok`).
+    keys: Vec<String>,
+}
+
+/// `A` or `An`, for a type name.
+fn article(name: &str) -> &'static str {
+    if name.starts_with(['A', 'E', 'I', 'O', 'U']) {
+        "An"
+    } else {
+        "A"
+    }
+}
+
+/// A property access: `.name`, or `['odd-key']`.
+fn js_prop(name: &str) -> String {
+    let k = js_key(name);
+    if k.starts_with('\'') {
+        format!("[{k}]")
+    } else {
+        format!(".{k}")
     }
 }
 

@@ -1,7 +1,7 @@
 //! A hand-built model that exercises every construct the TypeScript, JSON Schema and Markdown
 //! emitters know: aliases with limits, structs with optional/nullable/default fields, closed,
 //! open and legacy enums, tagged and untagged unions, literals, arrays, maps, unknown, a
-//! recursive type, modules, deprecation, and request and event tables.
+//! recursive type, modules, deprecation, request and event tables, and `#[table]` frames.
 
 use contracts_codegen::model::*;
 
@@ -46,6 +46,15 @@ pub fn field(name: &str, d: &str, optional: bool, t: Ty) -> Field {
         default: None,
         ty: t,
     }
+}
+
+/// `#[table = "requests[type]"]` on a field.
+fn table_field(mut f: Field, table: TableKind, key: &str) -> Field {
+    f.meta.table = Some(TableKey {
+        table,
+        key: key.to_owned(),
+    });
+    f
 }
 
 fn def(name: &str, d: &str, module: Option<&str>, kind: TypeDefKind) -> TypeDef {
@@ -105,7 +114,11 @@ pub fn model() -> Model {
         vec![
             field("id", "Chosen by the client.", false, string(Some(1), None)),
             field("type", "", false, string(Some(1), None)),
-            field("payload", "Any JSON, present.", false, ty(TyKind::Unknown)),
+            table_field(
+                field("payload", "Any JSON, present.", false, ty(TyKind::Unknown)),
+                TableKind::Requests,
+                "type",
+            ),
         ],
     ));
     types.push(strukt(
@@ -142,7 +155,11 @@ pub fn model() -> Model {
                 ty(TyKind::Literal(Literal::String("event".into()))),
             ),
             field("event", "", false, string(Some(1), None)),
-            field("payload", "", false, ty(TyKind::Unknown)),
+            table_field(
+                field("payload", "", false, ty(TyKind::Unknown)),
+                TableKind::Events,
+                "event",
+            ),
         ],
     ));
     types.push(def(

@@ -8,6 +8,12 @@ import { z } from 'zod';
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; message: string };
 
 /**
+ * What a typed parse function answers: the value, or Zod's prettified message with the stage
+ * that refused: the frame (`envelope`) or its payload by name (`table`).
+ */
+export type TypedParseResult<T> = { ok: true; value: T } | { ok: false; stage: 'envelope' | 'table'; message: string };
+
+/**
  * Check `input` against `schema`, answering {@link ParseResult}; never throws (whatever
  * `input` is: a hostile getter or proxy answers a failure too).
  */
