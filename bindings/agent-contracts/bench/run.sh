@@ -5,7 +5,8 @@
 #   bash bindings/agent-contracts/bench/run.sh [RUNS]
 #
 # Each run: the criterion bench (generated and hand-written serde_json), then the node bench
-# (generated and hand-written Zod). RUNS runs (default 3); the ratios are the median over them.
+# (generated: the spec's two stages and the one-pass typed parse; hand-written Zod). RUNS runs
+# (default 3); the ratios are the median over them.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 runs="${1:-3}"
@@ -29,15 +30,17 @@ const frames = (g) => fs.readFileSync(`contracts/benches/data/${g}.jsonl`, 'utf8
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 const rows = [];
 for (const g of ['requests', 'server']) {
-    const r = { group: g, genOverHand: [], zodGenOverHand: [], rustGenOverZodGen: [], rustHandOverZodHand: [] };
+    const r = { group: g, genOverHand: [], zodGenOverHand: [], zodTypedOverHand: [], rustGenOverZodGen: [], rustGenOverZodTyped: [], rustHandOverZodHand: [] };
     for (let i = 1; i <= runs; i++) {
         // criterion: the median time of one iteration (the whole mix), in nanoseconds.
         const rust = (p) => frames(g) / (JSON.parse(fs.readFileSync(`${dir}/rust.${i}.${g}.${p}.json`)).median.point_estimate / 1e9);
         const zod = JSON.parse(fs.readFileSync(`${dir}/node.${i}.json`)).framesPerSecond;
-        const [rg, rh, zg, zh] = [rust('generated'), rust('handwritten'), zod[`${g}/generated`], zod[`${g}/handwritten`]];
+        const [rg, rh, zg, zt, zh] = [rust('generated'), rust('handwritten'), zod[`${g}/generated`], zod[`${g}/generated-typed`], zod[`${g}/handwritten`]];
         r.genOverHand.push(rg / rh);
         r.zodGenOverHand.push(zg / zh);
+        r.zodTypedOverHand.push(zt / zh);
         r.rustGenOverZodGen.push(rg / zg);
+        r.rustGenOverZodTyped.push(rg / zt);
         r.rustHandOverZodHand.push(rh / zh);
     }
     rows.push(r);
@@ -46,10 +49,12 @@ const f = (xs) => `${median(xs).toFixed(2)}x`.padStart(7) + `  (${xs.map((x) => 
 for (const r of rows) {
     console.log(`${r.group}:`);
     console.log(`  Rust generated / Rust hand-written serde_json ${f(r.genOverHand)}`);
-    console.log(`  Zod generated / Zod hand-written              ${f(r.zodGenOverHand)}`);
-    console.log(`  Rust generated / Zod generated                ${f(r.rustGenOverZodGen)}`);
+    console.log(`  Zod generated, two stages / Zod hand-written  ${f(r.zodGenOverHand)}`);
+    console.log(`  Zod generated, one pass / Zod hand-written    ${f(r.zodTypedOverHand)}`);
+    console.log(`  Rust generated / Zod generated, two stages    ${f(r.rustGenOverZodGen)}`);
+    console.log(`  Rust generated / Zod generated, one pass      ${f(r.rustGenOverZodTyped)}`);
     console.log(`  Rust hand-written / Zod hand-written          ${f(r.rustHandOverZodHand)}`);
 }
-console.log(`(median over ${runs} runs; each run measures its four lines side by side)`);
+console.log(`(median over ${runs} runs; each run measures its lines side by side)`);
 EOF
 rm -rf "$out"

@@ -824,7 +824,7 @@ impl<'a> Emitter<'a> {
             .fields
             .iter()
             .map(|f| !matches!(self.store(f), Store::Literal));
-        let lets_else = lets_else(slots, kept);
+        let lets_else_unit = lets_else_with(slots, kept, &quote!(::core::result::Result::Ok(())));
         let build = s
             .fields
             .iter()
@@ -850,8 +850,17 @@ impl<'a> Emitter<'a> {
                 }
                 fn visit<A: #rt::serde::de::MapAccess<'de>>(
                     o: &mut #rt::ObjectCx<'_>,
-                    mut map: A,
+                    map: A,
                 ) -> ::core::result::Result<::core::option::Option<Self>, A::Error> {
+                    let mut out = ::core::option::Option::None;
+                    Self::visit_into(o, map, &mut out)?;
+                    ::core::result::Result::Ok(out)
+                }
+                fn visit_into<A: #rt::serde::de::MapAccess<'de>>(
+                    o: &mut #rt::ObjectCx<'_>,
+                    mut map: A,
+                    out: &mut ::core::option::Option<Self>,
+                ) -> ::core::result::Result<(), A::Error> {
                     #(#lets)*
                     while let ::core::option::Option::Some(i) = o.next_key_strict(&mut map, <Self as #rt::ObjectRef<'de>>::index)? {
                         match i {
@@ -860,8 +869,10 @@ impl<'a> Emitter<'a> {
                         }
                     }
                     #(#finish_out)*
-                    #lets_else
-                    ::core::result::Result::Ok(::core::option::Option::Some(Self { #(#build)* }))
+                    #lets_else_unit
+                    // Built in the caller's slot: the frame is not moved up through a result.
+                    *out = ::core::option::Option::Some(Self { #(#build)* });
+                    ::core::result::Result::Ok(())
                 }
             }
 
@@ -1803,6 +1814,19 @@ impl<'a> Emitter<'a> {
 /// member (every issue is recorded by now). No tuple of the slots, so a large value is not
 /// copied into one and out again.
 fn lets_else(slots: &[Ident], kept: impl IntoIterator<Item = bool>) -> TokenStream {
+    lets_else_with(
+        slots,
+        kept,
+        &quote!(::core::result::Result::Ok(::core::option::Option::None)),
+    )
+}
+
+/// [`lets_else`] with what an invalid object returns.
+fn lets_else_with(
+    slots: &[Ident],
+    kept: impl IntoIterator<Item = bool>,
+    invalid: &TokenStream,
+) -> TokenStream {
     let lets = slots.iter().zip(kept).map(|(s, k)| {
         let pat = if k {
             quote!(::core::option::Option::Some(#s))
@@ -1811,7 +1835,7 @@ fn lets_else(slots: &[Ident], kept: impl IntoIterator<Item = bool>) -> TokenStre
         };
         quote! {
             let #pat = #s else {
-                return ::core::result::Result::Ok(::core::option::Option::None);
+                return #invalid;
             };
         }
     });

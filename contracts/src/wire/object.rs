@@ -34,6 +34,17 @@ pub trait ObjectRef<'de>: Sized {
     fn index(key: &str) -> Option<usize>;
     /// Reads the entries of a map into the fields (see [`ObjectCx`]).
     fn visit<A: MapAccess<'de>>(o: &mut ObjectCx<'_>, map: A) -> Result<Option<Self>, A::Error>;
+    /// [`ObjectRef::visit`] into `out` (`None` when invalid); a large value can be built in
+    /// place instead of moved up through the result.
+    #[inline]
+    fn visit_into<A: MapAccess<'de>>(
+        o: &mut ObjectCx<'_>,
+        map: A,
+        out: &mut Option<Self>,
+    ) -> Result<(), A::Error> {
+        *out = Self::visit(o, map)?;
+        Ok(())
+    }
 }
 
 /// A generated struct's fields, written into a map (shared by structs and tagged unions).
@@ -381,7 +392,7 @@ impl<'de, T: ObjectRef<'de>> Accept<'de> for ObjectRefIntoA<'_, T> {
             base,
             spans: Vec::new(),
         };
-        *self.out = T::visit(&mut o, map)?;
+        T::visit_into(&mut o, map, self.out)?;
         o.finish();
         Ok(Some(()))
     }

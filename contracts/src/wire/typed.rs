@@ -238,7 +238,7 @@ impl ObjectCx<'_> {
         };
         match slot.by {
             // `None` when invalid: its issues are recorded.
-            Some(by) if by == *name => slot.value,
+            Some(by) if same_name(&by, name) => slot.value,
             _ => self.entry_late(slot.seen, slot.text, name),
         }
     }
@@ -289,4 +289,11 @@ pub fn unknown_entry<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx) -> Result<(),
     d.deserialize_ignored_any(serde::de::IgnoredAny)?;
     cx.issue("unknown name", false);
     Ok(())
+}
+
+/// Whether the name a payload was read by is the frame's last name: the same text in the
+/// input (the usual case, no bytes compared), or equal text.
+#[inline(always)]
+fn same_name(by: &str, name: &str) -> bool {
+    (by.as_ptr() == name.as_ptr() && by.len() == name.len()) || by == name
 }
