@@ -520,6 +520,131 @@ mod tests {
         }
     }
 
+    /// A JSON object's entries in their order, values kept as text.
+    struct Ordered(Vec<(String, Box<RawValue>)>);
+
+    impl<'de> serde::Deserialize<'de> for Ordered {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> serde::de::Visitor<'de> for V {
+                type Value = Ordered;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("an object")
+                }
+                fn visit_map<A: serde::de::MapAccess<'de>>(
+                    self,
+                    mut map: A,
+                ) -> Result<Ordered, A::Error> {
+                    let mut entries = Vec::new();
+                    while let Some(entry) = map.next_entry()? {
+                        entries.push(entry);
+                    }
+                    Ok(Ordered(entries))
+                }
+            }
+            d.deserialize_map(V)
+        }
+    }
+
+    fn object_text(entries: &[(String, String)]) -> String {
+        let body: Vec<String> = entries
+            .iter()
+            .map(|(k, v)| format!("{}:{v}", serde_json::to_string(k).unwrap()))
+            .collect();
+        format!("{{{}}}", body.join(","))
+    }
+
+    /// Variations of a frame, its order kept: each key removed, of another type, moved last;
+    /// duplicate and reply keys; other names; the payload's own keys removed or nulled.
+    fn mutations(text: &str) -> Vec<String> {
+        let Ordered(entries) = serde_json::from_str(text).unwrap();
+        let entries: Vec<(String, String)> = entries
+            .into_iter()
+            .map(|(k, v)| (k, v.get().to_owned()))
+            .collect();
+        let mut out = vec![
+            format!("[{text}]"),
+            "null".to_owned(),
+            "\"frame\"".to_owned(),
+            "1".to_owned(),
+        ];
+        for i in 0..entries.len() {
+            let mut removed = entries.clone();
+            let moved = removed.remove(i);
+            out.push(object_text(&removed));
+            removed.push(moved);
+            out.push(object_text(&removed));
+            for v in ["null", "1", "\"\"", "\"x\"", "{}", "[]", "true"] {
+                let mut changed = entries.clone();
+                changed[i].1 = v.to_owned();
+                out.push(object_text(&changed));
+            }
+            if entries[i].0 == "payload" && entries[i].1.starts_with('{') {
+                let Ordered(inner) = serde_json::from_str(&entries[i].1).unwrap();
+                for j in 0..inner.len() {
+                    for v in [None, Some("null"), Some("\"\"")] {
+                        let mut inner: Vec<(String, String)> = inner
+                            .iter()
+                            .map(|(k, v)| (k.clone(), v.get().to_owned()))
+                            .collect();
+                        match v {
+                            None => drop(inner.remove(j)),
+                            Some(v) => inner[j].1 = v.to_owned(),
+                        }
+                        let mut changed = entries.clone();
+                        changed[i].1 = object_text(&inner);
+                        out.push(object_text(&changed));
+                    }
+                }
+            }
+        }
+        let extras = [
+            ("ok", "true"),
+            ("ok", "false"),
+            ("extra", "1"),
+            ("type", "\"event\""),
+            ("type", "\"chat.list\""),
+            ("event", "\"chat.status\""),
+            ("payload", "{}"),
+            ("id", "\"\""),
+        ];
+        for (k, v) in extras {
+            let mut changed = entries.clone();
+            changed.push((k.to_owned(), v.to_owned()));
+            out.push(object_text(&changed));
+        }
+        for name in ["no.such", "", "chat.send", "chat.status", "usage.changed"] {
+            for key in ["type", "event"] {
+                let mut changed = entries.clone();
+                for e in &mut changed {
+                    if e.0 == key {
+                        e.1 = serde_json::to_string(name).unwrap();
+                    }
+                }
+                out.push(object_text(&changed));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn typed_frames_give_the_two_stages_answer_on_mutations_of_the_benchmark_frames() {
+        let mut n = 0;
+        for file in [
+            include_str!("../../benches/data/requests.jsonl"),
+            include_str!("../../benches/data/server.jsonl"),
+        ] {
+            for line in file.lines() {
+                for m in mutations(line) {
+                    n += 1;
+                    assert_eq!(request_typed(&m), request_in_two_stages(&m), "{m}");
+                    assert_eq!(event_typed(&m), event_in_two_stages(&m), "{m}");
+                }
+            }
+        }
+        assert!(n > 1000, "{n} mutations");
+    }
+
     #[test]
     fn the_borrowed_envelope_borrows_what_it_can() {
         let text = r#"{"id":"req-1","type":"chat.list","payload":{"a": [1, 2]}}"#;
