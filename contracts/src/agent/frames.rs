@@ -495,6 +495,10 @@ mod tests {
             r#"{"id":"1","ok":false,"error":{"code":"internal","message":"m"}}"#,
             r#"{"type":"event","event":"usage.changed","payload":{"scannedAt":"x"}"#,
             r#"{"type":"event","event":"","payload":{}}"#,
+            // A tagged union's duplicate tag: agreeing, then disagreeing (the read starts over).
+            r#"{"type":"event","event":"chat.event","payload":{"chatId":"c","event":{"type":"delta","itemId":"i","text":"t","type":"delta"}}}"#,
+            r#"{"type":"event","event":"chat.event","payload":{"chatId":"c","event":{"type":"delta","itemId":"i","text":"t","type":"reset","items":[]}}}"#,
+            r#"{"type":"event","event":"chat.event","payload":{"chatId":"c","event":{"type":"reset","items":[],"type":"delta","itemId":"i","text":"t"}}}"#,
             "not json",
         ];
         for case in cases {

@@ -140,6 +140,9 @@ pub fn read_typed_into<'a, T: ObjectTyped<'a>>(json: &'a str, out: &mut Option<T
 
 #[inline]
 fn read_once<'a, T: ObjectTyped<'a>>(json: &'a str, out: &mut Option<T>) -> bool {
+    // A run started over (a tagged union's disagreeing duplicate tag) must not see the
+    // first run's value.
+    *out = None;
     let mut de = serde_json::Deserializer::from_str(json);
     let mut cx = Cx::new();
     let read = decode_object_ref_into::<T, _>(&mut de, &mut cx, out);
