@@ -1153,7 +1153,10 @@ fn defaults_fit_their_type(model: &Model, diags: &mut Diagnostics) {
 /// Rule: a `#[table = "requests[type]"]` field is a required `unknown` (after aliases); its key
 /// (`type`) is another required field of the same struct, a `string` (possibly with limits, after
 /// aliases; a literal names one entry only); and the protocol has that table, its own or a
-/// base's. Errors point at the attribute (its value for what the value names).
+/// base's. A struct has at most one such field, its other fields are strings, literals or
+/// `unknown` with no default (its typed form borrows them, as the envelope's view does), and
+/// no type is already called `<Name>Ref` or `<Name>Typed`. Errors point at the attribute (its
+/// value for what the value names).
 fn table_fields_name_their_entry(
     model: &Model,
     attrs: &HashMap<Loc, (Loc, Loc)>,
@@ -1163,12 +1166,64 @@ fn table_fields_name_their_entry(
         let TypeDefKind::Struct(s) = &t.kind else {
             continue;
         };
+        let mut first: Option<&Field> = None;
         for f in &s.fields {
             let Some(tk) = &f.meta.table else { continue };
             let (at_name, at_value) = attrs
                 .get(&f.loc)
                 .cloned()
                 .unwrap_or_else(|| (f.loc.clone(), f.loc.clone()));
+            if let Some(first) = first {
+                diags
+                    .error(
+                        &at_name,
+                        format!(
+                            "`#[table]` is written on one field of a struct: `{}` has it on `{}` already",
+                            t.name, first.name
+                        ),
+                    )
+                    .note(&first.loc, "that field is here");
+                continue;
+            }
+            first = Some(f);
+            for other in &s.fields {
+                if other.name == f.name || other.name == tk.key {
+                    continue;
+                }
+                let oty = model.unalias(&other.ty);
+                let borrowable = matches!(
+                    oty.kind,
+                    TyKind::String(_) | TyKind::Literal(_) | TyKind::Unknown
+                ) && other.default.is_none();
+                if !borrowable && !unresolved(model, oty) {
+                    let what = if other.default.is_some() {
+                        "has a default".to_owned()
+                    } else {
+                        format!("is {}", kind_of(model, oty))
+                    };
+                    diags.error(
+                        &at_name,
+                        format!(
+                            "`#[table]` needs every other field of `{}` to be a string, a literal or `unknown` with no default (its typed form borrows them): `{}` {what}",
+                            t.name, other.name
+                        ),
+                    );
+                }
+            }
+            for suffix in ["Ref", "Typed"] {
+                let taken = format!("{}{suffix}", t.name);
+                if let Some(d) = model.own_type(&taken) {
+                    diags
+                        .error(
+                            &at_name,
+                            format!(
+                                "`#[table]` gives `{}` the generated types `{}Ref` and `{}Typed`, but `{taken}` is declared",
+                                t.name, t.name, t.name
+                            ),
+                        )
+                        .note(&d.loc, "declared here");
+                }
+            }
             let ty = model.unalias(&f.ty);
             if !matches!(ty.kind, TyKind::Unknown) && !unresolved(model, ty) {
                 diags.error(

@@ -121,7 +121,7 @@ export class ContractClient<R extends RequestTable, E extends EventTable> {
                 if ('ok' in frame) return this.reply(frame, raw);
                 // The payload is the table's already; a name this client's table does not know
                 // is ignored, as below.
-                if (this.options.events[frame.event]) this.emit(frame.event, frame.payload);
+                if (Object.hasOwn(this.options.events, frame.event)) this.emit(frame.event, frame.payload);
                 return;
             }
             if (typed.stage === 'envelope') return this.options.onInvalidFrame?.(typed.message, raw);
@@ -135,7 +135,8 @@ export class ContractClient<R extends RequestTable, E extends EventTable> {
         }
         const frame = parsed.value;
         if ('ok' in frame) return this.reply(frame, raw);
-        const entry = this.options.events[frame.event];
+        // An own entry only: `toString` or `__proto__` is a name like any other.
+        const entry = Object.hasOwn(this.options.events, frame.event) ? this.options.events[frame.event] : undefined;
         if (!entry) return; // an event this client's table does not know: a newer host's
         const payload = parseWith(entry, frame.payload);
         if (!payload.ok) return this.options.onInvalidFrame?.(payload.message, raw);

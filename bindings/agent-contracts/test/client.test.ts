@@ -124,6 +124,9 @@ test('events reach typed listeners; unknown and invalid ones do not', async () =
     const stop = c.on('usage.changed', (p) => got.push(p.scannedAt));
     h.push({ type: 'event', event: 'usage.changed', payload: { scannedAt: 5 } });
     h.push({ type: 'event', event: 'usage.newThing', payload: {} });
+    // Names an object has by inheritance are unknown names too.
+    h.push({ type: 'event', event: 'toString', payload: {} });
+    h.push({ type: 'event', event: '__proto__', payload: {} });
     h.push({ type: 'event', event: 'usage.changed', payload: { scannedAt: -1 } });
     h.push({ nonsense: true });
     await new Promise((r) => setTimeout(r, 10));

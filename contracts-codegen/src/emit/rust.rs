@@ -783,7 +783,7 @@ impl<'a> Emitter<'a> {
         let field_ident = rust_ident(&rust_field(&field.name));
         let key_ident = rust_ident(&rust_field(&key.name));
         let fdocs = docs_attrs(&field.docs);
-        // The view's members, arms and finish are pushed in field order, skipping the
+        // The view's `arms` and `finish` hold one entry per field; its `members` skip the
         // required literals, which have no member.
         let mut members_out = Vec::new();
         let mut arms_out = Vec::new();
@@ -797,7 +797,9 @@ impl<'a> Emitter<'a> {
             if i == t {
                 members_out.push(quote!(#fdocs pub #field_ident: E,));
                 let key_slot = &slots[k];
-                arms_out.push(quote!(#i_lit => o.entry_into(&mut map, &#key_slot, &mut #slot)?,));
+                arms_out.push(
+                    quote!(#i_lit => o.entry_into(&mut map, #i_lit, &#key_slot, &mut #slot)?,),
+                );
             } else {
                 if has_member {
                     members_out.push(members[m].clone());
@@ -1700,15 +1702,6 @@ impl<'a> Emitter<'a> {
                     Output = ::core::result::Result<::std::boxed::Box<#rt::RawValue>, #rt::WireError>,
                 > + ::core::marker::Send {
                     dispatch_payload(self.0, payload)
-                }
-                fn dispatch(
-                    &self,
-                    name: &str,
-                    payload: &#rt::RawValue,
-                ) -> impl ::core::future::Future<
-                    Output = ::core::result::Result<::std::boxed::Box<#rt::RawValue>, #rt::WireError>,
-                > + ::core::marker::Send {
-                    dispatch(self.0, name, payload)
                 }
             }
         }

@@ -1355,12 +1355,14 @@ export type {name}Typed = z.infer<typeof {name}TypedSchema>;
             let _ = write!(
                 out,
                 "
-/** {} `{}` with an event's `{}` read by its `{}`: `{}Typed` in place of `{}`. */
+/** {} `{}` with the `{}` of {} `{}` read by its `{}`: `{}Typed` in place of `{}`. */
 export type {}Typed = {};
 ",
                 article(&u.schema.name),
                 u.schema.name,
                 f.field.name,
+                article(&f.schema.name).to_lowercase(),
+                f.schema.name,
                 f.key.name,
                 f.schema.name,
                 f.schema.name,
@@ -1419,7 +1421,10 @@ export type {}Typed = {};
             };
             let docs = format!(
                 "{an} `{target}` with {a} `{field}` read by its `{key}` through the {what} table: one\n`safeParse` of {{@link {frame}TypedSchema}}; when it refuses, the two stages\n({{@link {envelope}}}, then the `{field}` by name), so the verdict, the stage and the message\nare theirs. A name the table does not know is a table-stage refusal.{earlier_doc}\n\nAnswers `{{ ok: true, value }}` or `{{ ok: false, stage, message }}` with Zod's prettified\nmessage; never throws.",
-                a = if union.is_some() { "an event's" } else { "its" },
+                a = match union {
+                    Some(_) => format!("its `{}` variant's", f.schema.name),
+                    None => "its".to_owned(),
+                },
                 an = article(&target),
             );
             out.push('\n');

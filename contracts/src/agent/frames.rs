@@ -140,12 +140,6 @@ pub trait Dispatch: Sync {
         &self,
         payload: Self::Payload,
     ) -> impl Future<Output = Result<Box<RawValue>, WireError>> + Send;
-    /// Parses the payload by the request's name and answers the host's result as raw JSON.
-    fn dispatch(
-        &self,
-        name: &str,
-        payload: &RawValue,
-    ) -> impl Future<Output = Result<Box<RawValue>, WireError>> + Send;
 }
 
 /// Answers any incoming frame with the reply frame, as JSON text. An unreadable frame gets a
@@ -495,6 +489,9 @@ mod tests {
             r#"{"id":"1","ok":false,"error":{"code":"internal","message":"m"}}"#,
             r#"{"type":"event","event":"usage.changed","payload":{"scannedAt":"x"}"#,
             r#"{"type":"event","event":"","payload":{}}"#,
+            // A whole reply merged into a valid event: the union takes the reply.
+            r#"{"type":"event","event":"chat.event","payload":{"chatId":"c","event":{"type":"delta","itemId":"i","text":"t"}},"id":"1","ok":true,"result":null}"#,
+            r#"{"type":"event","event":"chat.event","payload":{"chatId":"c","event":{"type":"delta","itemId":"i","text":"t"}},"ok":false,"id":null,"error":{"code":"internal","message":"m"}}"#,
             // A tagged union's duplicate tag: agreeing, then disagreeing (the read starts over).
             r#"{"type":"event","event":"chat.event","payload":{"chatId":"c","event":{"type":"delta","itemId":"i","text":"t","type":"delta"}}}"#,
             r#"{"type":"event","event":"chat.event","payload":{"chatId":"c","event":{"type":"delta","itemId":"i","text":"t","type":"reset","items":[]}}}"#,
@@ -504,6 +501,19 @@ mod tests {
         for case in cases {
             assert_eq!(event_typed(case), event_in_two_stages(case), "{case}");
         }
+    }
+
+    #[test]
+    fn the_one_pass_read_leaves_a_frame_with_a_key_of_its_own_to_the_two_stages() {
+        let extra = r#"{"id":"1","type":"chat.list","payload":{},"extra":1}"#;
+        assert!(wire::read_typed_once::<RequestTyped<'_>>(extra).is_none());
+        assert!(parse_request_typed::<RequestPayload>(extra).is_ok());
+        let reply = r#"{"type":"event","event":"chat.event","payload":{"chatId":"c","event":{"type":"delta","itemId":"i","text":"t"}},"id":"1","ok":true,"result":null}"#;
+        assert!(wire::read_typed_once::<EventTyped<'_>>(reply).is_none());
+        assert!(matches!(
+            parse_server_frame_typed::<EventPayload>(reply),
+            Ok(ServerFrameTyped::ReplyOk(_))
+        ));
     }
 
     #[test]

@@ -75,11 +75,12 @@ pub fn serialize_tagged<T: WriteFields, S: Serializer>(
 
 /// The state of one object being decoded: where its issues start and which field owns which.
 pub struct ObjectCx<'a> {
-    cx: &'a mut Cx,
-    fields: &'static [&'static str],
+    pub(super) cx: &'a mut Cx,
+    pub(super) fields: &'static [&'static str],
     base: usize,
-    /// (field, start, end) of the issues of the last occurrence of each field that had some.
-    spans: Vec<(usize, usize, usize)>,
+    /// (field, start, end) of the issues of the last occurrence of each field that had some;
+    /// field `fields.len()` for an issue of the object itself (sorted last, never dropped).
+    pub(super) spans: Vec<(usize, usize, usize)>,
 }
 
 /// A key matched by the struct's generated `index` (a function item, so the `match` inlines).
@@ -105,12 +106,6 @@ impl<'de, F: Fn(&str) -> Option<usize>> Visitor<'de> for KeySeed<F> {
 }
 
 impl<'a> ObjectCx<'a> {
-    /// The context the object's issues go to.
-    #[inline(always)]
-    pub(super) fn cx_mut(&mut self) -> &mut Cx {
-        self.cx
-    }
-
     /// The next key that names a field; the values of other keys are skipped.
     #[inline]
     pub fn next_key<'de, A: MapAccess<'de>, F: Fn(&str) -> Option<usize> + Copy>(

@@ -197,33 +197,45 @@ impl ObjectCx<'_> {
     }
 
     /// Reads the `#[table]` field `i` into its slot: by the name in `key` when it has been
-    /// read, else as text.
+    /// read, else as text. Its issues are the field's, as [`ObjectCx::value_into`] keeps them.
     #[inline(always)]
     pub fn entry_into<'de, A: MapAccess<'de>, E: ByName>(
         &mut self,
         map: &mut A,
+        i: usize,
         key: &Option<Option<Cow<'de, str>>>,
         slot: &mut EntrySlot<'de, E>,
     ) -> Result<(), A::Error> {
         slot.seen = true;
         slot.value = None;
         slot.text = None;
-        let cx = self.cx_mut();
-        match key {
+        if !self.spans.is_empty() {
+            self.spans.retain(|s| s.0 != i);
+        }
+        let start = self.cx.len();
+        self.cx.enter_key();
+        let read = match key {
             Some(Some(name)) => {
                 slot.by = Some(name.clone());
                 map.next_value_seed(NamedSeed {
                     name,
-                    cx,
+                    cx: &mut *self.cx,
                     out: &mut slot.value,
                 })
             }
             _ => {
                 slot.by = None;
-                slot.text = map.next_value_seed(SeedRef(UnknownRef, cx))?;
-                Ok(())
+                map.next_value_seed(SeedRef(UnknownRef, &mut *self.cx))
+                    .map(|text| slot.text = text)
             }
+        };
+        self.cx.leave_key(start, self.fields[i]);
+        read?;
+        let end = self.cx.len();
+        if end > start {
+            self.spans.push((i, start, end));
         }
+        Ok(())
     }
 
     /// The `#[table]` field once the loop ended: the entry, parsed now if it was read as text;
@@ -265,11 +277,14 @@ impl ObjectCx<'_> {
         }
     }
 
-    /// Records that the typed loop cannot answer: the two stages will.
+    /// Records that the typed loop cannot answer, so the two stages will: an issue of the
+    /// object itself, which the object's reorder keeps (a field's duplicate never drops it).
     #[cold]
     #[inline(never)]
     fn fall_back<T>(&mut self) -> Option<T> {
-        self.cx_mut().issue("read in two stages", false);
+        let start = self.cx.len();
+        self.cx.issue("read in two stages", false);
+        self.spans.push((self.fields.len(), start, start + 1));
         None
     }
 }

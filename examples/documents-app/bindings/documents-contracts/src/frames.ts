@@ -82,7 +82,7 @@ export const EventTypedSchema = z.discriminatedUnion('event', [
 /** An `Event` whose `event` names an entry of the event table: narrowing on `event` types `payload`. */
 export type EventTyped = z.infer<typeof EventTypedSchema>;
 
-/** A `ServerFrame` with an event's `payload` read by its `event`: `EventTyped` in place of `Event`. */
+/** A `ServerFrame` with the `payload` of an `Event` read by its `event`: `EventTyped` in place of `Event`. */
 export type ServerFrameTyped = ReplyOk | ReplyError | EventTyped;
 
 /**
@@ -112,7 +112,7 @@ export function parseRequestTyped(input: unknown): TypedParseResult<RequestTyped
 }
 
 /**
- * A `ServerFrame` with an event's `payload` read by its `event` through the event table: one
+ * A `ServerFrame` with its `Event` variant's `payload` read by its `event` through the event table: one
  * `safeParse` of {@link EventTypedSchema}; when it refuses, the two stages
  * ({@link ServerFrameSchema}, then the `payload` by name), so the verdict, the stage and the message
  * are theirs. A name the table does not know is a table-stage refusal.

@@ -61,7 +61,7 @@ export const EventFrameTypedSchema = z.discriminatedUnion('event', [
 /** An `EventFrame` whose `event` names an entry of the event table: narrowing on `event` types `payload`. */
 export type EventFrameTyped = z.infer<typeof EventFrameTypedSchema>;
 
-/** A `ServerFrame` with an event's `payload` read by its `event`: `EventFrameTyped` in place of `EventFrame`. */
+/** A `ServerFrame` with the `payload` of an `EventFrame` read by its `event`: `EventFrameTyped` in place of `EventFrame`. */
 export type ServerFrameTyped = ReplyOk | ReplyError | EventFrameTyped;
 
 /**
@@ -91,7 +91,7 @@ export function parseRequestTyped(input: unknown): TypedParseResult<RequestTyped
 }
 
 /**
- * A `ServerFrame` with an event's `payload` read by its `event` through the event table: one
+ * A `ServerFrame` with its `EventFrame` variant's `payload` read by its `event` through the event table: one
  * `safeParse` of {@link EventFrameTypedSchema}; when it refuses, the two stages
  * ({@link ServerFrameSchema}, then the `payload` by name), so the verdict, the stage and the message
  * are theirs. A name the table does not know is a table-stage refusal.
