@@ -659,6 +659,67 @@ mod tests {
         assert!(n > 1000, "{n} mutations");
     }
 
+    /// A deterministic generator (xorshift64), so a failure names its input and repeats.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+    }
+
+    /// The text with a few characters deleted, repeated or replaced by JSON punctuation,
+    /// digits, escapes or letters.
+    fn scramble(text: &str, rng: &mut Rng) -> String {
+        const PIECES: [&str; 16] = [
+            "{", "}", "[", "]", "\"", ",", ":", "\\", "\\u00", "0", "-1", "1e400", "null", "true",
+            "x", "\u{e9}",
+        ];
+        let mut chars: Vec<char> = text.chars().collect();
+        for _ in 0..1 + rng.below(3) {
+            if chars.is_empty() {
+                break;
+            }
+            let at = rng.below(chars.len());
+            match rng.below(3) {
+                0 => {
+                    let len = 1 + rng.below(8).min(chars.len() - at - 1);
+                    chars.drain(at..at + len.min(chars.len() - at));
+                }
+                1 => {
+                    let len = 1 + rng.below(12).min(chars.len() - at - 1);
+                    let copy: Vec<char> = chars[at..(at + len).min(chars.len())].to_vec();
+                    chars.splice(at..at, copy);
+                }
+                _ => {
+                    let piece = PIECES[rng.below(PIECES.len())];
+                    chars.splice(at..(at + 1).min(chars.len()), piece.chars());
+                }
+            }
+        }
+        chars.into_iter().collect()
+    }
+
+    #[test]
+    fn typed_frames_give_the_two_stages_answer_on_scrambled_text() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for file in [
+            include_str!("../../benches/data/requests.jsonl"),
+            include_str!("../../benches/data/server.jsonl"),
+        ] {
+            for line in file.lines() {
+                for _ in 0..1000 {
+                    let m = scramble(line, &mut rng);
+                    assert_eq!(request_typed(&m), request_in_two_stages(&m), "{m}");
+                    assert_eq!(event_typed(&m), event_in_two_stages(&m), "{m}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn the_borrowed_envelope_borrows_what_it_can() {
         let text = r#"{"id":"req-1","type":"chat.list","payload":{"a": [1, 2]}}"#;
