@@ -1462,6 +1462,8 @@ impl<'a> Emitter<'a> {
                 let result = self.rust_ty(owner, &r.result, at, false);
                 let ps = self.schema(owner, &r.payload, at, false);
                 let rs = self.schema(owner, &r.result, at, false);
+                let payload_fns = self.entry_fns("payload", &ps);
+                let result_fns = self.entry_fns("result", &rs);
                 req_items.push(quote! {
                     #docs
                     #meta
@@ -1473,26 +1475,8 @@ impl<'a> Emitter<'a> {
                         const METHOD: &'static str = #name;
                         type Payload = #payload;
                         type Result = #result;
-                        fn parse_payload(json: &str) -> ::core::result::Result<Self::Payload, #rt::ParseError> {
-                            #rt::from_str_with(#ps, json)
-                        }
-                        fn parse_result(json: &str) -> ::core::result::Result<Self::Result, #rt::ParseError> {
-                            #rt::from_str_with(#rs, json)
-                        }
-                        #[inline(never)]
-                        fn decode_payload<'de, D: #rt::serde::Deserializer<'de>>(
-                            d: D,
-                            cx: &mut #rt::Cx,
-                        ) -> ::core::result::Result<::core::option::Option<Self::Payload>, D::Error> {
-                            #rt::decode_entry(#ps, d, cx)
-                        }
-                        #[inline]
-                        fn decode_result<'de, D: #rt::serde::Deserializer<'de>>(
-                            d: D,
-                            cx: &mut #rt::Cx,
-                        ) -> ::core::result::Result<::core::option::Option<Self::Result>, D::Error> {
-                            #rt::decode_entry(#rs, d, cx)
-                        }
+                        #payload_fns
+                        #result_fns
                     }
                 });
             } else {
@@ -1546,6 +1530,7 @@ impl<'a> Emitter<'a> {
                 let meta = meta_attrs(&ev.meta);
                 let payload = self.rust_ty(owner, &ev.payload, eat, false);
                 let ps = self.schema(owner, &ev.payload, eat, false);
+                let payload_fns = self.entry_fns("payload", &ps);
                 ev_items.push(quote! {
                     #docs
                     #meta
@@ -1556,16 +1541,7 @@ impl<'a> Emitter<'a> {
                     impl #rt::Event for #ident {
                         const NAME: &'static str = #name;
                         type Payload = #payload;
-                        fn parse_payload(json: &str) -> ::core::result::Result<Self::Payload, #rt::ParseError> {
-                            #rt::from_str_with(#ps, json)
-                        }
-                        #[inline(never)]
-                        fn decode_payload<'de, D: #rt::serde::Deserializer<'de>>(
-                            d: D,
-                            cx: &mut #rt::Cx,
-                        ) -> ::core::result::Result<::core::option::Option<Self::Payload>, D::Error> {
-                            #rt::decode_entry(#ps, d, cx)
-                        }
+                        #payload_fns
                     }
                 });
             } else {
@@ -1703,6 +1679,35 @@ impl<'a> Emitter<'a> {
                 > + ::core::marker::Send {
                     dispatch_payload(self.0, payload)
                 }
+            }
+        }
+    }
+
+    /// A table entry's parse and decode functions for one side (`payload` or `result`):
+    /// `parse_payload` reads JSON text, `decode_payload` a frame being read. The decoder is out
+    /// of line: the by-name match stays a small dispatch.
+    fn entry_fns(&self, side: &str, schema: &TokenStream) -> TokenStream {
+        let rt = &self.rt;
+        let parse = format_ident!("parse_{side}");
+        let decode = format_ident!("decode_{side}");
+        let assoc = format_ident!(
+            "{}",
+            if side == "result" {
+                "Result"
+            } else {
+                "Payload"
+            }
+        );
+        quote! {
+            fn #parse(json: &str) -> ::core::result::Result<Self::#assoc, #rt::ParseError> {
+                #rt::from_str_with(#schema, json)
+            }
+            #[inline(never)]
+            fn #decode<'de, D: #rt::serde::Deserializer<'de>>(
+                d: D,
+                cx: &mut #rt::Cx,
+            ) -> ::core::result::Result<::core::option::Option<Self::#assoc>, D::Error> {
+                #rt::decode_entry(#schema, d, cx)
             }
         }
     }

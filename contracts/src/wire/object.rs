@@ -106,9 +106,44 @@ impl<'de, F: Fn(&str) -> Option<usize>> Visitor<'de> for KeySeed<F> {
 }
 
 impl<'a> ObjectCx<'a> {
-    /// The next key that names a field; the values of other keys are skipped.
+    /// Reads one object's entries with `visit`, then keeps its issues in field order (see
+    /// [`ObjectCx::finish`]).
+    #[inline(always)]
+    fn read<R>(
+        cx: &'a mut Cx,
+        fields: &'static [&'static str],
+        visit: impl FnOnce(&mut ObjectCx<'a>) -> R,
+    ) -> R {
+        let base = cx.len();
+        let mut o = ObjectCx {
+            cx,
+            fields,
+            base,
+            spans: Vec::new(),
+        };
+        let r = visit(&mut o);
+        o.finish();
+        r
+    }
+
+    /// The next key that names a field; the values of other keys are skipped (`STRICT`: with
+    /// an issue of the object's, see `wire::typed`).
     #[inline]
     pub fn next_key<'de, A: MapAccess<'de>, F: Fn(&str) -> Option<usize> + Copy>(
+        &mut self,
+        map: &mut A,
+        index: F,
+    ) -> Result<Option<usize>, A::Error> {
+        self.next_key_or::<false, A, F>(map, index)
+    }
+
+    #[inline(always)]
+    pub(super) fn next_key_or<
+        'de,
+        const STRICT: bool,
+        A: MapAccess<'de>,
+        F: Fn(&str) -> Option<usize> + Copy,
+    >(
         &mut self,
         map: &mut A,
         index: F,
@@ -118,6 +153,9 @@ impl<'a> ObjectCx<'a> {
                 None => return Ok(None),
                 Some(Some(i)) => return Ok(Some(i)),
                 Some(None) => {
+                    if STRICT {
+                        self.object_issue("read in two stages");
+                    }
                     map.next_value::<IgnoredAny>()?;
                 }
             }
@@ -286,6 +324,16 @@ impl<'a> ObjectCx<'a> {
         self.reorder();
     }
 
+    /// Records an issue of the object itself: kept through the reorder (sorted after the
+    /// fields), never dropped by a field's duplicate.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn object_issue(&mut self, message: &'static str) {
+        let start = self.cx.len();
+        self.cx.issue(message, false);
+        self.spans.push((self.fields.len(), start, start + 1));
+    }
+
     #[cold]
     #[inline(never)]
     fn reorder(self) {
@@ -313,16 +361,11 @@ impl<'de, T: Object> Accept<'de> for ObjectA<'_, T> {
     }
     #[inline]
     fn map<A: MapAccess<'de>>(self, map: A) -> Result<Option<()>, A::Error> {
-        let base = self.cx.len();
-        let mut o = ObjectCx {
-            cx: self.cx,
-            fields: T::FIELDS,
-            base,
-            spans: Vec::new(),
-        };
-        *self.out = T::visit(&mut o, map)?;
-        o.finish();
-        Ok(Some(()))
+        let out = self.out;
+        ObjectCx::read(self.cx, T::FIELDS, |o| {
+            *out = T::visit(o, map)?;
+            Ok(Some(()))
+        })
     }
 }
 
@@ -335,34 +378,6 @@ pub fn decode_object<'de, T: Object, D: Deserializer<'de>>(
     let mut out = None;
     d.deserialize_any(Visit(ObjectA::<T> { cx, out: &mut out }))?;
     Ok(out)
-}
-
-struct ObjectRefA<'a, T> {
-    cx: &'a mut Cx,
-    _t: std::marker::PhantomData<fn() -> T>,
-}
-
-impl<'de, T: ObjectRef<'de>> Accept<'de> for ObjectRefA<'_, T> {
-    type Out = T;
-    fn cx(&mut self) -> &mut Cx {
-        self.cx
-    }
-    fn expect(&self) -> Expect {
-        Expect::Type("object")
-    }
-    #[inline]
-    fn map<A: MapAccess<'de>>(self, map: A) -> Result<Option<T>, A::Error> {
-        let base = self.cx.len();
-        let mut o = ObjectCx {
-            cx: self.cx,
-            fields: T::FIELDS,
-            base,
-            spans: Vec::new(),
-        };
-        let v = T::visit(&mut o, map)?;
-        o.finish();
-        Ok(v)
-    }
 }
 
 struct ObjectRefIntoA<'a, T> {
@@ -380,16 +395,11 @@ impl<'de, T: ObjectRef<'de>> Accept<'de> for ObjectRefIntoA<'_, T> {
     }
     #[inline]
     fn map<A: MapAccess<'de>>(self, map: A) -> Result<Option<()>, A::Error> {
-        let base = self.cx.len();
-        let mut o = ObjectCx {
-            cx: self.cx,
-            fields: T::FIELDS,
-            base,
-            spans: Vec::new(),
-        };
-        T::visit_into(&mut o, map, self.out)?;
-        o.finish();
-        Ok(Some(()))
+        let out = self.out;
+        ObjectCx::read(self.cx, T::FIELDS, |o| {
+            T::visit_into(o, map, out)?;
+            Ok(Some(()))
+        })
     }
 }
 
@@ -411,8 +421,7 @@ pub fn decode_object_ref<'de, T: ObjectRef<'de>, D: Deserializer<'de>>(
     d: D,
     cx: &mut Cx,
 ) -> Result<Option<T>, D::Error> {
-    d.deserialize_any(Visit(ObjectRefA::<T> {
-        cx,
-        _t: std::marker::PhantomData,
-    }))
+    let mut out = None;
+    decode_object_ref_into(d, cx, &mut out)?;
+    Ok(out)
 }

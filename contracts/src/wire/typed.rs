@@ -176,24 +176,15 @@ impl<'de, E: ByName> DeserializeSeed<'de> for NamedSeed<'_, '_, E> {
 }
 
 impl ObjectCx<'_> {
-    /// The typed loop's strict key: a key that names no field records an issue (the two
-    /// stages take over), its value skipped.
+    /// The typed loop's strict key: a key that names no field records an issue of the
+    /// object's (the two stages take over), its value skipped.
     #[inline]
     pub fn next_key_strict<'de, A: MapAccess<'de>, F: Fn(&str) -> Option<usize> + Copy>(
         &mut self,
         map: &mut A,
         index: F,
     ) -> Result<Option<usize>, A::Error> {
-        loop {
-            match map.next_key_seed(super::object::KeySeed(index))? {
-                None => return Ok(None),
-                Some(Some(i)) => return Ok(Some(i)),
-                Some(None) => {
-                    self.fall_back::<()>();
-                    map.next_value::<serde::de::IgnoredAny>()?;
-                }
-            }
-        }
+        self.next_key_or::<true, A, F>(map, index)
     }
 
     /// Reads the `#[table]` field `i` into its slot: by the name in `key` when it has been
@@ -282,9 +273,7 @@ impl ObjectCx<'_> {
     #[cold]
     #[inline(never)]
     fn fall_back<T>(&mut self) -> Option<T> {
-        let start = self.cx.len();
-        self.cx.issue("read in two stages", false);
-        self.spans.push((self.fields.len(), start, start + 1));
+        self.object_issue("read in two stages");
         None
     }
 }
