@@ -763,13 +763,10 @@ impl<'a> Emitter<'a> {
         };
         let rt = &self.rt;
         let typed = format_ident!("{}", rust_type_name(&format!("{}Typed", def.name)));
-        let up = match at {
-            At::Root => quote!(),
-            At::Module(_) => quote!(super::),
-        };
-        let (entry, table_name) = match table.table {
-            TableKind::Requests => (quote!(#up RequestPayload), "request"),
-            TableKind::Events => (quote!(#up EventPayload), "event"),
+        let entry = self.table_entry(table.table, at);
+        let table_name = match table.table {
+            TableKind::Requests => "request",
+            TableKind::Events => "event",
         };
         let field = &s.fields[t];
         let key = &s.fields[k];
@@ -926,6 +923,7 @@ impl<'a> Emitter<'a> {
             return TokenStream::new();
         }
         let mut parts = Vec::new();
+        let mut structs = Vec::new();
         for (v, id) in u.variants.iter().zip(idents) {
             let TyKind::Ref(r) = &v.ty.kind else {
                 return TokenStream::new();
@@ -940,26 +938,11 @@ impl<'a> Emitter<'a> {
                 return TokenStream::new();
             };
             let path = self.type_path(self.model, r, at);
-            let view = self.has_view(vdef, vs).then(|| {
-                let vr = TypeRef {
-                    name: format!("{}Ref", r.name),
-                    ..r.clone()
-                };
-                let p = self.type_path(self.model, &vr, at);
-                // The view lives beside its struct.
-                match vdef.module.as_deref().map(module_ident) {
-                    Some(m) if !matches!(at, At::Module(cur) if module_ident(cur) == m) => {
-                        let name = format_ident!("{}", rust_type_name(&vr.name));
-                        let up = match at {
-                            At::Root => quote!(),
-                            At::Module(_) => quote!(super::),
-                        };
-                        quote!(#up #m::#name)
-                    }
-                    _ => p,
-                }
-            });
+            let view = self
+                .has_view(vdef, vs)
+                .then(|| self.sibling_path(r, vdef, "Ref", at));
             parts.push((id, path, view));
+            structs.push((r, vdef, vs));
         }
         if parts.iter().all(|(_, _, v)| v.is_none()) {
             return TokenStream::new();
@@ -1003,6 +986,7 @@ impl<'a> Emitter<'a> {
                 }
             }
         }
+        let typed = self.untagged_typed(&name, &view, &parts, &structs, at);
         quote! {
             #[doc = #doc]
             #[derive(Debug, Clone)]
@@ -1010,6 +994,8 @@ impl<'a> Emitter<'a> {
             pub enum #view<'a> {
                 #(#members)*
             }
+
+            #typed
 
             #[allow(deprecated)]
             impl #view<'_> {
@@ -1030,6 +1016,119 @@ impl<'a> Emitter<'a> {
                     cx: &mut #rt::Cx,
                 ) -> ::core::result::Result<::core::option::Option<Self>, D::Error> {
                     #rt::decode_untagged_objects_ref(d, cx, &[#(#variants)*])
+                }
+            }
+        }
+    }
+
+    /// The path of a type generated beside struct `r` (`XRef`, `XTyped`), from `at`.
+    fn sibling_path(&self, r: &TypeRef, def: &TypeDef, suffix: &str, at: At<'_>) -> TokenStream {
+        let sibling = TypeRef {
+            name: format!("{}{suffix}", r.name),
+            ..r.clone()
+        };
+        match def.module.as_deref().map(module_ident) {
+            Some(m) if !matches!(at, At::Module(cur) if module_ident(cur) == m) => {
+                let name = format_ident!("{}", rust_type_name(&sibling.name));
+                let up = match at {
+                    At::Root => quote!(),
+                    At::Module(_) => quote!(super::),
+                };
+                quote!(#up #m::#name)
+            }
+            _ => self.type_path(self.model, &sibling, at),
+        }
+    }
+
+    /// The table's by-name enum a `#[table]` field defaults to, from `at`.
+    fn table_entry(&self, table: TableKind, at: At<'_>) -> TokenStream {
+        let up = match at {
+            At::Root => quote!(),
+            At::Module(_) => quote!(super::),
+        };
+        match table {
+            TableKind::Requests => quote!(#up RequestPayload),
+            TableKind::Events => quote!(#up EventPayload),
+        }
+    }
+
+    /// An untagged union's typed form, `NameTyped<'a, E>` (`wire::UnionTyped`), when its last
+    /// variant is a struct with a typed form and every earlier variant needs a literal key that
+    /// struct does not have: an object holding only the typed struct's keys is then that
+    /// variant, so its strict one-pass read answers for the union. Each other variant is as in
+    /// the view. Empty otherwise.
+    fn untagged_typed(
+        &self,
+        name: &Ident,
+        view: &Ident,
+        parts: &[(&Ident, TokenStream, Option<TokenStream>)],
+        structs: &[(&TypeRef, &TypeDef, &Struct)],
+        at: At<'_>,
+    ) -> TokenStream {
+        let Some(((r, vdef, vs), earlier)) = structs.split_last() else {
+            return TokenStream::new();
+        };
+        let Some(table) = vs.fields.iter().find_map(|f| f.meta.table.as_ref()) else {
+            return TokenStream::new();
+        };
+        if !self.has_view(vdef, vs) {
+            return TokenStream::new();
+        }
+        let needs_other_key = |s: &Struct| {
+            s.fields.iter().any(|f| {
+                matches!(self.store(f), Store::Literal)
+                    && !vs.fields.iter().any(|g| g.name == f.name)
+            })
+        };
+        if !earlier.iter().all(|(_, _, s)| needs_other_key(s)) {
+            return TokenStream::new();
+        }
+        let rt = &self.rt;
+        let typed_name = format_ident!("{}", rust_type_name(&format!("{name}Typed")));
+        let typed_struct = self.sibling_path(r, vdef, "Typed", at);
+        let struct_view = self.sibling_path(r, vdef, "Ref", at);
+        let entry = self.table_entry(table.table, at);
+        let (last_id, _, _) = &parts[parts.len() - 1];
+        let mut members = Vec::new();
+        let mut split = Vec::new();
+        for (id, path, vpath) in &parts[..parts.len() - 1] {
+            match vpath {
+                Some(vp) => members.push(quote!(#id(#vp<'a>),)),
+                None => members.push(quote!(#id(#path),)),
+            }
+            split.push(quote!(#view::#id(v) => ::core::result::Result::Ok(Self::#id(v)),));
+        }
+        let doc = format!(
+            " [`{name}`] with its `{last_id}` variant's payload read by name: each other variant \
+             as in [`{view}`], `{last_id}` its typed form. Parsed by `from_str_union_typed`, \
+             which gives the verdict of [`{view}`] and the table's `parse`."
+        );
+        quote! {
+            #[doc = #doc]
+            #[derive(Debug, Clone)]
+            #[allow(deprecated)]
+            pub enum #typed_name<'a, E = #entry> {
+                #(#members)*
+                #last_id(#typed_struct<'a, E>),
+            }
+
+            #[allow(deprecated)]
+            impl<'de, E: #rt::ByName> #rt::UnionTyped<'de> for #typed_name<'de, E> {
+                type View = #view<'de>;
+                type Typed = #typed_struct<'de, E>;
+                fn typed(t: Self::Typed) -> Self {
+                    Self::#last_id(t)
+                }
+                fn split(
+                    view: Self::View,
+                ) -> ::core::result::Result<Self, #struct_view<'de>> {
+                    match view {
+                        #(#split)*
+                        #view::#last_id(v) => ::core::result::Result::Err(v),
+                    }
+                }
+                fn join(view: #struct_view<'de>) -> Self::View {
+                    #view::#last_id(view)
                 }
             }
         }

@@ -4,13 +4,12 @@
 //! `cargo xtask validate` prints.
 
 use super::{
-    ErrorCode, Event, EventPayload, EventTyped, ReplyError, ReplyOk, ReplyOkRef, Request,
-    RequestPayload, RequestRef, RequestResult, RequestTyped, ServerFrame, ServerFrameRef,
-    WireError,
+    ErrorCode, Event, EventPayload, ReplyError, ReplyOk, Request, RequestPayload, RequestRef,
+    RequestResult, RequestTyped, ServerFrame, ServerFrameRef, ServerFrameTyped, WireError,
 };
 use crate::__private::{HostError, RawValue};
 use crate::verdict::{Stage, Verdict};
-use crate::wire::{self, ByName, Object, ObjectTyped, ParseError, RawJson, Refused, TableError};
+use crate::wire::{self, ByName, ParseError, RawJson, Refused, TableError};
 use serde::Serialize;
 
 /// Parses a request frame `{ id, type, payload }`. The payload is left unchecked: a request
@@ -51,81 +50,15 @@ pub fn parse_request_typed<E: ByName>(
     wire::from_str_typed(text)
 }
 
-/// A server frame with an event's payload parsed by the event's name.
-#[derive(Debug, Clone)]
-pub enum ServerFrameTyped<'a, E = EventPayload> {
-    /// A success, as [`parse_server_frame_ref`] gives it: a result is parsed by the name of the
-    /// request it answers, which only the client knows.
-    ReplyOk(ReplyOkRef<'a>),
-    /// A failure.
-    ReplyError(ReplyError),
-    /// An event, its payload parsed by the event table `E`.
-    Event(EventTyped<'a, E>),
-}
-
-/// An object holding only an event frame's keys is an event frame: every other variant of
-/// `ServerFrame` needs a literal key that an event does not have (`ok`). The one-pass read of
-/// [`parse_server_frame_typed`] relies on it.
-const _: () = assert!(
-    lacks_keys(<Event as Object>::FIELDS, <ReplyOk as Object>::LITERALS)
-        && lacks_keys(<Event as Object>::FIELDS, <ReplyError as Object>::LITERALS)
-        && !<ReplyOk as Object>::LITERALS.is_empty()
-        && !<ReplyError as Object>::LITERALS.is_empty()
-);
-
-/// Whether no literal key is among `fields`.
-const fn lacks_keys(fields: &[&str], literals: &[(&str, wire::Literal)]) -> bool {
-    let mut i = 0;
-    while i < literals.len() {
-        let mut j = 0;
-        while j < fields.len() {
-            if same(fields[j].as_bytes(), literals[i].0.as_bytes()) {
-                return false;
-            }
-            j += 1;
-        }
-        i += 1;
-    }
-    true
-}
-
-const fn same(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
 /// Parses a server frame and, for an event, its payload by the event's name through the event
 /// table `E` (this protocol's [`EventPayload`], or an app's): in one pass when the frame is an
-/// event whose `event` comes before its `payload`. The verdict and the messages are
-/// [`parse_server_frame_ref`]'s, then the table's. The client's path. Never panics.
+/// event whose `event` comes before its `payload` (see the generated [`ServerFrameTyped`]). The
+/// verdict and the messages are [`parse_server_frame_ref`]'s, then the table's. The client's
+/// path. Never panics.
 pub fn parse_server_frame_typed<E: ByName>(
     text: &str,
 ) -> Result<ServerFrameTyped<'_, E>, Refused<ServerFrameRef<'_>>> {
-    if let Some(event) = wire::read_typed_once::<EventTyped<'_, E>>(text) {
-        return Ok(ServerFrameTyped::Event(event));
-    }
-    match parse_server_frame_ref(text) {
-        Err(e) => Err(Refused::Envelope(e)),
-        Ok(ServerFrameRef::Event(event)) => {
-            match E::parse_named(&event.event, event.payload.get()) {
-                Ok(payload) => Ok(ServerFrameTyped::Event(EventTyped::from_view(
-                    event, payload,
-                ))),
-                Err(e) => Err(Refused::Table(ServerFrameRef::Event(event), e)),
-            }
-        }
-        Ok(ServerFrameRef::ReplyOk(reply)) => Ok(ServerFrameTyped::ReplyOk(reply)),
-        Ok(ServerFrameRef::ReplyError(reply)) => Ok(ServerFrameTyped::ReplyError(reply)),
-    }
+    wire::from_str_union_typed(text)
 }
 
 /// A host of a request table as the frame machinery calls it: every protocol with requests
@@ -160,10 +93,7 @@ pub(crate) fn refusal_frame(refused: &Refused<RequestRef<'_>>) -> String {
     match refused {
         Refused::Envelope(e) => error_frame(
             None,
-            &WireError {
-                code: ErrorCode::UnreadableFrame,
-                message: e.to_string(),
-            },
+            &WireError::new(ErrorCode::UnreadableFrame, e.to_string()),
         ),
         Refused::Table(request, e) => {
             error_frame(Some(&request.id), &crate::__private::table_refusal(e))
@@ -201,31 +131,43 @@ fn to_text<T: Serialize>(frame: &T) -> String {
     serde_json::to_string(frame).unwrap_or_default()
 }
 
+impl WireError {
+    /// A refusal with a code and a message.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> WireError {
+        WireError {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// `unknown-chat`: no chat has this id.
+    pub fn unknown_chat(chat_id: &str) -> WireError {
+        WireError::new(
+            ErrorCode::UnknownChat,
+            format!("no chat is called {chat_id:?}"),
+        )
+    }
+}
+
 /// The agent protocol's `WireError` is what a generated host refuses with.
 impl HostError for WireError {
     fn unsupported(method: &str) -> Self {
-        WireError {
-            code: ErrorCode::ChatUnsupported,
-            message: format!("{method} is not supported by this host"),
-        }
+        WireError::new(
+            ErrorCode::ChatUnsupported,
+            format!("{method} is not supported by this host"),
+        )
     }
     fn unknown_request(name: &str) -> Self {
-        WireError {
-            code: ErrorCode::UnknownRequest,
-            message: format!("no request is called {name:?}"),
-        }
+        WireError::new(
+            ErrorCode::UnknownRequest,
+            format!("no request is called {name:?}"),
+        )
     }
     fn invalid_payload(_name: &str, error: &ParseError) -> Self {
-        WireError {
-            code: ErrorCode::InvalidPayload,
-            message: error.to_string(),
-        }
+        WireError::new(ErrorCode::InvalidPayload, error.to_string())
     }
     fn internal(message: String) -> Self {
-        WireError {
-            code: ErrorCode::Internal,
-            message,
-        }
+        WireError::new(ErrorCode::Internal, message)
     }
 }
 
@@ -324,6 +266,7 @@ fn table(outcome: Result<(), TableError>) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::EventTyped;
     use std::borrow::Cow;
 
     #[test]

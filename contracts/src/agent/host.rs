@@ -100,21 +100,6 @@ struct Chat {
     visuals: Vec<Visual>,
 }
 
-/// A wire error with a code and a message.
-fn refuse(code: ErrorCode, message: impl Into<String>) -> WireError {
-    WireError {
-        code,
-        message: message.into(),
-    }
-}
-
-fn unknown_chat(chat_id: &str) -> WireError {
-    refuse(
-        ErrorCode::UnknownChat,
-        format!("no chat is called {chat_id:?}"),
-    )
-}
-
 impl Hub {
     pub fn new(config: HubConfig) -> Arc<Hub> {
         Arc::new(Hub {
@@ -244,7 +229,7 @@ impl Hub {
         let chat = s
             .chats
             .get_mut(chat_id)
-            .ok_or_else(|| unknown_chat(chat_id))?;
+            .ok_or_else(|| WireError::unknown_chat(chat_id))?;
         chat.thread.apply(&event);
         chat.seq += 1;
         let seq = chat.seq;
@@ -292,7 +277,7 @@ impl Hub {
         let chat = s
             .chats
             .get_mut(chat_id)
-            .ok_or_else(|| unknown_chat(chat_id))?;
+            .ok_or_else(|| WireError::unknown_chat(chat_id))?;
         chat.bookmarks = bookmarks.clone();
         let payload = super::ChatBookmarksEvent {
             chat_id: chat_id.to_owned(),
@@ -313,7 +298,7 @@ impl Hub {
             .chats
             .get(chat_id)
             .map(|c| c.bookmarks.clone())
-            .ok_or_else(|| unknown_chat(chat_id))
+            .ok_or_else(|| WireError::unknown_chat(chat_id))
     }
 
     /// Replaces a chat's visuals; attached clients hear chat.visuals.
@@ -322,7 +307,7 @@ impl Hub {
         let chat = s
             .chats
             .get_mut(chat_id)
-            .ok_or_else(|| unknown_chat(chat_id))?;
+            .ok_or_else(|| WireError::unknown_chat(chat_id))?;
         chat.visuals = visuals.clone();
         let payload = super::ChatVisualsEvent {
             chat_id: chat_id.to_owned(),
@@ -343,7 +328,7 @@ impl Hub {
             .chats
             .get(chat_id)
             .map(|c| c.visuals.clone())
-            .ok_or_else(|| unknown_chat(chat_id))
+            .ok_or_else(|| WireError::unknown_chat(chat_id))
     }
 
     /// Tells a chat's attached clients to ask for the watched subagent page again.
@@ -413,15 +398,17 @@ impl Hub {
         let mut s = self.lock();
         let State { clients, chats, .. } = &mut *s;
         let chat_id = payload.chat_id.as_str();
-        let chat = chats.get(chat_id).ok_or_else(|| unknown_chat(chat_id))?;
+        let chat = chats
+            .get(chat_id)
+            .ok_or_else(|| WireError::unknown_chat(chat_id))?;
         let info = chat
             .thread
             .info
             .clone()
-            .ok_or_else(|| unknown_chat(chat_id))?;
+            .ok_or_else(|| WireError::unknown_chat(chat_id))?;
         let c = clients
             .get_mut(&client)
-            .ok_or_else(|| refuse(ErrorCode::Internal, "client is gone"))?;
+            .ok_or_else(|| WireError::new(ErrorCode::Internal, "client is gone"))?;
         c.attached.insert(chat_id.to_owned());
         if let Some(since) = payload.since
             && let Some(missed) = replay_after(chat, since)
@@ -501,13 +488,13 @@ impl Hub {
     pub fn history(&self, payload: &ChatHistoryPayload) -> Result<ChatHistoryResult, WireError> {
         let mut s = self.lock();
         let Some((chat_id, end)) = s.cursors.get(&payload.cursor).cloned() else {
-            return Err(refuse(
+            return Err(WireError::new(
                 ErrorCode::HistoryExpired,
                 "this cursor is no longer known; attach again",
             ));
         };
         if chat_id != payload.chat_id {
-            return Err(refuse(
+            return Err(WireError::new(
                 ErrorCode::HistoryExpired,
                 "this cursor belongs to another chat; attach again",
             ));
@@ -515,7 +502,7 @@ impl Hub {
         let chat = s
             .chats
             .get(&chat_id)
-            .ok_or_else(|| unknown_chat(&chat_id))?;
+            .ok_or_else(|| WireError::unknown_chat(&chat_id))?;
         let end = end.min(chat.thread.items.len());
         let limit = payload
             .limit
@@ -637,7 +624,10 @@ async fn answer<D: super::Dispatch>(
         Incoming::Value(value) => std::borrow::Cow::Owned(value.to_string()),
         Incoming::TooLarge(e) => {
             return (
-                super::error_frame(None, &refuse(ErrorCode::UnreadableFrame, e.to_string())),
+                super::error_frame(
+                    None,
+                    &WireError::new(ErrorCode::UnreadableFrame, e.to_string()),
+                ),
                 false,
             );
         }

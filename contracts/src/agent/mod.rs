@@ -19,8 +19,8 @@ pub mod client;
 pub mod host;
 
 pub use frames::{
-    Dispatch, Kind, ServerFrameTyped, UnknownType, dispatch_frame, error_frame, event_frame,
-    parse_request, parse_request_ref, parse_request_typed, parse_server_frame,
-    parse_server_frame_ref, parse_server_frame_typed, reply_frame, verdict,
+    Dispatch, Kind, UnknownType, dispatch_frame, error_frame, event_frame, parse_request,
+    parse_request_ref, parse_request_typed, parse_server_frame, parse_server_frame_ref,
+    parse_server_frame_typed, reply_frame, verdict,
 };
 pub use thread::Thread;

@@ -26,8 +26,8 @@ pub use schema::{
 pub use schema::{DecodeRef, SchemaRef, SeedRef, StrRef, UnknownRef};
 pub use table::{Event, HostError, Request, TableError};
 pub use typed::{
-    ByName, EntrySlot, ObjectTyped, Refused, decode_entry, from_str_typed, read_typed_into,
-    read_typed_once, unknown_entry,
+    ByName, EntrySlot, ObjectTyped, Refused, UnionTyped, decode_entry, from_str_typed,
+    from_str_union_typed, read_typed_once, unknown_entry,
 };
 pub use union::{
     Entries, JsonError, LentEntries, Literal, ObjectVariant, ObjectVariantRef, Tagged, TryVariant,

@@ -162,32 +162,32 @@ impl<'a> ObjectCx<'a> {
         }
     }
 
-    /// Decodes the value of field `i`: `Some(None)` when present but invalid. A later
-    /// duplicate replaces an earlier one, issues included.
-    #[inline]
-    pub fn value<'de, A: MapAccess<'de>, S: Schema>(
+    /// Reads field `i`'s value with `read`, its issues kept as the field's: a later duplicate
+    /// replaces an earlier one, issues included.
+    #[inline(always)]
+    pub(super) fn field<'de, A: MapAccess<'de>, R>(
         &mut self,
         map: &mut A,
         i: usize,
-        schema: S,
-    ) -> Result<Option<Option<S::Out>>, A::Error> {
+        read: impl FnOnce(&mut A, &mut Cx) -> Result<R, A::Error>,
+    ) -> Result<R, A::Error> {
         if !self.spans.is_empty() {
             self.spans.retain(|s| s.0 != i);
         }
         let start = self.cx.len();
         self.cx.enter_key();
-        let v = map.next_value_seed(Seed(schema, self.cx));
+        let r = read(map, self.cx);
         self.cx.leave_key(start, self.fields[i]);
-        let v = v?;
+        let r = r?;
         let end = self.cx.len();
         if end > start {
             self.spans.push((i, start, end));
         }
-        Ok(Some(v))
+        Ok(r)
     }
 
-    /// Decodes the value of field `i` into its slot (see [`ObjectCx::value`]): the value is
-    /// written in place, not moved through the return.
+    /// Decodes the value of field `i` into its slot: `Some(None)` when present but invalid,
+    /// written in place rather than moved through the return.
     #[inline(always)]
     pub fn value_into<'de, A: MapAccess<'de>, S: Schema>(
         &mut self,
@@ -196,42 +196,10 @@ impl<'a> ObjectCx<'a> {
         schema: S,
         slot: &mut Option<Option<S::Out>>,
     ) -> Result<(), A::Error> {
-        if !self.spans.is_empty() {
-            self.spans.retain(|s| s.0 != i);
-        }
-        let start = self.cx.len();
-        self.cx.enter_key();
-        let v = map.next_value_seed(Seed(schema, self.cx));
-        self.cx.leave_key(start, self.fields[i]);
-        *slot = Some(v?);
-        let end = self.cx.len();
-        if end > start {
-            self.spans.push((i, start, end));
-        }
-        Ok(())
-    }
-
-    /// Decodes the value of field `i` with a schema that may borrow; see [`ObjectCx::value`].
-    #[inline]
-    pub fn value_ref<'de, A: MapAccess<'de>, S: SchemaRef<'de>>(
-        &mut self,
-        map: &mut A,
-        i: usize,
-        schema: S,
-    ) -> Result<Option<Option<S::Out>>, A::Error> {
-        if !self.spans.is_empty() {
-            self.spans.retain(|s| s.0 != i);
-        }
-        let start = self.cx.len();
-        self.cx.enter_key();
-        let v = map.next_value_seed(SeedRef(schema, self.cx));
-        self.cx.leave_key(start, self.fields[i]);
-        let v = v?;
-        let end = self.cx.len();
-        if end > start {
-            self.spans.push((i, start, end));
-        }
-        Ok(Some(v))
+        self.field(map, i, |map, cx| {
+            *slot = Some(map.next_value_seed(Seed(schema, cx))?);
+            Ok(())
+        })
     }
 
     /// Decodes the value of field `i` into its slot with a schema that may borrow; see
@@ -244,19 +212,10 @@ impl<'a> ObjectCx<'a> {
         schema: S,
         slot: &mut Option<Option<S::Out>>,
     ) -> Result<(), A::Error> {
-        if !self.spans.is_empty() {
-            self.spans.retain(|s| s.0 != i);
-        }
-        let start = self.cx.len();
-        self.cx.enter_key();
-        let v = map.next_value_seed(SeedRef(schema, self.cx));
-        self.cx.leave_key(start, self.fields[i]);
-        *slot = Some(v?);
-        let end = self.cx.len();
-        if end > start {
-            self.spans.push((i, start, end));
-        }
-        Ok(())
+        self.field(map, i, |map, cx| {
+            *slot = Some(map.next_value_seed(SeedRef(schema, cx))?);
+            Ok(())
+        })
     }
 
     /// A required field: refused when absent, as its schema refuses `undefined`.

@@ -47,6 +47,24 @@ pub trait ObjectTyped<'de>: ObjectRef<'de> {
     fn from_view(view: Self::View, entry: Self::Entry) -> Self;
 }
 
+/// A generated untagged union one of whose variants has a typed form (`ServerFrameTyped<'a, E>`:
+/// its event read with its payload). The emitter writes one only when every variant before the
+/// typed one needs a literal key the typed struct does not have, so an object holding only the
+/// typed struct's keys can be no earlier variant: the strict one-pass read answers for the union.
+pub trait UnionTyped<'de>: Sized {
+    /// The union's borrowed view (`ServerFrameRef<'a>`).
+    type View: DecodeRef<'de>;
+    /// The typed variant's struct (`EventTyped<'a, E>`).
+    type Typed: ObjectTyped<'de>;
+    /// The union holding the typed variant.
+    fn typed(t: Self::Typed) -> Self;
+    /// The union from its view: `Err` with the typed variant's view, whose payload the table
+    /// still has to parse.
+    fn split(view: Self::View) -> Result<Self, <Self::Typed as ObjectTyped<'de>>::View>;
+    /// The union's view holding the typed variant's view.
+    fn join(view: <Self::Typed as ObjectTyped<'de>>::View) -> Self::View;
+}
+
 /// Why a frame read with its payload was refused: at the envelope, or by the table (the
 /// frame itself is valid, and its view is kept, with the payload as text).
 #[derive(Debug)]
@@ -55,13 +73,6 @@ pub enum Refused<V> {
     Envelope(ParseError),
     /// The frame is valid; the table refused its name or its payload.
     Table(V, TableError),
-}
-
-impl<V> Refused<V> {
-    /// The message: the envelope's, or the table's.
-    pub fn message(&self) -> String {
-        self.to_string()
-    }
 }
 
 impl<V> std::fmt::Display for Refused<V> {
@@ -78,8 +89,6 @@ impl<V: std::fmt::Debug> std::error::Error for Refused<V> {}
 /// The slot of a `#[table]` field in the typed loop: the payload read by the name known then
 /// (written in place), or as text when the name came later.
 pub struct EntrySlot<'de, E> {
-    /// Whether the key was present.
-    seen: bool,
     /// The name the payload was read by.
     by: Option<Cow<'de, str>>,
     /// The payload read by `by` (`None` when invalid).
@@ -93,7 +102,6 @@ impl<E> EntrySlot<'_, E> {
     #[inline(always)]
     pub fn new() -> Self {
         EntrySlot {
-            seen: false,
             by: None,
             value: None,
             text: None,
@@ -134,7 +142,7 @@ pub fn read_typed_once<'a, T: ObjectTyped<'a>>(json: &'a str) -> Option<T> {
 
 /// The one-pass read into `out`: whether it answered.
 #[inline]
-pub fn read_typed_into<'a, T: ObjectTyped<'a>>(json: &'a str, out: &mut Option<T>) -> bool {
+fn read_typed_into<'a, T: ObjectTyped<'a>>(json: &'a str, out: &mut Option<T>) -> bool {
     super::union::with_live_tags(|| read_once::<T>(json, out))
 }
 
@@ -153,10 +161,39 @@ fn read_once<'a, T: ObjectTyped<'a>>(json: &'a str, out: &mut Option<T>) -> bool
 #[inline(never)]
 fn read_in_two_stages<'a, T: ObjectTyped<'a>>(json: &'a str) -> Result<T, Refused<T::View>> {
     let view = super::from_str_ref::<T::View>(json).map_err(Refused::Envelope)?;
+    parse_entry::<T>(view).map_err(|(view, e)| Refused::Table(view, e))
+}
+
+/// The table stage on a view: its payload parsed by its name.
+fn parse_entry<'a, T: ObjectTyped<'a>>(view: T::View) -> Result<T, (T::View, TableError)> {
     let (name, payload) = T::parts(&view);
     match T::Entry::parse_named(name, payload.get()) {
         Ok(entry) => Ok(T::from_view(view, entry)),
-        Err(e) => Err(Refused::Table(view, e)),
+        Err(e) => Err((view, e)),
+    }
+}
+
+/// Parses an untagged union with a typed variant (see [`UnionTyped`]): the typed variant in one
+/// pass when it can, else the union's view and, for the typed variant, the table, with their
+/// verdict.
+#[inline]
+pub fn from_str_union_typed<'a, U: UnionTyped<'a>>(json: &'a str) -> Result<U, Refused<U::View>> {
+    if let Some(t) = read_typed_once::<U::Typed>(json) {
+        return Ok(U::typed(t));
+    }
+    union_in_two_stages::<U>(json)
+}
+
+#[cold]
+#[inline(never)]
+fn union_in_two_stages<'a, U: UnionTyped<'a>>(json: &'a str) -> Result<U, Refused<U::View>> {
+    let view = super::from_str_ref::<U::View>(json).map_err(Refused::Envelope)?;
+    match U::split(view) {
+        Ok(u) => Ok(u),
+        Err(view) => match parse_entry::<U::Typed>(view) {
+            Ok(t) => Ok(U::typed(t)),
+            Err((view, e)) => Err(Refused::Table(U::join(view), e)),
+        },
     }
 }
 
@@ -197,36 +234,23 @@ impl ObjectCx<'_> {
         key: &Option<Option<Cow<'de, str>>>,
         slot: &mut EntrySlot<'de, E>,
     ) -> Result<(), A::Error> {
-        slot.seen = true;
         slot.value = None;
         slot.text = None;
-        if !self.spans.is_empty() {
-            self.spans.retain(|s| s.0 != i);
-        }
-        let start = self.cx.len();
-        self.cx.enter_key();
-        let read = match key {
+        self.field(map, i, |map, cx| match key {
             Some(Some(name)) => {
                 slot.by = Some(name.clone());
                 map.next_value_seed(NamedSeed {
                     name,
-                    cx: &mut *self.cx,
+                    cx,
                     out: &mut slot.value,
                 })
             }
             _ => {
                 slot.by = None;
-                map.next_value_seed(SeedRef(UnknownRef, &mut *self.cx))
-                    .map(|text| slot.text = text)
+                slot.text = map.next_value_seed(SeedRef(UnknownRef, cx))?;
+                Ok(())
             }
-        };
-        self.cx.leave_key(start, self.fields[i]);
-        read?;
-        let end = self.cx.len();
-        if end > start {
-            self.spans.push((i, start, end));
-        }
-        Ok(())
+        })
     }
 
     /// The `#[table]` field once the loop ended: the entry, parsed now if it was read as text;
@@ -245,7 +269,7 @@ impl ObjectCx<'_> {
         match slot.by {
             // `None` when invalid: its issues are recorded.
             Some(by) if same_name(&by, name) => slot.value,
-            _ => self.entry_late(slot.seen, slot.text, name),
+            _ => self.entry_late(slot.text, name),
         }
     }
 
@@ -253,14 +277,9 @@ impl ObjectCx<'_> {
     /// the frame's last name is not.
     #[cold]
     #[inline(never)]
-    fn entry_late<E: ByName>(
-        &mut self,
-        seen: bool,
-        text: Option<Cow<'_, RawValue>>,
-        name: &str,
-    ) -> Option<E> {
+    fn entry_late<E: ByName>(&mut self, text: Option<Cow<'_, RawValue>>, name: &str) -> Option<E> {
         match text {
-            Some(text) if seen => match E::parse_named(name, text.get()) {
+            Some(text) => match E::parse_named(name, text.get()) {
                 Ok(e) => Some(e),
                 Err(_) => self.fall_back(),
             },

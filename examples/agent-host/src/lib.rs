@@ -85,21 +85,6 @@ struct Turns {
     queued: VecDeque<QueuedMessage>,
 }
 
-/// A wire error with a code and a message.
-fn refuse(code: ErrorCode, message: impl Into<String>) -> WireError {
-    WireError {
-        code,
-        message: message.into(),
-    }
-}
-
-fn unknown_chat(chat_id: &str) -> WireError {
-    refuse(
-        ErrorCode::UnknownChat,
-        format!("no chat is called {chat_id:?}"),
-    )
-}
-
 impl EchoAgent {
     /// An agent with these options.
     pub fn new(options: Options) -> Arc<EchoAgent> {
@@ -176,7 +161,7 @@ impl EchoAgent {
         let mut info = self
             .hub
             .info(chat_id)
-            .ok_or_else(|| unknown_chat(chat_id))?;
+            .ok_or_else(|| WireError::unknown_chat(chat_id))?;
         change(&mut info);
         info.updated_at = now();
         self.hub.set_info(info.clone())?;
@@ -379,7 +364,9 @@ impl EchoAgent {
     }
 
     fn known(&self, chat_id: &str) -> Result<ChatInfo, WireError> {
-        self.hub.info(chat_id).ok_or_else(|| unknown_chat(chat_id))
+        self.hub
+            .info(chat_id)
+            .ok_or_else(|| WireError::unknown_chat(chat_id))
     }
 
     /// Sends the account snapshot to every client and answers it.
@@ -536,9 +523,9 @@ impl Host for Connection {
         let thread = a
             .hub
             .thread(&payload.chat_id)
-            .ok_or_else(|| unknown_chat(&payload.chat_id))?;
+            .ok_or_else(|| WireError::unknown_chat(&payload.chat_id))?;
         if thread.item(&payload.item_id).is_none() {
-            return Err(refuse(
+            return Err(WireError::new(
                 ErrorCode::InvalidPayload,
                 format!("the chat has no item called {:?}", payload.item_id),
             ));
@@ -594,7 +581,7 @@ impl Host for Connection {
         let before = visuals.len();
         visuals.retain(|v| v.visual_id != payload.visual_id);
         if visuals.len() == before {
-            return Err(refuse(
+            return Err(WireError::new(
                 ErrorCode::InvalidPayload,
                 format!("the chat has no visual called {:?}", payload.visual_id),
             ));
@@ -680,7 +667,7 @@ impl Host for Connection {
 }
 
 fn no_bookmark(id: &str) -> WireError {
-    refuse(
+    WireError::new(
         ErrorCode::InvalidPayload,
         format!("the chat has no bookmark called {id:?}"),
     )
