@@ -432,6 +432,7 @@ impl<'a> Emitter<'a> {
         let mut schemas = Vec::new();
         let mut kept = Vec::new();
         let mut literals = Vec::new();
+        let mut scan_finish = Vec::new();
         for (i, f) in s.fields.iter().enumerate() {
             let boxed = self.boxed.contains(&(def.name.clone(), i));
             let schema = self.schema(self.model, &f.ty, at, boxed);
@@ -442,6 +443,9 @@ impl<'a> Emitter<'a> {
             let fmeta = meta_attrs(&f.meta);
             let ty = self.rust_ty(self.model, &f.ty, at, boxed);
             let i_lit = &idx[i];
+            scan_finish.push(scan_finish_of(self.store(f), slot, || {
+                self.default_expr(f, &schema)
+            }));
             match self.store(f) {
                 Store::Literal => {
                     finish.push(quote!(let #slot = o.required(#i_lit, #slot, #schema);));
@@ -529,7 +533,36 @@ impl<'a> Emitter<'a> {
             &name,
             quote!(#rt::Expect::Type("object")),
             quote!(#rt::decode_object::<Self, D>(d, cx)),
+            Some(quote!(#rt::scan_object::<Self>(r))),
         );
+        let scan_arms = s
+            .fields
+            .iter()
+            .zip(&slots)
+            .zip(&schemas)
+            .map(|((f, slot), schema)| {
+                scan_arm(&f.name, slot, quote!(#rt::Schema::scan(#schema, r)))
+            });
+        let scan_body = if s.fields.is_empty() {
+            quote! {
+                while let ::core::option::Option::Some(k) = r.key(&mut keys)? {
+                    r.skip_unknown(k, &mut keys)?;
+                }
+                ::core::option::Option::Some(Self {})
+            }
+        } else {
+            quote! {
+                #(let mut #slots = ::core::option::Option::None;)*
+                while let ::core::option::Option::Some(k) = r.key(&mut keys)? {
+                    match k {
+                        #(#scan_arms)*
+                        _ => r.skip_unknown(k, &mut keys)?,
+                    }
+                }
+                #(#scan_finish)*
+                ::core::option::Option::Some(Self { #(#build)* })
+            }
+        };
         quote! {
             #docs
             #meta
@@ -555,6 +588,13 @@ impl<'a> Emitter<'a> {
                     #(#finish)*
                     #destructure
                     ::core::result::Result::Ok(::core::option::Option::Some(Self { #(#build)* }))
+                }
+                #[inline]
+                fn scan_fields(
+                    r: &mut #rt::Scanner<'_>,
+                    mut keys: #rt::Keys,
+                ) -> ::core::option::Option<Self> {
+                    #scan_body
                 }
             }
 
@@ -620,6 +660,7 @@ impl<'a> Emitter<'a> {
         let mut build = Vec::new();
         let mut owned = Vec::new();
         let mut from_owned = Vec::new();
+        let mut scans = Vec::new();
         let slots: Vec<Ident> = (0..s.fields.len()).map(|i| format_ident!("f{i}")).collect();
         for (i, (f, kind)) in s.fields.iter().zip(&kinds).enumerate() {
             let schema = self.schema(self.model, &f.ty, at, false);
@@ -629,6 +670,7 @@ impl<'a> Emitter<'a> {
             let fdocs = docs_attrs(&f.docs);
             let (ty, value, to_owned, to_view) = match kind {
                 Kind::Literal => {
+                    scans.push(quote!(#rt::Schema::scan(#schema, r)));
                     arms.push(
                         quote!(#i_lit => o.value_into(&mut map, #i_lit, #schema, &mut #slot)?,),
                     );
@@ -657,6 +699,7 @@ impl<'a> Emitter<'a> {
                 ),
             };
             arms.push(quote!(#i_lit => o.value_ref_into(&mut map, #i_lit, #value, &mut #slot)?,));
+            scans.push(quote!(#rt::SchemaRef::scan(#value, r)));
             if f.optional {
                 finish.push(quote!(let #slot = o.optional(#slot);));
                 members.push(quote!(#fdocs pub #ident: ::core::option::Option<#ty>,));
@@ -675,7 +718,9 @@ impl<'a> Emitter<'a> {
             .iter()
             .map(|f| !matches!(self.store(f), Store::Literal));
         let lets_else = lets_else(&slots, kept);
-        let typed = self.struct_typed(def, s, at, &name, &view, &slots, &arms, &finish, &members);
+        let typed = self.struct_typed(
+            def, s, at, &name, &view, &slots, &arms, &finish, &members, &scans,
+        );
         quote! {
             #[doc = #doc]
             #[derive(Debug, Clone)]
@@ -749,6 +794,7 @@ impl<'a> Emitter<'a> {
         arms: &[TokenStream],
         finish: &[TokenStream],
         members: &[TokenStream],
+        scans: &[TokenStream],
     ) -> TokenStream {
         let Some((t, table)) = s
             .fields
@@ -824,6 +870,29 @@ impl<'a> Emitter<'a> {
             .iter()
             .map(|f| !matches!(self.store(f), Store::Literal));
         let lets_else_unit = lets_else_with(slots, kept, &quote!(::core::result::Result::Ok(())));
+        // The fast reader: the payload read by the name already read, else left to the loop
+        // above (`wire::scan`).
+        let mut scan_arms = Vec::new();
+        let mut scan_finish = Vec::new();
+        for (i, f) in s.fields.iter().enumerate() {
+            let slot = &slots[i];
+            if i == t {
+                let wire = f.name.as_str();
+                scan_arms.push(quote! {
+                    #wire => {
+                        if #slot.is_some() {
+                            return ::core::option::Option::None;
+                        }
+                        let name = #key_slot.as_deref()?;
+                        #slot = ::core::option::Option::Some(E::scan_named(name, r)?);
+                    }
+                });
+                scan_finish.push(quote!(let #slot = #slot?;));
+            } else {
+                scan_arms.push(scan_arm(&f.name, slot, scans[i].clone()));
+                scan_finish.push(scan_finish_of(self.store(f), slot, TokenStream::new));
+            }
+        }
         let build = s
             .fields
             .iter()
@@ -832,7 +901,8 @@ impl<'a> Emitter<'a> {
             .map(|(f, slot)| {
                 let ident = rust_ident(&rust_field(&f.name));
                 quote!(#ident: #slot,)
-            });
+            })
+            .collect::<Vec<_>>();
         quote! {
             #[doc = #doc]
             #[derive(Debug, Clone)]
@@ -879,6 +949,19 @@ impl<'a> Emitter<'a> {
             impl<'de, E: #rt::ByName> #rt::ObjectTyped<'de> for #typed<'de, E> {
                 type View = #view<'de>;
                 type Entry = E;
+                #[inline]
+                fn scan(r: &mut #rt::Scanner<'de>) -> ::core::option::Option<Self> {
+                    #(let mut #slots = ::core::option::Option::None;)*
+                    let mut keys = r.object()?;
+                    while let ::core::option::Option::Some(k) = r.key(&mut keys)? {
+                        match k {
+                            #(#scan_arms)*
+                            _ => return ::core::option::Option::None,
+                        }
+                    }
+                    #(#scan_finish)*
+                    ::core::option::Option::Some(Self { #(#build)* })
+                }
                 fn parts(view: &Self::View) -> (&str, &#rt::RawValue) {
                     (&*view.#key_ident, &*view.#field_ident)
                 }
@@ -1163,8 +1246,24 @@ impl<'a> Emitter<'a> {
 
     /// `Decode` for a generated type: what its value must look like (`expect`, the message of a
     /// value of the wrong JSON type) and the body of `decode`, which reads `d` into `cx`.
-    fn decode_impl(&self, name: &Ident, expect: TokenStream, body: TokenStream) -> TokenStream {
+    /// `scan` is the body of the fast reader (`wire::scan`), which reads `r`; `None` leaves
+    /// every value to `decode` (an untagged union).
+    fn decode_impl(
+        &self,
+        name: &Ident,
+        expect: TokenStream,
+        body: TokenStream,
+        scan: Option<TokenStream>,
+    ) -> TokenStream {
         let rt = &self.rt;
+        let scan = scan.map(|scan| {
+            quote! {
+                #[inline]
+                fn scan(r: &mut #rt::Scanner<'_>) -> ::core::option::Option<Self> {
+                    #scan
+                }
+            }
+        });
         quote! {
             #[allow(deprecated)]
             impl #rt::Decode for #name {
@@ -1175,6 +1274,7 @@ impl<'a> Emitter<'a> {
                 ) -> ::core::result::Result<::core::option::Option<Self>, D::Error> {
                     #body
                 }
+                #scan
             }
         }
     }
@@ -1230,6 +1330,13 @@ impl<'a> Emitter<'a> {
                         _ => Self::#other(s.into_owned()),
                     })
                 },
+                Some(quote! {
+                    let s = r.string()?;
+                    ::core::option::Option::Some(match &*s {
+                        #(#values => Self::#variants,)*
+                        _ => Self::#other(s.into_owned()),
+                    })
+                }),
             );
             quote! {
                 #docs
@@ -1296,6 +1403,12 @@ impl<'a> Emitter<'a> {
                         _ => ::core::option::Option::None,
                     })
                 },
+                Some(quote! {
+                    match &*r.string()? {
+                        #(#values => ::core::option::Option::Some(Self::#variants),)*
+                        _ => ::core::option::Option::None,
+                    }
+                }),
             );
             quote! {
                 #docs
@@ -1399,10 +1512,35 @@ impl<'a> Emitter<'a> {
                         Some(quote!(#t => ::core::option::Option::Some(#a),))
                     })
                     .collect::<Vec<_>>();
+                // The fast reader finds the tag (first, or looked ahead for), then hands the
+                // object to the variant's own key loop, which skips the tag key once.
+                let scan_arms = u.variants.iter().zip(&tags).zip(&idents).zip(&boxes).map(
+                    |(((v, t), id), boxed)| match &v.ty.kind {
+                        TyKind::Ref(r) if self.is_struct(&v.ty) => {
+                            let path = self.type_path(self.model, r, at);
+                            let wrap = if *boxed {
+                                quote!(::std::boxed::Box::new(v))
+                            } else {
+                                quote!(v)
+                            };
+                            quote! {
+                                #t => <#path as #rt::Object>::scan_fields(r, keys).map(|v| Self::#id(#wrap)),
+                            }
+                        }
+                        _ => quote!(#t => ::core::option::Option::None,),
+                    },
+                );
                 let decode_impl = self.decode_impl(
                     &name,
                     quote!(#rt::Expect::Type("object")),
                     quote!(#rt::decode_tagged::<Self, D>(d, cx)),
+                    Some(quote! {
+                        let mut keys = r.object()?;
+                        match &*r.tag(&mut keys, Self::TAG)? {
+                            #(#scan_arms)*
+                            _ => ::core::option::Option::None,
+                        }
+                    }),
                 );
                 quote! {
                     #docs
@@ -1513,6 +1651,7 @@ impl<'a> Emitter<'a> {
                     &name,
                     quote!(#rt::Expect::Fixed("Invalid input")),
                     decode_body,
+                    None,
                 );
                 quote! {
                     #docs
@@ -1664,6 +1803,7 @@ impl<'a> Emitter<'a> {
             &quote!(Payload),
             &quote!(parse_payload),
             &quote!(decode_payload),
+            &quote!(scan_payload),
         );
         let request_result = self.by_name_enum(
             &format_ident!("RequestResult"),
@@ -1675,6 +1815,7 @@ impl<'a> Emitter<'a> {
             &quote!(Result),
             &quote!(parse_result),
             &quote!(decode_result),
+            &quote!(scan_result),
         );
         let event_payload = self.by_name_enum(
             &format_ident!("EventPayload"),
@@ -1686,6 +1827,7 @@ impl<'a> Emitter<'a> {
             &quote!(Payload),
             &quote!(parse_payload),
             &quote!(decode_payload),
+            &quote!(scan_payload),
         );
         let dispatch_body = if arms.is_empty() {
             quote! {
@@ -1789,6 +1931,7 @@ impl<'a> Emitter<'a> {
         let rt = &self.rt;
         let parse = format_ident!("parse_{side}");
         let decode = format_ident!("decode_{side}");
+        let scan = format_ident!("scan_{side}");
         let assoc = format_ident!(
             "{}",
             if side == "result" {
@@ -1807,6 +1950,10 @@ impl<'a> Emitter<'a> {
                 cx: &mut #rt::Cx,
             ) -> ::core::result::Result<::core::option::Option<Self::#assoc>, D::Error> {
                 #rt::decode_entry(#schema, d, cx)
+            }
+            #[inline(never)]
+            fn #scan(r: &mut #rt::Scanner<'_>) -> ::core::option::Option<Self::#assoc> {
+                #rt::Schema::scan(#schema, r)
             }
         }
     }
@@ -1833,6 +1980,7 @@ impl<'a> Emitter<'a> {
         assoc: &TokenStream,
         parse: &TokenStream,
         decode: &TokenStream,
+        scan: &TokenStream,
     ) -> TokenStream {
         let rt = &self.rt;
         let empty = names.is_empty();
@@ -1902,6 +2050,53 @@ impl<'a> Emitter<'a> {
                 fn parse_named(name: &str, json: &str) -> ::core::result::Result<Self, #rt::TableError> {
                     Self::parse(name, json)
                 }
+                #[inline(never)]
+                fn scan_named(name: &str, r: &mut #rt::Scanner<'_>) -> ::core::option::Option<Self> {
+                    match name {
+                        #(#names => <#module::#idents as #trait_>::#scan(r).map(Self::#idents),)*
+                        _ => {
+                            let _ = r;
+                            ::core::option::Option::None
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A fast reader's arm for the key `key` (`wire::scan`): a duplicate key leaves the object to
+/// the decoder; else the value read by `scan` goes into `slot`.
+fn scan_arm(key: &str, slot: &Ident, scan: TokenStream) -> TokenStream {
+    quote! {
+        #key => {
+            if #slot.is_some() {
+                return ::core::option::Option::None;
+            }
+            #slot = ::core::option::Option::Some(#scan?);
+        }
+    }
+}
+
+/// A fast reader's slot once the keys ended, by how the field is stored: an absent required
+/// key leaves the object to the decoder.
+fn scan_finish_of(
+    store: Store,
+    slot: &Ident,
+    default: impl FnOnce() -> TokenStream,
+) -> TokenStream {
+    match store {
+        Store::Literal => quote!(#slot?;),
+        Store::Required => quote!(let #slot = #slot?;),
+        Store::Presence => quote!(let #slot = #slot.is_some();),
+        Store::Optional => quote!(),
+        Store::Defaulted => {
+            let d = default();
+            quote! {
+                let #slot = match #slot {
+                    ::core::option::Option::Some(v) => v,
+                    ::core::option::Option::None => #d,
+                };
             }
         }
     }

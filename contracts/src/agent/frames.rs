@@ -267,6 +267,7 @@ fn table(outcome: Result<(), TableError>) -> Verdict {
 mod tests {
     use super::*;
     use crate::agent::EventTyped;
+    use crate::wire::ObjectTyped;
     use std::borrow::Cow;
 
     #[test]
@@ -355,12 +356,16 @@ mod tests {
         }
     }
 
+    /// The two stages, by the decoder alone (the fast reader off): the authority every other
+    /// path is compared with.
     fn request_in_two_stages(text: &str) -> Outcome<(String, RequestPayload)> {
-        let r = parse_request_ref(text).map_err(|e| ("envelope", e.to_string()))?;
-        match RequestPayload::parse(&r.r#type, r.payload.get()) {
-            Ok(p) => Ok((r.id.into_owned(), p)),
-            Err(e) => Err(("table", e.to_string())),
-        }
+        wire::without_scanner(|| {
+            let r = parse_request_ref(text).map_err(|e| ("envelope", e.to_string()))?;
+            match RequestPayload::parse(&r.r#type, r.payload.get()) {
+                Ok(p) => Ok((r.id.into_owned(), p)),
+                Err(e) => Err(("table", e.to_string())),
+            }
+        })
     }
 
     fn request_typed(text: &str) -> Outcome<(String, RequestPayload)> {
@@ -370,13 +375,15 @@ mod tests {
     }
 
     fn event_in_two_stages(text: &str) -> Outcome<Option<EventPayload>> {
-        match parse_server_frame_ref(text).map_err(|e| ("envelope", e.to_string()))? {
-            ServerFrameRef::Event(e) => match EventPayload::parse(&e.event, e.payload.get()) {
-                Ok(p) => Ok(Some(p)),
-                Err(e) => Err(("table", e.to_string())),
-            },
-            _ => Ok(None),
-        }
+        wire::without_scanner(|| {
+            match parse_server_frame_ref(text).map_err(|e| ("envelope", e.to_string()))? {
+                ServerFrameRef::Event(e) => match EventPayload::parse(&e.event, e.payload.get()) {
+                    Ok(p) => Ok(Some(p)),
+                    Err(e) => Err(("table", e.to_string())),
+                },
+                _ => Ok(None),
+            }
+        })
     }
 
     fn event_typed(text: &str) -> Outcome<Option<EventPayload>> {
@@ -467,12 +474,16 @@ mod tests {
         for line in requests.lines() {
             let once = wire::read_typed_once::<RequestTyped<'_>>(line);
             assert!(once.is_some(), "{line}");
+            let fast = wire::scan_str(line, <RequestTyped<'_> as ObjectTyped<'_>>::scan);
+            assert!(fast.is_some(), "the fast reader: {line}");
             assert_eq!(request_typed(line), request_in_two_stages(line), "{line}");
         }
         let events = include_str!("../../benches/data/server.jsonl");
         for line in events.lines() {
             let once = wire::read_typed_once::<EventTyped<'_>>(line);
             assert!(once.is_some(), "{line}");
+            let fast = wire::scan_str(line, <EventTyped<'_> as ObjectTyped<'_>>::scan);
+            assert!(fast.is_some(), "the fast reader: {line}");
             assert_eq!(event_typed(line), event_in_two_stages(line), "{line}");
         }
     }
@@ -661,6 +672,97 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The lines of a corpus file: `as`, `type` and the input's text as written.
+    fn corpus_lines(file: &str) -> Vec<(String, Option<String>, String)> {
+        file.lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| {
+                // Raw values: the input's text as written (`null` too), its keys in order.
+                let line: std::collections::HashMap<String, &RawValue> =
+                    serde_json::from_str(l).expect("a corpus line");
+                let string = |key: &str| {
+                    line.get(key)
+                        .and_then(|v| serde_json::from_str::<String>(v.get()).ok())
+                };
+                let text = match (line.get("input"), string("raw")) {
+                    (Some(input), _) => input.get().to_owned(),
+                    (None, Some(raw)) => raw,
+                    (None, None) => panic!("a corpus line without input: {l}"),
+                };
+                (string("as").expect("as"), string("type"), text)
+            })
+            .collect()
+    }
+
+    /// A table's parse as an outcome to compare.
+    fn table_outcome<T>(r: Result<T, TableError>) -> Result<T, String> {
+        r.map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_fast_reader_gives_the_decoders_answer_on_the_corpus() {
+        // How many lines the fast reader answered, and how many the decoder accepts.
+        let mut answered = 0;
+        let mut accepted = 0;
+        for file in [
+            include_str!("../../../tests/corpus/agent.jsonl"),
+            include_str!("../../../tests/corpus/derived/agent.jsonl"),
+        ] {
+            for (kind, name, text) in corpus_lines(file) {
+                let t = text.as_str();
+                let name = name.as_deref().unwrap_or("");
+                // Whether the decoder accepts, and whether the fast reader answered.
+                let (ok, fast) = match kind.as_str() {
+                    "request" => {
+                        let slow = request_in_two_stages(t);
+                        assert_eq!(request_typed(t), slow, "{t}");
+                        let fast = wire::scan_str(t, <RequestTyped<'_> as ObjectTyped<'_>>::scan);
+                        (slow.is_ok(), fast.is_some())
+                    }
+                    "server" => {
+                        let slow = event_in_two_stages(t);
+                        assert_eq!(event_typed(t), slow, "{t}");
+                        let fast = wire::scan_str(t, <EventTyped<'_> as ObjectTyped<'_>>::scan);
+                        (slow.is_ok(), fast.is_some())
+                    }
+                    "payload" => {
+                        let slow = wire::without_scanner(|| RequestPayload::parse(name, t));
+                        let got = RequestPayload::parse(name, t);
+                        let ok = slow.is_ok();
+                        assert_eq!(table_outcome(got), table_outcome(slow), "{name} {t}");
+                        let fast = wire::scan_str(t, |r| RequestPayload::scan_named(name, r));
+                        (ok, fast.is_some())
+                    }
+                    "result" => {
+                        let slow = wire::without_scanner(|| RequestResult::parse(name, t));
+                        let got = RequestResult::parse(name, t);
+                        let ok = slow.is_ok();
+                        assert_eq!(table_outcome(got), table_outcome(slow), "{name} {t}");
+                        let fast = wire::scan_str(t, |r| RequestResult::scan_named(name, r));
+                        (ok, fast.is_some())
+                    }
+                    "event" => {
+                        let slow = wire::without_scanner(|| EventPayload::parse(name, t));
+                        let got = EventPayload::parse(name, t);
+                        let ok = slow.is_ok();
+                        assert_eq!(table_outcome(got), table_outcome(slow), "{name} {t}");
+                        let fast = wire::scan_str(t, |r| EventPayload::scan_named(name, r));
+                        (ok, fast.is_some())
+                    }
+                    other => panic!("unknown kind {other}"),
+                };
+                accepted += usize::from(ok);
+                answered += usize::from(fast);
+            }
+        }
+        // Most valid lines are plain; many others test on purpose what the fast reader leaves
+        // to the decoder (duplicate keys, `1.0` or `-0` for an int, escapes, replies).
+        assert!(
+            answered * 2 >= accepted,
+            "the fast reader answered {answered} of {accepted} valid lines"
+        );
     }
 
     #[test]

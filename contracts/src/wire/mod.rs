@@ -9,6 +9,7 @@
 mod issue;
 mod js;
 mod object;
+mod scan;
 mod schema;
 mod table;
 mod typed;
@@ -16,9 +17,12 @@ mod union;
 
 pub use issue::{Cx, Expect, Issue, Seg, dot_path, prettify};
 pub use object::{
-    Object, ObjectCx, ObjectRef, WriteFields, decode_object, decode_object_ref, serialize_object,
-    serialize_tagged,
+    Object, ObjectCx, ObjectRef, WriteFields, decode_object, decode_object_ref, scan_object,
+    serialize_object, serialize_tagged,
 };
+#[cfg(test)]
+pub(crate) use scan::without_scanner;
+pub use scan::{Items, Keys, MAX_SCAN_DEPTH, Scanner, scan_str};
 pub use schema::{
     Array, Bool, Boxed, Decode, Int, LitBool, LitInt, LitStr, MAX_SAFE, Map, NONOPTIONAL, Named,
     Nullable, Num, Number, RawJson, Schema, Seed, Str, Unknown,
@@ -153,6 +157,10 @@ pub fn from_slice<T: Decode>(json: &[u8]) -> Result<T, ParseError> {
 /// Where `JSON.parse` reads what serde_json refuses (`1e400`, a lone surrogate escape), the
 /// text is read again the way JavaScript reads it (see `js`), so the verdict is Zod's.
 pub fn from_str_with<S: Schema>(schema: S, json: &str) -> Result<S::Out, ParseError> {
+    // Plain, valid text is read by the fast reader; anything else by the decoder below.
+    if let Some(v) = scan_str(json, |r| schema.scan(r)) {
+        return Ok(v);
+    }
     match union::with_live_tags(|| run(schema, serde_json::Deserializer::from_str(json))) {
         Err(e) if e.is_syntax() => js_again(schema, json, e),
         r => r,

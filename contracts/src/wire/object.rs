@@ -2,6 +2,7 @@
 //! each field in declaration order and drops those of an earlier duplicate key.
 
 use super::issue::{Cx, Expect, Seg};
+use super::scan::{Keys, Scanner};
 use super::schema::{Accept, Schema, SchemaRef, Seed, SeedRef, Visit};
 use super::union::Literal;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
@@ -23,6 +24,16 @@ pub trait Object: Sized {
         o: &mut ObjectCx<'_>,
         map: A,
     ) -> Result<Option<Self>, A::Error>;
+    /// The fast reader's key loop, the object opened (`wire::scan`): the value when every key
+    /// is a field, read once, and valid; `None` when not sure.
+    fn scan_fields(r: &mut Scanner<'_>, keys: Keys) -> Option<Self>;
+}
+
+/// The fast reader of a struct (its `Decode::scan`): the object opened, then its key loop.
+#[inline(always)]
+pub fn scan_object<T: Object>(r: &mut Scanner<'_>) -> Option<T> {
+    let keys = r.object()?;
+    T::scan_fields(r, keys)
 }
 
 /// A generated borrowed view of a struct (`RequestRef<'de>`): the struct's keys, a loop that

@@ -4,6 +4,7 @@
 //! Invariant: a schema that yields `None` has recorded at least one issue.
 
 use super::issue::{Cx, Expect, Seg};
+use super::scan::Scanner;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -26,6 +27,9 @@ pub trait Schema: Copy {
         d: D,
         cx: &mut Cx,
     ) -> Result<Option<Self::Out>, D::Error>;
+    /// Reads one plain, valid value with the fast reader; `None` when it is not sure (the
+    /// caller runs [`Schema::decode`]). See `wire::scan`.
+    fn scan(self, r: &mut Scanner<'_>) -> Option<Self::Out>;
 }
 
 /// A generated type that decodes itself (structs, enums, unions).
@@ -34,6 +38,13 @@ pub trait Decode: Sized {
     const EXPECT: Expect;
     /// Decodes one value; see [`Schema::decode`].
     fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx) -> Result<Option<Self>, D::Error>;
+    /// Reads one plain, valid value with the fast reader; see [`Schema::scan`]. A type without
+    /// a scanner of its own (an untagged union) leaves every value to `decode`.
+    #[inline]
+    fn scan(r: &mut Scanner<'_>) -> Option<Self> {
+        let _ = r;
+        None
+    }
 }
 
 /// A schema as a `DeserializeSeed`, carrying the context.
@@ -257,15 +268,30 @@ struct StrA<'a> {
     cx: &'a mut Cx,
 }
 
+impl Str {
+    /// Whether `v` is within the limits without counting its code points: a string of n
+    /// bytes has between ceil(n / 4) and n of them.
+    #[inline(always)]
+    fn surely_fits(self, v: &str) -> bool {
+        let bytes = v.len() as u64;
+        self.min.is_none_or(|min| bytes.div_ceil(4) >= min)
+            && self.max.is_none_or(|max| bytes <= max)
+    }
+
+    /// Whether `v` is within the limits, in code points.
+    #[inline(always)]
+    fn fits(self, v: &str) -> bool {
+        self.surely_fits(v) || {
+            let n = v.chars().count() as u64;
+            self.min.is_none_or(|m| n >= m) && self.max.is_none_or(|m| n <= m)
+        }
+    }
+}
+
 impl StrA<'_> {
     #[inline]
     fn check(&mut self, v: &str) -> bool {
-        // A string of n bytes has between ceil(n / 4) and n code points: count them only
-        // when the byte length cannot settle both limits.
-        let bytes = v.len() as u64;
-        let surely_long = self.s.min.is_none_or(|min| bytes.div_ceil(4) >= min);
-        let surely_short = self.s.max.is_none_or(|max| bytes <= max);
-        if surely_long && surely_short {
+        if self.s.surely_fits(v) {
             return true;
         }
         let n = v.chars().count() as u64;
@@ -298,6 +324,11 @@ impl Schema for Str {
     ) -> Result<Option<String>, D::Error> {
         d.deserialize_any(Visit(StrA { s: self, cx }))
     }
+    #[inline(always)]
+    fn scan(self, r: &mut Scanner<'_>) -> Option<String> {
+        let v = r.string()?;
+        self.fits(&v).then(|| v.into_owned())
+    }
 }
 
 /// `boolean`.
@@ -328,6 +359,10 @@ impl Schema for Bool {
         cx: &mut Cx,
     ) -> Result<Option<bool>, D::Error> {
         d.deserialize_any(Visit(BoolA { cx }))
+    }
+    #[inline(always)]
+    fn scan(self, r: &mut Scanner<'_>) -> Option<bool> {
+        r.bool()
     }
 }
 
@@ -397,6 +432,11 @@ impl Schema for Int {
     fn decode<'de, D: Deserializer<'de>>(self, d: D, cx: &mut Cx) -> Result<Option<i64>, D::Error> {
         d.deserialize_any(Visit(IntA { s: self, cx }))
     }
+    #[inline(always)]
+    fn scan(self, r: &mut Scanner<'_>) -> Option<i64> {
+        let i = r.int()?;
+        (self.min.is_none_or(|m| i >= m) && self.max.is_none_or(|m| i <= m)).then_some(i)
+    }
 }
 
 /// `number`, `number(min = 0)`: any finite JSON number, then the bounds.
@@ -429,6 +469,12 @@ impl Schema for Number {
     fn decode<'de, D: Deserializer<'de>>(self, d: D, cx: &mut Cx) -> Result<Option<f64>, D::Error> {
         d.deserialize_any(Visit(NumberA { s: self, cx }))
     }
+    #[inline(always)]
+    fn scan(self, r: &mut Scanner<'_>) -> Option<f64> {
+        let v = r.number()?;
+        (self.min.is_none_or(|m| v >= m as f64) && self.max.is_none_or(|m| v <= m as f64))
+            .then_some(v)
+    }
 }
 
 /// `unknown`: any JSON value, kept as its raw text ([`RawJson`]) so it is parsed once, by
@@ -451,6 +497,14 @@ impl Schema for Unknown {
         _cx: &mut Cx,
     ) -> Result<Option<RawJson>, D::Error> {
         serde::Deserialize::deserialize(d).map(|raw| Some(RawJson(raw)))
+    }
+    /// The value's text, checked by serde_json as `decode` would read it.
+    #[inline]
+    fn scan(self, r: &mut Scanner<'_>) -> Option<RawJson> {
+        let raw = r.raw()?;
+        serde_json::value::RawValue::from_string(raw.to_owned())
+            .ok()
+            .map(RawJson)
     }
 }
 
@@ -559,6 +613,10 @@ impl Schema for LitStr {
     ) -> Result<Option<&'static str>, D::Error> {
         d.deserialize_any(Visit(LitStrA { s: self.0, cx }))
     }
+    #[inline(always)]
+    fn scan(self, r: &mut Scanner<'_>) -> Option<&'static str> {
+        (r.string()? == self.0).then_some(self.0)
+    }
 }
 
 /// A boolean literal: exactly `true` or exactly `false`.
@@ -595,6 +653,10 @@ impl Schema for LitBool {
     ) -> Result<Option<bool>, D::Error> {
         d.deserialize_any(Visit(LitBoolA { b: self.0, cx }))
     }
+    #[inline(always)]
+    fn scan(self, r: &mut Scanner<'_>) -> Option<bool> {
+        (r.bool()? == self.0).then_some(self.0)
+    }
 }
 
 /// An integer literal: exactly this number (`1.0` is `1`).
@@ -626,6 +688,10 @@ impl Schema for LitInt {
     #[inline]
     fn decode<'de, D: Deserializer<'de>>(self, d: D, cx: &mut Cx) -> Result<Option<i64>, D::Error> {
         d.deserialize_any(Visit(LitIntA { i: self.0, cx }))
+    }
+    #[inline(always)]
+    fn scan(self, r: &mut Scanner<'_>) -> Option<i64> {
+        (r.int()? == self.0).then_some(self.0)
     }
 }
 
@@ -676,6 +742,16 @@ impl<S: Schema> Schema for Array<S> {
         cx: &mut Cx,
     ) -> Result<Option<Self::Out>, D::Error> {
         d.deserialize_any(Visit(ArrayA { s: self, cx }))
+    }
+    #[inline]
+    fn scan(self, r: &mut Scanner<'_>) -> Option<Vec<S::Out>> {
+        let mut items = r.array()?;
+        let mut out = Vec::new();
+        while r.item(&mut items)? {
+            out.push(self.item.scan(r)?);
+        }
+        let n = out.len() as u64;
+        (self.min.is_none_or(|m| n >= m) && self.max.is_none_or(|m| n <= m)).then_some(out)
     }
 }
 
@@ -772,6 +848,23 @@ impl<S: Schema> Schema for Map<S> {
     ) -> Result<Option<Self::Out>, D::Error> {
         d.deserialize_any(Visit(MapA { s: self.0, cx }))
     }
+    /// A duplicate key, or `__proto__` (which JavaScript objects treat apart), is left to
+    /// `decode`.
+    #[inline]
+    fn scan(self, r: &mut Scanner<'_>) -> Option<Self::Out> {
+        let mut keys = r.object()?;
+        let mut out = BTreeMap::new();
+        while let Some(key) = r.map_key(&mut keys)? {
+            if key == "__proto__" {
+                return None;
+            }
+            let v = self.0.scan(r)?;
+            if out.insert(key.into_owned(), v).is_some() {
+                return None;
+            }
+        }
+        Some(out)
+    }
 }
 
 /// `T | null`.
@@ -815,6 +908,14 @@ impl<S: Schema> Schema for Nullable<S> {
     ) -> Result<Option<Self::Out>, D::Error> {
         d.deserialize_option(NullableV { s: self.0, cx })
     }
+    #[inline(always)]
+    fn scan(self, r: &mut Scanner<'_>) -> Option<Self::Out> {
+        if r.null()? {
+            Some(None)
+        } else {
+            self.0.scan(r).map(Some)
+        }
+    }
 }
 
 /// A value kept on the heap (a recursive type).
@@ -833,6 +934,10 @@ impl<S: Schema> Schema for Boxed<S> {
         cx: &mut Cx,
     ) -> Result<Option<Self::Out>, D::Error> {
         Ok(self.0.decode(d, cx)?.map(Box::new))
+    }
+    #[inline(always)]
+    fn scan(self, r: &mut Scanner<'_>) -> Option<Self::Out> {
+        self.0.scan(r).map(Box::new)
     }
 }
 
@@ -869,6 +974,10 @@ impl<T: Decode> Schema for Named<T> {
     fn decode<'de, D: Deserializer<'de>>(self, d: D, cx: &mut Cx) -> Result<Option<T>, D::Error> {
         T::decode(d, cx)
     }
+    #[inline(always)]
+    fn scan(self, r: &mut Scanner<'_>) -> Option<T> {
+        T::scan(r)
+    }
 }
 
 /// A schema whose value may borrow from the input (`'de`): the borrowed views of structs.
@@ -878,6 +987,8 @@ pub trait SchemaRef<'de>: Copy {
     /// Decodes one value; see [`Schema::decode`].
     fn decode<D: Deserializer<'de>>(self, d: D, cx: &mut Cx)
     -> Result<Option<Self::Out>, D::Error>;
+    /// Reads one plain, valid value with the fast reader; see [`Schema::scan`].
+    fn scan(self, r: &mut Scanner<'de>) -> Option<Self::Out>;
 }
 
 /// A [`SchemaRef`] as a `DeserializeSeed`, carrying the context.
@@ -952,6 +1063,11 @@ impl<'de> SchemaRef<'de> for StrRef {
     ) -> Result<Option<Self::Out>, D::Error> {
         d.deserialize_any(Visit(StrRefA { s: self.0, cx }))
     }
+    #[inline(always)]
+    fn scan(self, r: &mut Scanner<'de>) -> Option<Self::Out> {
+        let v = r.string()?;
+        self.0.fits(&v).then_some(v)
+    }
 }
 
 /// [`Unknown`], its text borrowed from the input when the input lends it.
@@ -967,5 +1083,10 @@ impl<'de> SchemaRef<'de> for UnknownRef {
         _cx: &mut Cx,
     ) -> Result<Option<Self::Out>, D::Error> {
         super::union::capture_raw(d).map(Some)
+    }
+    /// The value's text, checked by serde_json as `decode` would read it.
+    #[inline]
+    fn scan(self, r: &mut Scanner<'de>) -> Option<Self::Out> {
+        serde_json::from_str(r.raw()?).ok().map(Cow::Borrowed)
     }
 }

@@ -1,6 +1,7 @@
 //! The request and event tables' traits, the errors of parse-by-name, and the hooks a host's
 //! dispatcher refuses with.
 
+use super::scan::Scanner;
 use super::{Cx, ParseError};
 use serde::{Deserializer, Serialize};
 use std::fmt;
@@ -27,6 +28,10 @@ pub trait Request: 'static {
         d: D,
         cx: &mut Cx,
     ) -> Result<Option<Self::Result>, D::Error>;
+    /// Reads a plain, valid payload with the fast reader (`wire::scan`); `None` when not sure.
+    fn scan_payload(r: &mut Scanner<'_>) -> Option<Self::Payload>;
+    /// Reads a plain, valid result with the fast reader; `None` when not sure.
+    fn scan_result(r: &mut Scanner<'_>) -> Option<Self::Result>;
 }
 
 /// An event of a table: its wire name and payload.
@@ -42,6 +47,8 @@ pub trait Event: 'static {
         d: D,
         cx: &mut Cx,
     ) -> Result<Option<Self::Payload>, D::Error>;
+    /// Reads a plain, valid payload with the fast reader (`wire::scan`); `None` when not sure.
+    fn scan_payload(r: &mut Scanner<'_>) -> Option<Self::Payload>;
 }
 
 /// Why a value could not be parsed by name.

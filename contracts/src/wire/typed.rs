@@ -12,6 +12,7 @@
 
 use super::issue::Cx;
 use super::object::{ObjectCx, ObjectRef, decode_object_ref_into};
+use super::scan::{Scanner, scan_str};
 use super::schema::{DecodeRef, Seed, SeedRef, UnknownRef};
 use super::{ParseError, TableError};
 use serde::de::{DeserializeSeed, Deserializer, MapAccess};
@@ -31,6 +32,9 @@ pub trait ByName: Sized {
     ) -> Result<(), D::Error>;
     /// Parses the value of the entry named `name` from its JSON text (the table stage).
     fn parse_named(name: &str, json: &str) -> Result<Self, TableError>;
+    /// Reads the value of the entry named `name` with the fast reader (`wire::scan`); `None`
+    /// when not sure, or when the table does not know the name.
+    fn scan_named(name: &str, r: &mut Scanner<'_>) -> Option<Self>;
 }
 
 /// A generated typed form of a frame (`RequestTyped<'a, E>`): its own loop (an
@@ -45,6 +49,9 @@ pub trait ObjectTyped<'de>: ObjectRef<'de> {
     fn parts(view: &Self::View) -> (&str, &RawValue);
     /// The typed form of a view whose payload was parsed by the table.
     fn from_view(view: Self::View, entry: Self::Entry) -> Self;
+    /// The fast reader (`wire::scan`): the frame when its name comes before its payload, every
+    /// key is a field, read once, and the frame and payload are plain and valid; else `None`.
+    fn scan(r: &mut Scanner<'de>) -> Option<Self>;
 }
 
 /// A generated untagged union one of whose variants has a typed form (`ServerFrameTyped<'a, E>`:
@@ -119,6 +126,9 @@ impl<E> Default for EntrySlot<'_, E> {
 /// pass when it can (see the module), else in two stages with their verdict.
 #[inline]
 pub fn from_str_typed<'a, T: ObjectTyped<'a>>(json: &'a str) -> Result<T, Refused<T::View>> {
+    if let Some(v) = scan_str(json, T::scan) {
+        return Ok(v);
+    }
     let mut out = None;
     if read_typed_into::<T>(json, &mut out)
         && let Some(v) = out
@@ -178,6 +188,9 @@ fn parse_entry<'a, T: ObjectTyped<'a>>(view: T::View) -> Result<T, (T::View, Tab
 /// verdict.
 #[inline]
 pub fn from_str_union_typed<'a, U: UnionTyped<'a>>(json: &'a str) -> Result<U, Refused<U::View>> {
+    if let Some(t) = scan_str(json, <U::Typed as ObjectTyped<'a>>::scan) {
+        return Ok(U::typed(t));
+    }
     if let Some(t) = read_typed_once::<U::Typed>(json) {
         return Ok(U::typed(t));
     }

@@ -1,0 +1,774 @@
+//! The fast reader: valid frames decoded straight from their bytes, with no serde machinery.
+//!
+//! Every generated type gets a `scan` next to its `decode` (the emitter writes it from the same
+//! schema values): a loop over the object's keys that reads each field's value with the
+//! [`Scanner`] below. It answers only for plain, valid input, and says `None` ("not sure") for
+//! anything else: a key it does not know, a duplicate key, an issue of any kind, a number that
+//! is not a plain safe integer, nesting deeper than [`MAX_SCAN_DEPTH`], text that is not JSON.
+//! The caller then runs the full decoder (`decode`, through serde_json), which gives the
+//! verdict and the messages. So a `None` is never an answer, and the full decoder stays the
+//! authority on every input: what the scanner accepts, the decoder accepts with the same value
+//! (differential tests check it on the corpus and on mutated frames).
+//!
+//! It is what makes a valid frame cheap: the keys are matched as bytes, strings are found with
+//! a word at a time and borrowed when they hold no escape, and no context, path or issue list
+//! is built.
+
+use std::borrow::Cow;
+
+/// How deep the scanner nests before it gives up: well inside serde_json's limit of 128, so
+/// a value the scanner reads is never one the decoder refuses for its depth.
+pub const MAX_SCAN_DEPTH: u32 = 64;
+
+/// A cursor over JSON text. Every method returns `None` when the input is not what it reads
+/// (the caller gives up); whitespace before a token is skipped.
+pub struct Scanner<'a> {
+    text: &'a str,
+    at: usize,
+    depth: u32,
+}
+
+/// The state of an object's key loop: whether the next key is the first, and the key of the
+/// tagged union the object is a variant of (with whether it was read), which the variant's own
+/// loop must not take for an unknown key.
+#[derive(Clone, Copy, Debug)]
+pub struct Keys {
+    first: bool,
+    tag: Option<&'static str>,
+    tag_seen: bool,
+}
+
+/// The state of an array's item loop: whether the next item is the first.
+#[derive(Clone, Copy, Debug)]
+pub struct Items {
+    first: bool,
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// The bytes of `w` (little-endian) that are `"`, `\` or a control character (below 0x20),
+/// the bytes that end a run of plain string contents, as the high bit of each: zero when there
+/// is none. Bytes above the first such byte may be flagged wrongly (a borrow runs up), the
+/// first never is, so `trailing_zeros / 8` is its place.
+#[inline(always)]
+fn special_bytes(w: u64) -> u64 {
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
+    let quote = zero(w ^ (ONES * b'"' as u64));
+    let backslash = zero(w ^ (ONES * b'\\' as u64));
+    // `w - 0x20` per byte borrows first at a byte below 0x20 (whose high bit is clear).
+    let control = w.wrapping_sub(ONES * 0x20) & !w & HIGHS;
+    quote | backslash | control
+}
+
+/// The place of the first `"`, `\` or control character at or after `i`, a word at a time.
+#[inline(always)]
+fn next_special(b: &[u8], mut i: usize) -> Option<usize> {
+    while let Some(chunk) = b.get(i..i + 8) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(chunk);
+        let m = special_bytes(u64::from_le_bytes(w));
+        if m != 0 {
+            return Some(i + (m.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    while let Some(&c) = b.get(i) {
+        if c == b'"' || c == b'\\' || c < 0x20 {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
+impl<'a> Scanner<'a> {
+    /// A scanner at the start of `text`.
+    #[inline(always)]
+    pub fn new(text: &'a str) -> Self {
+        Scanner {
+            text,
+            at: 0,
+            depth: 0,
+        }
+    }
+
+    #[inline(always)]
+    fn bytes(&self) -> &'a [u8] {
+        self.text.as_bytes()
+    }
+
+    #[inline(always)]
+    fn skip_ws(&mut self) {
+        let b = self.bytes();
+        // Every token starts above the space: one comparison when there is no whitespace.
+        while let Some(&c) = b.get(self.at) {
+            if c > b' ' || !matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
+                break;
+            }
+            self.at += 1;
+        }
+    }
+
+    /// The next byte after whitespace, not consumed.
+    #[inline(always)]
+    pub fn peek(&mut self) -> Option<u8> {
+        self.skip_ws();
+        self.bytes().get(self.at).copied()
+    }
+
+    #[inline(always)]
+    fn eat(&mut self, c: u8) -> Option<()> {
+        if self.peek()? == c {
+            self.at += 1;
+            Some(())
+        } else {
+            None
+        }
+    }
+
+    #[inline(always)]
+    fn enter(&mut self) -> Option<()> {
+        self.depth += 1;
+        (self.depth <= MAX_SCAN_DEPTH).then_some(())
+    }
+
+    /// Whether only whitespace is left: the whole text was one value.
+    #[inline(always)]
+    pub fn end(mut self) -> bool {
+        self.skip_ws();
+        self.at == self.text.len()
+    }
+
+    // ----- objects and arrays -----
+
+    /// Opens an object (`{`).
+    #[inline(always)]
+    pub fn object(&mut self) -> Option<Keys> {
+        self.eat(b'{')?;
+        self.enter()?;
+        Some(Keys {
+            first: true,
+            tag: None,
+            tag_seen: false,
+        })
+    }
+
+    /// A key no field of the struct has: its value skipped (unknown keys are accepted and
+    /// ignored). The tagged union's key seen a second time is left to the decoder, which has
+    /// a rule for a duplicate tag.
+    #[inline]
+    pub fn skip_unknown(&mut self, key: &str, keys: &mut Keys) -> Option<()> {
+        if keys.tag == Some(key) {
+            if keys.tag_seen {
+                return None;
+            }
+            keys.tag_seen = true;
+        }
+        self.skip_value()
+    }
+
+    /// The value of a tagged union's key `tag` in the object just opened, the scanner left
+    /// where the variant's own key loop goes on: after the tag when it is the first key (as
+    /// the writers put it), else at the object's start, the object read again with the tag
+    /// now a key to skip once.
+    #[inline]
+    pub fn tag(&mut self, keys: &mut Keys, tag: &'static str) -> Option<Cow<'a, str>> {
+        let (start, opened) = (self.at, *keys);
+        keys.tag = Some(tag);
+        if self.key(keys)?? == tag {
+            keys.tag_seen = true;
+            return self.string();
+        }
+        self.skip_value()?;
+        loop {
+            if self.key(keys)?? == tag {
+                let value = self.string()?;
+                self.at = start;
+                *keys = Keys {
+                    tag: Some(tag),
+                    ..opened
+                };
+                return Some(value);
+            }
+            self.skip_value()?;
+        }
+    }
+
+    /// The next key of an object, its `:` consumed; `Some(None)` at the closing `}`. A key
+    /// with an escape is not read (`None`): the decoder compares keys after unescaping.
+    #[inline(always)]
+    pub fn key(&mut self, keys: &mut Keys) -> Option<Option<&'a str>> {
+        let c = self.peek()?;
+        if keys.first {
+            keys.first = false;
+            if c == b'}' {
+                self.at += 1;
+                self.depth -= 1;
+                return Some(None);
+            }
+        } else {
+            match c {
+                b',' => self.at += 1,
+                b'}' => {
+                    self.at += 1;
+                    self.depth -= 1;
+                    return Some(None);
+                }
+                _ => return None,
+            }
+        }
+        let key = match self.string()? {
+            Cow::Borrowed(k) => k,
+            Cow::Owned(_) => return None,
+        };
+        self.eat(b':')?;
+        Some(Some(key))
+    }
+
+    /// The next key of an object whose keys are data (a `map<T>`): escapes decoded.
+    #[inline]
+    pub fn map_key(&mut self, keys: &mut Keys) -> Option<Option<Cow<'a, str>>> {
+        let c = self.peek()?;
+        if keys.first {
+            keys.first = false;
+            if c == b'}' {
+                self.at += 1;
+                self.depth -= 1;
+                return Some(None);
+            }
+        } else {
+            match c {
+                b',' => self.at += 1,
+                b'}' => {
+                    self.at += 1;
+                    self.depth -= 1;
+                    return Some(None);
+                }
+                _ => return None,
+            }
+        }
+        let key = self.string()?;
+        self.eat(b':')?;
+        Some(Some(key))
+    }
+
+    /// Opens an array (`[`).
+    #[inline(always)]
+    pub fn array(&mut self) -> Option<Items> {
+        self.eat(b'[')?;
+        self.enter()?;
+        Some(Items { first: true })
+    }
+
+    /// Whether another item follows (its `,` consumed); `Some(false)` at the closing `]`.
+    #[inline(always)]
+    pub fn item(&mut self, items: &mut Items) -> Option<bool> {
+        let c = self.peek()?;
+        if c == b']' {
+            // After a `,` the caller reads an item, so `[1,]` fails there.
+            self.at += 1;
+            self.depth -= 1;
+            return Some(false);
+        }
+        if items.first {
+            items.first = false;
+        } else {
+            if c != b',' {
+                return None;
+            }
+            self.at += 1;
+        }
+        Some(true)
+    }
+
+    // ----- scalars -----
+
+    /// A string, its escapes decoded; borrowed from the input when it has none. A string that
+    /// decodes to text starting with NUL is not read: the decoder gives such text a meaning
+    /// of its own (see `js`).
+    #[inline(always)]
+    pub fn string(&mut self) -> Option<Cow<'a, str>> {
+        self.eat(b'"')?;
+        let b = self.bytes();
+        let start = self.at;
+        let i = next_special(b, start)?;
+        match b[i] {
+            b'"' => {
+                self.at = i + 1;
+                Some(Cow::Borrowed(self.text.get(start..i)?))
+            }
+            b'\\' => {
+                self.at = i;
+                self.escaped(start).map(Cow::Owned)
+            }
+            _ => None,
+        }
+    }
+
+    /// The rest of a string from its first escape (at the cursor); `start` is where its
+    /// contents began.
+    #[cold]
+    #[inline(never)]
+    fn escaped(&mut self, start: usize) -> Option<String> {
+        let b = self.bytes();
+        let mut out = String::with_capacity(self.at - start + 16);
+        out.push_str(self.text.get(start..self.at)?);
+        let mut i = self.at;
+        let mut run = i;
+        loop {
+            i = next_special(b, i)?;
+            match b[i] {
+                b'"' => {
+                    out.push_str(self.text.get(run..i)?);
+                    self.at = i + 1;
+                    return (!out.starts_with('\0')).then_some(out);
+                }
+                b'\\' => {
+                    out.push_str(self.text.get(run..i)?);
+                    let c = match *b.get(i + 1)? {
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'/' => '/',
+                        b'b' => '\u{8}',
+                        b'f' => '\u{c}',
+                        b'n' => '\n',
+                        b'r' => '\r',
+                        b't' => '\t',
+                        b'u' => {
+                            let unit = hex4(b.get(i + 2..i + 6)?)?;
+                            i += 6;
+                            match unit {
+                                // A surrogate pair; a lone surrogate is read by the decoder.
+                                0xD800..=0xDBFF => {
+                                    if b.get(i..i + 2)? != b"\\u" {
+                                        return None;
+                                    }
+                                    let low = hex4(b.get(i + 2..i + 6)?)?;
+                                    if !(0xDC00..=0xDFFF).contains(&low) {
+                                        return None;
+                                    }
+                                    i += 6;
+                                    let c = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                                    out.push(char::from_u32(c)?);
+                                }
+                                0xDC00..=0xDFFF => return None,
+                                _ => out.push(char::from_u32(unit)?),
+                            }
+                            run = i;
+                            continue;
+                        }
+                        _ => return None,
+                    };
+                    out.push(c);
+                    i += 2;
+                    run = i;
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// `true` or `false`.
+    #[inline(always)]
+    pub fn bool(&mut self) -> Option<bool> {
+        match self.peek()? {
+            b't' => self.word(b"true").map(|()| true),
+            b'f' => self.word(b"false").map(|()| false),
+            _ => None,
+        }
+    }
+
+    /// Whether the next value is `null` (consumed when it is).
+    #[inline(always)]
+    pub fn null(&mut self) -> Option<bool> {
+        if self.peek()? == b'n' {
+            self.word(b"null").map(|()| true)
+        } else {
+            Some(false)
+        }
+    }
+
+    #[inline(always)]
+    fn word(&mut self, w: &[u8]) -> Option<()> {
+        if self.bytes().get(self.at..self.at + w.len())? == w {
+            self.at += w.len();
+            Some(())
+        } else {
+            None
+        }
+    }
+
+    /// An integer written plainly (`0`, `-12`, `1769813400000`) within `±(2^53 - 1)`. A
+    /// fraction, an exponent, `-0` or a leading zero is not read (the byte after the digits is
+    /// left for the caller, which expects `,`, `}` or `]` there).
+    #[inline(always)]
+    pub fn int(&mut self) -> Option<i64> {
+        let mut c = self.peek()?;
+        let b = self.bytes();
+        let neg = c == b'-';
+        if neg {
+            self.at += 1;
+            c = *b.get(self.at)?;
+        }
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        if c == b'0' {
+            self.at += 1;
+            // `-0` is a float to serde_json.
+            return (!neg).then_some(0);
+        }
+        let start = self.at;
+        let mut v: u64 = 0;
+        while let Some(&d) = b.get(self.at) {
+            if !d.is_ascii_digit() {
+                break;
+            }
+            v = v * 10 + (d - b'0') as u64;
+            self.at += 1;
+            // 16 digits cannot overflow, and 2^53 has 16.
+            if self.at - start > 16 {
+                return None;
+            }
+        }
+        if v > super::MAX_SAFE as u64 {
+            return None;
+        }
+        Some(if neg { -(v as i64) } else { v as i64 })
+    }
+
+    /// A number written plainly, with at most 15 digits in all and no exponent (`0.8123`,
+    /// `-12.5`, `42`): its value is one exact division of two exactly held integers, so it is
+    /// rounded once, as serde_json's decoder and JavaScript round it. Anything else is left to
+    /// the decoder.
+    #[inline]
+    pub fn number(&mut self) -> Option<f64> {
+        const POW10: [f64; 16] = [
+            1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+        ];
+        let mut c = self.peek()?;
+        let b = self.bytes();
+        let neg = c == b'-';
+        if neg {
+            self.at += 1;
+            c = *b.get(self.at)?;
+        }
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        let mut m: u64 = 0;
+        let mut digits = 0usize;
+        let mut fraction = 0usize;
+        if c == b'0' {
+            self.at += 1;
+        } else {
+            while let Some(&d) = b.get(self.at).filter(|d| d.is_ascii_digit()) {
+                m = m * 10 + (d - b'0') as u64;
+                digits += 1;
+                self.at += 1;
+                if digits > 15 {
+                    return None;
+                }
+            }
+        }
+        if b.get(self.at) == Some(&b'.') {
+            self.at += 1;
+            while let Some(&d) = b.get(self.at).filter(|d| d.is_ascii_digit()) {
+                m = m * 10 + (d - b'0') as u64;
+                digits += 1;
+                fraction += 1;
+                self.at += 1;
+                if digits > 15 {
+                    return None;
+                }
+            }
+            if fraction == 0 {
+                return None;
+            }
+        }
+        if digits > 15 {
+            return None;
+        }
+        let v = m as f64 / POW10[fraction];
+        Some(if neg { -v } else { v })
+    }
+
+    /// A value of any kind, skipped and validated as far as its structure goes: its text,
+    /// borrowed. Numbers are only checked for their characters (whoever keeps the text parses
+    /// it again).
+    pub fn raw(&mut self) -> Option<&'a str> {
+        self.skip_ws();
+        let start = self.at;
+        self.skip_value()?;
+        self.text.get(start..self.at)
+    }
+
+    fn skip_value(&mut self) -> Option<()> {
+        match self.peek()? {
+            b'{' => {
+                let mut keys = self.object()?;
+                while self.map_key(&mut keys)?.is_some() {
+                    self.skip_value()?;
+                }
+                Some(())
+            }
+            b'[' => {
+                let mut items = self.array()?;
+                while self.item(&mut items)? {
+                    self.skip_value()?;
+                }
+                Some(())
+            }
+            b'"' => self.string().map(drop),
+            b't' => self.word(b"true"),
+            b'f' => self.word(b"false"),
+            b'n' => self.word(b"null"),
+            b'-' | b'0'..=b'9' => self.skip_number(),
+            _ => None,
+        }
+    }
+
+    /// A number's characters in JSON's grammar.
+    fn skip_number(&mut self) -> Option<()> {
+        let b = self.bytes();
+        let digits = |at: &mut usize| {
+            let s = *at;
+            while b.get(*at).is_some_and(u8::is_ascii_digit) {
+                *at += 1;
+            }
+            *at > s
+        };
+        let mut i = self.at;
+        if b.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        if b.get(i) == Some(&b'0') {
+            i += 1;
+        } else if !digits(&mut i) {
+            return None;
+        }
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            if !digits(&mut i) {
+                return None;
+            }
+        }
+        if matches!(b.get(i), Some(b'e' | b'E')) {
+            i += 1;
+            if matches!(b.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            if !digits(&mut i) {
+                return None;
+            }
+        }
+        self.at = i;
+        Some(())
+    }
+}
+
+fn hex4(h: &[u8]) -> Option<u32> {
+    let mut v = 0u32;
+    for &c in h {
+        v = v * 16 + (c as char).to_digit(16)?;
+    }
+    Some(v)
+}
+
+/// Reads a whole text with `scan`: the value when it answered and nothing but whitespace
+/// follows it.
+#[inline(always)]
+pub fn scan_str<'a, T>(
+    json: &'a str,
+    scan: impl FnOnce(&mut Scanner<'a>) -> Option<T>,
+) -> Option<T> {
+    #[cfg(test)]
+    if OFF.get() {
+        return None;
+    }
+    let mut r = Scanner::new(json);
+    let v = scan(&mut r)?;
+    r.end().then_some(v)
+}
+
+#[cfg(test)]
+thread_local! {
+    static OFF: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with the fast reader turned off on this thread: every parse is the decoder's, the
+/// authority the differential tests compare the fast reader with.
+#[cfg(test)]
+pub(crate) fn without_scanner<R>(f: impl FnOnce() -> R) -> R {
+    OFF.set(true);
+    let r = f();
+    OFF.set(false);
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn string(json: &str) -> Option<Cow<'_, str>> {
+        scan_str(json, |r| r.string())
+    }
+
+    #[test]
+    fn strings_agree_with_serde_json() {
+        let cases = [
+            r#""""#,
+            r#""plain""#,
+            r#""a long plain string past a word or two""#,
+            r#""quote \" and backslash \\ and slash \/""#,
+            r#""\b\f\n\r\t""#,
+            r#""\u00e9 and \u20ac""#,
+            r#""😀 \ud83d\ude00""#,
+            r#""é — ✨""#,
+            r#""12345678\"12345678""#,
+        ];
+        for c in cases {
+            let want: String = serde_json::from_str(c).unwrap();
+            assert_eq!(string(c).as_deref(), Some(want.as_str()), "{c}");
+        }
+    }
+
+    #[test]
+    fn strings_it_leaves_to_the_decoder() {
+        for c in [
+            r#""\ud800""#,
+            r#""\udc00""#,
+            r#""\ud800\u0041""#,
+            r#""\u0000x""#,
+            r#""\x""#,
+            r#""\u12""#,
+            "\"tab\tinside\"",
+            "\"a long string with a raw newline\n inside it\"",
+            r#""unterminated"#,
+            r#""unterminated and longer than one word"#,
+        ] {
+            assert_eq!(string(c), None, "{c:?}");
+        }
+    }
+
+    #[test]
+    fn the_word_scan_finds_the_first_special_byte() {
+        let specials = [b'"', b'\\', 0x00, 0x01, 0x1f, b'\n'];
+        let plains = [
+            b'a', b' ', b'!', b'#', b'[', b']', b'~', 0x7f, 0x80, 0xe2, 0xff,
+        ];
+        for len in 0..20 {
+            for at in 0..len {
+                for &special in &specials {
+                    for &plain in &plains {
+                        // Specials after the first one too, to catch a borrow that runs down.
+                        let mut s = vec![plain; len];
+                        s[at] = special;
+                        for later in s.iter_mut().skip(at + 1).step_by(3) {
+                            *later = specials[(at + len) % specials.len()];
+                        }
+                        assert_eq!(next_special(&s, 0), Some(at), "{s:?}");
+                    }
+                }
+            }
+            for &plain in &plains {
+                assert_eq!(next_special(&vec![plain; len], 0), None, "{len} {plain}");
+            }
+        }
+    }
+
+    #[test]
+    fn ints_are_plain_and_safe() {
+        let int = |s: &str| scan_str(s, |r| r.int());
+        assert_eq!(int("0"), Some(0));
+        assert_eq!(int(" -12 "), Some(-12));
+        assert_eq!(int("9007199254740991"), Some(9_007_199_254_740_991));
+        assert_eq!(int("-9007199254740991"), Some(-9_007_199_254_740_991));
+        for s in [
+            "9007199254740992",
+            "12345678901234567",
+            "-0",
+            "01",
+            "1.0",
+            "1e2",
+            "-",
+            "+1",
+            "",
+        ] {
+            assert_eq!(int(s), None, "{s}");
+        }
+    }
+
+    #[test]
+    fn numbers_agree_with_serde_json() {
+        let number = |s: &str| scan_str(s, |r| r.number());
+        for s in [
+            "0",
+            "-0",
+            "0.8123",
+            "-12.5",
+            "1769813400000",
+            "0.1",
+            "0.30000000000000004",
+            "123456789012345",
+            "1.23456789012345",
+            "0.000000000000001",
+            "-0.0",
+        ] {
+            let want: f64 = serde_json::from_str(s).unwrap();
+            match number(s) {
+                Some(v) => assert_eq!(v.to_bits(), want.to_bits(), "{s}"),
+                None => assert!(s.len() > 16, "{s} is plain"),
+            }
+        }
+        for s in [
+            "1e2",
+            "1.",
+            ".5",
+            "01",
+            "1234567890123456",
+            "0.1234567890123456",
+            "-",
+            "+1",
+            "123456789012345678901234567890",
+        ] {
+            assert_eq!(number(s), None, "{s}");
+        }
+    }
+
+    #[test]
+    fn raw_values_are_the_decoders_text() {
+        for c in [
+            r#"{"a":[1,-2.5e+3,true,false,null,"x\"y"],"b":{}}"#,
+            "[]",
+            "[ 1 , 2 ]",
+            "0",
+        ] {
+            let raw: &serde_json::value::RawValue = serde_json::from_str(c).unwrap();
+            assert_eq!(scan_str(c, |r| r.raw()), Some(raw.get()), "{c}");
+        }
+        // A lone surrogate inside is left to the decoder too, though serde_json keeps it.
+        for c in [
+            "[1,]",
+            "{,}",
+            r#"{"a":1,}"#,
+            "[1 2]",
+            "01",
+            "1.",
+            "-",
+            "tru",
+            "{\"a\"}",
+            r#"["\ud800"]"#,
+        ] {
+            assert_eq!(scan_str(c, |r| r.raw()), None, "{c}");
+        }
+    }
+
+    #[test]
+    fn nesting_past_the_limit_is_left_to_the_decoder() {
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert!(scan_str(&deep(MAX_SCAN_DEPTH as usize), |r| r.raw()).is_some());
+        assert!(scan_str(&deep(MAX_SCAN_DEPTH as usize + 1), |r| r.raw()).is_none());
+    }
+}
