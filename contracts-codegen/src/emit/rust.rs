@@ -1951,7 +1951,7 @@ impl<'a> Emitter<'a> {
             ) -> ::core::result::Result<::core::option::Option<Self::#assoc>, D::Error> {
                 #rt::decode_entry(#schema, d, cx)
             }
-            #[inline(never)]
+            #[inline]
             fn #scan(r: &mut #rt::Scanner<'_>) -> ::core::option::Option<Self::#assoc> {
                 #rt::Schema::scan(#schema, r)
             }
@@ -2050,7 +2050,7 @@ impl<'a> Emitter<'a> {
                 fn parse_named(name: &str, json: &str) -> ::core::result::Result<Self, #rt::TableError> {
                     Self::parse(name, json)
                 }
-                #[inline(never)]
+                #[inline]
                 fn scan_named(name: &str, r: &mut #rt::Scanner<'_>) -> ::core::option::Option<Self> {
                     match name {
                         #(#names => <#module::#idents as #trait_>::#scan(r).map(Self::#idents),)*

@@ -98,14 +98,10 @@ impl<'a> Scanner<'a> {
         self.text.as_bytes()
     }
 
-    #[inline(always)]
+    #[cold]
     fn skip_ws(&mut self) {
         let b = self.bytes();
-        // Every token starts above the space: one comparison when there is no whitespace.
-        while let Some(&c) = b.get(self.at) {
-            if c > b' ' || !matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
-                break;
-            }
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = b.get(self.at) {
             self.at += 1;
         }
     }
@@ -113,8 +109,14 @@ impl<'a> Scanner<'a> {
     /// The next byte after whitespace, not consumed.
     #[inline(always)]
     pub fn peek(&mut self) -> Option<u8> {
-        self.skip_ws();
-        self.bytes().get(self.at).copied()
+        // Every token starts above the space: no whitespace, one comparison.
+        match self.bytes().get(self.at) {
+            Some(&c) if c > b' ' => Some(c),
+            _ => {
+                self.skip_ws();
+                self.bytes().get(self.at).copied()
+            }
+        }
     }
 
     #[inline(always)]
@@ -125,6 +127,22 @@ impl<'a> Scanner<'a> {
         } else {
             None
         }
+    }
+
+    /// A string with no escape (a key): borrowed; `None` for anything else.
+    #[inline(always)]
+    fn plain_string(&mut self) -> Option<&'a str> {
+        self.eat(b'"')?;
+        let b = self.bytes();
+        let start = self.at;
+        let i = next_special(b, start)?;
+        if b[i] != b'"' {
+            return None;
+        }
+        self.at = i + 1;
+        // SAFETY: `start` follows a `"` and `i` is at one: both are ASCII bytes, so both are
+        // character boundaries of `text`, and `start <= i <= text.len()`.
+        Some(unsafe { self.text.get_unchecked(start..i) })
     }
 
     #[inline(always)]
@@ -218,10 +236,7 @@ impl<'a> Scanner<'a> {
                 _ => return None,
             }
         }
-        let key = match self.string()? {
-            Cow::Borrowed(k) => k,
-            Cow::Owned(_) => return None,
-        };
+        let key = self.plain_string()?;
         self.eat(b':')?;
         Some(Some(key))
     }
@@ -296,7 +311,9 @@ impl<'a> Scanner<'a> {
         match b[i] {
             b'"' => {
                 self.at = i + 1;
-                Some(Cow::Borrowed(self.text.get(start..i)?))
+                // SAFETY: `start` follows a `"` and `i` is at one: both are ASCII bytes, so
+                // both are character boundaries of `text`, and `start <= i <= text.len()`.
+                Some(Cow::Borrowed(unsafe { self.text.get_unchecked(start..i) }))
             }
             b'\\' => {
                 self.at = i;
