@@ -433,6 +433,7 @@ impl<'a> Emitter<'a> {
         let mut kept = Vec::new();
         let mut literals = Vec::new();
         let mut scan_finish = Vec::new();
+        let mut scan_build = Vec::new();
         for (i, f) in s.fields.iter().enumerate() {
             let boxed = self.boxed.contains(&(def.name.clone(), i));
             let schema = self.schema(self.model, &f.ty, at, boxed);
@@ -443,9 +444,13 @@ impl<'a> Emitter<'a> {
             let fmeta = meta_attrs(&f.meta);
             let ty = self.rust_ty(self.model, &f.ty, at, boxed);
             let i_lit = &idx[i];
-            scan_finish.push(scan_finish_of(self.store(f), slot, || {
-                self.default_expr(f, &schema)
-            }));
+            let (check, value) =
+                scan_finish_of(self.store(f), slot, || self.default_expr(f, &schema));
+            scan_finish.push(check);
+            if let Some(value) = value {
+                let ident = rust_ident(&rust_field(&f.name));
+                scan_build.push(quote!(#ident: #value,));
+            }
             match self.store(f) {
                 Store::Literal => {
                     finish.push(quote!(let #slot = o.required(#i_lit, #slot, #schema);));
@@ -560,7 +565,7 @@ impl<'a> Emitter<'a> {
                     }
                 }
                 #(#scan_finish)*
-                ::core::option::Option::Some(Self { #(#build)* })
+                ::core::option::Option::Some(Self { #(#scan_build)* })
             }
         };
         quote! {
@@ -874,6 +879,7 @@ impl<'a> Emitter<'a> {
         // above (`wire::scan`).
         let mut scan_arms = Vec::new();
         let mut scan_finish = Vec::new();
+        let mut scan_build = Vec::new();
         for (i, f) in s.fields.iter().enumerate() {
             let slot = &slots[i];
             if i == t {
@@ -884,13 +890,20 @@ impl<'a> Emitter<'a> {
                             return ::core::option::Option::None;
                         }
                         let name = #key_slot.as_deref()?;
-                        #slot = ::core::option::Option::Some(E::scan_named(name, r)?);
+                        #slot = E::scan_named(name, r);
+                        #slot.as_ref()?;
                     }
                 });
-                scan_finish.push(quote!(let #slot = #slot?;));
+                let ident = rust_ident(&rust_field(&f.name));
+                scan_build.push(quote!(#ident: #slot?,));
             } else {
                 scan_arms.push(scan_arm(&f.name, slot, scans[i].clone()));
-                scan_finish.push(scan_finish_of(self.store(f), slot, TokenStream::new));
+                let (check, value) = scan_finish_of(self.store(f), slot, TokenStream::new);
+                scan_finish.push(check);
+                if let Some(value) = value {
+                    let ident = rust_ident(&rust_field(&f.name));
+                    scan_build.push(quote!(#ident: #value,));
+                }
             }
         }
         let build = s
@@ -960,7 +973,7 @@ impl<'a> Emitter<'a> {
                         }
                     }
                     #(#scan_finish)*
-                    ::core::option::Option::Some(Self { #(#build)* })
+                    ::core::option::Option::Some(Self { #(#scan_build)* })
                 }
                 fn parts(view: &Self::View) -> (&str, &#rt::RawValue) {
                     (&*view.#key_ident, &*view.#field_ident)
@@ -2073,33 +2086,37 @@ fn scan_arm(key: &str, slot: &Ident, scan: TokenStream) -> TokenStream {
             if #slot.is_some() {
                 return ::core::option::Option::None;
             }
-            #slot = ::core::option::Option::Some(#scan?);
+            // Read straight into the slot (no move of a large value through a temporary).
+            #slot = #scan;
+            #slot.as_ref()?;
         }
     }
 }
 
-/// A fast reader's slot once the keys ended, by how the field is stored: an absent required
-/// key leaves the object to the decoder.
+/// A fast reader's slot once the keys ended, by how the field is stored: a check of a required
+/// literal, or the member's value (built in the struct literal, so a large value is moved once).
+/// An absent required key leaves the object to the decoder.
 fn scan_finish_of(
     store: Store,
     slot: &Ident,
     default: impl FnOnce() -> TokenStream,
-) -> TokenStream {
-    match store {
-        Store::Literal => quote!(#slot?;),
-        Store::Required => quote!(let #slot = #slot?;),
-        Store::Presence => quote!(let #slot = #slot.is_some();),
-        Store::Optional => quote!(),
+) -> (TokenStream, Option<TokenStream>) {
+    let value = match store {
+        Store::Literal => return (quote!(#slot?;), None),
+        Store::Required => quote!(#slot?),
+        Store::Presence => quote!(#slot.is_some()),
+        Store::Optional => quote!(#slot),
         Store::Defaulted => {
             let d = default();
             quote! {
-                let #slot = match #slot {
+                match #slot {
                     ::core::option::Option::Some(v) => v,
                     ::core::option::Option::None => #d,
-                };
+                }
             }
         }
-    }
+    };
+    (TokenStream::new(), Some(value))
 }
 
 /// The end of a generated field loop: one `let else` per slot, `kept` saying which hold a

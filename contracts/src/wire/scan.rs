@@ -605,8 +605,12 @@ pub fn scan_str<'a, T>(
         return None;
     }
     let mut r = Scanner::new(json);
-    let v = scan(&mut r)?;
-    r.end().then_some(v)
+    // The value is handed back in the slot it was read into (no move through a new one).
+    let v = scan(&mut r);
+    if v.is_some() && !r.end() {
+        return None;
+    }
+    v
 }
 
 #[cfg(test)]
