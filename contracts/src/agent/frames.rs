@@ -766,6 +766,41 @@ mod tests {
     }
 
     #[test]
+    fn a_number_beyond_a_double_in_an_unknown_value_is_kept_as_written() {
+        // `1e400` in an `unknown` field and under an unknown key: JavaScript reads Infinity in
+        // both and Zod accepts; the value keeps its text whether the tag comes first (streamed)
+        // or last (buffered), with the fast reader or the decoder alone.
+        let item = |tag_first: bool| {
+            let fields =
+                r#""id":"t","toolUseId":"u","name":"n","input":1e400,"status":"done","x":1e400"#;
+            if tag_first {
+                format!(r#"{{"kind":"tool",{fields}}}"#)
+            } else {
+                format!(r#"{{{fields},"kind":"tool"}}"#)
+            }
+        };
+        let mut values = Vec::new();
+        for tag_first in [true, false] {
+            let text = item(tag_first);
+            let fast = wire::from_str::<super::super::ChatItem>(&text).expect("valid");
+            let slow = wire::without_scanner(|| wire::from_str::<super::super::ChatItem>(&text))
+                .expect("valid");
+            assert_eq!(fast, slow, "{text}");
+            let super::super::ChatItem::Tool(tool) = &fast else {
+                panic!("a tool item: {fast:?}");
+            };
+            assert_eq!(tool.input.get(), "1e400", "{text}");
+            values.push(fast);
+            let frame = format!(
+                r#"{{"type":"event","event":"chat.event","payload":{{"chatId":"c","event":{{"type":"item","item":{text}}}}}}}"#
+            );
+            assert_eq!(event_typed(&frame), event_in_two_stages(&frame), "{frame}");
+            assert!(event_typed(&frame).is_ok(), "{frame}");
+        }
+        assert_eq!(values[0], values[1]);
+    }
+
+    #[test]
     fn the_borrowed_envelope_borrows_what_it_can() {
         let text = r#"{"id":"req-1","type":"chat.list","payload":{"a": [1, 2]}}"#;
         let r = parse_request_ref(text).unwrap();

@@ -222,7 +222,7 @@ impl<'a> Scanner<'a> {
             keys.first = false;
             if c == b'}' {
                 self.at += 1;
-                self.depth -= 1;
+                self.depth = self.depth.checked_sub(1)?;
                 return Some(None);
             }
         } else {
@@ -230,7 +230,7 @@ impl<'a> Scanner<'a> {
                 b',' => self.at += 1,
                 b'}' => {
                     self.at += 1;
-                    self.depth -= 1;
+                    self.depth = self.depth.checked_sub(1)?;
                     return Some(None);
                 }
                 _ => return None,
@@ -249,7 +249,7 @@ impl<'a> Scanner<'a> {
             keys.first = false;
             if c == b'}' {
                 self.at += 1;
-                self.depth -= 1;
+                self.depth = self.depth.checked_sub(1)?;
                 return Some(None);
             }
         } else {
@@ -257,7 +257,7 @@ impl<'a> Scanner<'a> {
                 b',' => self.at += 1,
                 b'}' => {
                     self.at += 1;
-                    self.depth -= 1;
+                    self.depth = self.depth.checked_sub(1)?;
                     return Some(None);
                 }
                 _ => return None,
@@ -283,7 +283,7 @@ impl<'a> Scanner<'a> {
         if c == b']' {
             // After a `,` the caller reads an item, so `[1,]` fails there.
             self.at += 1;
-            self.depth -= 1;
+            self.depth = self.depth.checked_sub(1)?;
             return Some(false);
         }
         if items.first {
@@ -622,10 +622,15 @@ thread_local! {
 /// authority the differential tests compare the fast reader with.
 #[cfg(test)]
 pub(crate) fn without_scanner<R>(f: impl FnOnce() -> R) -> R {
-    OFF.set(true);
-    let r = f();
-    OFF.set(false);
-    r
+    /// Puts the switch back as it was, also when `f` panics.
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            OFF.set(self.0);
+        }
+    }
+    let _restore = Restore(OFF.replace(true));
+    f()
 }
 
 #[cfg(test)]

@@ -178,9 +178,16 @@ impl<'de> Deserializer<'de> for RawText<'de> {
         }
         (&mut serde_json::Deserializer::from_str(self.0)).deserialize_newtype_struct(name, visitor)
     }
+    /// An unknown key's value: serde_json already read it, so nothing is read again. Read
+    /// again as any value, a number beyond a double (`1e400`) would fail where the streamed
+    /// path's skip does not, and the text's JavaScript rewrite would then change the
+    /// `unknown` values elsewhere in it.
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, JsonError> {
+        visitor.visit_unit()
+    }
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        unit unit_struct seq tuple tuple_struct map struct enum identifier ignored_any
+        unit unit_struct seq tuple tuple_struct map struct enum identifier
     }
 }
 
