@@ -213,28 +213,34 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// Whether another entry of an object follows (its `,` consumed); `Some(false)` at the
+    /// closing `}`.
+    #[inline(always)]
+    fn entry(&mut self, keys: &mut Keys) -> Option<bool> {
+        let c = self.peek()?;
+        if c == b'}' {
+            // After a `,` the caller reads a key, so `{"a":1,}` fails there.
+            self.at += 1;
+            self.depth = self.depth.checked_sub(1)?;
+            return Some(false);
+        }
+        if keys.first {
+            keys.first = false;
+        } else {
+            if c != b',' {
+                return None;
+            }
+            self.at += 1;
+        }
+        Some(true)
+    }
+
     /// The next key of an object, its `:` consumed; `Some(None)` at the closing `}`. A key
     /// with an escape is not read (`None`): the decoder compares keys after unescaping.
     #[inline(always)]
     pub fn key(&mut self, keys: &mut Keys) -> Option<Option<&'a str>> {
-        let c = self.peek()?;
-        if keys.first {
-            keys.first = false;
-            if c == b'}' {
-                self.at += 1;
-                self.depth = self.depth.checked_sub(1)?;
-                return Some(None);
-            }
-        } else {
-            match c {
-                b',' => self.at += 1,
-                b'}' => {
-                    self.at += 1;
-                    self.depth = self.depth.checked_sub(1)?;
-                    return Some(None);
-                }
-                _ => return None,
-            }
+        if !self.entry(keys)? {
+            return Some(None);
         }
         let key = self.plain_string()?;
         self.eat(b':')?;
@@ -244,24 +250,8 @@ impl<'a> Scanner<'a> {
     /// The next key of an object whose keys are data (a `map<T>`): escapes decoded.
     #[inline]
     pub fn map_key(&mut self, keys: &mut Keys) -> Option<Option<Cow<'a, str>>> {
-        let c = self.peek()?;
-        if keys.first {
-            keys.first = false;
-            if c == b'}' {
-                self.at += 1;
-                self.depth = self.depth.checked_sub(1)?;
-                return Some(None);
-            }
-        } else {
-            match c {
-                b',' => self.at += 1,
-                b'}' => {
-                    self.at += 1;
-                    self.depth = self.depth.checked_sub(1)?;
-                    return Some(None);
-                }
-                _ => return None,
-            }
+        if !self.entry(keys)? {
+            return Some(None);
         }
         let key = self.string()?;
         self.eat(b':')?;
