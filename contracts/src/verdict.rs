@@ -68,3 +68,27 @@ impl Verdict {
         })
     }
 }
+
+/// The lines of a corpus file (`tests/corpus/`): `as`, `type` and the input's text as written
+/// (the keys in their order, `null` too), for the crate's own tests.
+#[cfg(test)]
+pub(crate) fn corpus_lines(file: &str) -> Vec<(String, Option<String>, String)> {
+    use serde_json::value::RawValue;
+    file.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let line: std::collections::HashMap<String, &RawValue> =
+                serde_json::from_str(l).expect("a corpus line");
+            let string = |key: &str| {
+                line.get(key)
+                    .and_then(|v| serde_json::from_str::<String>(v.get()).ok())
+            };
+            let text = match (line.get("input"), string("raw")) {
+                (Some(input), _) => input.get().to_owned(),
+                (None, Some(raw)) => raw,
+                (None, None) => panic!("a corpus line without input: {l}"),
+            };
+            (string("as").expect("as"), string("type"), text)
+        })
+        .collect()
+}

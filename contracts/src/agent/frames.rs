@@ -674,28 +674,6 @@ mod tests {
         }
     }
 
-    /// The lines of a corpus file: `as`, `type` and the input's text as written.
-    fn corpus_lines(file: &str) -> Vec<(String, Option<String>, String)> {
-        file.lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| {
-                // Raw values: the input's text as written (`null` too), its keys in order.
-                let line: std::collections::HashMap<String, &RawValue> =
-                    serde_json::from_str(l).expect("a corpus line");
-                let string = |key: &str| {
-                    line.get(key)
-                        .and_then(|v| serde_json::from_str::<String>(v.get()).ok())
-                };
-                let text = match (line.get("input"), string("raw")) {
-                    (Some(input), _) => input.get().to_owned(),
-                    (None, Some(raw)) => raw,
-                    (None, None) => panic!("a corpus line without input: {l}"),
-                };
-                (string("as").expect("as"), string("type"), text)
-            })
-            .collect()
-    }
-
     /// A bare value parsed by a table's entry `name`, with the fast reader and by the decoder
     /// alone: the same outcome. Whether the decoder accepts, and whether the fast reader
     /// answered.
@@ -716,7 +694,7 @@ mod tests {
             include_str!("../../../tests/corpus/agent.jsonl"),
             include_str!("../../../tests/corpus/derived/agent.jsonl"),
         ] {
-            for (kind, name, text) in corpus_lines(file) {
+            for (kind, name, text) in crate::verdict::corpus_lines(file) {
                 let t = text.as_str();
                 let name = name.as_deref().unwrap_or("");
                 // Whether the decoder accepts, and whether the fast reader answered.

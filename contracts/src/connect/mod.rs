@@ -63,3 +63,55 @@ pub fn verdict(side: Side, json: &str) -> Verdict {
 pub fn verdict_line(side: Side, json: &str) -> String {
     verdict(side, json).to_line()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A frame of `side` with the fast reader and by the decoder alone: the same outcome, value
+    /// or message. Whether the decoder accepts, and whether the fast reader answered.
+    fn agrees(side: Side, text: &str) -> (bool, bool) {
+        fn outcome<T>(r: Result<T, ParseError>) -> Result<T, String> {
+            r.map_err(|e| e.to_string())
+        }
+        match side {
+            Side::Client => {
+                let slow = outcome(wire::without_scanner(|| parse_client_frame(text)));
+                assert_eq!(outcome(parse_client_frame(text)), slow, "{text}");
+                let fast = wire::scan_str(text, |r| {
+                    wire::Schema::scan(wire::Named::<ClientFrame>::new(), r)
+                });
+                (slow.is_ok(), fast.is_some())
+            }
+            Side::Server => {
+                let slow = outcome(wire::without_scanner(|| parse_server_frame(text)));
+                assert_eq!(outcome(parse_server_frame(text)), slow, "{text}");
+                let fast = wire::scan_str(text, |r| {
+                    wire::Schema::scan(wire::Named::<ServerFrame>::new(), r)
+                });
+                (slow.is_ok(), fast.is_some())
+            }
+        }
+    }
+
+    #[test]
+    fn the_fast_reader_gives_the_decoders_answer_on_the_corpus() {
+        let (mut accepted, mut answered) = (0, 0);
+        for file in [
+            include_str!("../../../tests/corpus/connect.jsonl"),
+            include_str!("../../../tests/corpus/derived/connect.jsonl"),
+        ] {
+            for (kind, _, text) in crate::verdict::corpus_lines(file) {
+                let side = Side::from_name(&kind).expect("client or server");
+                let (ok, fast) = agrees(side, &text);
+                accepted += usize::from(ok);
+                answered += usize::from(fast);
+            }
+        }
+        // Many valid lines test on purpose what the fast reader leaves to the decoder.
+        assert!(
+            answered * 2 >= accepted,
+            "the fast reader answered {answered} of {accepted} valid lines"
+        );
+    }
+}
