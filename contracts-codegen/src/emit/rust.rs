@@ -884,16 +884,14 @@ impl<'a> Emitter<'a> {
             let slot = &slots[i];
             if i == t {
                 let wire = f.name.as_str();
-                scan_arms.push(quote! {
-                    #wire => {
-                        if #slot.is_some() {
-                            return ::core::option::Option::None;
-                        }
+                scan_arms.push(scan_arm(
+                    wire,
+                    slot,
+                    quote!({
                         let name = #key_slot.as_deref()?;
-                        #slot = E::scan_named(name, r);
-                        #slot.as_ref()?;
-                    }
-                });
+                        E::scan_named(name, r)
+                    }),
+                ));
                 let ident = rust_ident(&rust_field(&f.name));
                 scan_build.push(quote!(#ident: #slot?,));
             } else {

@@ -213,26 +213,32 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// Whether another entry of an object follows (its `,` consumed); `Some(false)` at the
-    /// closing `}`.
+    /// Whether another member of an object or an array follows (its `,` consumed);
+    /// `Some(false)` at the closing byte `close`, the container left.
     #[inline(always)]
-    fn entry(&mut self, keys: &mut Keys) -> Option<bool> {
+    fn more(&mut self, first: &mut bool, close: u8) -> Option<bool> {
         let c = self.peek()?;
-        if c == b'}' {
-            // After a `,` the caller reads a key, so `{"a":1,}` fails there.
+        if c == close {
+            // After a `,` the caller reads a member, so `[1,]` and `{"a":1,}` fail there.
             self.at += 1;
             self.depth = self.depth.checked_sub(1)?;
             return Some(false);
         }
-        if keys.first {
-            keys.first = false;
-        } else {
-            if c != b',' {
-                return None;
-            }
-            self.at += 1;
+        if std::mem::take(first) {
+            return Some(true);
         }
+        if c != b',' {
+            return None;
+        }
+        self.at += 1;
         Some(true)
+    }
+
+    /// Whether another entry of an object follows (its `,` consumed); `Some(false)` at the
+    /// closing `}`.
+    #[inline(always)]
+    fn entry(&mut self, keys: &mut Keys) -> Option<bool> {
+        self.more(&mut keys.first, b'}')
     }
 
     /// The next key of an object, its `:` consumed; `Some(None)` at the closing `}`. A key
@@ -269,22 +275,7 @@ impl<'a> Scanner<'a> {
     /// Whether another item follows (its `,` consumed); `Some(false)` at the closing `]`.
     #[inline(always)]
     pub fn item(&mut self, items: &mut Items) -> Option<bool> {
-        let c = self.peek()?;
-        if c == b']' {
-            // After a `,` the caller reads an item, so `[1,]` fails there.
-            self.at += 1;
-            self.depth = self.depth.checked_sub(1)?;
-            return Some(false);
-        }
-        if items.first {
-            items.first = false;
-        } else {
-            if c != b',' {
-                return None;
-            }
-            self.at += 1;
-        }
-        Some(true)
+        self.more(&mut items.first, b']')
     }
 
     // ----- scalars -----
@@ -573,6 +564,13 @@ impl<'a> Scanner<'a> {
         self.at = i;
         Some(())
     }
+}
+
+/// Whether `v` is within the inclusive bounds (`None`: unbounded): the fast reader's check of
+/// every limit, whose decoder words the issue instead.
+#[inline(always)]
+pub(crate) fn within<T: PartialOrd>(v: T, min: Option<T>, max: Option<T>) -> bool {
+    min.is_none_or(|m| v >= m) && max.is_none_or(|m| v <= m)
 }
 
 fn hex4(h: &[u8]) -> Option<u32> {

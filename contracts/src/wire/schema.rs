@@ -4,7 +4,7 @@
 //! Invariant: a schema that yields `None` has recorded at least one issue.
 
 use super::issue::{Cx, Expect, Seg};
-use super::scan::Scanner;
+use super::scan::{Scanner, within};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -281,10 +281,7 @@ impl Str {
     /// Whether `v` is within the limits, in code points.
     #[inline(always)]
     fn fits(self, v: &str) -> bool {
-        self.surely_fits(v) || {
-            let n = v.chars().count() as u64;
-            self.min.is_none_or(|m| n >= m) && self.max.is_none_or(|m| n <= m)
-        }
+        self.surely_fits(v) || within(v.chars().count() as u64, self.min, self.max)
     }
 }
 
@@ -435,7 +432,7 @@ impl Schema for Int {
     #[inline(always)]
     fn scan(self, r: &mut Scanner<'_>) -> Option<i64> {
         let i = r.int()?;
-        (self.min.is_none_or(|m| i >= m) && self.max.is_none_or(|m| i <= m)).then_some(i)
+        within(i, self.min, self.max).then_some(i)
     }
 }
 
@@ -472,8 +469,8 @@ impl Schema for Number {
     #[inline(always)]
     fn scan(self, r: &mut Scanner<'_>) -> Option<f64> {
         let v = r.number()?;
-        (self.min.is_none_or(|m| v >= m as f64) && self.max.is_none_or(|m| v <= m as f64))
-            .then_some(v)
+        let bound = |m: i64| m as f64;
+        within(v, self.min.map(bound), self.max.map(bound)).then_some(v)
     }
 }
 
@@ -750,8 +747,7 @@ impl<S: Schema> Schema for Array<S> {
         while r.item(&mut items)? {
             out.push(self.item.scan(r)?);
         }
-        let n = out.len() as u64;
-        (self.min.is_none_or(|m| n >= m) && self.max.is_none_or(|m| n <= m)).then_some(out)
+        within(out.len() as u64, self.min, self.max).then_some(out)
     }
 }
 
