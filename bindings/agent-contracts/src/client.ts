@@ -22,13 +22,16 @@ export const CLIENT_ERROR_CODES = {
     invalidResult: 'invalid-result',
     /** The client was closed before the reply came. */
     closed: 'client-closed',
+    /** The port's `send` (or `newId`) threw; nothing waits for a reply. */
+    sendFailed: 'send-failed',
 } as const;
 
 /** A failed request: a WireError (`code`, `message`) that is also an `Error`. */
 export class RequestError extends Error implements WireError {
     readonly code: WireError['code'];
-    constructor(error: WireError) {
-        super(error.message);
+    /** `options.cause` keeps what was thrown, when the client itself failed. */
+    constructor(error: WireError, options?: ErrorOptions) {
+        super(error.message, options);
         this.name = 'RequestError';
         this.code = error.code;
     }
@@ -43,6 +46,13 @@ export interface ClientOptions<R extends RequestTable, E extends EventTable> {
     checkPayloads?: boolean;
     /** Told about every frame that could not be used: unreadable, unmatched, a bad event payload. */
     onInvalidFrame?: (message: string, frame: unknown) => void;
+    /**
+     * Told about every throw of an event listener, with the event's name; the other listeners
+     * get the event all the same. Without it, the first throw of an event is thrown again in a
+     * microtask (`queueMicrotask`), where it is an uncaught exception, and the rest are dropped.
+     * A throw of this function is thrown again in a microtask too.
+     */
+    onListenerError?: (error: unknown, event: string) => void;
     /**
      * The one-pass parse of a received frame over the same event table as `events` (a
      * package's generated `parseServerFrameTyped`: `createAgentClient` passes the agent's).
@@ -68,7 +78,7 @@ export class ContractClient<R extends RequestTable, E extends EventTable> {
         this.stop = port.onFrame((frame) => this.receive(frame));
     }
 
-    /** Send a request; resolves to its result, or rejects with a {@link RequestError}. */
+    /** Send a request; resolves to its result, or rejects with a {@link RequestError}. Never throws. */
     request<K extends keyof R & string>(type: K, payload: z.input<R[K]['payload']>): Promise<z.output<R[K]['result']>> {
         if (this.closed) {
             return Promise.reject(new RequestError({ code: CLIENT_ERROR_CODES.closed, message: 'the client is closed' }));
@@ -82,11 +92,19 @@ export class ContractClient<R extends RequestTable, E extends EventTable> {
             }
             body = payload;
         }
-        const id = this.options.newId ? this.options.newId() : `${++this.next}`;
-        const frame: Request = { id, type, payload: body };
         return new Promise((resolve, reject) => {
-            this.pending.set(id, { type, resolve: resolve as (value: unknown) => void, reject });
-            this.port.send(frame);
+            let id: string | undefined;
+            try {
+                id = this.options.newId ? this.options.newId() : `${++this.next}`;
+                const frame: Request = { id, type, payload: body };
+                this.pending.set(id, { type, resolve: resolve as (value: unknown) => void, reject });
+                this.port.send(frame);
+            } catch (error) {
+                // Nothing was sent (a closed socket, say): no reply will come for this id.
+                if (id !== undefined) this.pending.delete(id);
+                const message = `${type} could not be sent: ${error instanceof Error ? error.message : String(error)}`;
+                reject(new RequestError({ code: CLIENT_ERROR_CODES.sendFailed, message }, { cause: error }));
+            }
         });
     }
 
@@ -144,7 +162,34 @@ export class ContractClient<R extends RequestTable, E extends EventTable> {
     }
 
     private emit(event: string, payload: unknown): void {
-        for (const l of [...(this.listeners.get(event) ?? [])]) l(payload);
+        // A listener's throw stops neither the others nor the port's frame callback.
+        let first: { error: unknown } | undefined;
+        for (const l of [...(this.listeners.get(event) ?? [])]) {
+            try {
+                l(payload);
+            } catch (error) {
+                const unreported = this.reportListenerError(error, event);
+                first ??= unreported;
+            }
+        }
+        if (first) {
+            const { error } = first;
+            queueMicrotask(() => {
+                throw error;
+            });
+        }
+    }
+
+    /** Hands a listener's throw to `onListenerError`; answers what nobody took, if anything. */
+    private reportListenerError(error: unknown, event: string): { error: unknown } | undefined {
+        const report = this.options.onListenerError;
+        if (!report) return { error };
+        try {
+            report(error, event);
+            return undefined;
+        } catch (thrown) {
+            return { error: thrown };
+        }
     }
 
     private reply(frame: ReplyOk | ReplyError, raw: unknown): void {

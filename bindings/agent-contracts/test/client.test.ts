@@ -177,3 +177,87 @@ test('close rejects what is still waiting', async () => {
     await assert.rejects(p, { code: 'client-closed' });
     assert.ok(AGENT_REQUEST_SCHEMAS['chat.cancel']);
 });
+
+/** A port that hands frames to the client at once, with a `send` the test chooses. */
+function syncPort(send: (frame: unknown) => void) {
+    let deliver: (frame: unknown) => void = () => {};
+    const port: FramePort = {
+        send,
+        onFrame: (listener) => {
+            deliver = listener;
+            return () => (deliver = () => {});
+        },
+    };
+    return { port, deliver: (frame: unknown) => deliver(frame) };
+}
+
+test('a send that throws rejects with send-failed and leaves nothing waiting', async () => {
+    const { port, deliver } = syncPort(() => {
+        throw new Error('the socket is closed');
+    });
+    const invalid: string[] = [];
+    const c = createAgentClient(port, { onInvalidFrame: (m) => invalid.push(m) });
+    // A promise, not a synchronous throw.
+    const p = c.request('chat.send', { chatId: 'c', text: 'x' });
+    await assert.rejects(p, (e: unknown) => {
+        assert.ok(e instanceof RequestError);
+        assert.equal(e.code, 'send-failed');
+        assert.match(e.message, /the socket is closed/);
+        return true;
+    });
+    // A late reply to that id finds no request waiting.
+    deliver({ id: '1', ok: true, result: { queued: false } });
+    assert.deepEqual(invalid, ['no request has the id 1']);
+    // A throwing `newId` is a rejection too.
+    const ids = createAgentClient(syncPort(() => {}).port, {
+        newId: () => {
+            throw new Error('no ids left');
+        },
+    });
+    await assert.rejects(ids.request('chat.send', { chatId: 'c', text: 'x' }), { code: 'send-failed', message: 'chat.send could not be sent: no ids left' });
+    c.close();
+    ids.close();
+});
+
+test('a throwing listener stops neither the others nor the port, and is reported', () => {
+    const { port, deliver } = syncPort(() => {});
+    const errors: [unknown, string][] = [];
+    const c = createAgentClient(port, { onListenerError: (e, event) => errors.push([e, event]) });
+    const got: number[] = [];
+    const boom = new Error('listener failed');
+    c.on('usage.changed', () => {
+        throw boom;
+    });
+    c.on('usage.changed', (p) => got.push(p.scannedAt));
+    deliver({ type: 'event', event: 'usage.changed', payload: { scannedAt: 5 } });
+    assert.deepEqual(got, [5]);
+    assert.deepEqual(errors, [[boom, 'usage.changed']]);
+    c.close();
+});
+
+test('without onListenerError, the first throw of an event is thrown again in a microtask', () => {
+    const { port, deliver } = syncPort(() => {});
+    const c = createAgentClient(port);
+    const got: number[] = [];
+    const first = new Error('first');
+    c.on('usage.changed', () => {
+        throw first;
+    });
+    c.on('usage.changed', () => {
+        throw new Error('second');
+    });
+    c.on('usage.changed', (p) => got.push(p.scannedAt));
+    // The microtasks are caught here, so that the test runner does not see an uncaught exception.
+    const queued: (() => void)[] = [];
+    const queueMicrotask = globalThis.queueMicrotask;
+    globalThis.queueMicrotask = (task) => queued.push(task);
+    try {
+        deliver({ type: 'event', event: 'usage.changed', payload: { scannedAt: 5 } });
+    } finally {
+        globalThis.queueMicrotask = queueMicrotask;
+    }
+    assert.deepEqual(got, [5]);
+    assert.equal(queued.length, 1);
+    assert.throws(() => queued[0]!(), (e: unknown) => e === first);
+    c.close();
+});
