@@ -10,6 +10,10 @@
 //   mix does).
 // - handwritten: Zod schemas of the same shapes written by hand below (the baseline), the
 //   same two stages.
+// - handwritten-again: a second copy of the same hand-written schemas, built right after the
+//   first and run the same way: the A/A control. What it measures against `handwritten` is
+//   the noise of V8 itself (inline caches, object layouts), not a difference of shapes, so a
+//   ratio between two Zod paths is only meaningful beyond it.
 //
 // Hand-written, not generated. Build the package first (npm run build), then:
 //   node bench/frames.mjs [--json] [--rounds N] [--ms MS]
@@ -84,7 +88,8 @@ function typedEvent(text) {
 
 // ---- the hand-written baseline: the same shapes, written directly ----
 
-const H = (() => {
+/** The hand-written schemas; called twice (the baseline and the A/A control). */
+const handwritten = () => {
     const id = z.string().min(1);
     const ts = z.int().min(0);
     const attachment = z.object({ name: z.string().min(1), mediaType: z.string().min(1), uri: z.string().min(1) });
@@ -169,9 +174,16 @@ const H = (() => {
         z.object({ type: z.literal('event'), event: id, payload: z.unknown() }),
     ]);
     return { payloads, events, request, serverFrame };
-})();
+};
+const H = handwritten();
+const AGAIN = handwritten();
 
-function handwrittenRequest(text) {
+const handwrittenRequest = (text) => handRequest(H, text);
+const handwrittenEvent = (text) => handEvent(H, text);
+const againRequest = (text) => handRequest(AGAIN, text);
+const againEvent = (text) => handEvent(AGAIN, text);
+
+function handRequest(H, text) {
     const frame = H.request.safeParse(JSON.parse(text));
     if (!frame.success) throw new Error(z.prettifyError(frame.error));
     const schema = H.payloads[frame.data.type];
@@ -181,7 +193,7 @@ function handwrittenRequest(text) {
     return payload.data;
 }
 
-function handwrittenEvent(text) {
+function handEvent(H, text) {
     const frame = H.serverFrame.safeParse(JSON.parse(text));
     if (!frame.success) throw new Error(z.prettifyError(frame.error));
     if (!('event' in frame.data)) throw new Error('the mix holds events only');
@@ -225,6 +237,8 @@ const cases = [
     ['server', 'handwritten', handwrittenEvent, server],
     ['requests', 'generated-typed', typedRequest, requests],
     ['server', 'generated-typed', typedEvent, server],
+    ['requests', 'handwritten-again', againRequest, requests],
+    ['server', 'handwritten-again', againEvent, server],
 ];
 
 // Every path accepts every frame (the one pass gives the two stages' payload), then a warm-up.
@@ -256,6 +270,7 @@ if (JSON_OUT) {
             framesPerSecond: result,
             generatedOverHandwritten: { requests: ratio('requests'), server: ratio('server') },
             generatedTypedOverHandwritten: { requests: ratio('requests', 'generated-typed'), server: ratio('server', 'generated-typed') },
+            againOverHandwritten: { requests: ratio('requests', 'handwritten-again'), server: ratio('server', 'handwritten-again') },
         }),
     );
 } else {
@@ -263,6 +278,9 @@ if (JSON_OUT) {
     console.log(`generated / handwritten: requests ${ratio('requests').toFixed(2)}x, server ${ratio('server').toFixed(2)}x`);
     console.log(
         `generated-typed / handwritten: requests ${ratio('requests', 'generated-typed').toFixed(2)}x, server ${ratio('server', 'generated-typed').toFixed(2)}x`,
+    );
+    console.log(
+        `handwritten-again / handwritten (A/A control): requests ${ratio('requests', 'handwritten-again').toFixed(2)}x, server ${ratio('server', 'handwritten-again').toFixed(2)}x`,
     );
 }
 if (sink < 0) console.log(sink);

@@ -5,7 +5,7 @@
 // stages' verdict when it refuses.
 
 import { z } from 'zod';
-import { EventSchema, RequestSchema, ServerFrameSchema, WireErrorSchema, type ReplyError, type ReplyOk, type Request, type ServerFrame } from './schemas.js';
+import { EventSchema, ReplyErrorSchema, ReplyOkSchema, RequestSchema, ServerFrameSchema, WireErrorSchema, type ReplyError, type ReplyOk, type Request, type ServerFrame } from './schemas.js';
 import { AGENT_EVENT_SCHEMAS, AGENT_REQUEST_SCHEMAS, isAgentEventType, isAgentRequestType, parseAgentEventPayload, parseAgentRequestPayload } from './tables.js';
 import { parseWith, type ParseResult, type TypedParseResult } from './parse.js';
 
@@ -22,13 +22,28 @@ export function parseRequest(input: unknown): ParseResult<Request> {
 }
 
 /**
+ * The first variant of `ServerFrame` that can accept `input`: the first whose required literal keys
+ * it has (each variant before it lacks one, so refuses). `undefined`: the union decides.
+ */
+function pickServerFrame(input: unknown): z.ZodType | undefined {
+    if (typeof input !== 'object' || input === null) return undefined;
+    const v = input as { readonly [key: string]: unknown };
+    if (v.ok === true) return ReplyOkSchema;
+    if (v.ok === false) return ReplyErrorSchema;
+    if (v.type === 'event') return EventSchema;
+    return undefined;
+}
+
+/**
  * Everything a host sends: a success, a failure or an event, tried in that order.
  *
  * Answers `{ ok: true, value }` or `{ ok: false, message }` with Zod's
  * prettified message; never throws.
+ *
+ * The variant {@link pickServerFrame} names is tried first.
  */
 export function parseServerFrame(input: unknown): ParseResult<ServerFrame> {
-    return parseWith(ServerFrameSchema, input);
+    return parseWith(ServerFrameSchema, input, pickServerFrame);
 }
 
 /** The same schema as {@link WireErrorSchema}. */
@@ -153,7 +168,7 @@ export function parseServerFrameTyped(input: unknown): TypedParseResult<ServerFr
     } catch {
         // Thrown by a hostile input: the two stages answer it.
     }
-    const frame = parseWith(ServerFrameSchema, input);
+    const frame = parseWith(ServerFrameSchema, input, pickServerFrame);
     if (!frame.ok) return { ok: false, stage: 'envelope', message: frame.message };
     const v = frame.value;
     if ('ok' in v) return { ok: true, value: v };

@@ -16,9 +16,22 @@ export type TypedParseResult<T> = { ok: true; value: T } | { ok: false; stage: '
 /**
  * Check `input` against `schema`, answering {@link ParseResult}; never throws (whatever
  * `input` is: a hostile getter or proxy answers a failure too).
+ *
+ * `pick`, for an untagged union, names the one variant that can be the first to accept `input`
+ * (by the literal keys of the variants); when that variant accepts, its value is the union's,
+ * and the union runs only when it does not (for its verdict and message).
  */
-export function parseWith<S extends z.ZodType>(schema: S, input: unknown): ParseResult<z.output<S>> {
+export function parseWith<S extends z.ZodType>(
+    schema: S,
+    input: unknown,
+    pick?: (input: unknown) => z.ZodType | undefined,
+): ParseResult<z.output<S>> {
     try {
+        const first = pick?.(input);
+        if (first !== undefined) {
+            const r = first.safeParse(input);
+            if (r.success) return { ok: true, value: r.data as z.output<S> };
+        }
         const r = schema.safeParse(input);
         return r.success ? { ok: true, value: r.data } : { ok: false, message: z.prettifyError(r.error) };
     } catch (e) {

@@ -2,14 +2,17 @@
 // for (the envelope, then the payload by name through the table): the same verdict, stage and
 // message on every request and server line of the shared corpus, on every payload and event
 // line put in a frame, and on mutations of the benchmark frames; the same value when both
-// accept. The benchmark frames themselves take the one pass.
+// accept. The benchmark frames themselves take the one pass. And parseServerFrame, which tries
+// the variant the literal keys pick first, against the union alone.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { z } from 'zod';
 import {
     EventTypedSchema,
     RequestTypedSchema,
+    ServerFrameSchema,
     isAgentEventType,
     isAgentRequestType,
     parseAgentEventPayload,
@@ -220,4 +223,59 @@ test('typed frames: a reply is the reply, an unknown name a table refusal, a hos
     const hostile = new Proxy({}, { get() { throw new Error('boom'); }, has() { throw new Error('boom'); }, ownKeys() { throw new Error('boom'); } });
     assert.deepStrictEqual(parseRequestTyped(hostile), { ok: false, stage: 'envelope', message: 'boom' });
     assert.deepStrictEqual(parseServerFrameTyped(hostile), { ok: false, stage: 'envelope', message: 'boom' });
+});
+
+/** The union's own answer: `ServerFrameSchema` alone, as parseServerFrame words it. */
+function unionAnswer(input: unknown) {
+    try {
+        const r = ServerFrameSchema.safeParse(input);
+        return r.success ? { ok: true, value: r.data } : { ok: false, message: z.prettifyError(r.error) };
+    } catch (e) {
+        return { ok: false, message: e instanceof Error ? e.message : String(e) };
+    }
+}
+
+test("parseServerFrame gives the union's answer: the variant its literal keys pick is only tried first", (t) => {
+    const inputs: [string, unknown][] = [];
+    for (const file of ['agent.jsonl', 'derived/agent.jsonl']) {
+        for (const line of corpus(file)) {
+            if (line.as === 'server') inputs.push([line.where, line.input]);
+            if (line.as === 'event') inputs.push([line.where, { type: 'event', event: line.type, payload: line.input }]);
+        }
+    }
+    for (const frame of benchFrames('server.jsonl')) {
+        for (const m of mutations(frame as Record<string, unknown>)) inputs.push(['a mutation', m]);
+    }
+    // Keys of two variants at once: the first variant that accepts wins, as in the union.
+    const reply = { id: '1', ok: true, result: 1 };
+    const failure = { id: null, ok: false, error: { code: 'internal', message: 'm' } };
+    const event = { type: 'event', event: 'chat.status', payload: {} };
+    for (const m of [
+        { ...event, ...reply },
+        { ...event, ...failure },
+        { ...event, ok: true },
+        { ...event, ok: false },
+        { ...event, ok: false, id: '1' },
+        { ...reply, ok: false },
+        { ...failure, ok: true },
+        { ...reply, type: 'other' },
+        { ...event, type: 'other' },
+        { ...event, ok: 'true' },
+        Object.create(reply),
+        Object.create(event),
+        [],
+        Object.assign([], reply),
+    ]) {
+        inputs.push(['two variants', m]);
+    }
+    const wrong: string[] = [];
+    for (const [where, input] of inputs) {
+        try {
+            assert.deepStrictEqual(parseServerFrame(input), unionAnswer(input));
+        } catch (e) {
+            wrong.push(`${where} ${JSON.stringify(input)}: ${e instanceof Error ? e.message : String(e)}`);
+        }
+    }
+    t.diagnostic(`${inputs.length} inputs, ${wrong.length} differences`);
+    assert.equal(wrong.length, 0, wrong.slice(0, 5).join('\n'));
 });

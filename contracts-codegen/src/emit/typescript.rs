@@ -24,7 +24,8 @@
 //! src/tables.ts                 <PREFIX>_REQUEST_SCHEMAS, <PREFIX>_EVENT_SCHEMAS and their types
 //!                               (only when the protocol or a base has requests or events)
 //! src/frames.ts                 parse<Frame>() for the frame types, the alias exports, and the
-//!                               typed frames (below)
+//!                               typed frames (below); for an untagged union, pick<Frame>()
+//!                               (below)
 //! src/index.ts                  the root module's types, the tables, frames, hand-written extras
 //! src/<module>.ts               the types of one schema module (`./task`, `./agent`)
 //! ```
@@ -38,6 +39,12 @@
 //! variant is such a frame and whose earlier variants each require a literal key the frame
 //! lacks (`ServerFrame`: `ok`) gets `parse<Union>Typed` instead: the one pass only on an input
 //! without those keys, a parsed value with one of them returned as it is.
+//!
+//! Picks: `parse<Union>` of an untagged union whose variants require literal keys first tries
+//! the one variant `pick<Union>` names, the first whose literal keys the input has (each
+//! variant before it lacks one of its own, so refuses): when it accepts, its value is the
+//! union's, as Zod answers the first variant that accepts; when it refuses, the union runs for
+//! its verdict and message. An event frame then skips the two reply variants' failed tries.
 //!
 //! Hand-written files in a package (a typed client, a thread reducer, tests) are not emitted
 //! here; [`TsOptions::extra_exports`] names the ones `index.ts` re-exports.
@@ -755,9 +762,22 @@ export type ParseResult<T> = {{ ok: true; value: T }} | {{ ok: false; message: s
 /**
  * Check `input` against `schema`, answering {{@link ParseResult}}; never throws (whatever
  * `input` is: a hostile getter or proxy answers a failure too).
+ *
+ * `pick`, for an untagged union, names the one variant that can be the first to accept `input`
+ * (by the literal keys of the variants); when that variant accepts, its value is the union's,
+ * and the union runs only when it does not (for its verdict and message).
  */
-export function parseWith<S extends z.ZodType>(schema: S, input: unknown): ParseResult<z.output<S>> {{
+export function parseWith<S extends z.ZodType>(
+    schema: S,
+    input: unknown,
+    pick?: (input: unknown) => z.ZodType | undefined,
+): ParseResult<z.output<S>> {{
     try {{
+        const first = pick?.(input);
+        if (first !== undefined) {{
+            const r = first.safeParse(input);
+            if (r.success) return {{ ok: true, value: r.data as z.output<S> }};
+        }}
         const r = schema.safeParse(input);
         return r.success ? {{ ok: true, value: r.data }} : {{ ok: false, message: z.prettifyError(r.error) }};
     }} catch (e) {{
@@ -991,6 +1011,18 @@ export function parse{tp}EventPayload<K extends {tp}EventType>(event: K, payload
                 .or_default()
                 .insert(f.clone());
         }
+        let picks: BTreeMap<&String, Vec<Pick>> = self
+            .options
+            .parse_functions
+            .iter()
+            .filter_map(|f| self.union_picks(f).map(|p| (f, p)))
+            .collect();
+        for p in picks.values().flatten() {
+            imports
+                .entry(self.module_of(&p.schema))
+                .or_default()
+                .insert(names::ts_schema(&p.schema.name));
+        }
         for a in &self.options.aliases {
             imports
                 .entry(SCHEMAS.into())
@@ -1044,7 +1076,7 @@ export function parse{tp}EventPayload<K extends {tp}EventType>(event: K, payload
                 }
             }
         }
-        if !typed.is_empty() {
+        if !typed.is_empty() || !picks.is_empty() {
             out.push_str("import { z } from 'zod';\n");
         }
         // Packages first (as `tables.ts` orders them), then this package's modules.
@@ -1088,11 +1120,22 @@ export function parse{tp}EventPayload<K extends {tp}EventType>(event: K, payload
             if doc.is_empty() {
                 extra.insert(0, format!("Parse a `{f}`."));
             }
+            let pick = match picks.get(f) {
+                Some(p) => {
+                    out.push('\n');
+                    out.push_str(&pick_fn(f, p));
+                    extra.push(format!(
+                        "The variant {{@link pick{f}}} names is tried first."
+                    ));
+                    format!(", pick{f}")
+                }
+                None => String::new(),
+            };
             out.push('\n');
             out.push_str(&jsdoc(&doc, &Meta::default(), &extra, ""));
             let _ = writeln!(
                 out,
-                "export function parse{f}(input: unknown): ParseResult<{f}> {{\n    return parseWith({}, input);\n}}",
+                "export function parse{f}(input: unknown): ParseResult<{f}> {{\n    return parseWith({}, input{pick});\n}}",
                 names::ts_schema(f)
             );
         }
@@ -1224,6 +1267,49 @@ export function parse{tp}EventPayload<K extends {tp}EventType>(event: K, payload
             }
         }
         out
+    }
+
+    /// The variants of the untagged union `name` (of this model) with the literal keys each
+    /// requires, in the union's order, up to the first that requires none; `None` when the
+    /// union is not untagged or no variant requires a literal (nothing to pick by). Zod tries
+    /// the variants in order and answers the first that accepts; a variant whose literal keys
+    /// `input` has is the first that can, as each earlier one requires a literal `input` lacks.
+    fn union_picks(&self, name: &str) -> Option<Vec<Pick>> {
+        let TypeDefKind::Union(u) = &self.model.own_type(name)?.kind else {
+            return None;
+        };
+        if !matches!(u.tag, UnionTag::Untagged) {
+            return None;
+        }
+        let mut out = Vec::new();
+        for v in &u.variants {
+            let ty = self.qualify(self.model, &v.ty);
+            let TyKind::Ref(r) = &ty.kind else {
+                break;
+            };
+            // A variant that is not a struct (an alias too): the union decides from here.
+            let Some(TypeDefKind::Struct(s)) = self.model.resolve(r).map(|d| &d.kind) else {
+                break;
+            };
+            let keys: Vec<(String, Literal)> = s
+                .fields
+                .iter()
+                .filter(|f| !f.optional)
+                .filter_map(|f| match &f.ty.kind {
+                    TyKind::Literal(l) => Some((f.name.clone(), l.clone())),
+                    _ => None,
+                })
+                .collect();
+            let last = keys.is_empty();
+            out.push(Pick {
+                schema: r.clone(),
+                keys,
+            });
+            if last {
+                break;
+            }
+        }
+        out.iter().any(|p| !p.keys.is_empty()).then_some(out)
     }
 
     /// Every untagged union whose last variant is a typed frame and whose earlier variants are
@@ -1449,7 +1535,17 @@ export type {}Typed = {};
                 out.push_str("        }\n");
             }
             out.push_str("    } catch {\n        // Thrown by a hostile input: the two stages answer it.\n    }\n");
-            let _ = writeln!(out, "    const frame = parseWith({envelope}, input);");
+            let pick = match union {
+                Some(u)
+                    if self.is_own(&u.schema)
+                        && self.options.parse_functions.contains(&u.schema.name)
+                        && self.union_picks(&u.schema.name).is_some() =>
+                {
+                    format!(", pick{}", u.schema.name)
+                }
+                _ => String::new(),
+            };
+            let _ = writeln!(out, "    const frame = parseWith({envelope}, input{pick});");
             out.push_str(
                 "    if (!frame.ok) return { ok: false, stage: 'envelope', message: frame.message };\n",
             );
@@ -1567,6 +1663,37 @@ struct TypedUnion {
     frame: usize,
     /// A required literal key of each earlier variant that the frame does not have (`ok`).
     keys: Vec<String>,
+}
+
+/// A variant an untagged union's parse function can pick by its literal keys.
+struct Pick {
+    schema: TypeRef,
+    /// The required literal keys and their values; none for a variant that takes anything.
+    keys: Vec<(String, Literal)>,
+}
+
+/// `pick<Name>`: the first variant of the untagged union `name` whose literal keys `input`
+/// has (see `union_picks`), or `undefined` (the union decides).
+fn pick_fn(name: &str, picks: &[Pick]) -> String {
+    let mut out = format!(
+        "/**\n * The first variant of `{name}` that can accept `input`: the first whose required literal keys\n * it has (each variant before it lacks one, so refuses). `undefined`: the union decides.\n */\nfunction pick{name}(input: unknown): z.ZodType | undefined {{\n    if (typeof input !== 'object' || input === null) return undefined;\n    const v = input as {{ readonly [key: string]: unknown }};\n"
+    );
+    for p in picks {
+        let schema = names::ts_schema(&p.schema.name);
+        if p.keys.is_empty() {
+            let _ = writeln!(out, "    return {schema};");
+            out.push_str("}\n");
+            return out;
+        }
+        let cond: Vec<String> = p
+            .keys
+            .iter()
+            .map(|(k, l)| format!("v{} === {}", js_prop(k), literal(l)))
+            .collect();
+        let _ = writeln!(out, "    if ({}) return {schema};", cond.join(" && "));
+    }
+    out.push_str("    return undefined;\n}\n");
+    out
 }
 
 /// `A` or `An`, for a type name.
