@@ -21,6 +21,8 @@ import {
     parseServerFrame,
 } from '@adecore/agent-contracts';
 import { TaskChangedEventSchema } from '@adecore/agent-contracts/task';
+import { TerminalAgentStateSchema, TerminalAgentStatusSchema } from '@adecore/agent-contracts/agent';
+import { createRequire } from 'node:module';
 
 /** The message of a refused parse. */
 function refused(r: { ok: true } | { ok: false; message: string }): string {
@@ -37,6 +39,23 @@ test('the spec surface is exported', () => {
     assert.equal(ErrorSchema, WireErrorSchema);
     assert.equal(Object.keys(AGENT_REQUEST_SCHEMAS).length, 41);
     assert.equal(Object.keys(AGENT_EVENT_SCHEMAS).length, 8);
+});
+
+test('the subpaths resolve by the package name: ./agent, ./task, ./schema.json, ./package.json', () => {
+    assert.equal(TerminalAgentStateSchema.safeParse('working').success, true);
+    assert.equal(TerminalAgentStateSchema.safeParse('asleep').success, false);
+    assert.equal(typeof TerminalAgentStatusSchema.safeParse, 'function');
+    assert.equal(typeof TaskChangedEventSchema.safeParse, 'function');
+    const require = createRequire(import.meta.url);
+    const schema = require('@adecore/agent-contracts/schema.json') as { $schema: string; $defs: Record<string, unknown> };
+    assert.equal(schema.$schema, 'https://json-schema.org/draft/2020-12/schema');
+    assert.ok('ServerFrame' in schema.$defs && 'TerminalAgentStatus' in schema.$defs);
+    const pkg = require('@adecore/agent-contracts/package.json') as { name: string; exports: Record<string, unknown> };
+    assert.equal(pkg.name, '@adecore/agent-contracts');
+    // The `types` condition first: resolvers take the first condition that matches.
+    for (const [path, target] of Object.entries(pkg.exports)) {
+        if (typeof target === 'object' && target !== null) assert.equal(Object.keys(target)[0], 'types', path);
+    }
 });
 
 test('parseRequest: a request frame, unknown names and keys included', () => {

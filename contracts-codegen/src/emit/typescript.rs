@@ -412,18 +412,22 @@ impl<'a> Emitter<'a> {
         out.push(t);
     }
 
+    /// `package.json`, its keys in npm's usual order and each export's `types` condition before
+    /// `default` (resolvers take the first condition that matches).
     fn package_json(&self) -> String {
         let o = self.options;
-        let mut exports = serde_json::Map::new();
         let entry = |name: &str| {
-            serde_json::json!({
-                "types": format!("./dist/src/{name}.d.ts"),
-                "default": format!("./dist/src/{name}.js"),
-            })
+            Export::Conditions(Ordered(vec![
+                ("types", format!("./dist/src/{name}.d.ts")),
+                ("default", format!("./dist/src/{name}.js")),
+            ]))
         };
-        exports.insert(".".into(), entry("index"));
+        let mut exports = vec![(".".to_owned(), entry("index"))];
         for m in self.modules() {
-            exports.insert(format!("./{m}"), entry(&m));
+            exports.push((format!("./{m}"), entry(&m)));
+        }
+        for file in ["./schema.json", "./package.json"] {
+            exports.push((file.to_owned(), Export::File(file)));
         }
         let mut deps = serde_json::Map::new();
         deps.insert("zod".into(), ZOD_VERSION.into());
@@ -441,21 +445,23 @@ impl<'a> Emitter<'a> {
         } else {
             "node -e \"\""
         };
-        let v = serde_json::json!({
-            "name": o.package_name,
-            "version": o.version,
-            "description": o.description,
-            "license": "MIT OR Apache-2.0",
-            "type": "module",
-            "exports": exports,
-            "files": ["dist/src", "src", "schema.json"],
-            "scripts": {
-                "build": "tsc --strict -p tsconfig.json",
-                "test": test,
-            },
-            "dependencies": deps,
-            "devDependencies": dev_deps,
-        });
+        let v = PackageJson {
+            name: &o.package_name,
+            version: &o.version,
+            description: &o.description,
+            license: "MIT OR Apache-2.0",
+            kind: "module",
+            main: "./dist/src/index.js",
+            types: "./dist/src/index.d.ts",
+            exports: Ordered(exports),
+            files: ["dist/src", "src", "schema.json"],
+            scripts: Ordered(vec![
+                ("build", "tsc --strict -p tsconfig.json"),
+                ("test", test),
+            ]),
+            dependencies: deps,
+            dev_dependencies: dev_deps,
+        };
         let mut s = serde_json::to_string_pretty(&v).expect("json");
         s.push('\n');
         s
@@ -1663,6 +1669,48 @@ struct TypedUnion {
     frame: usize,
     /// A required literal key of each earlier variant that the frame does not have (`ok`).
     keys: Vec<String>,
+}
+
+/// A generated `package.json`: serialized in this field order.
+#[derive(serde::Serialize)]
+struct PackageJson<'a> {
+    name: &'a str,
+    version: &'a str,
+    description: &'a str,
+    license: &'static str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    /// For resolvers that read no `exports`.
+    main: &'static str,
+    types: &'static str,
+    exports: Ordered<String, Export>,
+    files: [&'static str; 3],
+    scripts: Ordered<&'static str, &'a str>,
+    dependencies: serde_json::Map<String, serde_json::Value>,
+    #[serde(rename = "devDependencies")]
+    dev_dependencies: serde_json::Map<String, serde_json::Value>,
+}
+
+/// One entry of `exports`: conditions (in order), or a file exported as it is.
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum Export {
+    Conditions(Ordered<&'static str, String>),
+    File(&'static str),
+}
+
+/// A JSON object whose keys keep the order given (serde_json's `Map` sorts them).
+struct Ordered<K, V>(Vec<(K, V)>);
+
+impl<K: serde::Serialize, V: serde::Serialize> serde::Serialize for Ordered<K, V> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
 }
 
 /// A variant an untagged union's parse function can pick by its literal keys.
