@@ -4,6 +4,12 @@
 use crate::wire::ParseError;
 use serde::Serialize;
 
+/// `name` quoted as JSON quotes it (`JSON.stringify` in TypeScript), for messages both
+/// languages word alike: a control character is `\u0001` in both, not Rust's `\u{1}`.
+pub fn quoted(name: &str) -> String {
+    serde_json::to_string(name).unwrap_or_else(|_| format!("{name:?}"))
+}
+
 /// Where a refusal happened: the frame itself, or its payload checked by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]

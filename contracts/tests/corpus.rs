@@ -9,7 +9,9 @@
 //! (where the line gives them; `[]` is one issue at the root) must be the line's: the runner is
 //! `common/mod.rs`, which compares as the node runner (`tests/corpus/runner.mjs`) compares the
 //! Zod and JSON Schema verdicts on the same lines. Every disagreement is reported with its
-//! file, line and note.
+//! file, line and note. Rust's messages on the refused lines are checked against their record,
+//! `tests/corpus/messages/` (`UPDATE_EXPECT=1` rewrites it), which the node runner compares
+//! Zod's messages with.
 
 mod common;
 

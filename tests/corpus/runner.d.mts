@@ -5,6 +5,8 @@ export type Stage = 'envelope' | 'table';
 
 /** One corpus line, as the README describes it. */
 export interface Line {
+    /** The line's number in its file (from 1). */
+    number: number;
     /** `tests/corpus/<file>:<line>`, for messages. */
     where: string;
     as: string;

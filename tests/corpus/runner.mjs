@@ -10,7 +10,9 @@
 // checked twice, as a client would: by Zod, where the verdict, the stage and (where the line
 // gives them) the set of paths the prettified message names must be the line's; and by ajv
 // (draft 2020-12, code-point string lengths) against schema.json's `$defs`, where the verdict
-// and the stage must be the line's.
+// and the stage must be the line's. Zod's message must also be Rust's, word for word, on every
+// refused line whose text is JSON: tests/corpus/messages/ records Rust's (written by
+// contracts/tests/corpus.rs with UPDATE_EXPECT=1, checked by it otherwise).
 //
 // The input is the line's `raw` text or its `input` as JSON; text that is not JSON is an
 // envelope refusal. A line's `paths: []` means one issue at the root. Every disagreement is
@@ -42,6 +44,7 @@ function readCorpus(relative) {
             assert.equal(typeof l.as, 'string', `${where}: no "as"`);
             assert.equal(typeof l.ok, 'boolean', `${where}: no "ok"`);
             lines.push({
+                number: i + 1,
                 where,
                 as: l.as,
                 type: l.type,
@@ -53,6 +56,19 @@ function readCorpus(relative) {
             });
         });
     return lines;
+}
+
+/** Rust's messages on the refused lines of one corpus file, by line number. */
+function readMessages(relative) {
+    const url = new URL(`messages/${relative}`, CORPUS);
+    assert.ok(existsSync(url), `messages/${relative} is missing (run UPDATE_EXPECT=1 cargo test -p contracts --test corpus)`);
+    const out = new Map();
+    for (const raw of readFileSync(url, 'utf8').split('\n')) {
+        if (raw.trim() === '') continue;
+        const m = JSON.parse(raw);
+        out.set(m.line, m.message);
+    }
+    return out;
 }
 
 /** The paths a prettified message names, one per issue: `''` for an issue at the root. */
@@ -120,8 +136,11 @@ function schemaChecks(packageUrl, Ajv) {
     };
 }
 
-/** What is wrong with `got` for `line`, or null when they agree. */
-function disagreement(line, got, comparePaths) {
+/**
+ * What is wrong with `got` for `line`, or null when they agree. `rust` holds Rust's messages
+ * by line number, when the messages are compared.
+ */
+function disagreement(line, got, comparePaths, rust) {
     const wrong = [];
     if (got.ok !== line.ok) wrong.push(`ok ${got.ok}, expected ${line.ok}`);
     else if (!line.ok && line.stage !== undefined && got.stage !== line.stage) wrong.push(`stage ${got.stage}, expected ${line.stage}`);
@@ -130,12 +149,15 @@ function disagreement(line, got, comparePaths) {
         const have = pathSet(got.paths);
         if (JSON.stringify(want) !== JSON.stringify(have)) wrong.push(`paths ${JSON.stringify(have)}, expected ${JSON.stringify(want)}`);
     }
+    if (wrong.length === 0 && !got.ok && rust?.has(line.number) && got.message !== rust.get(line.number)) {
+        wrong.push(`a message other than Rust's:\n    rust:    ${rust.get(line.number).replace(/\n/g, '\n             ')}`);
+    }
     if (wrong.length === 0) return null;
     const message = got.message === undefined ? '' : `\n    message: ${got.message.replace(/\n/g, '\n             ')}`;
     return `${line.where} (${line.note}): ${wrong.join('; ')}${message}`;
 }
 
-function run(file, name, verdict, comparePaths) {
+function run(file, name, verdict, comparePaths, rust) {
     test(`${name}: ${file}`, (t) => {
         const lines = readCorpus(file);
         assert.ok(lines.length > 0, `${file} is empty`);
@@ -148,7 +170,7 @@ function run(file, name, verdict, comparePaths) {
                 if (e instanceof assert.AssertionError) throw e;
                 got = { ok: false, message: `threw: ${e instanceof Error ? e.message : String(e)}` };
             }
-            const d = disagreement(line, got, comparePaths);
+            const d = disagreement(line, got, comparePaths, rust);
             if (d !== null) wrong.push(d);
         }
         t.diagnostic(`${name}: ${file}: ${lines.length} lines, ${wrong.length} disagreements`);
@@ -157,15 +179,15 @@ function run(file, name, verdict, comparePaths) {
 }
 
 /**
- * Registers the corpus tests of one protocol: Zod (paths compared) and JSON Schema, over the
- * hand-written and the derived corpus.
+ * Registers the corpus tests of one protocol: Zod (paths and Rust's messages compared) and
+ * JSON Schema, over the hand-written and the derived corpus.
  */
 export function runCorpus({ protocol, packageUrl, Ajv, zod, schema }) {
     const checks = schemaChecks(packageUrl, Ajv);
     const zodVerdict = onJson(zod);
     const schemaVerdict = onJson((line, input) => schema(line, input, checks));
     for (const file of [`${protocol}.jsonl`, `derived/${protocol}.jsonl`]) {
-        run(file, 'zod', zodVerdict, true);
+        run(file, 'zod', zodVerdict, true, readMessages(file));
         run(file, 'json schema', schemaVerdict, false);
     }
 }

@@ -22,6 +22,9 @@ import {
 } from '@adecore/agent-contracts';
 import type { Verdict } from '../../../tests/corpus/runner.mjs';
 
+/** The message of a name the table does not know, as Rust's `verdict` words it. */
+const unknownName = (name: string) => `no table entry is called ${JSON.stringify(name)}`;
+
 /** The package's root (this file runs from dist/test/). */
 const PACKAGE = new URL('../../', import.meta.url);
 /** The shared runner, loaded at run time: it lives outside the package. */
@@ -39,7 +42,7 @@ runCorpus({
                 const frame = parseRequest(input);
                 if (!frame.ok) return refusal('envelope', frame);
                 const name = frame.value.type;
-                if (!isAgentRequestType(name)) return { ok: false, stage: 'table', message: `unknown request ${name}` };
+                if (!isAgentRequestType(name)) return { ok: false, stage: 'table', message: unknownName(name) };
                 return table(parseAgentRequestPayload(name, frame.value.payload));
             }
             case 'server': {
@@ -47,7 +50,7 @@ runCorpus({
                 if (!frame.ok) return refusal('envelope', frame);
                 const v = frame.value;
                 if (!('event' in v) || v.type !== 'event') return { ok: true };
-                if (!isAgentEventType(v.event)) return { ok: false, stage: 'table', message: `unknown event ${v.event}` };
+                if (!isAgentEventType(v.event)) return { ok: false, stage: 'table', message: unknownName(v.event) };
                 return table(parseAgentEventPayload(v.event, v.payload));
             }
             case 'payload':

@@ -210,7 +210,11 @@ pub struct UnknownType(pub String);
 
 impl std::fmt::Display for UnknownType {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "no table entry is called {:?}", self.0)
+        write!(
+            f,
+            "no table entry is called {}",
+            crate::verdict::quoted(&self.0)
+        )
     }
 }
 
@@ -253,9 +257,10 @@ pub fn verdict(kind: Kind, type_name: Option<&str>, text: &str) -> Result<Verdic
 fn table(outcome: Result<(), TableError>) -> Verdict {
     match outcome {
         Ok(()) => Verdict::accepted(),
-        Err(TableError::UnknownName(name)) => {
-            Verdict::refused_with(Stage::Table, format!("no table entry is called {name:?}"))
-        }
+        Err(TableError::UnknownName(name)) => Verdict::refused_with(
+            Stage::Table,
+            format!("no table entry is called {}", crate::verdict::quoted(&name)),
+        ),
         Err(TableError::Invalid { error, .. }) if error.is_syntax() => {
             Verdict::refused(Stage::Envelope, &error)
         }

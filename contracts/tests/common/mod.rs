@@ -126,13 +126,55 @@ fn disagreement(line: &Line, got: &Verdict) -> Option<String> {
     Some(format!("{} ({}): {wrong}{message}", line.place, line.note))
 }
 
-/// Run every line of `file`, panicking with every disagreement.
+/// The record of Rust's messages for `file`'s refusals: one JSON line per refused line whose
+/// text is JSON (`{"line":N,"stage":..,"message":..}`; text that is not JSON is worded by each
+/// language's own parser). The node runner (`tests/corpus/runner.mjs`) requires Zod's message
+/// on each of those lines to be this one, so Rust and TypeScript say the same thing, not only
+/// give the same verdict.
+fn messages(lines: &[Line], verdicts: &[Verdict]) -> String {
+    let mut out = String::new();
+    for (l, v) in lines.iter().zip(verdicts) {
+        if v.ok || serde_json::from_str::<serde::de::IgnoredAny>(&l.text).is_err() {
+            continue;
+        }
+        let number: usize = l
+            .place
+            .rsplit(':')
+            .next()
+            .and_then(|n| n.parse().ok())
+            .expect("a line number");
+        let record = serde_json::json!({ "line": number, "stage": v.stage, "message": v.message });
+        out.push_str(&record.to_string());
+        out.push('\n');
+    }
+    out
+}
+
+/// Checks `tests/corpus/messages/<file>` against `text`, or writes it with `UPDATE_EXPECT=1`.
+fn check_messages(file: &str, text: &str) {
+    let path = corpus_dir().join("messages").join(file);
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("the messages directory");
+        std::fs::write(&path, text).expect("the messages file");
+        return;
+    }
+    let stored = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        stored == text,
+        "tests/corpus/messages/{file} is stale: run UPDATE_EXPECT=1 cargo test -p contracts --test corpus"
+    );
+}
+
+/// Run every line of `file`, panicking with every disagreement; Rust's messages are checked
+/// against their record (`tests/corpus/messages/`).
 pub fn run(file: &str, verdict: fn(&Line) -> Verdict) {
     let lines = read(file);
     assert!(!lines.is_empty(), "{file} is empty");
+    let verdicts: Vec<Verdict> = lines.iter().map(verdict).collect();
     let wrong: Vec<String> = lines
         .iter()
-        .filter_map(|l| disagreement(l, &verdict(l)))
+        .zip(&verdicts)
+        .filter_map(|(l, v)| disagreement(l, v))
         .collect();
     eprintln!(
         "rust: {file}: {} lines, {} disagreements",
@@ -146,4 +188,5 @@ pub fn run(file: &str, verdict: fn(&Line) -> Verdict) {
         lines.len(),
         wrong.join("\n")
     );
+    check_messages(file, &messages(&lines, &verdicts));
 }
