@@ -279,3 +279,55 @@ async fn chat_thread_holds_events_around_an_attach() {
         Some("h1")
     );
 }
+
+/// A host that predates the `resumed` flag resumes as the spec words it, with an empty
+/// `items` after a `since`: the thread is kept. `resumed: false` is a snapshot, empty or not.
+#[tokio::test]
+async fn chat_thread_reads_an_empty_items_after_since_as_resumed_without_the_flag() {
+    let (client_end, host_end) = memory_pair();
+    let client = Client::new(client_end);
+    let mut host = Script::new(host_end);
+    let mut thread = ChatThread::new(&client, "c1");
+    let mut answers = [
+        json!({ "info": info("c1", "idle"), "items": [user("u1", "one")], "seq": 2 }),
+        json!({ "info": info("c1", "idle"), "items": [], "seq": 2 }),
+        json!({ "info": info("c1", "idle"), "items": [], "seq": 9, "resumed": false }),
+    ]
+    .into_iter();
+    let mut outcomes = Vec::new();
+    for _ in 0..3 {
+        let attaching = tokio::spawn(async move {
+            let attached = thread.attach().await;
+            (thread, attached)
+        });
+        let request = host.request().await;
+        host.send(json!({ "id": request["id"], "ok": true, "result": answers.next().unwrap() }));
+        let (t, attached) = within(attaching).await.unwrap();
+        thread = t;
+        outcomes.push((
+            request["payload"].clone(),
+            attached.unwrap(),
+            texts(&thread),
+        ));
+    }
+    assert_eq!(
+        outcomes,
+        [
+            (
+                json!({ "chatId": "c1" }),
+                Attached::Snapshot,
+                vec!["one".to_owned()]
+            ),
+            (
+                json!({ "chatId": "c1", "since": 2 }),
+                Attached::Resumed,
+                vec!["one".to_owned()]
+            ),
+            (
+                json!({ "chatId": "c1", "since": 2 }),
+                Attached::Snapshot,
+                vec![]
+            ),
+        ]
+    );
+}

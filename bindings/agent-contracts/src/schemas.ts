@@ -1474,7 +1474,9 @@ export const AttachResultSchema = z.object({
     seq: SeqSchema.optional(),
     /**
      * True when the host answers the events after `since` instead of a snapshot: keep the
-     * thread and apply the chat.event frames that follow. Absent or false: a snapshot.
+     * thread and apply the chat.event frames that follow. False: a snapshot. Absent (a host
+     * that predates the field): read as the spec words it, an empty `items` after a `since`
+     * is resumed and anything else a snapshot.
      */
     resumed: z.boolean().optional(),
 });

@@ -21,10 +21,12 @@ export interface ThreadState {
 /**
  * The thread a chat.attach answer gives. A snapshot replaces the thread (appending it would
  * duplicate the conversation); a `resumed` answer keeps `previous` and its items, and the
- * missed chat.event frames follow.
+ * missed chat.event frames follow. Only an attach that sent `since` (`previous.seq`) can be
+ * resumed; a host that predates the `resumed` flag resumes, as the spec words it, with an
+ * empty `items`.
  */
 export function threadFromAttach(result: AttachResult, previous?: ThreadState): ThreadState {
-    if (result.resumed && previous) {
+    if (previous?.seq !== undefined && (result.resumed ?? result.items.length === 0)) {
         return {
             ...previous,
             info: result.info,

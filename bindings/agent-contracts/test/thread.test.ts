@@ -63,8 +63,12 @@ test('delta appends, info replaces, reset replaces all, an old seq is skipped', 
     assert.equal((s.items[0] as { output?: string }).output, 'out');
 });
 
-/** A host with one chat and an event log; `keep` says whether it still holds events after a seq. */
-function host(port: FramePort, keep: { all: boolean }) {
+/**
+ * A host with one chat and an event log; `keep.all` says whether it still holds events after a
+ * seq, `keep.flag` whether its resumed answer says `resumed: true` (false: a host that predates
+ * the flag, answering only as the spec words it, with an empty `items`).
+ */
+function host(port: FramePort, keep: { all: boolean; flag?: boolean }) {
     const log: { seq: number; event: ChatEvent }[] = [];
     let items: ChatItem[] = [reply('r0', 'start', 0)];
     const attaches: unknown[] = [];
@@ -81,7 +85,7 @@ function host(port: FramePort, keep: { all: boolean }) {
         attaches.push(payload);
         const since = payload.since;
         if (since !== undefined && keep.all) {
-            const result: AttachResult = { info: info('t'), items: [], seq: log.length, resumed: true };
+            const result: AttachResult = { info: info('t'), items: [], seq: log.length, ...(keep.flag === false ? {} : { resumed: true }) };
             port.send({ id: f.value.id, ok: true, result });
             for (const e of log.filter((e) => e.seq > since)) {
                 port.send({ type: 'event', event: 'chat.event', payload: { chatId: 'c1', event: e.event, seq: e.seq } });
@@ -124,6 +128,37 @@ test('reconnect sends since and resumes from the missed events', async () => {
     assert.deepEqual(texts(again.state!.items), ['r0:start', 'r1:one', 'r2:two']);
     assert.equal(again.state!.seq, 2);
     c.close();
+});
+
+test('reconnect resumes from a host without the resumed flag: an empty items after since', async () => {
+    const [client, hostPort] = createPortPair();
+    const h = host(hostPort, { all: true, flag: false });
+    const c = createAgentClient(client);
+    const thread = new ChatThread(c, 'c1');
+    await thread.attach();
+    h.emit({ type: 'item', item: reply('r1', 'one', 1) });
+    await settle();
+    thread.dispose();
+    h.emit({ type: 'item', item: reply('r2', 'two', 2) });
+    await settle();
+    const again = new ChatThread(c, 'c1', { state: thread.state! });
+    await again.attach();
+    await settle();
+    assert.deepEqual(h.attaches, [{ chatId: 'c1' }, { chatId: 'c1', since: 1 }]);
+    assert.deepEqual(texts(again.state!.items), ['r0:start', 'r1:one', 'r2:two']);
+    c.close();
+});
+
+test('threadFromAttach: resumed only after a since; the flag decides, else an empty items', () => {
+    const previous = threadFromAttach({ info: info('a'), items: [reply('a', 'A')], seq: 3 });
+    const kept = (r: AttachResult) => texts(threadFromAttach(r, previous).items);
+    assert.deepEqual(kept({ info: info('b'), items: [], seq: 3, resumed: true }), ['a:A']);
+    assert.deepEqual(kept({ info: info('b'), items: [], seq: 3 }), ['a:A'], 'no flag, empty items: resumed');
+    assert.deepEqual(kept({ info: info('b'), items: [], seq: 9, resumed: false }), [], 'a snapshot of an empty chat');
+    assert.deepEqual(kept({ info: info('b'), items: [reply('z', 'Z')], seq: 9 }), ['z:Z'], 'no flag, items: a snapshot');
+    // Without a since (the previous thread has no seq), never resumed.
+    const unsent = threadFromAttach({ info: info('a'), items: [reply('a', 'A')] });
+    assert.deepEqual(texts(threadFromAttach({ info: info('b'), items: [] }, unsent).items), []);
 });
 
 test('reconnect replaces the thread with a snapshot when the host no longer holds the events', async () => {

@@ -398,7 +398,8 @@ impl ChatThread {
     }
 
     fn apply_attach(&mut self, result: AttachResult) -> Attached {
-        let resumed = result.resumed == Some(true) && self.seq.is_some();
+        // Only after a `since`; a host without the flag resumes with an empty `items`.
+        let resumed = self.seq.is_some() && result.resumed.unwrap_or(result.items.is_empty());
         if let Some(bookmarks) = result.bookmarks {
             self.bookmarks = bookmarks;
         }

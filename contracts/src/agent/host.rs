@@ -387,9 +387,10 @@ impl Hub {
         }
     }
 
-    /// chat.attach for a client: registers it as attached and answers a snapshot, or, when
-    /// `since` is given and the log holds every event after it, `resumed` with an empty
-    /// `items`, queueing those events (held until the reply is out).
+    /// chat.attach for a client: registers it as attached and answers a snapshot (with
+    /// `resumed: false` when `since` was given), or, when `since` is given and the log holds
+    /// every event after it, `resumed` with an empty `items`, queueing those events (held
+    /// until the reply is out).
     pub fn attach(
         &self,
         client: ClientId,
@@ -464,7 +465,8 @@ impl Hub {
             bookmarks: Some(bookmarks),
             visuals: Some(visuals),
             seq: Some(seq),
-            resumed: None,
+            // Said outright when `since` was sent: an empty `items` alone would read as resumed.
+            resumed: payload.since.map(|_| false),
         })
     }
 

@@ -298,6 +298,15 @@ async fn an_overflowed_log_answers_a_snapshot() {
         "replaced, not appended"
     );
     assert_eq!(thread.thread().items.len(), 6);
+    // The snapshot says so outright (an empty `items` alone would read as resumed).
+    let port = within(WebSocketPort::connect(&url, &WebSocketOptions::default()))
+        .await
+        .unwrap();
+    let mut frames = port.receiver();
+    let attach =
+        json!({ "id": "a1", "type": "chat.attach", "payload": { "chatId": chat_id, "since": 1 } });
+    let reply = raw(&port, &mut frames, &attach.to_string()).await;
+    assert_eq!(reply["result"]["resumed"], json!(false), "{reply}");
     // Nothing more is replayed: the next turn applies on top.
     send(&a2, &chat_id, "after").await;
     until_replied(&mut thread).await;
