@@ -334,6 +334,24 @@ fn derive_covering(model: &Model) -> (Vec<Case>, BTreeSet<(String, String)>) {
         };
         g.root(&root, &e.payload);
     }
+    // The types no table entry reaches, as bare values: the frames, and the contracts kept
+    // outside the tables (`TaskChangedEvent`).
+    for def in model.outside_tables() {
+        let root = Root {
+            kind: "type".into(),
+            type_name: Some(def.name.clone()),
+            stage: Stage::Table,
+            label: format!("{} value", def.name),
+        };
+        let ty = Ty {
+            kind: TyKind::Ref(crate::model::TypeRef {
+                name: def.name.clone(),
+                protocol: None,
+            }),
+            loc: def.loc.clone(),
+        };
+        g.root(&root, &ty);
+    }
     g.frames();
     for (kind, name) in [("client", "ClientFrame"), ("server", "ServerFrame")] {
         let Some(def) = model.own_type(name) else {

@@ -380,6 +380,50 @@ impl Model {
         out
     }
 
+    /// This model's named types (not aliases) that none of its own request or event entries
+    /// reaches, in declaration order: the frames, and the contracts kept outside the tables on
+    /// purpose (`TaskChangedEvent`). The corpus checks them as bare values (`"as": "type"`),
+    /// and the Rust emitter gives them `check_type`. None for a protocol without tables
+    /// (Agent Connect: its frames are its corpus).
+    pub fn outside_tables(&self) -> Vec<&TypeDef> {
+        if self.requests.is_empty() && self.events.is_empty() {
+            return Vec::new();
+        }
+        let mut reached = std::collections::BTreeSet::new();
+        let mut todo: Vec<&Ty> = Vec::new();
+        for r in &self.requests {
+            todo.extend([&r.payload, &r.result]);
+        }
+        todo.extend(self.events.iter().map(|e| &e.payload));
+        while let Some(ty) = todo.pop() {
+            match &ty.kind {
+                TyKind::Array(inner, _) | TyKind::Map(inner) | TyKind::Nullable(inner) => {
+                    todo.push(inner)
+                }
+                TyKind::Ref(r) if r.protocol.as_deref().is_none_or(|p| p == self.name) => {
+                    let Some(def) = self.own_type(&r.name) else {
+                        continue;
+                    };
+                    if !reached.insert(def.name.as_str()) {
+                        continue;
+                    }
+                    match &def.kind {
+                        TypeDefKind::Struct(s) => todo.extend(s.fields.iter().map(|f| &f.ty)),
+                        TypeDefKind::Union(u) => todo.extend(u.variants.iter().map(|v| &v.ty)),
+                        TypeDefKind::Alias(inner) => todo.push(inner),
+                        TypeDefKind::Enum(_) => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.types
+            .iter()
+            .filter(|d| !matches!(d.kind, TypeDefKind::Alias(_)))
+            .filter(|d| !reached.contains(d.name.as_str()))
+            .collect()
+    }
+
     /// The events of every base (in base order) then this model's: the composed table.
     pub fn all_events(&self) -> Vec<(&Model, &Event)> {
         let mut out = Vec::new();

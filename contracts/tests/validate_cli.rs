@@ -118,3 +118,25 @@ fn malformed_lines_each_get_a_verdict() {
         assert!(l.contains(r#""stage":"envelope""#), "{l}");
     }
 }
+
+#[test]
+fn a_type_outside_the_tables_is_checked_by_its_name() {
+    let input = concat!(
+        r#"{"taskId":"t","title":"x","state":"running","subagents":[],"updatedAt":1}"#,
+        "\n",
+        r#"{"taskId":"","title":"x","state":"running","subagents":[],"updatedAt":1}"#,
+        "\n",
+    );
+    let (code, lines) = run(&["agent", "type", "TaskChangedEvent"], input);
+    assert_eq!(code, 0);
+    assert_eq!(lines[0], r#"{"ok":true}"#);
+    assert!(
+        lines[1].starts_with(r#"{"ok":false,"stage":"table","message":"#)
+            && lines[1].contains("taskId"),
+        "{}",
+        lines[1]
+    );
+    // A type a table entry reaches is checked through the entry: a usage error here.
+    assert_eq!(run(&["agent", "type", "ChatInfo"], "{}\n").0, 2);
+    assert_eq!(run(&["agent", "type"], "{}\n").0, 2);
+}

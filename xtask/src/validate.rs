@@ -9,11 +9,12 @@ pub struct Args {
     /// The protocol: agent or connect.
     #[arg(long, value_parser = ["agent", "connect"])]
     protocol: String,
-    /// What each line is: for agent request|server|payload|result|event, for connect
+    /// What each line is: for agent request|server|payload|result|event|type, for connect
     /// client|server.
     #[arg(long = "as", value_name = "KIND")]
     kind: String,
-    /// The request or event name, for the agent kinds payload, result and event.
+    /// The request or event name, for the agent kinds payload, result and event; for type,
+    /// the name of a type no table entry reaches (TaskChangedEvent).
     #[arg(long = "type", value_name = "NAME")]
     type_name: Option<String>,
 }

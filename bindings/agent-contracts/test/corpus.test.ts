@@ -5,7 +5,8 @@
 // - Zod: `request` is parseRequest, then the payload by name through the table (a name the
 //   table does not know is a table-stage refusal); `server` is parseServerFrame, then an
 //   event's payload by name; `payload`, `result` and `event` are the table's schema for
-//   `type`.
+//   `type`; `type` (a type no table entry reaches) is the package's `<type>Schema`, from the
+//   root or the module subpath it lives in (`./task`, `./agent`).
 // - JSON Schema: schema.json's `$defs`, the same two stages.
 
 import assert from 'node:assert/strict';
@@ -18,9 +19,22 @@ import {
     parseAgentRequestResult,
     parseRequest,
     parseServerFrame,
+    parseWith,
     type ParseResult,
 } from '@adecore/agent-contracts';
+import * as root from '@adecore/agent-contracts';
+import * as agentModule from '@adecore/agent-contracts/agent';
+import * as taskModule from '@adecore/agent-contracts/task';
+import type { z } from 'zod';
 import type { Verdict } from '../../../tests/corpus/runner.mjs';
+
+/** Every schema the package exports, by name: the root's and the module subpaths'. */
+const SCHEMAS = new Map<string, z.ZodType>();
+for (const m of [root, agentModule, taskModule] as Record<string, unknown>[]) {
+    for (const [name, value] of Object.entries(m)) {
+        if (name.endsWith('Schema') && typeof (value as { safeParse?: unknown }).safeParse === 'function') SCHEMAS.set(name, value as z.ZodType);
+    }
+}
 
 /** The message of a name the table does not know, as Rust's `verdict` words it. */
 const unknownName = (name: string) => `no table entry is called ${JSON.stringify(name)}`;
@@ -64,6 +78,11 @@ runCorpus({
                 assert.ok(isAgentEventType(name), `${line.where}: unknown event type ${name}`);
                 return table(parseAgentEventPayload(name, input));
             }
+            case 'type': {
+                const schema = SCHEMAS.get(`${line.type}Schema`);
+                assert.ok(schema, `${line.where}: the package exports no ${line.type}Schema`);
+                return table(parseWith(schema, input));
+            }
             default:
                 throw new Error(`${line.where}: unknown "as": ${line.as}`);
         }
@@ -93,6 +112,8 @@ runCorpus({
                 return defs.check(`request:${line.type}:${line.as}`, input, 'table');
             case 'event':
                 return defs.check(`event:${line.type}`, input, 'table');
+            case 'type':
+                return defs.check(line.type ?? '', input, 'table');
             default:
                 throw new Error(`${line.where}: unknown "as": ${line.as}`);
         }

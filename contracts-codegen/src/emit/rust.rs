@@ -353,10 +353,48 @@ impl<'a> Emitter<'a> {
             }
         });
         let tables = self.tables();
+        let check_type = self.check_type();
         quote! {
             #(#root)*
             #(#modules)*
             #tables
+            #check_type
+        }
+    }
+
+    /// `check_type`: the types no table entry reaches (`Model::outside_tables`), each read from
+    /// JSON by its schema name, so the corpus checks them as bare values (`"as": "type"`).
+    fn check_type(&self) -> TokenStream {
+        let rt = &self.rt;
+        let outside = self.model.outside_tables();
+        let names = outside.iter().map(|d| d.name.as_str());
+        let paths = outside.iter().map(|d| {
+            let name = format_ident!("{}", rust_type_name(&d.name));
+            match d.module.as_deref() {
+                Some(m) => {
+                    let m = module_ident(m);
+                    quote!(#m::#name)
+                }
+                None => quote!(#name),
+            }
+        });
+        quote! {
+            /// Reads `json` as the type called `name`, one of the types no table entry reaches
+            /// (the frames, and the contracts kept outside the tables on purpose): its verdict
+            /// as a bare value. `None`: no such type.
+            #[allow(deprecated)]
+            pub fn check_type(
+                name: &str,
+                json: &str,
+            ) -> ::core::option::Option<::core::result::Result<(), #rt::ParseError>> {
+                match name {
+                    #(#names => ::core::option::Option::Some(#rt::from_str::<#paths>(json).map(drop)),)*
+                    _ => {
+                        let _ = json;
+                        ::core::option::Option::None
+                    }
+                }
+            }
         }
     }
 

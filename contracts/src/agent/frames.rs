@@ -184,6 +184,9 @@ pub enum Kind {
     Result,
     /// A bare event payload of `--type NAME`.
     Event,
+    /// A bare value of the named type `--type NAME`, one no table entry reaches (a frame, or a
+    /// contract kept outside the tables: `TaskChangedEvent`); see `check_type`.
+    Type,
 }
 
 impl std::str::FromStr for Kind {
@@ -195,26 +198,31 @@ impl std::str::FromStr for Kind {
             "payload" => Kind::Payload,
             "result" => Kind::Result,
             "event" => Kind::Event,
+            "type" => Kind::Type,
             _ => {
                 return Err(format!(
-                    "unknown kind {s:?}: expected request, server, payload, result or event"
+                    "unknown kind {s:?}: expected request, server, payload, result, event or type"
                 ));
             }
         })
     }
 }
 
-/// `--type NAME` names no request (for payload and result) or no event.
+/// `--type NAME` names no request (for payload and result), no event, or (for type) no type
+/// outside the tables; the kind it was given for.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnknownType(pub String);
+pub struct UnknownType(pub String, pub Kind);
 
 impl std::fmt::Display for UnknownType {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "no table entry is called {}",
-            crate::verdict::quoted(&self.0)
-        )
+        let name = crate::verdict::quoted(&self.0);
+        match self.1 {
+            Kind::Type => write!(
+                f,
+                "no type outside the tables is called {name} (a type a table entry reaches is checked through the entry)"
+            ),
+            _ => write!(f, "no table entry is called {name}"),
+        }
     }
 }
 
@@ -225,7 +233,7 @@ impl std::error::Error for UnknownType {}
 pub fn verdict(kind: Kind, type_name: Option<&str>, text: &str) -> Result<Verdict, UnknownType> {
     let known = |names: &[&str], name: Option<&str>| match name {
         Some(n) if names.contains(&n) => Ok(n.to_owned()),
-        other => Err(UnknownType(other.unwrap_or("").to_owned())),
+        other => Err(UnknownType(other.unwrap_or("").to_owned(), kind)),
     };
     Ok(match kind {
         Kind::Request => match parse_request_typed::<RequestPayload>(text) {
@@ -249,6 +257,15 @@ pub fn verdict(kind: Kind, type_name: Option<&str>, text: &str) -> Result<Verdic
         Kind::Event => {
             let name = known(super::EVENT_NAMES, type_name)?;
             table(EventPayload::parse(&name, text).map(drop))
+        }
+        Kind::Type => {
+            let name = type_name.unwrap_or_default();
+            match super::check_type(name, text) {
+                None => return Err(UnknownType(name.to_owned(), kind)),
+                Some(Ok(())) => Verdict::accepted(),
+                Some(Err(e)) if e.is_syntax() => Verdict::refused(Stage::Envelope, &e),
+                Some(Err(e)) => Verdict::refused(Stage::Table, &e),
+            }
         }
     })
 }

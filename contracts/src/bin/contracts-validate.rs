@@ -2,15 +2,16 @@
 //! line per input line, `{"ok":true}` or `{"ok":false,"stage":"envelope"|"table","message":"..."}`.
 //! `cargo xtask validate` runs it. One malformed line never stops the rest.
 //!
-//! PROTOCOL `agent`: KIND is request | server | payload | result | event (the bare kinds need
-//! TYPE, a request or event name). PROTOCOL `connect`: KIND is client | server.
+//! PROTOCOL `agent`: KIND is request | server | payload | result | event | type (the bare kinds
+//! need TYPE: a request or event name, or for `type` the name of a type no table entry reaches,
+//! such as `TaskChangedEvent`). PROTOCOL `connect`: KIND is client | server.
 //! Exit 2 for a usage error, an unknown kind or an unknown TYPE.
 
 use contracts::{agent, connect};
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: contracts-validate agent request|server|payload|result|event [TYPE]\n       contracts-validate connect client|server";
+const USAGE: &str = "usage: contracts-validate agent request|server|payload|result|event|type [TYPE]\n       contracts-validate connect client|server";
 
 /// How each line is judged.
 enum Judge {
@@ -75,10 +76,12 @@ fn parse_args(args: &[String]) -> Result<Judge, String> {
             let bare = !matches!(kind, agent::Kind::Request | agent::Kind::Server);
             match (&ty, bare) {
                 (None, true) => {
-                    return Err("this kind needs a TYPE (a request or event name)".into());
+                    return Err(
+                        "this kind needs a TYPE (a request or event name, or a type's)".into(),
+                    );
                 }
                 (Some(_), false) => {
-                    return Err("TYPE applies only to payload, result and event".into());
+                    return Err("TYPE applies only to payload, result, event and type".into());
                 }
                 (Some(t), true) => {
                     // A usage error, not a verdict: checked with an empty input.
