@@ -14,6 +14,8 @@
 //   first and run the same way: the A/A control. What it measures against `handwritten` is
 //   the noise of V8 itself (inline caches, object layouts), not a difference of shapes, so a
 //   ratio between two Zod paths is only meaningful beyond it.
+// - json-parse: JSON.parse alone, no schema: the floor under every Zod path (V8's own
+//   parser, in C++), so the ratio of the Rust path to it bounds what any Zod path can reach.
 //
 // Hand-written, not generated. Build the package first (npm run build), then:
 //   node bench/frames.mjs [--json] [--rounds N] [--ms MS]
@@ -239,6 +241,8 @@ const cases = [
     ['server', 'generated-typed', typedEvent, server],
     ['requests', 'handwritten-again', againRequest, requests],
     ['server', 'handwritten-again', againEvent, server],
+    ['requests', 'json-parse', JSON.parse, requests],
+    ['server', 'json-parse', JSON.parse, server],
 ];
 
 // Every path accepts every frame (the one pass gives the two stages' payload), then a warm-up.

@@ -6,7 +6,7 @@
 #
 # Each run: the criterion bench (generated and hand-written serde_json), then the node bench
 # (generated: the spec's two stages and the one-pass typed parse; hand-written Zod, and a second
-# copy of it as the A/A control). RUNS runs
+# copy of it as the A/A control; JSON.parse alone, the floor under every Zod path). RUNS runs
 # (default 3); the ratios are the median over them.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
@@ -31,7 +31,7 @@ const frames = (g) => fs.readFileSync(`contracts/benches/data/${g}.jsonl`, 'utf8
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 const rows = [];
 for (const g of ['requests', 'server']) {
-    const r = { group: g, genOverHand: [], zodGenOverHand: [], zodTypedOverHand: [], rustGenOverZodGen: [], rustGenOverZodTyped: [], rustHandOverZodHand: [], zodAgainOverHand: [] };
+    const r = { group: g, genOverHand: [], zodGenOverHand: [], zodTypedOverHand: [], rustGenOverZodGen: [], rustGenOverZodTyped: [], rustHandOverZodHand: [], zodAgainOverHand: [], rustGenOverJson: [] };
     for (let i = 1; i <= runs; i++) {
         // criterion: the median time of one iteration (the whole mix), in nanoseconds.
         const rust = (p) => frames(g) / (JSON.parse(fs.readFileSync(`${dir}/rust.${i}.${g}.${p}.json`)).median.point_estimate / 1e9);
@@ -44,6 +44,7 @@ for (const g of ['requests', 'server']) {
         r.rustGenOverZodTyped.push(rg / zt);
         r.rustHandOverZodHand.push(rh / zh);
         r.zodAgainOverHand.push(zod[`${g}/handwritten-again`] / zh);
+        r.rustGenOverJson.push(rg / zod[`${g}/json-parse`]);
     }
     rows.push(r);
 }
@@ -57,6 +58,7 @@ for (const r of rows) {
     console.log(`  Rust generated / Zod generated, two stages    ${f(r.rustGenOverZodGen)}`);
     console.log(`  Rust generated / Zod generated, one pass      ${f(r.rustGenOverZodTyped)}`);
     console.log(`  Rust hand-written / Zod hand-written          ${f(r.rustHandOverZodHand)}`);
+    console.log(`  Rust generated / JSON.parse alone (no schema) ${f(r.rustGenOverJson)}`);
 }
 console.log(`(median over ${runs} runs; each run measures its lines side by side)`);
 EOF
