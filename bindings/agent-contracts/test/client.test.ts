@@ -60,7 +60,7 @@ test('a refusal rejects with the WireError', async () => {
     const [client, host] = createPortPair();
     fakeHost(host);
     const c = createAgentClient(client);
-    await assert.rejects(c.request('chat.fork', { chatId: 'c1', itemId: 'i1' } as never), (e: unknown) => {
+    await assert.rejects(c.request('chat.fork', { chatId: 'c1', itemId: 'i1' }), (e: unknown) => {
         assert.ok(e instanceof RequestError);
         assert.equal(e.code, 'chat-unsupported');
         assert.equal(e.message, 'chat.fork is not done here');

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import {
     AGENT_EVENT_SCHEMAS,
     AGENT_REQUEST_SCHEMAS,
+    createAgentClient,
     parseRequest,
     parseRequestTyped,
     parseServerFrameTyped,
@@ -100,4 +101,28 @@ test('a typed frame narrows its payload by name', () => {
     if (s.ok && !('ok' in s.value) && s.value.event === 'chat.status') {
         expectType<Equal<typeof s.value.payload, ChatStatusEvent>>(true);
     }
+});
+
+test('the typed client: requests, results and listeners typed by name', async () => {
+    const port: FramePort = { send() {}, onFrame() { return () => {}; } };
+    const c = createAgentClient(port);
+    const ignore = () => {};
+    const sent = c.request('chat.send', { chatId: 'c', text: 'hi' });
+    expectType<Equal<Awaited<typeof sent>, AgentRequestResult<'chat.send'>>>(true);
+    // @ts-expect-error: not a request name
+    c.request('chat.nope', {}).catch(ignore);
+    // @ts-expect-error: chat.send needs its text
+    c.request('chat.send', { chatId: 'c' }).catch(ignore);
+    // @ts-expect-error: text is a string
+    c.request('chat.send', { chatId: 'c', text: 1 }).catch(ignore);
+    const stop = c.on('chat.status', (payload) => {
+        expectType<Equal<typeof payload, ChatStatusEvent>>(true);
+    });
+    // @ts-expect-error: not an event name
+    c.on('chat.nope', ignore);
+    // @ts-expect-error: a chat.status listener does not take a chat.event payload
+    c.on('chat.event', (payload: ChatStatusEvent) => assert.ok(payload));
+    stop();
+    c.close();
+    await assert.rejects(sent);
 });
