@@ -108,46 +108,30 @@ test('delta grows replies, thoughts and tool output only', () => {
     assert.deepEqual(texts(s.items), ['u:hi', 'r:ab']);
 });
 
-test('reconnect sends since and resumes from the missed events', async () => {
-    const [client, hostPort] = createPortPair();
-    const h = host(hostPort, { all: true });
-    const c = createAgentClient(client);
-    const thread = new ChatThread(c, 'c1');
-    await thread.attach();
-    h.emit({ type: 'item', item: reply('r1', 'one', 1) });
-    await settle();
-    assert.deepEqual(texts(thread.state!.items), ['r0:start', 'r1:one']);
-    // The connection drops: the client stops listening, events are missed.
-    thread.dispose();
-    h.emit({ type: 'item', item: reply('r2', 'two', 2) });
-    await settle();
-    const again = new ChatThread(c, 'c1', { state: thread.state! });
-    await again.attach();
-    await settle();
-    assert.deepEqual(h.attaches, [{ chatId: 'c1' }, { chatId: 'c1', since: 1 }]);
-    assert.deepEqual(texts(again.state!.items), ['r0:start', 'r1:one', 'r2:two']);
-    assert.equal(again.state!.seq, 2);
-    c.close();
-});
-
-test('reconnect resumes from a host without the resumed flag: an empty items after since', async () => {
-    const [client, hostPort] = createPortPair();
-    const h = host(hostPort, { all: true, flag: false });
-    const c = createAgentClient(client);
-    const thread = new ChatThread(c, 'c1');
-    await thread.attach();
-    h.emit({ type: 'item', item: reply('r1', 'one', 1) });
-    await settle();
-    thread.dispose();
-    h.emit({ type: 'item', item: reply('r2', 'two', 2) });
-    await settle();
-    const again = new ChatThread(c, 'c1', { state: thread.state! });
-    await again.attach();
-    await settle();
-    assert.deepEqual(h.attaches, [{ chatId: 'c1' }, { chatId: 'c1', since: 1 }]);
-    assert.deepEqual(texts(again.state!.items), ['r0:start', 'r1:one', 'r2:two']);
-    c.close();
-});
+for (const flag of [true, false]) {
+    const how = flag ? 'resumed: true' : 'a host without the resumed flag: an empty items after since';
+    test(`reconnect sends since and resumes from the missed events (${how})`, async () => {
+        const [client, hostPort] = createPortPair();
+        const h = host(hostPort, { all: true, flag });
+        const c = createAgentClient(client);
+        const thread = new ChatThread(c, 'c1');
+        await thread.attach();
+        h.emit({ type: 'item', item: reply('r1', 'one', 1) });
+        await settle();
+        assert.deepEqual(texts(thread.state!.items), ['r0:start', 'r1:one']);
+        // The connection drops: the client stops listening, events are missed.
+        thread.dispose();
+        h.emit({ type: 'item', item: reply('r2', 'two', 2) });
+        await settle();
+        const again = new ChatThread(c, 'c1', { state: thread.state! });
+        await again.attach();
+        await settle();
+        assert.deepEqual(h.attaches, [{ chatId: 'c1' }, { chatId: 'c1', since: 1 }]);
+        assert.deepEqual(texts(again.state!.items), ['r0:start', 'r1:one', 'r2:two']);
+        assert.equal(again.state!.seq, 2);
+        c.close();
+    });
+}
 
 test('threadFromAttach: resumed only after a since; the flag decides, else an empty items', () => {
     const previous = threadFromAttach({ info: info('a'), items: [reply('a', 'A')], seq: 3 });
