@@ -281,7 +281,8 @@ async fn chat_thread_holds_events_around_an_attach() {
 }
 
 /// A host that predates the `resumed` flag resumes as the spec words it, with an empty
-/// `items` after a `since`: the thread is kept. `resumed: false` is a snapshot, empty or not.
+/// `items` after a `since`: the thread is kept. `resumed: false` is a snapshot, empty or not,
+/// and so is an empty `items` with a seq below the `since` (a chat that started over).
 #[tokio::test]
 async fn chat_thread_reads_an_empty_items_after_since_as_resumed_without_the_flag() {
     let (client_end, host_end) = memory_pair();
@@ -292,10 +293,12 @@ async fn chat_thread_reads_an_empty_items_after_since_as_resumed_without_the_fla
         json!({ "info": info("c1", "idle"), "items": [user("u1", "one")], "seq": 2 }),
         json!({ "info": info("c1", "idle"), "items": [], "seq": 2 }),
         json!({ "info": info("c1", "idle"), "items": [], "seq": 9, "resumed": false }),
+        // No flag and a seq below the `since`: a chat that started over, a snapshot.
+        json!({ "info": info("c1", "idle"), "items": [], "seq": 0 }),
     ]
     .into_iter();
     let mut outcomes = Vec::new();
-    for _ in 0..3 {
+    for _ in 0..4 {
         let attaching = tokio::spawn(async move {
             let attached = thread.attach().await;
             (thread, attached)
@@ -328,6 +331,12 @@ async fn chat_thread_reads_an_empty_items_after_since_as_resumed_without_the_fla
                 Attached::Snapshot,
                 vec![]
             ),
+            (
+                json!({ "chatId": "c1", "since": 9 }),
+                Attached::Snapshot,
+                vec![]
+            ),
         ]
     );
+    assert_eq!(thread.seq(), Some(0));
 }

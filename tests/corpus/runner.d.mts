@@ -7,6 +7,8 @@ export type Stage = 'envelope' | 'table';
 export interface Line {
     /** The line's number in its file (from 1). */
     number: number;
+    /** The line as written. */
+    source: string;
     /** `tests/corpus/<file>:<line>`, for messages. */
     where: string;
     as: string;

@@ -45,6 +45,7 @@ function readCorpus(relative) {
             assert.equal(typeof l.ok, 'boolean', `${where}: no "ok"`);
             lines.push({
                 number: i + 1,
+                source: raw,
                 where,
                 as: l.as,
                 type: l.type,
@@ -58,17 +59,34 @@ function readCorpus(relative) {
     return lines;
 }
 
-/** Rust's messages on the refused lines of one corpus file, by line number. */
+/** How to make the message records again. */
+const REMAKE = 'run UPDATE_EXPECT=1 cargo test -p contracts --test corpus';
+
+/** FNV-1a (32 bits) of a line's UTF-8 bytes, in hex, as contracts/tests/common/mod.rs computes it. */
+function fingerprint(line) {
+    let h = 0x811c9dc5;
+    for (const b of new TextEncoder().encode(line)) h = Math.imul(h ^ b, 0x01000193) >>> 0;
+    return h.toString(16).padStart(8, '0');
+}
+
+/** Rust's messages on the refused lines of one corpus file, by line number, each with the
+ * fingerprint of the line it was made from. */
 function readMessages(relative) {
     const url = new URL(`messages/${relative}`, CORPUS);
-    assert.ok(existsSync(url), `messages/${relative} is missing (run UPDATE_EXPECT=1 cargo test -p contracts --test corpus)`);
+    assert.ok(existsSync(url), `messages/${relative} is missing (${REMAKE})`);
     const out = new Map();
     for (const raw of readFileSync(url, 'utf8').split('\n')) {
         if (raw.trim() === '') continue;
         const m = JSON.parse(raw);
-        out.set(m.line, m.message);
+        out.set(m.line, { of: m.of, message: m.message });
     }
+    out.file = relative;
     return out;
+}
+
+/** Whether a line's text is JSON (a refusal of other text is worded by each parser). */
+function isJson(text) {
+    return parseJson(text).ok;
 }
 
 /** The paths a prettified message names, one per issue: `''` for an issue at the root. */
@@ -149,8 +167,13 @@ function disagreement(line, got, comparePaths, rust) {
         const have = pathSet(got.paths);
         if (JSON.stringify(want) !== JSON.stringify(have)) wrong.push(`paths ${JSON.stringify(have)}, expected ${JSON.stringify(want)}`);
     }
-    if (wrong.length === 0 && !got.ok && rust?.has(line.number) && got.message !== rust.get(line.number)) {
-        wrong.push(`a message other than Rust's:\n    rust:    ${rust.get(line.number).replace(/\n/g, '\n             ')}`);
+    if (wrong.length === 0 && !got.ok && rust !== undefined && isJson(line.text)) {
+        const record = rust.get(line.number);
+        if (record === undefined || record.of !== fingerprint(line.source)) {
+            wrong.push(`tests/corpus/messages/${rust.file} is stale: it has no record of this line (${REMAKE})`);
+        } else if (got.message !== record.message) {
+            wrong.push(`a message other than Rust's:\n    rust:    ${record.message.replace(/\n/g, '\n             ')}`);
+        }
     }
     if (wrong.length === 0) return null;
     const message = got.message === undefined ? '' : `\n    message: ${got.message.replace(/\n/g, '\n             ')}`;

@@ -83,7 +83,8 @@ export class ContractClient<R extends RequestTable, E extends EventTable> {
         if (this.closed) {
             return Promise.reject(new RequestError({ code: CLIENT_ERROR_CODES.closed, message: 'the client is closed' }));
         }
-        const entry = this.options.requests[type];
+        // An own entry only: `toString` or `__proto__` is a name like any other.
+        const entry = Object.hasOwn(this.options.requests, type) ? this.options.requests[type] : undefined;
         let body: unknown = payload;
         if (entry && this.options.checkPayloads !== false) {
             const checked = parseWith(entry.payload, payload);
@@ -197,7 +198,7 @@ export class ContractClient<R extends RequestTable, E extends EventTable> {
         const p = this.pending.get(frame.id);
         if (!p) return this.options.onInvalidFrame?.(`no request has the id ${frame.id}`, raw);
         this.pending.delete(frame.id);
-        const entry = this.options.requests[p.type];
+        const entry = Object.hasOwn(this.options.requests, p.type) ? this.options.requests[p.type] : undefined;
         const result = entry ? parseWith(entry.result, frame.result) : { ok: true as const, value: frame.result };
         if (result.ok) p.resolve(result.value);
         else p.reject(new RequestError({ code: CLIENT_ERROR_CODES.invalidResult, message: result.message }));

@@ -14,12 +14,22 @@ export type ParseResult<T> = { ok: true; value: T } | { ok: false; message: stri
 export type TypedParseResult<T> = { ok: true; value: T } | { ok: false; stage: 'envelope' | 'table'; message: string };
 
 /**
+ * `name` quoted for a message as the Rust side quotes it: as JSON, a lone surrogate read as
+ * U+FFFD (as Rust reads the text), so both sides word a refusal alike.
+ */
+export function quoteName(name: string): string {
+    return JSON.stringify(name.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'));
+}
+
+/**
  * Check `input` against `schema`, answering {@link ParseResult}; never throws (whatever
  * `input` is: a hostile getter or proxy answers a failure too).
  *
  * `pick`, for an untagged union, names the one variant that can be the first to accept `input`
  * (by the literal keys of the variants); when that variant accepts, its value is the union's,
- * and the union runs only when it does not (for its verdict and message).
+ * and the union runs only when it does not, or throws (for its verdict and message). On data
+ * (any `JSON.parse` value) the answer is the union's; an accessor that throws on a key only an
+ * earlier variant reads is not reached.
  */
 export function parseWith<S extends z.ZodType>(
     schema: S,
@@ -32,6 +42,10 @@ export function parseWith<S extends z.ZodType>(
             const r = first.safeParse(input);
             if (r.success) return { ok: true, value: r.data as z.output<S> };
         }
+    } catch {
+        // A hostile input: the union answers it.
+    }
+    try {
         const r = schema.safeParse(input);
         return r.success ? { ok: true, value: r.data } : { ok: false, message: z.prettifyError(r.error) };
     } catch (e) {

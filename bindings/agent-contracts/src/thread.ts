@@ -21,12 +21,15 @@ export interface ThreadState {
 /**
  * The thread a chat.attach answer gives. A snapshot replaces the thread (appending it would
  * duplicate the conversation); a `resumed` answer keeps `previous` and its items, and the
- * missed chat.event frames follow. Only an attach that sent `since` (`previous.seq`) can be
- * resumed; a host that predates the `resumed` flag resumes, as the spec words it, with an
- * empty `items`.
+ * missed chat.event frames follow. `previous` is the thread whose seq the attach sent as
+ * `since`: only then can the answer be resumed. A host that predates the `resumed` flag
+ * resumes, as the spec words it, with an empty `items` (and a seq not below `since`: a lower
+ * one is a chat that started over).
  */
 export function threadFromAttach(result: AttachResult, previous?: ThreadState): ThreadState {
-    if (previous?.seq !== undefined && (result.resumed ?? result.items.length === 0)) {
+    const since = previous?.seq;
+    const resumed = result.resumed ?? (result.items.length === 0 && (result.seq === undefined || since === undefined || result.seq >= since));
+    if (previous !== undefined && since !== undefined && resumed) {
         return {
             ...previous,
             info: result.info,

@@ -261,3 +261,18 @@ test('without onListenerError, the first throw of an event is thrown again in a 
     assert.throws(() => queued[0]!(), (e: unknown) => e === first);
     c.close();
 });
+
+test('a name that is only an Object.prototype key is no table entry: sent, and the host refuses it', async () => {
+    const [client, host] = createPortPair();
+    const h = fakeHost(host);
+    const c = createAgentClient(client);
+    for (const name of ['toString', '__proto__', 'constructor']) {
+        await assert.rejects(c.request(name as never, {} as never), (e: unknown) => {
+            assert.ok(e instanceof RequestError);
+            assert.equal(e.code, 'unknown-request', name);
+            return true;
+        });
+    }
+    assert.deepEqual(h.seen, ['toString', '__proto__', 'constructor']);
+    c.close();
+});

@@ -20,6 +20,7 @@ import {
     parseRequest,
     parseServerFrame,
     parseWith,
+    quoteName,
     type ParseResult,
 } from '@adecore/agent-contracts';
 import * as root from '@adecore/agent-contracts';
@@ -37,7 +38,7 @@ for (const m of [root, agentModule, taskModule] as Record<string, unknown>[]) {
 }
 
 /** The message of a name the table does not know, as Rust's `verdict` words it. */
-const unknownName = (name: string) => `no table entry is called ${JSON.stringify(name)}`;
+const unknownName = (name: string) => `no table entry is called ${quoteName(name)}`;
 
 /** The package's root (this file runs from dist/test/). */
 const PACKAGE = new URL('../../', import.meta.url);

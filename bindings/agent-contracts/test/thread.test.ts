@@ -140,6 +140,8 @@ test('threadFromAttach: resumed only after a since; the flag decides, else an em
     assert.deepEqual(kept({ info: info('b'), items: [], seq: 3 }), ['a:A'], 'no flag, empty items: resumed');
     assert.deepEqual(kept({ info: info('b'), items: [], seq: 9, resumed: false }), [], 'a snapshot of an empty chat');
     assert.deepEqual(kept({ info: info('b'), items: [reply('z', 'Z')], seq: 9 }), ['z:Z'], 'no flag, items: a snapshot');
+    assert.deepEqual(kept({ info: info('b'), items: [], seq: 0 }), [], 'no flag, a seq below since: a chat that started over');
+    assert.equal(threadFromAttach({ info: info('b'), items: [], seq: 0 }, previous).seq, 0);
     // Without a since (the previous thread has no seq), never resumed.
     const unsent = threadFromAttach({ info: info('a'), items: [reply('a', 'A')] });
     assert.deepEqual(texts(threadFromAttach({ info: info('b'), items: [] }, unsent).items), []);

@@ -21,6 +21,7 @@ import {
     parseRequestTyped,
     parseServerFrame,
     parseServerFrameTyped,
+    quoteName,
     type TypedParseResult,
 } from '@adecore/agent-contracts';
 
@@ -28,7 +29,7 @@ import {
 const ROOT = new URL('../../../../', import.meta.url);
 
 /** The message of a name the table does not know, as Rust's `verdict` words it. */
-const unknownName = (name: string) => `no table entry is called ${JSON.stringify(name)}`;
+const unknownName = (name: string) => `no table entry is called ${quoteName(name)}`;
 
 /** The two stages of a request: parseRequest, then the payload by name. */
 function requestStages(input: unknown): TypedParseResult<unknown> {
@@ -265,6 +266,9 @@ test("parseServerFrame gives the union's answer: the variant its literal keys pi
         Object.create(event),
         [],
         Object.assign([], reply),
+        // Accessors that throw: a throw in the pick or the picked variant leaves it to the union.
+        { id: 'a', ok: false, get result(): never { throw new Error('R'); }, get error(): never { throw new Error('E'); } },
+        { get id(): never { throw new Error('ID'); }, get ok(): never { throw new Error('OK'); }, result: 1 },
     ]) {
         inputs.push(['two variants', m]);
     }

@@ -398,8 +398,13 @@ impl ChatThread {
     }
 
     fn apply_attach(&mut self, result: AttachResult) -> Attached {
-        // Only after a `since`; a host without the flag resumes with an empty `items`.
-        let resumed = self.seq.is_some() && result.resumed.unwrap_or(result.items.is_empty());
+        // Only after a `since`; a host without the flag resumes with an empty `items` (and a
+        // seq not below the `since`: a lower one is a chat that started over).
+        let resumed = self.seq.is_some_and(|since| {
+            result
+                .resumed
+                .unwrap_or(result.items.is_empty() && result.seq.is_none_or(|seq| seq >= since))
+        });
         if let Some(bookmarks) = result.bookmarks {
             self.bookmarks = bookmarks;
         }

@@ -17,6 +17,8 @@ use std::path::PathBuf;
 pub struct Line {
     /// `tests/corpus/<file>:<line>`.
     pub place: String,
+    /// The line as written: what its record in `tests/corpus/messages/` is tied to.
+    pub source: String,
     /// The line's `as`: what the input is checked as.
     pub kind: String,
     /// The line's `type`: the request or event name, for `payload`, `result` and `event`.
@@ -89,9 +91,20 @@ pub fn read(file: &str) -> Vec<Line> {
                 .unwrap_or_default()
                 .to_owned(),
             place,
+            source: raw.to_owned(),
         });
     }
     lines
+}
+
+/// FNV-1a (32 bits) of a corpus line's UTF-8 bytes, in hex: a message record names the line
+/// it was made from, so a record left behind by a corpus change is found stale (the node
+/// runner computes the same).
+fn fingerprint(line: &str) -> String {
+    let h = line.bytes().fold(0x811c_9dc5_u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    });
+    format!("{h:08x}")
 }
 
 /// A set of paths, the root as `""`: `[]` in a line is one issue at the root.
@@ -127,8 +140,8 @@ fn disagreement(line: &Line, got: &Verdict) -> Option<String> {
 }
 
 /// The record of Rust's messages for `file`'s refusals: one JSON line per refused line whose
-/// text is JSON (`{"line":N,"stage":..,"message":..}`; text that is not JSON is worded by each
-/// language's own parser). The node runner (`tests/corpus/runner.mjs`) requires Zod's message
+/// text is JSON (its number, the line's fingerprint, the stage and the message; text that is
+/// not JSON is worded by each language's own parser). The node runner (`tests/corpus/runner.mjs`) requires Zod's message
 /// on each of those lines to be this one, so Rust and TypeScript say the same thing, not only
 /// give the same verdict.
 fn messages(lines: &[Line], verdicts: &[Verdict]) -> String {
@@ -143,7 +156,12 @@ fn messages(lines: &[Line], verdicts: &[Verdict]) -> String {
             .next()
             .and_then(|n| n.parse().ok())
             .expect("a line number");
-        let record = serde_json::json!({ "line": number, "stage": v.stage, "message": v.message });
+        let record = serde_json::json!({
+            "line": number,
+            "of": fingerprint(&l.source),
+            "stage": v.stage,
+            "message": v.message,
+        });
         out.push_str(&record.to_string());
         out.push('\n');
     }
