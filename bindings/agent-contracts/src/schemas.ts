@@ -1476,7 +1476,8 @@ export const AttachResultSchema = z.object({
      * True when the host answers the events after `since` instead of a snapshot: keep the
      * thread and apply the chat.event frames that follow. False: a snapshot. Absent (a host
      * that predates the field): read as the spec words it, an empty `items` after a `since`
-     * is resumed and anything else a snapshot.
+     * is resumed (unless `seq` is below the `since`: the chat started over) and anything else
+     * a snapshot.
      */
     resumed: z.boolean().optional(),
 });
