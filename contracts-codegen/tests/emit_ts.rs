@@ -12,7 +12,12 @@ use std::path::{Path, PathBuf};
 
 fn options() -> TsOptions {
     let mut o = TsOptions::new("@fixture/agent-contracts", "AGENT");
-    o.parse_functions = vec!["Request".into(), "ServerFrame".into()];
+    o.parse_functions = vec![
+        "Request".into(),
+        "ServerFrame".into(),
+        "Shape".into(),
+        "Loose".into(),
+    ];
     o.aliases = vec![
         TsAlias {
             name: "Error".into(),

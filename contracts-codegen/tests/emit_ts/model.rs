@@ -175,6 +175,50 @@ pub fn model() -> Model {
             ],
         }),
     ));
+    // Untagged unions picked by literal keys: an int literal, a required and an optional
+    // literal, a variant without any (the pick stops there), and a union whose first variant
+    // has none (no pick at all).
+    let int_lit = |i| ty(TyKind::Literal(Literal::Int(i)));
+    types.push(strukt(
+        "Circle",
+        "A circle.",
+        vec![
+            field("kind", "", false, int_lit(1)),
+            field("radius", "", false, int(Some(0), None)),
+        ],
+    ));
+    types.push(strukt(
+        "Square",
+        "A square.",
+        vec![
+            field("kind", "", false, int_lit(2)),
+            field("side", "", false, int(Some(0), None)),
+            field("marked", "", true, ty(TyKind::Literal(Literal::Bool(true)))),
+        ],
+    ));
+    types.push(strukt(
+        "Blob",
+        "Anything with a size.",
+        vec![field("size", "", false, int(Some(0), None))],
+    ));
+    let untagged = |variants: &[&str]| {
+        TypeDefKind::Union(Union {
+            tag: UnionTag::Untagged,
+            variants: variants.iter().map(|v| variant(None, "", r(v))).collect(),
+        })
+    };
+    types.push(def(
+        "Shape",
+        "A shape, tried in order.",
+        None,
+        untagged(&["Circle", "Square", "Blob", "Circle"]),
+    ));
+    types.push(def(
+        "Loose",
+        "A blob first: nothing to pick by.",
+        None,
+        untagged(&["Blob", "Circle"]),
+    ));
     types.push(strukt(
         "WireError",
         "What went wrong.",

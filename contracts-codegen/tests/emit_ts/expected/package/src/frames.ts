@@ -5,7 +5,7 @@
 // stages' verdict when it refuses.
 
 import { z } from 'zod';
-import { EventFrameSchema, ReplyErrorSchema, ReplyOkSchema, RequestSchema, ServerFrameSchema, WireErrorSchema, type EventFrame, type ReplyError, type ReplyOk, type Request, type ServerFrame } from './schemas.js';
+import { BlobSchema, CircleSchema, EventFrameSchema, LooseSchema, ReplyErrorSchema, ReplyOkSchema, RequestSchema, ServerFrameSchema, ShapeSchema, SquareSchema, WireErrorSchema, type EventFrame, type Loose, type ReplyError, type ReplyOk, type Request, type ServerFrame, type Shape } from './schemas.js';
 import { AGENT_EVENT_SCHEMAS, AGENT_REQUEST_SCHEMAS, isAgentEventType, isAgentRequestType, parseAgentEventPayload, parseAgentRequestPayload } from './tables.js';
 import { parseWith, type ParseResult, quoteName, type TypedParseResult } from './parse.js';
 
@@ -42,6 +42,40 @@ function pickServerFrame(input: unknown): z.ZodType | undefined {
  */
 export function parseServerFrame(input: unknown): ParseResult<ServerFrame> {
     return parseWith(ServerFrameSchema, input, pickServerFrame);
+}
+
+/**
+ * The first variant of `Shape` that can accept `input`: the first whose required literal keys
+ * it has (each variant before it lacks one, so refuses). `undefined`: the union decides.
+ */
+function pickShape(input: unknown): z.ZodType | undefined {
+    if (typeof input !== 'object' || input === null) return undefined;
+    const v = input as { readonly [key: string]: unknown };
+    if (v.kind === 1) return CircleSchema;
+    if (v.kind === 2) return SquareSchema;
+    return BlobSchema;
+}
+
+/**
+ * A shape, tried in order.
+ *
+ * Answers `{ ok: true, value }` or `{ ok: false, message }` with Zod's
+ * prettified message; never throws.
+ *
+ * The variant {@link pickShape} names is tried first.
+ */
+export function parseShape(input: unknown): ParseResult<Shape> {
+    return parseWith(ShapeSchema, input, pickShape);
+}
+
+/**
+ * A blob first: nothing to pick by.
+ *
+ * Answers `{ ok: true, value }` or `{ ok: false, message }` with Zod's
+ * prettified message; never throws.
+ */
+export function parseLoose(input: unknown): ParseResult<Loose> {
+    return parseWith(LooseSchema, input);
 }
 
 /** The same schema as {@link WireErrorSchema}. */

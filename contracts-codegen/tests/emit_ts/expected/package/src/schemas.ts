@@ -128,6 +128,68 @@ export const ServerFrameSchema = z.union([
 export type ServerFrame = z.infer<typeof ServerFrameSchema>;
 
 /**
+ * A circle.
+ */
+export const CircleSchema = z.object({
+    kind: z.literal(1),
+    radius: z.int().min(0),
+});
+/**
+ * A circle.
+ */
+export type Circle = z.infer<typeof CircleSchema>;
+
+/**
+ * A square.
+ */
+export const SquareSchema = z.object({
+    kind: z.literal(2),
+    side: z.int().min(0),
+    marked: z.literal(true).optional(),
+});
+/**
+ * A square.
+ */
+export type Square = z.infer<typeof SquareSchema>;
+
+/**
+ * Anything with a size.
+ */
+export const BlobSchema = z.object({
+    size: z.int().min(0),
+});
+/**
+ * Anything with a size.
+ */
+export type Blob = z.infer<typeof BlobSchema>;
+
+/**
+ * A shape, tried in order.
+ */
+export const ShapeSchema = z.union([
+    CircleSchema,
+    SquareSchema,
+    BlobSchema,
+    CircleSchema,
+]);
+/**
+ * A shape, tried in order.
+ */
+export type Shape = z.infer<typeof ShapeSchema>;
+
+/**
+ * A blob first: nothing to pick by.
+ */
+export const LooseSchema = z.union([
+    BlobSchema,
+    CircleSchema,
+]);
+/**
+ * A blob first: nothing to pick by.
+ */
+export type Loose = z.infer<typeof LooseSchema>;
+
+/**
  * `{}`.
  */
 export const EmptySchema = z.object({});
