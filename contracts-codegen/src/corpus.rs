@@ -343,14 +343,7 @@ fn derive_covering(model: &Model) -> (Vec<Case>, BTreeSet<(String, String)>) {
             stage: Stage::Table,
             label: format!("{} value", def.name),
         };
-        let ty = Ty {
-            kind: TyKind::Ref(crate::model::TypeRef {
-                name: def.name.clone(),
-                protocol: None,
-            }),
-            loc: def.loc.clone(),
-        };
-        g.root(&root, &ty);
+        g.root(&root, &reference(def));
     }
     g.frames();
     for (kind, name) in [("client", "ClientFrame"), ("server", "ServerFrame")] {
@@ -369,14 +362,7 @@ fn derive_covering(model: &Model) -> (Vec<Case>, BTreeSet<(String, String)>) {
             stage: Stage::Envelope,
             label: format!("{kind} frame"),
         };
-        let ty = Ty {
-            kind: TyKind::Ref(crate::model::TypeRef {
-                name: name.to_owned(),
-                protocol: None,
-            }),
-            loc: def.loc.clone(),
-        };
-        g.root(&root, &ty);
+        g.root(&root, &reference(def));
     }
     // The same input checked the same way twice says nothing new: keep the first.
     let mut seen = BTreeSet::new();
@@ -386,6 +372,17 @@ fn derive_covering(model: &Model) -> (Vec<Case>, BTreeSet<(String, String)>) {
         .filter(|c| seen.insert((c.kind.clone(), c.type_name.clone(), c.input.text())))
         .collect();
     (cases, g.covered)
+}
+
+/// A reference to `def`, a type of the model at hand, written where it is declared.
+fn reference(def: &TypeDef) -> Ty {
+    Ty {
+        kind: TyKind::Ref(crate::model::TypeRef {
+            name: def.name.clone(),
+            protocol: None,
+        }),
+        loc: def.loc.clone(),
+    }
 }
 
 impl<'m> Gen<'m> {

@@ -380,6 +380,28 @@ impl Model {
         out
     }
 
+    /// The required literal fields of `s`, a struct this model declares (a literal through an
+    /// alias too), with their values: what an object must hold to be `s` at all. The Rust
+    /// emitter's `Object::LITERALS` and the TypeScript picks read the same keys.
+    pub fn required_literals<'a>(&'a self, s: &'a Struct) -> Vec<(&'a str, &'a Literal)> {
+        s.fields
+            .iter()
+            .filter(|f| !f.optional)
+            .filter_map(|f| match &self.unalias(&f.ty).kind {
+                TyKind::Literal(l) => Some((f.name.as_str(), l)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The model that declares the type `r` names: this one or a base.
+    pub fn declaring(&self, r: &TypeRef) -> &Model {
+        match r.protocol.as_deref() {
+            Some(p) if p != self.name => self.base(p).unwrap_or(self),
+            _ => self,
+        }
+    }
+
     /// This model's named types (not aliases) that none of its own request or event entries
     /// reaches, in declaration order: the frames, and the contracts kept outside the tables on
     /// purpose (`TaskChangedEvent`). The corpus checks them as bare values (`"as": "type"`),

@@ -4,10 +4,12 @@
 use crate::wire::ParseError;
 use serde::Serialize;
 
-/// `name` quoted as JSON quotes it (`JSON.stringify` in TypeScript), for messages both
-/// languages word alike: a control character is `\u0001` in both, not Rust's `\u{1}`.
-pub fn quoted(name: &str) -> String {
-    serde_json::to_string(name).unwrap_or_else(|_| format!("{name:?}"))
+/// The refusal of a name no table entry has, worded as the generated TypeScript words it
+/// (`noTableEntry`): the name quoted as JSON, so a control character is `\u0001` in both,
+/// not Rust's `\u{1}`.
+pub fn no_table_entry(name: &str) -> String {
+    let quoted = serde_json::to_string(name).unwrap_or_else(|_| format!("{name:?}"));
+    format!("no table entry is called {quoted}")
 }
 
 /// Where a refusal happened: the frame itself, or its payload checked by name.

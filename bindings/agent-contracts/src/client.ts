@@ -14,6 +14,11 @@ export type RequestTable = { readonly [name: string]: { readonly payload: z.ZodT
 /** An event table: name -> payload schema. */
 export type EventTable = { readonly [name: string]: z.ZodType };
 
+/** A table's own entry called `name`: `toString` or `__proto__` is a name like any other. */
+function entryOf<T>(table: { readonly [name: string]: T }, name: string): T | undefined {
+    return Object.hasOwn(table, name) ? table[name] : undefined;
+}
+
 /** The codes the client itself answers with, beside the host's. */
 export const CLIENT_ERROR_CODES = {
     /** The payload did not match the table; nothing was sent. */
@@ -83,8 +88,7 @@ export class ContractClient<R extends RequestTable, E extends EventTable> {
         if (this.closed) {
             return Promise.reject(new RequestError({ code: CLIENT_ERROR_CODES.closed, message: 'the client is closed' }));
         }
-        // An own entry only: `toString` or `__proto__` is a name like any other.
-        const entry = Object.hasOwn(this.options.requests, type) ? this.options.requests[type] : undefined;
+        const entry = entryOf(this.options.requests, type);
         let body: unknown = payload;
         if (entry && this.options.checkPayloads !== false) {
             const checked = parseWith(entry.payload, payload);
@@ -140,7 +144,7 @@ export class ContractClient<R extends RequestTable, E extends EventTable> {
                 if ('ok' in frame) return this.reply(frame, raw);
                 // The payload is the table's already; a name this client's table does not know
                 // is ignored, as below.
-                if (Object.hasOwn(this.options.events, frame.event)) this.emit(frame.event, frame.payload);
+                if (entryOf(this.options.events, frame.event)) this.emit(frame.event, frame.payload);
                 return;
             }
             if (typed.stage === 'envelope') return this.options.onInvalidFrame?.(typed.message, raw);
@@ -154,8 +158,7 @@ export class ContractClient<R extends RequestTable, E extends EventTable> {
         }
         const frame = parsed.value;
         if ('ok' in frame) return this.reply(frame, raw);
-        // An own entry only: `toString` or `__proto__` is a name like any other.
-        const entry = Object.hasOwn(this.options.events, frame.event) ? this.options.events[frame.event] : undefined;
+        const entry = entryOf(this.options.events, frame.event);
         if (!entry) return; // an event this client's table does not know: a newer host's
         const payload = parseWith(entry, frame.payload);
         if (!payload.ok) return this.options.onInvalidFrame?.(payload.message, raw);
@@ -198,7 +201,7 @@ export class ContractClient<R extends RequestTable, E extends EventTable> {
         const p = this.pending.get(frame.id);
         if (!p) return this.options.onInvalidFrame?.(`no request has the id ${frame.id}`, raw);
         this.pending.delete(frame.id);
-        const entry = Object.hasOwn(this.options.requests, p.type) ? this.options.requests[p.type] : undefined;
+        const entry = entryOf(this.options.requests, p.type);
         const result = entry ? parseWith(entry.result, frame.result) : { ok: true as const, value: frame.result };
         if (result.ok) p.resolve(result.value);
         else p.reject(new RequestError({ code: CLIENT_ERROR_CODES.invalidResult, message: result.message }));

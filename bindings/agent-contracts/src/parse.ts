@@ -14,9 +14,14 @@ export type ParseResult<T> = { ok: true; value: T } | { ok: false; message: stri
 export type TypedParseResult<T> = { ok: true; value: T } | { ok: false; stage: 'envelope' | 'table'; message: string };
 
 /**
- * `name` quoted for a message as the Rust side quotes it: as JSON, a lone surrogate read as
- * U+FFFD (as Rust reads the text), so both sides word a refusal alike.
+ * The refusal of a name no table entry has, worded as the Rust side words it: the name quoted
+ * as JSON, a lone surrogate read as U+FFFD (as Rust reads the text).
  */
+export function noTableEntry(name: string): string {
+    return `no table entry is called ${quoteName(name)}`;
+}
+
+/** `name` quoted as JSON, a lone surrogate read as U+FFFD (see {@link noTableEntry}). */
 export function quoteName(name: string): string {
     return JSON.stringify(name.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'));
 }

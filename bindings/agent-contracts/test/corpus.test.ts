@@ -20,7 +20,7 @@ import {
     parseRequest,
     parseServerFrame,
     parseWith,
-    quoteName,
+    noTableEntry,
     type ParseResult,
 } from '@adecore/agent-contracts';
 import * as root from '@adecore/agent-contracts';
@@ -37,8 +37,6 @@ for (const m of [root, agentModule, taskModule] as Record<string, unknown>[]) {
     }
 }
 
-/** The message of a name the table does not know, as Rust's `verdict` words it. */
-const unknownName = (name: string) => `no table entry is called ${quoteName(name)}`;
 
 /** The package's root (this file runs from dist/test/). */
 const PACKAGE = new URL('../../', import.meta.url);
@@ -57,7 +55,7 @@ runCorpus({
                 const frame = parseRequest(input);
                 if (!frame.ok) return refusal('envelope', frame);
                 const name = frame.value.type;
-                if (!isAgentRequestType(name)) return { ok: false, stage: 'table', message: unknownName(name) };
+                if (!isAgentRequestType(name)) return { ok: false, stage: 'table', message: noTableEntry(name) };
                 return table(parseAgentRequestPayload(name, frame.value.payload));
             }
             case 'server': {
@@ -65,7 +63,7 @@ runCorpus({
                 if (!frame.ok) return refusal('envelope', frame);
                 const v = frame.value;
                 if (!('event' in v) || v.type !== 'event') return { ok: true };
-                if (!isAgentEventType(v.event)) return { ok: false, stage: 'table', message: unknownName(v.event) };
+                if (!isAgentEventType(v.event)) return { ok: false, stage: 'table', message: noTableEntry(v.event) };
                 return table(parseAgentEventPayload(v.event, v.payload));
             }
             case 'payload':

@@ -21,22 +21,20 @@ import {
     parseRequestTyped,
     parseServerFrame,
     parseServerFrameTyped,
-    quoteName,
+    noTableEntry,
     type TypedParseResult,
 } from '@adecore/agent-contracts';
 
 /** The workspace root (this file runs from bindings/agent-contracts/dist/test/). */
 const ROOT = new URL('../../../../', import.meta.url);
 
-/** The message of a name the table does not know, as Rust's `verdict` words it. */
-const unknownName = (name: string) => `no table entry is called ${quoteName(name)}`;
 
 /** The two stages of a request: parseRequest, then the payload by name. */
 function requestStages(input: unknown): TypedParseResult<unknown> {
     const frame = parseRequest(input);
     if (!frame.ok) return { ok: false, stage: 'envelope', message: frame.message };
     const name = frame.value.type;
-    if (!isAgentRequestType(name)) return { ok: false, stage: 'table', message: unknownName(name) };
+    if (!isAgentRequestType(name)) return { ok: false, stage: 'table', message: noTableEntry(name) };
     const payload = parseAgentRequestPayload(name, frame.value.payload);
     if (!payload.ok) return { ok: false, stage: 'table', message: payload.message };
     return { ok: true, value: { ...frame.value, payload: payload.value } };
@@ -48,7 +46,7 @@ function serverStages(input: unknown): TypedParseResult<unknown> {
     if (!frame.ok) return { ok: false, stage: 'envelope', message: frame.message };
     const v = frame.value;
     if ('ok' in v) return { ok: true, value: v };
-    if (!isAgentEventType(v.event)) return { ok: false, stage: 'table', message: unknownName(v.event) };
+    if (!isAgentEventType(v.event)) return { ok: false, stage: 'table', message: noTableEntry(v.event) };
     const payload = parseAgentEventPayload(v.event, v.payload);
     if (!payload.ok) return { ok: false, stage: 'table', message: payload.message };
     return { ok: true, value: { ...v, payload: payload.value } };

@@ -369,14 +369,11 @@ impl<'a> Emitter<'a> {
         let outside = self.model.outside_tables();
         let names = outside.iter().map(|d| d.name.as_str());
         let paths = outside.iter().map(|d| {
-            let name = format_ident!("{}", rust_type_name(&d.name));
-            match d.module.as_deref() {
-                Some(m) => {
-                    let m = module_ident(m);
-                    quote!(#m::#name)
-                }
-                None => quote!(#name),
-            }
+            let r = TypeRef {
+                name: d.name.clone(),
+                protocol: None,
+            };
+            self.type_path(self.model, &r, At::Root)
         });
         quote! {
             /// Reads `json` as the type called `name`, one of the types no table entry reaches
@@ -469,7 +466,6 @@ impl<'a> Emitter<'a> {
         let mut writes = Vec::new();
         let mut schemas = Vec::new();
         let mut kept = Vec::new();
-        let mut literals = Vec::new();
         let mut scan_finish = Vec::new();
         let mut scan_build = Vec::new();
         for (i, f) in s.fields.iter().enumerate() {
@@ -492,7 +488,6 @@ impl<'a> Emitter<'a> {
             match self.store(f) {
                 Store::Literal => {
                     finish.push(quote!(let #slot = o.required(#i_lit, #slot, #schema);));
-                    literals.push(self.runtime_literal(key, self.model.unalias(&f.ty)));
                     let lit = literal_value(self.model.unalias(&f.ty));
                     writes.push(quote!(map.serialize_entry(#key, &#lit)?;));
                     kept.push(false);
@@ -567,6 +562,12 @@ impl<'a> Emitter<'a> {
         };
         let common = self.common_impls(&name);
         let view = self.struct_ref(def, s, at);
+        let literals: Vec<TokenStream> = self
+            .model
+            .required_literals(s)
+            .into_iter()
+            .map(|(key, l)| self.runtime_literal(key, l))
+            .collect();
         let literals = if literals.is_empty() {
             quote!()
         } else {
@@ -1267,16 +1268,15 @@ impl<'a> Emitter<'a> {
     }
 
     /// A required literal key as the runtime's untagged unions test it: `("ok", Bool(true))`.
-    fn runtime_literal(&self, key: &str, ty: &Ty) -> TokenStream {
+    fn runtime_literal(&self, key: &str, l: &Literal) -> TokenStream {
         let rt = &self.rt;
-        let lit = match &ty.kind {
-            TyKind::Literal(Literal::String(s)) => quote!(#rt::Literal::Str(#s)),
-            TyKind::Literal(Literal::Bool(b)) => quote!(#rt::Literal::Bool(#b)),
-            TyKind::Literal(Literal::Int(i)) => {
+        let lit = match l {
+            Literal::String(s) => quote!(#rt::Literal::Str(#s)),
+            Literal::Bool(b) => quote!(#rt::Literal::Bool(#b)),
+            Literal::Int(i) => {
                 let i = Lit::i64_suffixed(*i);
                 quote!(#rt::Literal::Int(#i))
             }
-            _ => unreachable!("a literal field has a literal type"),
         };
         quote!((#key, #lit))
     }

@@ -766,9 +766,14 @@ import {{ z }} from 'zod';
 export type ParseResult<T> = {{ ok: true; value: T }} | {{ ok: false; message: string }};
 {typed}
 /**
- * `name` quoted for a message as the Rust side quotes it: as JSON, a lone surrogate read as
- * U+FFFD (as Rust reads the text), so both sides word a refusal alike.
+ * The refusal of a name no table entry has, worded as the Rust side words it: the name quoted
+ * as JSON, a lone surrogate read as U+FFFD (as Rust reads the text).
  */
+export function noTableEntry(name: string): string {{
+    return `no table entry is called ${{quoteName(name)}}`;
+}}
+
+/** `name` quoted as JSON, a lone surrogate read as U+FFFD (see {{@link noTableEntry}}). */
 export function quoteName(name: string): string {{
     return JSON.stringify(name.replace(/[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]/g, '\\ufffd'));
 }}
@@ -1124,7 +1129,7 @@ export function parse{tp}EventPayload<K extends {tp}EventType>(event: K, payload
                 parse.retain(|n| *n == "parseWith");
             }
             if !typed.is_empty() {
-                parse.push("quoteName");
+                parse.push("noTableEntry");
                 parse.push("type TypedParseResult");
             }
             let _ = writeln!(out, "import {{ {} }} from './parse.js';", parse.join(", "));
@@ -1312,14 +1317,12 @@ export function parse{tp}EventPayload<K extends {tp}EventType>(event: K, payload
             let Some(TypeDefKind::Struct(s)) = self.model.resolve(r).map(|d| &d.kind) else {
                 break;
             };
-            let keys: Vec<(String, Literal)> = s
-                .fields
-                .iter()
-                .filter(|f| !f.optional)
-                .filter_map(|f| match &f.ty.kind {
-                    TyKind::Literal(l) => Some((f.name.clone(), l.clone())),
-                    _ => None,
-                })
+            let keys: Vec<(String, Literal)> = self
+                .model
+                .declaring(r)
+                .required_literals(s)
+                .into_iter()
+                .map(|(k, l)| (k.to_owned(), l.clone()))
                 .collect();
             let last = keys.is_empty();
             out.push(Pick {
@@ -1372,15 +1375,15 @@ export function parse{tp}EventPayload<K extends {tp}EventType>(event: K, payload
                     let TypeDefKind::Struct(s) = &d.kind else {
                         continue 'union;
                     };
-                    let Some(k) = s.fields.iter().find(|f| {
-                        !f.optional
-                            && matches!(f.ty.kind, TyKind::Literal(_))
-                            && !fs.fields.iter().any(|g| g.name == f.name)
-                    }) else {
+                    let literals = self.model.declaring(&r).required_literals(s);
+                    let Some((k, _)) = literals
+                        .into_iter()
+                        .find(|(k, _)| !fs.fields.iter().any(|g| g.name == *k))
+                    else {
                         continue 'union;
                     };
-                    if !keys.contains(&k.name) {
-                        keys.push(k.name.clone());
+                    if !keys.iter().any(|have| have == k) {
+                        keys.push(k.to_owned());
                     }
                     refs.push(r);
                 }
@@ -1588,7 +1591,7 @@ export type {}Typed = {};
             let _ = writeln!(out, "    const name = v{};", js_prop(key));
             let _ = writeln!(
                 out,
-                "    if (!{is}(name)) return {{ ok: false, stage: 'table', message: `no table entry is called ${{quoteName(name)}}` }};"
+                "    if (!{is}(name)) return {{ ok: false, stage: 'table', message: noTableEntry(name) }};"
             );
             let _ = writeln!(
                 out,

@@ -215,13 +215,13 @@ pub struct UnknownType(pub String, pub Kind);
 
 impl std::fmt::Display for UnknownType {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let name = crate::verdict::quoted(&self.0);
         match self.1 {
             Kind::Type => write!(
                 f,
-                "no type outside the tables is called {name} (a type a table entry reaches is checked through the entry)"
+                "no type outside the tables is called {:?} (a type a table entry reaches is checked through the entry)",
+                self.0
             ),
-            _ => write!(f, "no table entry is called {name}"),
+            _ => f.write_str(&crate::verdict::no_table_entry(&self.0)),
         }
     }
 }
@@ -274,10 +274,9 @@ pub fn verdict(kind: Kind, type_name: Option<&str>, text: &str) -> Result<Verdic
 fn table(outcome: Result<(), TableError>) -> Verdict {
     match outcome {
         Ok(()) => Verdict::accepted(),
-        Err(TableError::UnknownName(name)) => Verdict::refused_with(
-            Stage::Table,
-            format!("no table entry is called {}", crate::verdict::quoted(&name)),
-        ),
+        Err(TableError::UnknownName(name)) => {
+            Verdict::refused_with(Stage::Table, crate::verdict::no_table_entry(&name))
+        }
         Err(TableError::Invalid { error, .. }) if error.is_syntax() => {
             Verdict::refused(Stage::Envelope, &error)
         }

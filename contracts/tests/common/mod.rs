@@ -17,6 +17,8 @@ use std::path::PathBuf;
 pub struct Line {
     /// `tests/corpus/<file>:<line>`.
     pub place: String,
+    /// The line's number in its file (from 1).
+    pub number: usize,
     /// The line as written: what its record in `tests/corpus/messages/` is tied to.
     pub source: String,
     /// The line's `as`: what the input is checked as.
@@ -91,6 +93,7 @@ pub fn read(file: &str) -> Vec<Line> {
                 .unwrap_or_default()
                 .to_owned(),
             place,
+            number: i + 1,
             source: raw.to_owned(),
         });
     }
@@ -150,14 +153,8 @@ fn messages(lines: &[Line], verdicts: &[Verdict]) -> String {
         if v.ok || serde_json::from_str::<serde::de::IgnoredAny>(&l.text).is_err() {
             continue;
         }
-        let number: usize = l
-            .place
-            .rsplit(':')
-            .next()
-            .and_then(|n| n.parse().ok())
-            .expect("a line number");
         let record = serde_json::json!({
-            "line": number,
+            "line": l.number,
             "of": fingerprint(&l.source),
             "stage": v.stage,
             "message": v.message,

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { EventSchema, RequestSchema, ServerFrameSchema, type ReplyError, type ReplyOk } from '@adecore/agent-contracts';
 import { DOCUMENTS_EVENT_SCHEMAS, DOCUMENTS_REQUEST_SCHEMAS, isDocumentsEventType, isDocumentsRequestType, parseDocumentsEventPayload, parseDocumentsRequestPayload } from './tables.js';
-import { parseWith, quoteName, type TypedParseResult } from './parse.js';
+import { parseWith, noTableEntry, type TypedParseResult } from './parse.js';
 
 /**
  * A `Request` with its `payload` read by its `type` through the request table, in one
@@ -105,7 +105,7 @@ export function parseRequestTyped(input: unknown): TypedParseResult<RequestTyped
     if (!frame.ok) return { ok: false, stage: 'envelope', message: frame.message };
     const v = frame.value;
     const name = v.type;
-    if (!isDocumentsRequestType(name)) return { ok: false, stage: 'table', message: `no table entry is called ${quoteName(name)}` };
+    if (!isDocumentsRequestType(name)) return { ok: false, stage: 'table', message: noTableEntry(name) };
     const payload = parseDocumentsRequestPayload(name, v.payload);
     if (!payload.ok) return { ok: false, stage: 'table', message: payload.message };
     return { ok: true, value: { ...v, payload: payload.value } as RequestTyped };
@@ -137,7 +137,7 @@ export function parseServerFrameTyped(input: unknown): TypedParseResult<ServerFr
     const v = frame.value;
     if ('ok' in v) return { ok: true, value: v };
     const name = v.event;
-    if (!isDocumentsEventType(name)) return { ok: false, stage: 'table', message: `no table entry is called ${quoteName(name)}` };
+    if (!isDocumentsEventType(name)) return { ok: false, stage: 'table', message: noTableEntry(name) };
     const payload = parseDocumentsEventPayload(name, v.payload);
     if (!payload.ok) return { ok: false, stage: 'table', message: payload.message };
     return { ok: true, value: { ...v, payload: payload.value } as EventTyped };

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { BlobSchema, CircleSchema, EventFrameSchema, LooseSchema, ReplyErrorSchema, ReplyOkSchema, RequestSchema, ServerFrameSchema, ShapeSchema, SquareSchema, WireErrorSchema, type EventFrame, type Loose, type ReplyError, type ReplyOk, type Request, type ServerFrame, type Shape } from './schemas.js';
 import { AGENT_EVENT_SCHEMAS, AGENT_REQUEST_SCHEMAS, isAgentEventType, isAgentRequestType, parseAgentEventPayload, parseAgentRequestPayload } from './tables.js';
-import { parseWith, type ParseResult, quoteName, type TypedParseResult } from './parse.js';
+import { parseWith, type ParseResult, noTableEntry, type TypedParseResult } from './parse.js';
 
 /**
  * A request frame: `{ id, type, payload }`.
@@ -133,7 +133,7 @@ export function parseRequestTyped(input: unknown): TypedParseResult<RequestTyped
     if (!frame.ok) return { ok: false, stage: 'envelope', message: frame.message };
     const v = frame.value;
     const name = v.type;
-    if (!isAgentRequestType(name)) return { ok: false, stage: 'table', message: `no table entry is called ${quoteName(name)}` };
+    if (!isAgentRequestType(name)) return { ok: false, stage: 'table', message: noTableEntry(name) };
     const payload = parseAgentRequestPayload(name, v.payload);
     if (!payload.ok) return { ok: false, stage: 'table', message: payload.message };
     return { ok: true, value: { ...v, payload: payload.value } as RequestTyped };
@@ -165,7 +165,7 @@ export function parseServerFrameTyped(input: unknown): TypedParseResult<ServerFr
     const v = frame.value;
     if ('ok' in v) return { ok: true, value: v };
     const name = v.event;
-    if (!isAgentEventType(name)) return { ok: false, stage: 'table', message: `no table entry is called ${quoteName(name)}` };
+    if (!isAgentEventType(name)) return { ok: false, stage: 'table', message: noTableEntry(name) };
     const payload = parseAgentEventPayload(name, v.payload);
     if (!payload.ok) return { ok: false, stage: 'table', message: payload.message };
     return { ok: true, value: { ...v, payload: payload.value } as EventFrameTyped };
