@@ -55,47 +55,47 @@ export const ErrorSchema = WireErrorSchema;
  * the entry's name and `payload` its schema.
  */
 export const RequestTypedSchema = z.discriminatedUnion('type', [
-    RequestSchema.extend({ type: z.literal('chat.create'), payload: AGENT_REQUEST_SCHEMAS['chat.create'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.list'), payload: AGENT_REQUEST_SCHEMAS['chat.list'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.attach'), payload: AGENT_REQUEST_SCHEMAS['chat.attach'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.detach'), payload: AGENT_REQUEST_SCHEMAS['chat.detach'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.history'), payload: AGENT_REQUEST_SCHEMAS['chat.history'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.send'), payload: AGENT_REQUEST_SCHEMAS['chat.send'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.unqueue'), payload: AGENT_REQUEST_SCHEMAS['chat.unqueue'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.sendNow'), payload: AGENT_REQUEST_SCHEMAS['chat.sendNow'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.cancel'), payload: AGENT_REQUEST_SCHEMAS['chat.cancel'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.compact'), payload: AGENT_REQUEST_SCHEMAS['chat.compact'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.clear'), payload: AGENT_REQUEST_SCHEMAS['chat.clear'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.kill'), payload: AGENT_REQUEST_SCHEMAS['chat.kill'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.approve'), payload: AGENT_REQUEST_SCHEMAS['chat.approve'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.answer'), payload: AGENT_REQUEST_SCHEMAS['chat.answer'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.dismiss'), payload: AGENT_REQUEST_SCHEMAS['chat.dismiss'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.configure'), payload: AGENT_REQUEST_SCHEMAS['chat.configure'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.setPreferences'), payload: AGENT_REQUEST_SCHEMAS['chat.setPreferences'].payload }),
-    RequestSchema.extend({ type: z.literal('skills.list'), payload: AGENT_REQUEST_SCHEMAS['skills.list'].payload }),
-    RequestSchema.extend({ type: z.literal('provider.list'), payload: AGENT_REQUEST_SCHEMAS['provider.list'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.turnDiff'), payload: AGENT_REQUEST_SCHEMAS['chat.turnDiff'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.fork'), payload: AGENT_REQUEST_SCHEMAS['chat.fork'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.forkInfo'), payload: AGENT_REQUEST_SCHEMAS['chat.forkInfo'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.summarize'), payload: AGENT_REQUEST_SCHEMAS['chat.summarize'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.continueOn'), payload: AGENT_REQUEST_SCHEMAS['chat.continueOn'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.subagent'), payload: AGENT_REQUEST_SCHEMAS['chat.subagent'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.stopSubagent'), payload: AGENT_REQUEST_SCHEMAS['chat.stopSubagent'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.stopTask'), payload: AGENT_REQUEST_SCHEMAS['chat.stopTask'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.addBookmark'), payload: AGENT_REQUEST_SCHEMAS['chat.addBookmark'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.renameBookmark'), payload: AGENT_REQUEST_SCHEMAS['chat.renameBookmark'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.removeBookmark'), payload: AGENT_REQUEST_SCHEMAS['chat.removeBookmark'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.removeVisual'), payload: AGENT_REQUEST_SCHEMAS['chat.removeVisual'].payload }),
-    RequestSchema.extend({ type: z.literal('accounts.list'), payload: AGENT_REQUEST_SCHEMAS['accounts.list'].payload }),
-    RequestSchema.extend({ type: z.literal('accounts.save'), payload: AGENT_REQUEST_SCHEMAS['accounts.save'].payload }),
-    RequestSchema.extend({ type: z.literal('accounts.refresh'), payload: AGENT_REQUEST_SCHEMAS['accounts.refresh'].payload }),
-    RequestSchema.extend({ type: z.literal('accounts.create'), payload: AGENT_REQUEST_SCHEMAS['accounts.create'].payload }),
-    RequestSchema.extend({ type: z.literal('accounts.watchLogin'), payload: AGENT_REQUEST_SCHEMAS['accounts.watchLogin'].payload }),
-    RequestSchema.extend({ type: z.literal('usage.summary'), payload: AGENT_REQUEST_SCHEMAS['usage.summary'].payload }),
-    RequestSchema.extend({ type: z.literal('usage.subscribe'), payload: AGENT_REQUEST_SCHEMAS['usage.subscribe'].payload }),
-    RequestSchema.extend({ type: z.literal('usage.unsubscribe'), payload: AGENT_REQUEST_SCHEMAS['usage.unsubscribe'].payload }),
-    RequestSchema.extend({ type: z.literal('usage.limits'), payload: AGENT_REQUEST_SCHEMAS['usage.limits'].payload }),
-    RequestSchema.extend({ type: z.literal('usage.refreshLimits'), payload: AGENT_REQUEST_SCHEMAS['usage.refreshLimits'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.create'), payload: AGENT_REQUEST_SCHEMAS['chat.create'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.list'), payload: AGENT_REQUEST_SCHEMAS['chat.list'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.attach'), payload: AGENT_REQUEST_SCHEMAS['chat.attach'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.detach'), payload: AGENT_REQUEST_SCHEMAS['chat.detach'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.history'), payload: AGENT_REQUEST_SCHEMAS['chat.history'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.send'), payload: AGENT_REQUEST_SCHEMAS['chat.send'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.unqueue'), payload: AGENT_REQUEST_SCHEMAS['chat.unqueue'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.sendNow'), payload: AGENT_REQUEST_SCHEMAS['chat.sendNow'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.cancel'), payload: AGENT_REQUEST_SCHEMAS['chat.cancel'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.compact'), payload: AGENT_REQUEST_SCHEMAS['chat.compact'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.clear'), payload: AGENT_REQUEST_SCHEMAS['chat.clear'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.kill'), payload: AGENT_REQUEST_SCHEMAS['chat.kill'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.approve'), payload: AGENT_REQUEST_SCHEMAS['chat.approve'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.answer'), payload: AGENT_REQUEST_SCHEMAS['chat.answer'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.dismiss'), payload: AGENT_REQUEST_SCHEMAS['chat.dismiss'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.configure'), payload: AGENT_REQUEST_SCHEMAS['chat.configure'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.setPreferences'), payload: AGENT_REQUEST_SCHEMAS['chat.setPreferences'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('skills.list'), payload: AGENT_REQUEST_SCHEMAS['skills.list'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('provider.list'), payload: AGENT_REQUEST_SCHEMAS['provider.list'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.turnDiff'), payload: AGENT_REQUEST_SCHEMAS['chat.turnDiff'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.fork'), payload: AGENT_REQUEST_SCHEMAS['chat.fork'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.forkInfo'), payload: AGENT_REQUEST_SCHEMAS['chat.forkInfo'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.summarize'), payload: AGENT_REQUEST_SCHEMAS['chat.summarize'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.continueOn'), payload: AGENT_REQUEST_SCHEMAS['chat.continueOn'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.subagent'), payload: AGENT_REQUEST_SCHEMAS['chat.subagent'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.stopSubagent'), payload: AGENT_REQUEST_SCHEMAS['chat.stopSubagent'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.stopTask'), payload: AGENT_REQUEST_SCHEMAS['chat.stopTask'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.addBookmark'), payload: AGENT_REQUEST_SCHEMAS['chat.addBookmark'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.renameBookmark'), payload: AGENT_REQUEST_SCHEMAS['chat.renameBookmark'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.removeBookmark'), payload: AGENT_REQUEST_SCHEMAS['chat.removeBookmark'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.removeVisual'), payload: AGENT_REQUEST_SCHEMAS['chat.removeVisual'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('accounts.list'), payload: AGENT_REQUEST_SCHEMAS['accounts.list'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('accounts.save'), payload: AGENT_REQUEST_SCHEMAS['accounts.save'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('accounts.refresh'), payload: AGENT_REQUEST_SCHEMAS['accounts.refresh'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('accounts.create'), payload: AGENT_REQUEST_SCHEMAS['accounts.create'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('accounts.watchLogin'), payload: AGENT_REQUEST_SCHEMAS['accounts.watchLogin'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('usage.summary'), payload: AGENT_REQUEST_SCHEMAS['usage.summary'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('usage.subscribe'), payload: AGENT_REQUEST_SCHEMAS['usage.subscribe'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('usage.unsubscribe'), payload: AGENT_REQUEST_SCHEMAS['usage.unsubscribe'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('usage.limits'), payload: AGENT_REQUEST_SCHEMAS['usage.limits'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('usage.refreshLimits'), payload: AGENT_REQUEST_SCHEMAS['usage.refreshLimits'].payload }),
 ]);
 /** A `Request` whose `type` names an entry of the request table: narrowing on `type` types `payload`. */
 export type RequestTyped = z.infer<typeof RequestTypedSchema>;
@@ -106,14 +106,14 @@ export type RequestTyped = z.infer<typeof RequestTypedSchema>;
  * the entry's name and `payload` its schema.
  */
 export const EventTypedSchema = z.discriminatedUnion('event', [
-    EventSchema.extend({ event: z.literal('chat.event'), payload: AGENT_EVENT_SCHEMAS['chat.event'] }),
-    EventSchema.extend({ event: z.literal('chat.status'), payload: AGENT_EVENT_SCHEMAS['chat.status'] }),
-    EventSchema.extend({ event: z.literal('chat.subagentChanged'), payload: AGENT_EVENT_SCHEMAS['chat.subagentChanged'] }),
-    EventSchema.extend({ event: z.literal('chat.bookmarks'), payload: AGENT_EVENT_SCHEMAS['chat.bookmarks'] }),
-    EventSchema.extend({ event: z.literal('chat.visuals'), payload: AGENT_EVENT_SCHEMAS['chat.visuals'] }),
-    EventSchema.extend({ event: z.literal('accounts.changed'), payload: AGENT_EVENT_SCHEMAS['accounts.changed'] }),
-    EventSchema.extend({ event: z.literal('usage.changed'), payload: AGENT_EVENT_SCHEMAS['usage.changed'] }),
-    EventSchema.extend({ event: z.literal('usage.limitsChanged'), payload: AGENT_EVENT_SCHEMAS['usage.limitsChanged'] }),
+    z.object({ type: z.literal('event'), event: z.literal('chat.event'), payload: AGENT_EVENT_SCHEMAS['chat.event'] }),
+    z.object({ type: z.literal('event'), event: z.literal('chat.status'), payload: AGENT_EVENT_SCHEMAS['chat.status'] }),
+    z.object({ type: z.literal('event'), event: z.literal('chat.subagentChanged'), payload: AGENT_EVENT_SCHEMAS['chat.subagentChanged'] }),
+    z.object({ type: z.literal('event'), event: z.literal('chat.bookmarks'), payload: AGENT_EVENT_SCHEMAS['chat.bookmarks'] }),
+    z.object({ type: z.literal('event'), event: z.literal('chat.visuals'), payload: AGENT_EVENT_SCHEMAS['chat.visuals'] }),
+    z.object({ type: z.literal('event'), event: z.literal('accounts.changed'), payload: AGENT_EVENT_SCHEMAS['accounts.changed'] }),
+    z.object({ type: z.literal('event'), event: z.literal('usage.changed'), payload: AGENT_EVENT_SCHEMAS['usage.changed'] }),
+    z.object({ type: z.literal('event'), event: z.literal('usage.limitsChanged'), payload: AGENT_EVENT_SCHEMAS['usage.limitsChanged'] }),
 ]);
 /** An `Event` whose `event` names an entry of the event table: narrowing on `event` types `payload`. */
 export type EventTyped = z.infer<typeof EventTypedSchema>;
@@ -132,7 +132,7 @@ export type ServerFrameTyped = ReplyOk | ReplyError | EventTyped;
  */
 export function parseRequestTyped(input: unknown): TypedParseResult<RequestTyped> {
     try {
-        const r = RequestTypedSchema.safeParse(input);
+        const r = z.safeParse(RequestTypedSchema, input);
         if (r.success) return { ok: true, value: r.data };
     } catch {
         // Thrown by a hostile input: the two stages answer it.
@@ -162,7 +162,7 @@ export function parseRequestTyped(input: unknown): TypedParseResult<RequestTyped
 export function parseServerFrameTyped(input: unknown): TypedParseResult<ServerFrameTyped> {
     try {
         if (typeof input === 'object' && input !== null && !('ok' in input)) {
-            const r = EventTypedSchema.safeParse(input);
+            const r = z.safeParse(EventTypedSchema, input);
             if (r.success) return { ok: true, value: r.data };
         }
     } catch {

@@ -74,7 +74,7 @@ export const TerminalAgentStatusSchema = z.object({
     /**
      * The approval it waits on, if any.
      */
-    approval: TerminalApprovalSchema.nullable(),
+    approval: z.nullable(TerminalApprovalSchema),
     updatedAt: TimestampSchema,
 });
 /**
@@ -250,7 +250,7 @@ export const ChatPreferencesSchema = z.object({
     /**
      * How hard the model thinks.
      */
-    effort: EffortSchema.optional(),
+    effort: z.optional(EffortSchema),
     /**
      * Show thoughts in the thread.
      */
@@ -307,12 +307,12 @@ export const ChatInfoSchema = z.object({
     /**
      * The chat this one was forked from, if any.
      */
-    forkedFrom: ForkOriginSchema.optional(),
-    preferences: ChatPreferencesSchema.optional(),
+    forkedFrom: z.optional(ForkOriginSchema),
+    preferences: z.optional(ChatPreferencesSchema),
     /**
      * Tokens and cost so far.
      */
-    usage: ChatUsageSchema.optional(),
+    usage: z.optional(ChatUsageSchema),
 });
 /**
  * The chat's whole state, as every client sees it, attached or not.
@@ -351,7 +351,7 @@ export type Attachment = z.infer<typeof AttachmentSchema>;
 
 export const ChatItemUserSchema = z.object({
     id: ItemIdSchema,
-    historyIndex: HistoryIndexSchema.optional(),
+    historyIndex: z.optional(HistoryIndexSchema),
     text: z.string(),
     /**
      * Files and images sent with it.
@@ -363,7 +363,7 @@ export type ChatItemUser = z.infer<typeof ChatItemUserSchema>;
 
 export const ChatItemReplySchema = z.object({
     id: ItemIdSchema,
-    historyIndex: HistoryIndexSchema.optional(),
+    historyIndex: z.optional(HistoryIndexSchema),
     text: z.string(),
     /**
      * The model that wrote it.
@@ -379,7 +379,7 @@ export type ChatItemReply = z.infer<typeof ChatItemReplySchema>;
 
 export const ChatItemThoughtSchema = z.object({
     id: ItemIdSchema,
-    historyIndex: HistoryIndexSchema.optional(),
+    historyIndex: z.optional(HistoryIndexSchema),
     text: z.string(),
     streaming: z.boolean().optional(),
 });
@@ -408,7 +408,7 @@ export type ToolStatus = z.infer<typeof ToolStatusSchema>;
 
 export const ChatItemToolSchema = z.object({
     id: ItemIdSchema,
-    historyIndex: HistoryIndexSchema.optional(),
+    historyIndex: z.optional(HistoryIndexSchema),
     toolUseId: ToolUseIdSchema,
     /**
      * The tool's name.
@@ -449,7 +449,7 @@ export type ApprovalState = z.infer<typeof ApprovalStateSchema>;
 
 export const ChatItemApprovalSchema = z.object({
     id: ItemIdSchema,
-    historyIndex: HistoryIndexSchema.optional(),
+    historyIndex: z.optional(HistoryIndexSchema),
     toolUseId: ToolUseIdSchema,
     tool: z.string(),
     summary: z.string(),
@@ -479,7 +479,7 @@ export type QuestionState = z.infer<typeof QuestionStateSchema>;
 
 export const ChatItemQuestionSchema = z.object({
     id: ItemIdSchema,
-    historyIndex: HistoryIndexSchema.optional(),
+    historyIndex: z.optional(HistoryIndexSchema),
     question: z.string(),
     /**
      * Answers to choose from; a person may also write their own.
@@ -516,7 +516,7 @@ export type SubagentOrigin = z.infer<typeof SubagentOriginSchema>;
  */
 export const ChatSubagentItemSchema = z.object({
     id: ItemIdSchema,
-    historyIndex: HistoryIndexSchema.optional(),
+    historyIndex: z.optional(HistoryIndexSchema),
     toolUseId: ToolUseIdSchema,
     /**
      * What the subagent was asked to do.
@@ -556,7 +556,7 @@ export type NoticeLevel = z.infer<typeof NoticeLevelSchema>;
 
 export const ChatItemNoticeSchema = z.object({
     id: ItemIdSchema,
-    historyIndex: HistoryIndexSchema.optional(),
+    historyIndex: z.optional(HistoryIndexSchema),
     level: NoticeLevelSchema,
     text: z.string(),
 });
@@ -655,7 +655,7 @@ export type ChatEvent = z.infer<typeof ChatEventSchema>;
 export const ChatEventEventSchema = z.object({
     chatId: ChatIdSchema,
     event: ChatEventSchema,
-    seq: SeqSchema.optional(),
+    seq: z.optional(SeqSchema),
 });
 export type ChatEventEvent = z.infer<typeof ChatEventEventSchema>;
 
@@ -699,7 +699,7 @@ export const VisualSchema = z.object({
     /**
      * The item that made it.
      */
-    itemId: ItemIdSchema.optional(),
+    itemId: z.optional(ItemIdSchema),
     title: z.string(),
     mediaType: z.string().min(1),
     uri: z.string().min(1),
@@ -1062,7 +1062,7 @@ export const PlanLimitSchema = z.object({
     /**
      * When it resets; null when the provider does not say.
      */
-    resetsAt: TimestampSchema.nullable(),
+    resetsAt: z.nullable(TimestampSchema),
 });
 /**
  * One limit of one provider's plan, such as a five-hour window.
@@ -1083,10 +1083,10 @@ export type PlanLimits = z.infer<typeof PlanLimitsSchema>;
 
 export const ChatCreatePayloadSchema = z.object({
     title: z.string().max(200).optional(),
-    provider: ProviderIdSchema.optional(),
+    provider: z.optional(ProviderIdSchema),
     model: z.string().optional(),
     cwd: z.string().optional(),
-    preferences: ChatPreferencesSchema.optional(),
+    preferences: z.optional(ChatPreferencesSchema),
 });
 export type ChatCreatePayload = z.infer<typeof ChatCreatePayloadSchema>;
 
@@ -1104,7 +1104,7 @@ export const ChatAttachPayloadSchema = z.object({
     /**
      * The last seq the client applied.
      */
-    since: SeqSchema.optional(),
+    since: z.optional(SeqSchema),
 });
 export type ChatAttachPayload = z.infer<typeof ChatAttachPayloadSchema>;
 
@@ -1140,7 +1140,7 @@ export const HistoryPositionSchema = z.object({
     /**
      * The cursor for the page before it; null at the thread's start.
      */
-    cursor: HistoryCursorSchema.nullable(),
+    cursor: z.nullable(HistoryCursorSchema),
 });
 /**
  * Where a page of a thread starts.
@@ -1244,7 +1244,7 @@ export type ChatDismissPayload = z.infer<typeof ChatDismissPayloadSchema>;
 export const ChatConfigurePayloadSchema = z.object({
     chatId: ChatIdSchema,
     title: z.string().max(200).optional(),
-    provider: ProviderIdSchema.optional(),
+    provider: z.optional(ProviderIdSchema),
     model: z.string().optional(),
 });
 export type ChatConfigurePayload = z.infer<typeof ChatConfigurePayloadSchema>;
@@ -1261,7 +1261,7 @@ export const ChatSetPreferencesPayloadSchema = z.object({
 export type ChatSetPreferencesPayload = z.infer<typeof ChatSetPreferencesPayloadSchema>;
 
 export const SkillsListPayloadSchema = z.object({
-    chatId: ChatIdSchema.optional(),
+    chatId: z.optional(ChatIdSchema),
 });
 export type SkillsListPayload = z.infer<typeof SkillsListPayloadSchema>;
 
@@ -1316,14 +1316,14 @@ export const ChatForkInfoPayloadSchema = z.object({
 export type ChatForkInfoPayload = z.infer<typeof ChatForkInfoPayloadSchema>;
 
 export const ChatForkInfoResultSchema = z.object({
-    parent: ForkOriginSchema.nullable(),
+    parent: z.nullable(ForkOriginSchema),
     children: z.array(ChatIdSchema),
 });
 export type ChatForkInfoResult = z.infer<typeof ChatForkInfoResultSchema>;
 
 export const ChatSummarizePayloadSchema = z.object({
     chatId: ChatIdSchema,
-    itemId: ItemIdSchema.optional(),
+    itemId: z.optional(ItemIdSchema),
 });
 export type ChatSummarizePayload = z.infer<typeof ChatSummarizePayloadSchema>;
 
@@ -1351,7 +1351,7 @@ export type SubagentCursor = z.infer<typeof SubagentCursorSchema>;
 export const ChatSubagentPayloadSchema = z.object({
     chatId: ChatIdSchema,
     toolUseId: ToolUseIdSchema,
-    cursor: SubagentCursorSchema.optional(),
+    cursor: z.optional(SubagentCursorSchema),
     limit: z.int().min(1).max(100).optional(),
 });
 export type ChatSubagentPayload = z.infer<typeof ChatSubagentPayloadSchema>;
@@ -1361,7 +1361,7 @@ export const ChatSubagentResultSchema = z.object({
     /**
      * The cursor for the next page; null when the page reached the end.
      */
-    cursor: SubagentCursorSchema.nullable(),
+    cursor: z.nullable(SubagentCursorSchema),
 });
 export type ChatSubagentResult = z.infer<typeof ChatSubagentResultSchema>;
 
@@ -1461,7 +1461,7 @@ export const AttachResultSchema = z.object({
     /**
      * Where `items` starts in the whole thread and the cursor before it.
      */
-    history: HistoryPositionSchema.optional(),
+    history: z.optional(HistoryPositionSchema),
     /**
      * Every request still waiting, wherever it is in the thread.
      */
@@ -1471,7 +1471,7 @@ export const AttachResultSchema = z.object({
     /**
      * The chat's last seq: keep it and send it as `since` on a reconnect.
      */
-    seq: SeqSchema.optional(),
+    seq: z.optional(SeqSchema),
     /**
      * True when the host answers the events after `since` instead of a snapshot: keep the
      * thread and apply the chat.event frames that follow. False: a snapshot. Absent (a host
@@ -1517,7 +1517,7 @@ export const TaskChangedEventSchema = z.object({
     /**
      * The chat the task runs in, when it runs in one.
      */
-    chatId: ChatIdSchema.optional(),
+    chatId: z.optional(ChatIdSchema),
     title: z.string(),
     state: TaskStateSchema,
     /**

@@ -96,7 +96,7 @@ export const ServerEventMessageNewSchema = z.object({
      */
     v: z.int().min(1).optional(),
     id: z.string().min(1).optional(),
-    ts: MillisSchema.optional(),
+    ts: z.optional(MillisSchema),
     workspace_id: z.string().min(1).optional(),
     /**
      * Who wrote it, from the credential.
@@ -109,7 +109,7 @@ export const ServerEventMessageNewSchema = z.object({
     /**
      * The writer's key, echoed.
      */
-    idempotency_key: IdempotencyKeySchema.optional(),
+    idempotency_key: z.optional(IdempotencyKeySchema),
 });
 export type ServerEventMessageNew = z.infer<typeof ServerEventMessageNewSchema>;
 
@@ -185,7 +185,7 @@ export const HelloSchema = z.object({
     /**
      * For a harness: how much of a room it is handed with a question.
      */
-    context: HelloContextSchema.optional(),
+    context: z.optional(HelloContextSchema),
 });
 /**
  * A client's hello.
@@ -207,7 +207,7 @@ export const SubscribeSchema = z.object({
     /**
      * The last seq the client saw; replay starts after it.
      */
-    since: SeqSchema.optional(),
+    since: z.optional(SeqSchema),
 });
 /**
  * Starts a stream.
@@ -378,7 +378,7 @@ export const PresenceStateSchema = z.object({
     /**
      * Set while a restart a person asked for stands (ADR 0094).
      */
-    restarting: PresenceStateRestartingSchema.optional(),
+    restarting: z.optional(PresenceStateRestartingSchema),
 });
 export type PresenceState = z.infer<typeof PresenceStateSchema>;
 
@@ -538,7 +538,7 @@ export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 export const ErrorFrameSchema = z.object({
     code: ErrorCodeSchema,
     message: z.string(),
-    idempotency_key: IdempotencyKeySchema.optional(),
+    idempotency_key: z.optional(IdempotencyKeySchema),
 });
 /**
  * An error, naming the key of the frame at fault when there was one, so a client can drop

@@ -5,7 +5,8 @@
 //!
 //! - structs are `z.object` (never strict: unknown keys are accepted and dropped);
 //! - optional fields are `.optional()` (absent, never null), nullable ones `.nullable()`;
-//!   defaults are `.default(v)`;
+//!   defaults are `.default(v)`; on a named schema, the function forms (`z.optional(Name)`),
+//!   so no member of a shared schema is ever read (see `wrap`);
 //! - tagged unions are `z.discriminatedUnion(tag, [Variant.extend({ tag: z.literal(..) })])`,
 //!   untagged ones `z.union([...])` tried in order;
 //! - closed enums are `z.enum`, open ones `z.string()` typed as the known values or any string;
@@ -32,7 +33,7 @@
 //!
 //! Typed frames: every struct with a `#[table = "requests[type]"]` field, this protocol's or a
 //! base's, gets `<Name>TypedSchema`, a `z.discriminatedUnion` on the key with one
-//! `<Name>Schema.extend({ key: z.literal(name), field: <table>[name] })` per name of this
+//! `z.object({ ..., key: z.literal(name), field: <table>[name] })` per name of this
 //! package's table (an app's: its bases' names and its own). `parse<Name>Typed` runs it and,
 //! when it refuses (or throws), the two stages (the frame's schema, then the payload by name),
 //! so its verdict, stage and message are always the two stages'. An untagged union whose last
@@ -669,18 +670,7 @@ impl<'a> Emitter<'a> {
         let mut s = String::from("z.object({\n");
         for f in fields {
             s.push_str(&jsdoc(&f.docs, &f.meta, &[], &inner));
-            let mut expr = self.ty(&f.ty);
-            if f.optional {
-                match &f.default {
-                    Some(v) if v.is_object() || v.is_array() => {
-                        let _ = write!(expr, ".default(() => ({}))", js_value(v));
-                    }
-                    Some(v) => {
-                        let _ = write!(expr, ".default({})", js_value(v));
-                    }
-                    None => expr.push_str(".optional()"),
-                }
-            }
+            let expr = self.field(f);
             if ty_has_lazy(&f.ty, &|r| self.is_lazy_edge(owner, r)) {
                 let _ = writeln!(s, "{inner}get {}() {{", js_key(&f.name));
                 let _ = writeln!(s, "{inner}    return {expr};");
@@ -691,6 +681,25 @@ impl<'a> Emitter<'a> {
         }
         let _ = write!(s, "{indent}}})");
         s
+    }
+
+    /// The Zod expression for a field: its type, `.optional()` or `.default(v)` when it may be
+    /// absent.
+    fn field(&self, f: &Field) -> String {
+        let expr = self.ty(&f.ty);
+        if !f.optional {
+            return expr;
+        }
+        match &f.default {
+            Some(v) if v.is_object() || v.is_array() => wrap(
+                &f.ty,
+                expr,
+                "default",
+                Some(&format!("() => ({})", js_value(v))),
+            ),
+            Some(v) => wrap(&f.ty, expr, "default", Some(&js_value(v))),
+            None => wrap(&f.ty, expr, "optional", None),
+        }
     }
 
     /// The Zod expression for a type expression.
@@ -736,7 +745,7 @@ impl<'a> Emitter<'a> {
             }
             TyKind::Map(inner) => format!("z.record(z.string(), {})", self.ty(inner)),
             TyKind::Ref(r) => names::ts_schema(&r.name),
-            TyKind::Nullable(inner) => format!("{}.nullable()", self.ty(inner)),
+            TyKind::Nullable(inner) => wrap(inner, self.ty(inner), "nullable", None),
         }
     }
 
@@ -787,6 +796,9 @@ export function quoteName(name: string): string {{
  * and the union runs only when it does not, or throws (for its verdict and message). On data
  * (any `JSON.parse` value) the answer is the union's; an accessor that throws on a key only an
  * earlier variant reads is not reached.
+ *
+ * Runs `z.safeParse(schema, input)`, not the method: Zod binds a method onto the schema the
+ * first time it is read, which gives the schema a hidden class of its own.
  */
 export function parseWith<S extends z.ZodType>(
     schema: S,
@@ -796,14 +808,14 @@ export function parseWith<S extends z.ZodType>(
     try {{
         const first = pick?.(input);
         if (first !== undefined) {{
-            const r = first.safeParse(input);
+            const r = z.safeParse(first, input);
             if (r.success) return {{ ok: true, value: r.data as z.output<S> }};
         }}
     }} catch {{
         // A hostile input: the union answers it.
     }}
     try {{
-        const r = schema.safeParse(input);
+        const r = z.safeParse(schema, input);
         return r.success ? {{ ok: true, value: r.data }} : {{ ok: false, message: z.prettifyError(r.error) }};
     }} catch (e) {{
         return {{ ok: false, message: e instanceof Error ? e.message : String(e) }};
@@ -1398,6 +1410,49 @@ export function parse{tp}EventPayload<K extends {tp}EventType>(event: K, payload
         out
     }
 
+    /// One entry's object of a typed frame's union: the frame's fields in their order, the
+    /// key's schema `key` and the table field's `payload`. Written out, not
+    /// `<Frame>Schema.extend(..)`, so the frame's schema, which the two stages parse, has no
+    /// member read (see [`wrap`]); a frame with a field of a named type (whose import this file
+    /// does not have) is extended all the same.
+    fn typed_entry(&self, f: &TypedFrame<'_>, key: &str, payload: &str) -> String {
+        let TypeDefKind::Struct(s) = &f.def.kind else {
+            unreachable!("a typed frame is a struct");
+        };
+        let named = |t: &Ty| {
+            let mut found = false;
+            collect_refs(t, &mut |_| found = true);
+            found
+        };
+        let rest = s
+            .fields
+            .iter()
+            .filter(|x| x.name != f.key.name && x.name != f.field.name);
+        if rest.clone().any(|x| named(&x.ty)) {
+            return format!(
+                "{}.extend({{ {}: {key}, {}: {payload} }})",
+                names::ts_schema(&f.schema.name),
+                js_key(&f.key.name),
+                js_key(&f.field.name),
+            );
+        }
+        let members: Vec<String> = s
+            .fields
+            .iter()
+            .map(|x| {
+                let expr = if x.name == f.key.name {
+                    key.to_owned()
+                } else if x.name == f.field.name {
+                    payload.to_owned()
+                } else {
+                    self.field(x)
+                };
+                format!("{}: {expr}", js_key(&x.name))
+            })
+            .collect();
+        format!("z.object({{ {} }})", members.join(", "))
+    }
+
     /// The typed frames a typed parse function reads (by index): each union's frame, and each
     /// frame that is no union's.
     fn typed_parse_targets(&self, typed: &[TypedFrame<'a>], unions: &[TypedUnion]) -> Vec<usize> {
@@ -1417,7 +1472,6 @@ export function parse{tp}EventPayload<K extends {tp}EventType>(event: K, payload
         let tp = self.options.type_prefix();
         for f in typed {
             let name = &f.schema.name;
-            let frame_schema = names::ts_schema(name);
             let (table, what, entry) = match f.table {
                 TableKind::Requests => (format!("{p}_REQUEST_SCHEMAS"), "request", ".payload"),
                 TableKind::Events => (format!("{p}_EVENT_SCHEMAS"), "event", ""),
@@ -1438,14 +1492,9 @@ export const {name}TypedSchema = z.discriminatedUnion({key_js}, [
                 a = article(name),
             );
             for e in &f.entries {
-                let _ = writeln!(
-                    out,
-                    "    {frame_schema}.extend({{ {}: z.literal({}), {}: {table}[{}]{entry} }}),",
-                    js_key(&f.key.name),
-                    js_string(e),
-                    js_key(&f.field.name),
-                    js_string(e),
-                );
+                let key = format!("z.literal({})", js_string(e));
+                let payload = format!("{table}[{}]{entry}", js_string(e));
+                let _ = writeln!(out, "    {},", self.typed_entry(f, &key, &payload));
             }
             let _ = write!(
                 out,
@@ -1550,7 +1599,10 @@ export type {}Typed = {};
                 let _ = writeln!(out, "        if ({guard}) {{");
                 "            "
             };
-            let _ = writeln!(out, "{ind}const r = {frame}TypedSchema.safeParse(input);");
+            let _ = writeln!(
+                out,
+                "{ind}const r = z.safeParse({frame}TypedSchema, input);"
+            );
             let _ = writeln!(
                 out,
                 "{ind}if (r.success) return {{ ok: true, value: r.data }};"
@@ -1810,6 +1862,28 @@ fn ty_has_lazy(ty: &Ty, lazy: &impl Fn(&TypeRef) -> bool) -> bool {
     let mut found = false;
     collect_refs(ty, &mut |r| found |= lazy(r));
     found
+}
+
+/// `expr.method(arg)`, the schema of `ty` wrapped; for a named schema, Zod's function form
+/// `z.method(Name, arg)` instead (`default` is `z._default`). Reading a method of a schema
+/// installs it on that schema as an own property (Zod 4 binds methods on first read), which
+/// gives the schema a hidden class of its own: V8's inline caches in Zod's parse code, shared
+/// by every schema, then see one more shape. A named schema is used in many places, so the
+/// generated code reads no member of one that another schema or a parse function uses; a
+/// tagged union's variant is still `.extend`ed with its tag (its schema serves that union).
+fn wrap(ty: &Ty, expr: String, method: &str, arg: Option<&str>) -> String {
+    let arg = arg.map(|a| format!(", {a}")).unwrap_or_default();
+    match &ty.kind {
+        TyKind::Ref(_) => {
+            let f = if method == "default" {
+                "_default"
+            } else {
+                method
+            };
+            format!("z.{f}({expr}{arg})")
+        }
+        _ => format!("{expr}.{method}({})", arg.trim_start_matches(", ")),
+    }
 }
 
 /// Every reference a definition makes.

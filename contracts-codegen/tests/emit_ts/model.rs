@@ -114,6 +114,7 @@ pub fn model() -> Model {
         vec![
             field("id", "Chosen by the client.", false, string(Some(1), None)),
             field("type", "", false, string(Some(1), None)),
+            field("trace", "A trace id.", true, string(None, Some(64))),
             table_field(
                 field("payload", "Any JSON, present.", false, ty(TyKind::Unknown)),
                 TableKind::Requests,
@@ -160,6 +161,8 @@ pub fn model() -> Model {
                 TableKind::Events,
                 "event",
             ),
+            // A field of a named type: its typed entries extend the frame's schema.
+            field("seq", "", true, r("Seq")),
         ],
     ));
     types.push(def(
@@ -274,6 +277,8 @@ pub fn model() -> Model {
     deprecated_field.meta.deprecated = Some("use name".into());
     let mut lines = field("lines", "Lines of context.", true, int(Some(0), Some(1000)));
     lines.default = Some(serde_json::json!(40));
+    let mut opened_by = field("openedBy", "Who opened it.", true, r("Origin"));
+    opened_by.default = Some(serde_json::json!("chat"));
     types.push(strukt(
         "ChatInfo",
         "The chat's whole state.",
@@ -281,6 +286,7 @@ pub fn model() -> Model {
             field("chatId", "", false, r("ChatId")),
             deprecated_field,
             field("state", "", false, r("ChatState")),
+            opened_by,
             field(
                 "parent",
                 "",

@@ -15,50 +15,50 @@ import { parseWith, noTableEntry, type TypedParseResult } from './parse.js';
  * the entry's name and `payload` its schema.
  */
 export const RequestTypedSchema = z.discriminatedUnion('type', [
-    RequestSchema.extend({ type: z.literal('chat.create'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.create'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.list'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.list'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.attach'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.attach'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.detach'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.detach'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.history'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.history'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.send'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.send'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.unqueue'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.unqueue'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.sendNow'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.sendNow'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.cancel'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.cancel'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.compact'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.compact'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.clear'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.clear'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.kill'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.kill'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.approve'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.approve'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.answer'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.answer'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.dismiss'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.dismiss'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.configure'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.configure'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.setPreferences'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.setPreferences'].payload }),
-    RequestSchema.extend({ type: z.literal('skills.list'), payload: DOCUMENTS_REQUEST_SCHEMAS['skills.list'].payload }),
-    RequestSchema.extend({ type: z.literal('provider.list'), payload: DOCUMENTS_REQUEST_SCHEMAS['provider.list'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.turnDiff'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.turnDiff'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.fork'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.fork'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.forkInfo'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.forkInfo'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.summarize'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.summarize'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.continueOn'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.continueOn'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.subagent'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.subagent'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.stopSubagent'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.stopSubagent'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.stopTask'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.stopTask'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.addBookmark'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.addBookmark'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.renameBookmark'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.renameBookmark'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.removeBookmark'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.removeBookmark'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.removeVisual'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.removeVisual'].payload }),
-    RequestSchema.extend({ type: z.literal('accounts.list'), payload: DOCUMENTS_REQUEST_SCHEMAS['accounts.list'].payload }),
-    RequestSchema.extend({ type: z.literal('accounts.save'), payload: DOCUMENTS_REQUEST_SCHEMAS['accounts.save'].payload }),
-    RequestSchema.extend({ type: z.literal('accounts.refresh'), payload: DOCUMENTS_REQUEST_SCHEMAS['accounts.refresh'].payload }),
-    RequestSchema.extend({ type: z.literal('accounts.create'), payload: DOCUMENTS_REQUEST_SCHEMAS['accounts.create'].payload }),
-    RequestSchema.extend({ type: z.literal('accounts.watchLogin'), payload: DOCUMENTS_REQUEST_SCHEMAS['accounts.watchLogin'].payload }),
-    RequestSchema.extend({ type: z.literal('usage.summary'), payload: DOCUMENTS_REQUEST_SCHEMAS['usage.summary'].payload }),
-    RequestSchema.extend({ type: z.literal('usage.subscribe'), payload: DOCUMENTS_REQUEST_SCHEMAS['usage.subscribe'].payload }),
-    RequestSchema.extend({ type: z.literal('usage.unsubscribe'), payload: DOCUMENTS_REQUEST_SCHEMAS['usage.unsubscribe'].payload }),
-    RequestSchema.extend({ type: z.literal('usage.limits'), payload: DOCUMENTS_REQUEST_SCHEMAS['usage.limits'].payload }),
-    RequestSchema.extend({ type: z.literal('usage.refreshLimits'), payload: DOCUMENTS_REQUEST_SCHEMAS['usage.refreshLimits'].payload }),
-    RequestSchema.extend({ type: z.literal('document.read'), payload: DOCUMENTS_REQUEST_SCHEMAS['document.read'].payload }),
-    RequestSchema.extend({ type: z.literal('document.write'), payload: DOCUMENTS_REQUEST_SCHEMAS['document.write'].payload }),
-    RequestSchema.extend({ type: z.literal('document.attachToChat'), payload: DOCUMENTS_REQUEST_SCHEMAS['document.attachToChat'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.create'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.create'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.list'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.list'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.attach'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.attach'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.detach'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.detach'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.history'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.history'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.send'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.send'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.unqueue'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.unqueue'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.sendNow'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.sendNow'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.cancel'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.cancel'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.compact'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.compact'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.clear'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.clear'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.kill'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.kill'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.approve'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.approve'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.answer'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.answer'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.dismiss'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.dismiss'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.configure'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.configure'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.setPreferences'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.setPreferences'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('skills.list'), payload: DOCUMENTS_REQUEST_SCHEMAS['skills.list'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('provider.list'), payload: DOCUMENTS_REQUEST_SCHEMAS['provider.list'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.turnDiff'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.turnDiff'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.fork'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.fork'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.forkInfo'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.forkInfo'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.summarize'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.summarize'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.continueOn'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.continueOn'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.subagent'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.subagent'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.stopSubagent'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.stopSubagent'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.stopTask'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.stopTask'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.addBookmark'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.addBookmark'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.renameBookmark'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.renameBookmark'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.removeBookmark'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.removeBookmark'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.removeVisual'), payload: DOCUMENTS_REQUEST_SCHEMAS['chat.removeVisual'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('accounts.list'), payload: DOCUMENTS_REQUEST_SCHEMAS['accounts.list'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('accounts.save'), payload: DOCUMENTS_REQUEST_SCHEMAS['accounts.save'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('accounts.refresh'), payload: DOCUMENTS_REQUEST_SCHEMAS['accounts.refresh'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('accounts.create'), payload: DOCUMENTS_REQUEST_SCHEMAS['accounts.create'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('accounts.watchLogin'), payload: DOCUMENTS_REQUEST_SCHEMAS['accounts.watchLogin'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('usage.summary'), payload: DOCUMENTS_REQUEST_SCHEMAS['usage.summary'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('usage.subscribe'), payload: DOCUMENTS_REQUEST_SCHEMAS['usage.subscribe'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('usage.unsubscribe'), payload: DOCUMENTS_REQUEST_SCHEMAS['usage.unsubscribe'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('usage.limits'), payload: DOCUMENTS_REQUEST_SCHEMAS['usage.limits'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('usage.refreshLimits'), payload: DOCUMENTS_REQUEST_SCHEMAS['usage.refreshLimits'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('document.read'), payload: DOCUMENTS_REQUEST_SCHEMAS['document.read'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('document.write'), payload: DOCUMENTS_REQUEST_SCHEMAS['document.write'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('document.attachToChat'), payload: DOCUMENTS_REQUEST_SCHEMAS['document.attachToChat'].payload }),
 ]);
 /** A `Request` whose `type` names an entry of the request table: narrowing on `type` types `payload`. */
 export type RequestTyped = z.infer<typeof RequestTypedSchema>;
@@ -69,15 +69,15 @@ export type RequestTyped = z.infer<typeof RequestTypedSchema>;
  * the entry's name and `payload` its schema.
  */
 export const EventTypedSchema = z.discriminatedUnion('event', [
-    EventSchema.extend({ event: z.literal('chat.event'), payload: DOCUMENTS_EVENT_SCHEMAS['chat.event'] }),
-    EventSchema.extend({ event: z.literal('chat.status'), payload: DOCUMENTS_EVENT_SCHEMAS['chat.status'] }),
-    EventSchema.extend({ event: z.literal('chat.subagentChanged'), payload: DOCUMENTS_EVENT_SCHEMAS['chat.subagentChanged'] }),
-    EventSchema.extend({ event: z.literal('chat.bookmarks'), payload: DOCUMENTS_EVENT_SCHEMAS['chat.bookmarks'] }),
-    EventSchema.extend({ event: z.literal('chat.visuals'), payload: DOCUMENTS_EVENT_SCHEMAS['chat.visuals'] }),
-    EventSchema.extend({ event: z.literal('accounts.changed'), payload: DOCUMENTS_EVENT_SCHEMAS['accounts.changed'] }),
-    EventSchema.extend({ event: z.literal('usage.changed'), payload: DOCUMENTS_EVENT_SCHEMAS['usage.changed'] }),
-    EventSchema.extend({ event: z.literal('usage.limitsChanged'), payload: DOCUMENTS_EVENT_SCHEMAS['usage.limitsChanged'] }),
-    EventSchema.extend({ event: z.literal('document.changed'), payload: DOCUMENTS_EVENT_SCHEMAS['document.changed'] }),
+    z.object({ type: z.literal('event'), event: z.literal('chat.event'), payload: DOCUMENTS_EVENT_SCHEMAS['chat.event'] }),
+    z.object({ type: z.literal('event'), event: z.literal('chat.status'), payload: DOCUMENTS_EVENT_SCHEMAS['chat.status'] }),
+    z.object({ type: z.literal('event'), event: z.literal('chat.subagentChanged'), payload: DOCUMENTS_EVENT_SCHEMAS['chat.subagentChanged'] }),
+    z.object({ type: z.literal('event'), event: z.literal('chat.bookmarks'), payload: DOCUMENTS_EVENT_SCHEMAS['chat.bookmarks'] }),
+    z.object({ type: z.literal('event'), event: z.literal('chat.visuals'), payload: DOCUMENTS_EVENT_SCHEMAS['chat.visuals'] }),
+    z.object({ type: z.literal('event'), event: z.literal('accounts.changed'), payload: DOCUMENTS_EVENT_SCHEMAS['accounts.changed'] }),
+    z.object({ type: z.literal('event'), event: z.literal('usage.changed'), payload: DOCUMENTS_EVENT_SCHEMAS['usage.changed'] }),
+    z.object({ type: z.literal('event'), event: z.literal('usage.limitsChanged'), payload: DOCUMENTS_EVENT_SCHEMAS['usage.limitsChanged'] }),
+    z.object({ type: z.literal('event'), event: z.literal('document.changed'), payload: DOCUMENTS_EVENT_SCHEMAS['document.changed'] }),
 ]);
 /** An `Event` whose `event` names an entry of the event table: narrowing on `event` types `payload`. */
 export type EventTyped = z.infer<typeof EventTypedSchema>;
@@ -96,7 +96,7 @@ export type ServerFrameTyped = ReplyOk | ReplyError | EventTyped;
  */
 export function parseRequestTyped(input: unknown): TypedParseResult<RequestTyped> {
     try {
-        const r = RequestTypedSchema.safeParse(input);
+        const r = z.safeParse(RequestTypedSchema, input);
         if (r.success) return { ok: true, value: r.data };
     } catch {
         // Thrown by a hostile input: the two stages answer it.
@@ -126,7 +126,7 @@ export function parseRequestTyped(input: unknown): TypedParseResult<RequestTyped
 export function parseServerFrameTyped(input: unknown): TypedParseResult<ServerFrameTyped> {
     try {
         if (typeof input === 'object' && input !== null && !('ok' in input)) {
-            const r = EventTypedSchema.safeParse(input);
+            const r = z.safeParse(EventTypedSchema, input);
             if (r.success) return { ok: true, value: r.data };
         }
     } catch {

@@ -35,6 +35,9 @@ export function quoteName(name: string): string {
  * and the union runs only when it does not, or throws (for its verdict and message). On data
  * (any `JSON.parse` value) the answer is the union's; an accessor that throws on a key only an
  * earlier variant reads is not reached.
+ *
+ * Runs `z.safeParse(schema, input)`, not the method: Zod binds a method onto the schema the
+ * first time it is read, which gives the schema a hidden class of its own.
  */
 export function parseWith<S extends z.ZodType>(
     schema: S,
@@ -44,14 +47,14 @@ export function parseWith<S extends z.ZodType>(
     try {
         const first = pick?.(input);
         if (first !== undefined) {
-            const r = first.safeParse(input);
+            const r = z.safeParse(first, input);
             if (r.success) return { ok: true, value: r.data as z.output<S> };
         }
     } catch {
         // A hostile input: the union answers it.
     }
     try {
-        const r = schema.safeParse(input);
+        const r = z.safeParse(schema, input);
         return r.success ? { ok: true, value: r.data } : { ok: false, message: z.prettifyError(r.error) };
     } catch (e) {
         return { ok: false, message: e instanceof Error ? e.message : String(e) };

@@ -92,9 +92,9 @@ export type Event = EventFrame;
  * the entry's name and `payload` its schema.
  */
 export const RequestTypedSchema = z.discriminatedUnion('type', [
-    RequestSchema.extend({ type: z.literal('chat.list'), payload: AGENT_REQUEST_SCHEMAS['chat.list'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.send'), payload: AGENT_REQUEST_SCHEMAS['chat.send'].payload }),
-    RequestSchema.extend({ type: z.literal('chat.kill'), payload: AGENT_REQUEST_SCHEMAS['chat.kill'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.list'), trace: z.string().max(64).optional(), payload: AGENT_REQUEST_SCHEMAS['chat.list'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.send'), trace: z.string().max(64).optional(), payload: AGENT_REQUEST_SCHEMAS['chat.send'].payload }),
+    z.object({ id: z.string().min(1), type: z.literal('chat.kill'), trace: z.string().max(64).optional(), payload: AGENT_REQUEST_SCHEMAS['chat.kill'].payload }),
 ]);
 /** A `Request` whose `type` names an entry of the request table: narrowing on `type` types `payload`. */
 export type RequestTyped = z.infer<typeof RequestTypedSchema>;
@@ -124,7 +124,7 @@ export type ServerFrameTyped = ReplyOk | ReplyError | EventFrameTyped;
  */
 export function parseRequestTyped(input: unknown): TypedParseResult<RequestTyped> {
     try {
-        const r = RequestTypedSchema.safeParse(input);
+        const r = z.safeParse(RequestTypedSchema, input);
         if (r.success) return { ok: true, value: r.data };
     } catch {
         // Thrown by a hostile input: the two stages answer it.
@@ -154,7 +154,7 @@ export function parseRequestTyped(input: unknown): TypedParseResult<RequestTyped
 export function parseServerFrameTyped(input: unknown): TypedParseResult<ServerFrameTyped> {
     try {
         if (typeof input === 'object' && input !== null && !('ok' in input)) {
-            const r = EventFrameTypedSchema.safeParse(input);
+            const r = z.safeParse(EventFrameTypedSchema, input);
             if (r.success) return { ok: true, value: r.data };
         }
     } catch {

@@ -32,6 +32,10 @@ export const RequestSchema = z.object({
     id: z.string().min(1),
     type: z.string().min(1),
     /**
+     * A trace id.
+     */
+    trace: z.string().max(64).optional(),
+    /**
      * Any JSON, present.
      */
     payload: z.unknown(),
@@ -108,6 +112,7 @@ export const EventFrameSchema = z.object({
     type: z.literal('event'),
     event: z.string().min(1),
     payload: z.unknown(),
+    seq: z.optional(SeqSchema),
 });
 /**
  * An event frame.
@@ -243,7 +248,11 @@ export const ChatInfoSchema = z.object({
      */
     title: z.string().optional(),
     state: ChatStateSchema,
-    parent: ChatIdSchema.nullable(),
+    /**
+     * Who opened it.
+     */
+    openedBy: z._default(OriginSchema, 'chat'),
+    parent: z.nullable(ChatIdSchema),
     note: z.string().nullable().optional(),
     labels: z.record(z.string(), z.string()),
     tags: z.array(z.string().min(1).max(64)).min(1).max(500).optional(),
@@ -318,7 +327,7 @@ export type ChatListResult = z.infer<typeof ChatListResultSchema>;
 export const ChatStatusEventSchema = z.object({
     chatId: ChatIdSchema,
     info: ChatInfoSchema,
-    seq: SeqSchema.optional(),
+    seq: z.optional(SeqSchema),
 });
 export type ChatStatusEvent = z.infer<typeof ChatStatusEventSchema>;
 
@@ -327,7 +336,7 @@ export type ChatStatusEvent = z.infer<typeof ChatStatusEventSchema>;
  */
 export const TaskChangedEventSchema = z.object({
     taskId: z.string().min(1),
-    chat: ChatIdSchema.optional(),
+    chat: z.optional(ChatIdSchema),
 });
 /**
  * A task changed.
