@@ -10,87 +10,97 @@
 //   mix does).
 // - handwritten: Zod schemas of the same shapes written by hand below (the baseline), the
 //   same two stages.
-// - handwritten-again: a second copy of the same hand-written schemas, built right after the
-//   first and run the same way: the A/A control. What it measures against `handwritten` is
-//   the noise of V8 itself (inline caches, object layouts), not a difference of shapes, so a
-//   ratio between two Zod paths is only meaningful beyond it.
+// - handwritten-again: the hand-written path once more: the A/A control. What it measures
+//   against `handwritten` is the noise of the measurement itself, so a ratio between two Zod
+//   paths means something only beyond it.
 // - json-parse: JSON.parse alone, no schema: the floor under every Zod path (V8's own
 //   parser, in C++), so the ratio of the Rust path to it bounds what any Zod path can reach.
 //
+// Each path runs in a node process of its own, as an app runs one set of schemas: in one
+// process, the paths measured later run on inline caches the earlier ones shaped (Zod's parse
+// code is shared by every schema), which moved two copies of the same hand-written schemas 7
+// to 10% apart. Rounds start a process per path, in alternating order; each process warms
+// up, then measures its path --tries times; a line is the median over the rounds of each
+// process's median.
+//
 // Hand-written, not generated. Build the package first (npm run build), then:
-//   node bench/frames.mjs [--json] [--rounds N] [--ms MS]
-// Rounds alternate the order of the paths; each line is the median over the rounds.
+//   node bench/frames.mjs [--json] [--rounds N] [--tries N] [--ms MS]
+// or one path in this process: node bench/frames.mjs --only requests/generated
 
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import {
-    AGENT_EVENT_SCHEMAS,
-    AGENT_REQUEST_SCHEMAS,
-    parseRequest,
-    parseRequestTyped,
-    parseServerFrame,
-    parseServerFrameTyped,
-} from '../dist/src/index.js';
 
 const args = process.argv.slice(2);
-const flag = (name, dflt) => {
+const option = (name) => {
     const i = args.indexOf(name);
-    return i >= 0 ? Number(args[i + 1]) : dflt;
+    return i >= 0 ? args[i + 1] : undefined;
 };
+const flag = (name, dflt) => Number(option(name) ?? dflt);
 const JSON_OUT = args.includes('--json');
-const ROUNDS = flag('--rounds', 10);
-const MS = flag('--ms', 500);
+const ONLY = option('--only');
+const ROUNDS = flag('--rounds', 6);
+const TRIES = flag('--tries', 5);
+const MS = flag('--ms', 300);
 
 const dataDir = fileURLToPath(new URL('../../../contracts/benches/data/', import.meta.url));
 const lines = (name) =>
     readFileSync(dataDir + name, 'utf8')
         .split('\n')
         .filter((l) => l.length > 0);
-const requests = lines('requests.jsonl');
-const server = lines('server.jsonl');
+const frames = { requests: lines('requests.jsonl'), server: lines('server.jsonl') };
 
-// ---- the generated path ----
+/** The package, imported only by the processes that run it. */
+const pkg = () => import('../dist/src/index.js');
 
-function generatedRequest(text) {
-    const frame = parseRequest(JSON.parse(text));
-    if (!frame.ok) throw new Error(frame.message);
-    const entry = AGENT_REQUEST_SCHEMAS[frame.value.type];
-    if (!entry) throw new Error(`unknown request ${frame.value.type}`);
-    const payload = entry.payload.safeParse(frame.value.payload);
-    if (!payload.success) throw new Error(z.prettifyError(payload.error));
-    return payload.data;
+// ---- the generated paths ----
+
+/** The spec's two stages: the frame, then its payload by name. */
+async function generated() {
+    const { AGENT_EVENT_SCHEMAS, AGENT_REQUEST_SCHEMAS, parseRequest, parseServerFrame } = await pkg();
+    const request = (text) => {
+        const frame = parseRequest(JSON.parse(text));
+        if (!frame.ok) throw new Error(frame.message);
+        const entry = AGENT_REQUEST_SCHEMAS[frame.value.type];
+        if (!entry) throw new Error(`unknown request ${frame.value.type}`);
+        const payload = entry.payload.safeParse(frame.value.payload);
+        if (!payload.success) throw new Error(z.prettifyError(payload.error));
+        return payload.data;
+    };
+    const event = (text) => {
+        const frame = parseServerFrame(JSON.parse(text));
+        if (!frame.ok) throw new Error(frame.message);
+        if (!('event' in frame.value)) throw new Error('the mix holds events only');
+        const schema = AGENT_EVENT_SCHEMAS[frame.value.event];
+        if (!schema) throw new Error(`unknown event ${frame.value.event}`);
+        const payload = schema.safeParse(frame.value.payload);
+        if (!payload.success) throw new Error(z.prettifyError(payload.error));
+        return payload.data;
+    };
+    return { requests: request, server: event };
 }
 
-function generatedEvent(text) {
-    const frame = parseServerFrame(JSON.parse(text));
-    if (!frame.ok) throw new Error(frame.message);
-    if (!('event' in frame.value)) throw new Error('the mix holds events only');
-    const schema = AGENT_EVENT_SCHEMAS[frame.value.event];
-    if (!schema) throw new Error(`unknown event ${frame.value.event}`);
-    const payload = schema.safeParse(frame.value.payload);
-    if (!payload.success) throw new Error(z.prettifyError(payload.error));
-    return payload.data;
-}
-
-// ---- the generated one-pass path ----
-
-function typedRequest(text) {
-    const frame = parseRequestTyped(JSON.parse(text));
-    if (!frame.ok) throw new Error(frame.message);
-    return frame.value.payload;
-}
-
-function typedEvent(text) {
-    const frame = parseServerFrameTyped(JSON.parse(text));
-    if (!frame.ok) throw new Error(frame.message);
-    if (!('event' in frame.value)) throw new Error('the mix holds events only');
-    return frame.value.payload;
+/** The one pass: the frame and its payload in one safeParse. */
+async function generatedTyped() {
+    const { parseRequestTyped, parseServerFrameTyped } = await pkg();
+    const request = (text) => {
+        const frame = parseRequestTyped(JSON.parse(text));
+        if (!frame.ok) throw new Error(frame.message);
+        return frame.value.payload;
+    };
+    const event = (text) => {
+        const frame = parseServerFrameTyped(JSON.parse(text));
+        if (!frame.ok) throw new Error(frame.message);
+        if (!('event' in frame.value)) throw new Error('the mix holds events only');
+        return frame.value.payload;
+    };
+    return { requests: request, server: event };
 }
 
 // ---- the hand-written baseline: the same shapes, written directly ----
 
-/** The hand-written schemas; called twice (the baseline and the A/A control). */
+/** The hand-written schemas. */
 const handwritten = () => {
     const id = z.string().min(1);
     const ts = z.int().min(0);
@@ -177,13 +187,12 @@ const handwritten = () => {
     ]);
     return { payloads, events, request, serverFrame };
 };
-const H = handwritten();
-const AGAIN = handwritten();
 
-const handwrittenRequest = (text) => handRequest(H, text);
-const handwrittenEvent = (text) => handEvent(H, text);
-const againRequest = (text) => handRequest(AGAIN, text);
-const againEvent = (text) => handEvent(AGAIN, text);
+/** The hand-written schemas, the same two stages. */
+async function handwrittenPaths() {
+    const H = handwritten();
+    return { requests: (text) => handRequest(H, text), server: (text) => handEvent(H, text) };
+}
 
 function handRequest(H, text) {
     const frame = H.request.safeParse(JSON.parse(text));
@@ -207,6 +216,15 @@ function handEvent(H, text) {
 }
 
 // ---- measuring ----
+
+const PATHS = {
+    generated,
+    'generated-typed': generatedTyped,
+    handwritten: handwrittenPaths,
+    'handwritten-again': handwrittenPaths,
+    'json-parse': async () => ({ requests: JSON.parse, server: JSON.parse }),
+};
+const KEYS = Object.keys(PATHS).flatMap((p) => ['requests', 'server'].map((g) => `${g}/${p}`));
 
 let sink = 0;
 
@@ -232,36 +250,47 @@ const median = (xs) => {
     return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
-const cases = [
-    ['requests', 'generated', generatedRequest, requests],
-    ['requests', 'handwritten', handwrittenRequest, requests],
-    ['server', 'generated', generatedEvent, server],
-    ['server', 'handwritten', handwrittenEvent, server],
-    ['requests', 'generated-typed', typedRequest, requests],
-    ['server', 'generated-typed', typedEvent, server],
-    ['requests', 'handwritten-again', againRequest, requests],
-    ['server', 'handwritten-again', againEvent, server],
-    ['requests', 'json-parse', JSON.parse, requests],
-    ['server', 'json-parse', JSON.parse, server],
-];
-
-// Every path accepts every frame (the one pass gives the two stages' payload), then a warm-up.
-for (const [, , parse, frames] of cases) {
-    for (const f of frames) parse(f);
-    measure(parse, frames, 300);
-}
-for (const f of requests) assertSame(typedRequest(f), generatedRequest(f));
-for (const f of server) assertSame(typedEvent(f), generatedEvent(f));
-
-function assertSame(a, b) {
-    if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error(`the one pass differs: ${JSON.stringify(a)}`);
+/** One path in this process: every frame accepted, a warm-up, then the median of the tries. */
+async function runOne(key) {
+    const [group, path] = key.split('/');
+    if (!PATHS[path] || !frames[group]) throw new Error(`no path ${key}; one of ${KEYS.join(', ')}`);
+    const parse = (await PATHS[path]())[group];
+    for (const f of frames[group]) parse(f);
+    measure(parse, frames[group], MS);
+    const rates = [];
+    for (let i = 0; i < TRIES; i++) rates.push(measure(parse, frames[group], MS));
+    return median(rates);
 }
 
-const rates = new Map(cases.map(([g, p]) => [`${g}/${p}`, []]));
+if (ONLY) {
+    console.log(JSON.stringify({ key: ONLY, framesPerSecond: await runOne(ONLY) }));
+    if (sink < 0) console.log(sink);
+    process.exit(0);
+}
+
+// The one pass gives the two stages' payload on every frame.
+{
+    const [two, one] = [await generated(), await generatedTyped()];
+    for (const g of ['requests', 'server']) {
+        for (const f of frames[g]) {
+            const [a, b] = [JSON.stringify(one[g](f)), JSON.stringify(two[g](f))];
+            if (a !== b) throw new Error(`the one pass differs: ${a}`);
+        }
+    }
+}
+
+const self = fileURLToPath(import.meta.url);
+const rates = new Map(KEYS.map((k) => [k, []]));
 for (let r = 0; r < ROUNDS; r++) {
-    // Alternate the order so neither path always runs first.
-    const order = r % 2 ? [...cases].reverse() : cases;
-    for (const [g, p, parse, frames] of order) rates.get(`${g}/${p}`).push(measure(parse, frames, MS));
+    // Alternate the order so no path always runs first.
+    const order = r % 2 ? [...KEYS].reverse() : KEYS;
+    for (const key of order) {
+        const child = spawnSync(process.execPath, [self, '--only', key, '--tries', String(TRIES), '--ms', String(MS)], {
+            encoding: 'utf8',
+        });
+        if (child.status !== 0) throw new Error(`${key}: ${child.stderr}`);
+        rates.get(key).push(JSON.parse(child.stdout).framesPerSecond);
+    }
 }
 
 const result = {};
@@ -287,4 +316,3 @@ if (JSON_OUT) {
         `handwritten-again / handwritten (A/A control): requests ${ratio('requests', 'handwritten-again').toFixed(2)}x, server ${ratio('server', 'handwritten-again').toFixed(2)}x`,
     );
 }
-if (sink < 0) console.log(sink);

@@ -5,9 +5,9 @@
 #   bash bindings/agent-contracts/bench/run.sh [RUNS]
 #
 # Each run: the criterion bench (generated and hand-written serde_json), then the node bench
-# (generated: the spec's two stages and the one-pass typed parse; hand-written Zod, and a second
-# copy of it as the A/A control; JSON.parse alone, the floor under every Zod path). RUNS runs
-# (default 3); the ratios are the median over them.
+# (generated: the spec's two stages and the one-pass typed parse; hand-written Zod, and the same
+# path again as the A/A control; JSON.parse alone, the floor under every Zod path; each path in
+# node processes of its own). RUNS runs (default 3); the ratios are the median over them.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 runs="${1:-3}"
@@ -54,7 +54,7 @@ for (const r of rows) {
     console.log(`  Rust generated / Rust hand-written serde_json ${f(r.genOverHand)}`);
     console.log(`  Zod generated, two stages / Zod hand-written  ${f(r.zodGenOverHand)}`);
     console.log(`  Zod generated, one pass / Zod hand-written    ${f(r.zodTypedOverHand)}`);
-    console.log(`  Zod hand-written again / Zod hand-written     ${f(r.zodAgainOverHand)}  (A/A control: the same code)`);
+    console.log(`  Zod hand-written again / Zod hand-written     ${f(r.zodAgainOverHand)}  (A/A control: the same path)`);
     console.log(`  Rust generated / Zod generated, two stages    ${f(r.rustGenOverZodGen)}`);
     console.log(`  Rust generated / Zod generated, one pass      ${f(r.rustGenOverZodTyped)}`);
     console.log(`  Rust hand-written / Zod hand-written          ${f(r.rustHandOverZodHand)}`);
