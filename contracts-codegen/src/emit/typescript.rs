@@ -1076,10 +1076,12 @@ export function parse{tp}EventPayload<K extends {tp}EventType>(event: K, payload
         let tp = self.options.type_prefix();
         let tables = "./tables.js".to_owned();
         for f in &typed {
-            imports
-                .entry(self.module_of(&f.schema))
-                .or_default()
-                .insert(names::ts_schema(&f.schema.name));
+            if extends_frame(f) {
+                imports
+                    .entry(self.module_of(&f.schema))
+                    .or_default()
+                    .insert(names::ts_schema(&f.schema.name));
+            }
             let t = imports.entry(tables.clone()).or_default();
             match f.table {
                 TableKind::Requests => t.insert(format!("{p}_REQUEST_SCHEMAS")),
@@ -1419,16 +1421,7 @@ export function parse{tp}EventPayload<K extends {tp}EventType>(event: K, payload
         let TypeDefKind::Struct(s) = &f.def.kind else {
             unreachable!("a typed frame is a struct");
         };
-        let named = |t: &Ty| {
-            let mut found = false;
-            collect_refs(t, &mut |_| found = true);
-            found
-        };
-        let rest = s
-            .fields
-            .iter()
-            .filter(|x| x.name != f.key.name && x.name != f.field.name);
-        if rest.clone().any(|x| named(&x.ty)) {
+        if extends_frame(f) {
             return format!(
                 "{}.extend({{ {}: {key}, {}: {payload} }})",
                 names::ts_schema(&f.schema.name),
@@ -1862,6 +1855,21 @@ fn ty_has_lazy(ty: &Ty, lazy: &impl Fn(&TypeRef) -> bool) -> bool {
     let mut found = false;
     collect_refs(ty, &mut |r| found |= lazy(r));
     found
+}
+
+/// Whether a typed frame's entries extend the frame's schema: when a field other than the key
+/// and the table field has a named type (see `typed_entry`).
+fn extends_frame(f: &TypedFrame<'_>) -> bool {
+    let TypeDefKind::Struct(s) = &f.def.kind else {
+        return true;
+    };
+    s.fields.iter().any(|x| {
+        let mut named = false;
+        if x.name != f.key.name && x.name != f.field.name {
+            collect_refs(&x.ty, &mut |_| named = true);
+        }
+        named
+    })
 }
 
 /// `expr.method(arg)`, the schema of `ty` wrapped; for a named schema, Zod's function form
