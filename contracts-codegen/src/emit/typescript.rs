@@ -1075,8 +1075,12 @@ export function parse{tp}EventPayload<K extends {tp}EventType>(event: K, payload
         let p = self.prefix_const();
         let tp = self.options.type_prefix();
         let tables = "./tables.js".to_owned();
-        for f in &typed {
-            if extends_frame(f) {
+        // A frame's schema: for its entries when they extend it, and as the envelope of its
+        // own typed parse function (a union's typed parse function has the union's).
+        let targets = self.typed_parse_targets(&typed, &unions);
+        for (i, f) in typed.iter().enumerate() {
+            let envelope = targets.contains(&i) && !unions.iter().any(|u| u.frame == i);
+            if extends_frame(f) || envelope {
                 imports
                     .entry(self.module_of(&f.schema))
                     .or_default()

@@ -5,7 +5,7 @@
 // stages' verdict when it refuses.
 
 import { z } from 'zod';
-import { ServerFrameSchema, type ReplyError, type ReplyOk } from '@adecore/agent-contracts';
+import { RequestSchema, ServerFrameSchema, type ReplyError, type ReplyOk } from '@adecore/agent-contracts';
 import { DOCUMENTS_EVENT_SCHEMAS, DOCUMENTS_REQUEST_SCHEMAS, isDocumentsEventType, isDocumentsRequestType, parseDocumentsEventPayload, parseDocumentsRequestPayload } from './tables.js';
 import { parseWith, noTableEntry, type TypedParseResult } from './parse.js';
 
