@@ -1080,7 +1080,7 @@ export function parse{tp}EventPayload<K extends {tp}EventType>(event: K, payload
         let targets = self.typed_parse_targets(&typed, &unions);
         for (i, f) in typed.iter().enumerate() {
             let envelope = targets.contains(&i) && !unions.iter().any(|u| u.frame == i);
-            if extends_frame(f) || envelope {
+            if f.extends() || envelope {
                 imports
                     .entry(self.module_of(&f.schema))
                     .or_default()
@@ -1422,10 +1422,7 @@ export function parse{tp}EventPayload<K extends {tp}EventType>(event: K, payload
     /// member read (see [`wrap`]); a frame with a field of a named type (whose import this file
     /// does not have) is extended all the same.
     fn typed_entry(&self, f: &TypedFrame<'_>, key: &str, payload: &str) -> String {
-        let TypeDefKind::Struct(s) = &f.def.kind else {
-            unreachable!("a typed frame is a struct");
-        };
-        if extends_frame(f) {
+        if f.extends() {
             return format!(
                 "{}.extend({{ {}: {key}, {}: {payload} }})",
                 names::ts_schema(&f.schema.name),
@@ -1433,8 +1430,8 @@ export function parse{tp}EventPayload<K extends {tp}EventType>(event: K, payload
                 js_key(&f.field.name),
             );
         }
-        let members: Vec<String> = s
-            .fields
+        let members: Vec<String> = f
+            .fields()
             .iter()
             .map(|x| {
                 let expr = if x.name == f.key.name {
@@ -1727,6 +1724,24 @@ struct TypedFrame<'m> {
     entries: Vec<&'m str>,
 }
 
+impl TypedFrame<'_> {
+    /// The frame's fields (a typed frame is a struct).
+    fn fields(&self) -> &[Field] {
+        match &self.def.kind {
+            TypeDefKind::Struct(s) => &s.fields,
+            _ => &[],
+        }
+    }
+
+    /// Whether the entries extend the frame's schema: when a field other than the key and the
+    /// table field has a named type (see `typed_entry`).
+    fn extends(&self) -> bool {
+        self.fields().iter().any(|x| {
+            x.name != self.key.name && x.name != self.field.name && ty_has_lazy(&x.ty, &|_| true)
+        })
+    }
+}
+
 /// An untagged union whose last variant is a typed frame (`ServerFrame`).
 struct TypedUnion {
     schema: TypeRef,
@@ -1855,25 +1870,11 @@ pub fn collect_refs<'t>(ty: &'t Ty, f: &mut impl FnMut(&'t TypeRef)) {
     }
 }
 
+/// Whether `ty` references a type for which `lazy` holds (any named type with `|_| true`).
 fn ty_has_lazy(ty: &Ty, lazy: &impl Fn(&TypeRef) -> bool) -> bool {
     let mut found = false;
     collect_refs(ty, &mut |r| found |= lazy(r));
     found
-}
-
-/// Whether a typed frame's entries extend the frame's schema: when a field other than the key
-/// and the table field has a named type (see `typed_entry`).
-fn extends_frame(f: &TypedFrame<'_>) -> bool {
-    let TypeDefKind::Struct(s) = &f.def.kind else {
-        return true;
-    };
-    s.fields.iter().any(|x| {
-        let mut named = false;
-        if x.name != f.key.name && x.name != f.field.name {
-            collect_refs(&x.ty, &mut |_| named = true);
-        }
-        named
-    })
 }
 
 /// `expr.method(arg)`, the schema of `ty` wrapped; for a named schema, Zod's function form
@@ -1884,17 +1885,17 @@ fn extends_frame(f: &TypedFrame<'_>) -> bool {
 /// generated code reads no member of one that another schema or a parse function uses; a
 /// tagged union's variant is still `.extend`ed with its tag (its schema serves that union).
 fn wrap(ty: &Ty, expr: String, method: &str, arg: Option<&str>) -> String {
-    let arg = arg.map(|a| format!(", {a}")).unwrap_or_default();
-    match &ty.kind {
-        TyKind::Ref(_) => {
+    match (&ty.kind, arg) {
+        (TyKind::Ref(_), _) => {
             let f = if method == "default" {
                 "_default"
             } else {
                 method
             };
+            let arg = arg.map(|a| format!(", {a}")).unwrap_or_default();
             format!("z.{f}({expr}{arg})")
         }
-        _ => format!("{expr}.{method}({})", arg.trim_start_matches(", ")),
+        (_, arg) => format!("{expr}.{method}({})", arg.unwrap_or_default()),
     }
 }
 
