@@ -8,11 +8,18 @@
 //   parseServerFrameTyped (RequestTypedSchema / EventTypedSchema, the payload read by its name
 //   in the frame's own safeParse; the two stages only when that refuses, which no frame of the
 //   mix does).
+// - generated-schemas: the generated schemas and tables, run by the hand-written path's own
+//   code, so that only the schemas differ from `handwritten`: what the generated Zod costs
+//   itself, without the spec's parse functions around it.
 // - handwritten: Zod schemas of the same shapes written by hand below (the baseline), the
-//   same two stages.
+//   same two stages, looked up in copies of the package's tables (see handwrittenPaths).
 // - handwritten-again: the hand-written path once more: the A/A control. What it measures
 //   against `handwritten` is the noise of the measurement itself, so a ratio between two Zod
 //   paths means something only beyond it.
+// - handwritten-alone: the hand-written schemas in tables of their own that hold only the
+//   mix's entries, in a process that does not load the package. It shows what the size of the
+//   protocol costs (the package loaded, the lookup in a 41-entry table): `handwritten` runs
+//   the same schemas in the package's tables, as a hand-written package would have them.
 // - json-parse: JSON.parse alone, no schema: the floor under every Zod path (V8's own
 //   parser, in C++), so the ratio of the Rust path to it bounds what any Zod path can reach.
 //
@@ -96,6 +103,17 @@ async function generatedTyped() {
         return frame.value.payload;
     };
     return { requests: request, server: event };
+}
+
+/**
+ * The generated schemas, run by the hand-written path's own code (handRequest, handEvent): the
+ * same calls in the same order, so only the schemas differ. The server frame is the union
+ * itself, without the pick parseServerFrame runs first.
+ */
+async function generatedSchemas() {
+    const { AGENT_EVENT_SCHEMAS, AGENT_REQUEST_SCHEMAS, RequestSchema, ServerFrameSchema } = await pkg();
+    const T = { request: RequestSchema, serverFrame: ServerFrameSchema, payloads: AGENT_REQUEST_SCHEMAS, events: AGENT_EVENT_SCHEMAS };
+    return { requests: (text) => handRequest(T, text), server: (text) => handEvent(T, text) };
 }
 
 // ---- the hand-written baseline: the same shapes, written directly ----
@@ -188,18 +206,44 @@ const handwritten = () => {
     return { payloads, events, request, serverFrame };
 };
 
-/** The hand-written schemas, the same two stages. */
+/**
+ * The hand-written schemas in the spec's tables, the same two stages. The process loads the
+ * package, as the generated paths' do, and looks a payload up in a table of the protocol's
+ * size: the package's tables, copied, with the entries the mix uses swapped for hand-written
+ * ones. So the two paths differ only in the schemas they run, which is what the comparison is
+ * about: a hand-written package of the whole protocol would have tables of the same size.
+ */
 async function handwrittenPaths() {
+    const { AGENT_EVENT_SCHEMAS, AGENT_REQUEST_SCHEMAS } = await pkg();
     const H = handwritten();
-    return { requests: (text) => handRequest(H, text), server: (text) => handEvent(H, text) };
+    const payloads = { ...AGENT_REQUEST_SCHEMAS };
+    for (const [name, payload] of Object.entries(H.payloads)) {
+        if (!payloads[name]) throw new Error(`${name} is not in the request table`);
+        payloads[name] = { payload, result: payloads[name].result };
+    }
+    const events = { ...AGENT_EVENT_SCHEMAS };
+    for (const [name, payload] of Object.entries(H.events)) {
+        if (!events[name]) throw new Error(`${name} is not in the event table`);
+        events[name] = payload;
+    }
+    const T = { ...H, payloads, events };
+    return { requests: (text) => handRequest(T, text), server: (text) => handEvent(T, text) };
+}
+
+/** The hand-written schemas alone: their own small tables, in a process without the package. */
+async function handwrittenAlone() {
+    const H = handwritten();
+    const payloads = Object.fromEntries(Object.entries(H.payloads).map(([name, payload]) => [name, { payload }]));
+    const T = { ...H, payloads };
+    return { requests: (text) => handRequest(T, text), server: (text) => handEvent(T, text) };
 }
 
 function handRequest(H, text) {
     const frame = H.request.safeParse(JSON.parse(text));
     if (!frame.success) throw new Error(z.prettifyError(frame.error));
-    const schema = H.payloads[frame.data.type];
-    if (!schema) throw new Error(`unknown request ${frame.data.type}`);
-    const payload = schema.safeParse(frame.data.payload);
+    const entry = H.payloads[frame.data.type];
+    if (!entry) throw new Error(`unknown request ${frame.data.type}`);
+    const payload = entry.payload.safeParse(frame.data.payload);
     if (!payload.success) throw new Error(z.prettifyError(payload.error));
     return payload.data;
 }
@@ -220,8 +264,10 @@ function handEvent(H, text) {
 const PATHS = {
     generated,
     'generated-typed': generatedTyped,
+    'generated-schemas': generatedSchemas,
     handwritten: handwrittenPaths,
     'handwritten-again': handwrittenPaths,
+    'handwritten-alone': handwrittenAlone,
     'json-parse': async () => ({ requests: JSON.parse, server: JSON.parse }),
 };
 const KEYS = Object.keys(PATHS).flatMap((p) => ['requests', 'server'].map((g) => `${g}/${p}`));
@@ -303,7 +349,9 @@ if (JSON_OUT) {
             framesPerSecond: result,
             generatedOverHandwritten: { requests: ratio('requests'), server: ratio('server') },
             generatedTypedOverHandwritten: { requests: ratio('requests', 'generated-typed'), server: ratio('server', 'generated-typed') },
+            generatedSchemasOverHandwritten: { requests: ratio('requests', 'generated-schemas'), server: ratio('server', 'generated-schemas') },
             againOverHandwritten: { requests: ratio('requests', 'handwritten-again'), server: ratio('server', 'handwritten-again') },
+            aloneOverHandwritten: { requests: ratio('requests', 'handwritten-alone'), server: ratio('server', 'handwritten-alone') },
         }),
     );
 } else {
@@ -313,6 +361,12 @@ if (JSON_OUT) {
         `generated-typed / handwritten: requests ${ratio('requests', 'generated-typed').toFixed(2)}x, server ${ratio('server', 'generated-typed').toFixed(2)}x`,
     );
     console.log(
+        `generated-schemas / handwritten: requests ${ratio('requests', 'generated-schemas').toFixed(2)}x, server ${ratio('server', 'generated-schemas').toFixed(2)}x`,
+    );
+    console.log(
         `handwritten-again / handwritten (A/A control): requests ${ratio('requests', 'handwritten-again').toFixed(2)}x, server ${ratio('server', 'handwritten-again').toFixed(2)}x`,
+    );
+    console.log(
+        `handwritten-alone / handwritten: requests ${ratio('requests', 'handwritten-alone').toFixed(2)}x, server ${ratio('server', 'handwritten-alone').toFixed(2)}x`,
     );
 }

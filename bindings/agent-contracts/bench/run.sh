@@ -5,9 +5,11 @@
 #   bash bindings/agent-contracts/bench/run.sh [RUNS]
 #
 # Each run: the criterion bench (generated and hand-written serde_json), then the node bench
-# (generated: the spec's two stages and the one-pass typed parse; hand-written Zod, and the same
-# path again as the A/A control; JSON.parse alone, the floor under every Zod path; each path in
-# node processes of its own). RUNS runs (default 3); the ratios are the median over them.
+# (generated: the spec's two stages, the one-pass typed parse, and the generated schemas run by
+# the hand-written path's code; hand-written Zod in the package's tables, the same path again
+# as the A/A control, and the hand-written schemas alone in tables of the mix's size;
+# JSON.parse alone, the floor under every Zod path; each path in node processes of its own).
+# RUNS runs (default 3); the ratios are the median over them.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 runs="${1:-3}"
@@ -31,7 +33,7 @@ const frames = (g) => fs.readFileSync(`contracts/benches/data/${g}.jsonl`, 'utf8
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 const rows = [];
 for (const g of ['requests', 'server']) {
-    const r = { group: g, genOverHand: [], zodGenOverHand: [], zodTypedOverHand: [], rustGenOverZodGen: [], rustGenOverZodTyped: [], rustHandOverZodHand: [], zodAgainOverHand: [], rustGenOverJson: [] };
+    const r = { group: g, genOverHand: [], zodGenOverHand: [], zodTypedOverHand: [], zodSchemasOverHand: [], rustGenOverZodGen: [], rustGenOverZodTyped: [], rustHandOverZodHand: [], zodAgainOverHand: [], zodAloneOverHand: [], rustGenOverJson: [] };
     for (let i = 1; i <= runs; i++) {
         // criterion: the median time of one iteration (the whole mix), in nanoseconds.
         const rust = (p) => frames(g) / (JSON.parse(fs.readFileSync(`${dir}/rust.${i}.${g}.${p}.json`)).median.point_estimate / 1e9);
@@ -40,10 +42,12 @@ for (const g of ['requests', 'server']) {
         r.genOverHand.push(rg / rh);
         r.zodGenOverHand.push(zg / zh);
         r.zodTypedOverHand.push(zt / zh);
+        r.zodSchemasOverHand.push(zod[`${g}/generated-schemas`] / zh);
         r.rustGenOverZodGen.push(rg / zg);
         r.rustGenOverZodTyped.push(rg / zt);
         r.rustHandOverZodHand.push(rh / zh);
         r.zodAgainOverHand.push(zod[`${g}/handwritten-again`] / zh);
+        r.zodAloneOverHand.push(zod[`${g}/handwritten-alone`] / zh);
         r.rustGenOverJson.push(rg / zod[`${g}/json-parse`]);
     }
     rows.push(r);
@@ -54,7 +58,9 @@ for (const r of rows) {
     console.log(`  Rust generated / Rust hand-written serde_json ${f(r.genOverHand)}`);
     console.log(`  Zod generated, two stages / Zod hand-written  ${f(r.zodGenOverHand)}`);
     console.log(`  Zod generated, one pass / Zod hand-written    ${f(r.zodTypedOverHand)}`);
+    console.log(`  Zod generated schemas / Zod hand-written      ${f(r.zodSchemasOverHand)}  (the hand-written path's code)`);
     console.log(`  Zod hand-written again / Zod hand-written     ${f(r.zodAgainOverHand)}  (A/A control: the same path)`);
+    console.log(`  Zod hand-written alone / Zod hand-written     ${f(r.zodAloneOverHand)}  (the mix's tables only, no package)`);
     console.log(`  Rust generated / Zod generated, two stages    ${f(r.rustGenOverZodGen)}`);
     console.log(`  Rust generated / Zod generated, one pass      ${f(r.rustGenOverZodTyped)}`);
     console.log(`  Rust hand-written / Zod hand-written          ${f(r.rustHandOverZodHand)}`);
