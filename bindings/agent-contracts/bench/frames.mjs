@@ -11,7 +11,8 @@
 // - generated-schemas: the generated schemas and tables, run by the hand-written path's own
 //   code, so that only the schemas differ from `handwritten`: what the generated Zod costs
 //   itself, without the spec's parse functions around it.
-// - handwritten: Zod schemas of the same shapes written by hand below (the baseline), the
+// - handwritten: Zod schemas of the same shapes written by hand below (the baseline; checked
+//   to have the generated schemas' keys, variants, checks and values before anything runs), the
 //   same two stages, looked up in copies of the package's tables (see handwrittenPaths).
 // - handwritten-again: the hand-written path once more: the A/A control. What it measures
 //   against `handwritten` is the noise of the measurement itself, so a ratio between two Zod
@@ -167,10 +168,36 @@ const handwritten = () => {
             output: z.string().optional(),
             status,
         }),
-    ]);
-    const chatEvent = z.discriminatedUnion('type', [
-        z.object({ type: z.literal('item'), item }),
-        z.object({ type: z.literal('delta'), itemId: id, text: z.string() }),
+        z.object({
+            kind: z.literal('approval'),
+            id,
+            historyIndex: ts.optional(),
+            toolUseId: id,
+            tool: z.string(),
+            summary: z.string(),
+            input: z.unknown(),
+            state: z.enum(['pending', 'allowed', 'denied', 'dismissed']),
+        }),
+        z.object({
+            kind: z.literal('question'),
+            id,
+            historyIndex: ts.optional(),
+            question: z.string(),
+            options: z.array(z.string()),
+            answer: z.string().optional(),
+            state: z.enum(['pending', 'answered', 'dismissed']),
+        }),
+        z.object({
+            kind: z.literal('subagent'),
+            id,
+            historyIndex: ts.optional(),
+            toolUseId: id,
+            description: z.string(),
+            origin: z.enum(['chat', 'host-task']),
+            status,
+            taskId: z.string().min(1).optional(),
+        }),
+        z.object({ kind: z.literal('notice'), id, historyIndex: ts.optional(), level: z.enum(['info', 'warning', 'error']), text: z.string() }),
     ]);
     const card = z.discriminatedUnion('kind', [
         z.object({ kind: z.literal('approval'), itemId: id, toolUseId: id, tool: z.string(), summary: z.string() }),
@@ -193,6 +220,12 @@ const handwritten = () => {
             .optional(),
         usage: z.object({ inputTokens: ts, outputTokens: ts, costUsd: z.number().min(0).optional() }).optional(),
     });
+    const chatEvent = z.discriminatedUnion('type', [
+        z.object({ type: z.literal('item'), item }),
+        z.object({ type: z.literal('delta'), itemId: id, text: z.string() }),
+        z.object({ type: z.literal('info'), info }),
+        z.object({ type: z.literal('reset'), info, items: z.array(item) }),
+    ]);
     const events = {
         'chat.event': z.object({ chatId: id, event: chatEvent, seq: ts.optional() }),
         'chat.status': z.object({ chatId: id, info }),
@@ -323,6 +356,46 @@ if (ONLY) {
             if (a !== b) throw new Error(`the one pass differs: ${a}`);
         }
     }
+}
+
+// The hand-written schemas have the generated ones' shapes: the same keys (in any order), the
+// same variants, checks, literals and enum values, so neither side does less work.
+{
+    /** What a schema checks at its own level, as text. */
+    const own = (s) => {
+        const d = s._zod.def;
+        const checks = (d.checks ?? []).map((c) => {
+            const { check, minimum, maximum, value, format } = c._zod.def;
+            return `${check}:${minimum ?? maximum ?? value ?? format ?? ''}`;
+        });
+        return JSON.stringify([d.type, checks, d.values ?? null, d.entries ? Object.keys(d.entries) : null]);
+    };
+    const tagOf = (o, key) => o._zod.def.shape[key]._zod.def.values[0];
+    const same = (g, h, path) => {
+        if (own(g) !== own(h)) throw new Error(`${path}: generated ${own(g)}, hand-written ${own(h)}`);
+        const [d, e] = [g._zod.def, h._zod.def];
+        if (d.type === 'object') {
+            const [kd, ke] = [Object.keys(d.shape).sort(), Object.keys(e.shape).sort()];
+            if (kd.join() !== ke.join()) throw new Error(`${path}: keys ${kd} generated, ${ke} hand-written`);
+            for (const k of kd) same(d.shape[k], e.shape[k], `${path}.${k}`);
+        } else if (d.type === 'union') {
+            if (d.options.length !== e.options.length || d.discriminator !== e.discriminator) {
+                throw new Error(`${path}: ${d.options.length} variants generated, ${e.options.length} hand-written`);
+            }
+            d.options.forEach((o, i) => {
+                const tag = d.discriminator && tagOf(o, d.discriminator);
+                const other = tag ? e.options.find((x) => tagOf(x, d.discriminator) === tag) : e.options[i];
+                if (!other) throw new Error(`${path}: no hand-written variant ${tag}`);
+                same(o, other, `${path}|${tag ?? i}`);
+            });
+        } else if (['optional', 'nullable', 'default'].includes(d.type)) same(d.innerType, e.innerType, `${path}?`);
+        else if (d.type === 'array') same(d.element, e.element, `${path}[]`);
+    };
+    const [P, H] = [await pkg(), handwritten()];
+    same(P.RequestSchema, H.request, 'Request');
+    same(P.ServerFrameSchema, H.serverFrame, 'ServerFrame');
+    for (const [name, schema] of Object.entries(H.payloads)) same(P.AGENT_REQUEST_SCHEMAS[name].payload, schema, name);
+    for (const [name, schema] of Object.entries(H.events)) same(P.AGENT_EVENT_SCHEMAS[name], schema, name);
 }
 
 const self = fileURLToPath(import.meta.url);
