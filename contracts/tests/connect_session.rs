@@ -798,6 +798,42 @@ fn the_log_trait_serves_a_custom_retention() {
 }
 
 #[test]
+fn the_log_forgets_the_oldest_keys_past_its_key_retention() {
+    let log = MemoryLog::new(2).with_key_retain(3);
+    let mut hub = Hub::new(Config::default(), log);
+    fill(&mut hub, 5, "s");
+    assert_eq!(hub.log().len(WS), 2);
+    assert_eq!(hub.log().key_count(WS), 3);
+    assert_eq!(hub.log().find_key(WS, "usr_mo", "fill-s-1"), None);
+    // A key outlives its event: seq 3 was dropped, its key is still known.
+    assert_eq!(hub.log().find_key(WS, "usr_mo", "fill-s-2"), Some(3));
+    assert_eq!(hub.log().find_key(WS, "usr_mo", "fill-s-4"), Some(5));
+    // A resend of a remembered key is a duplicate; of a forgotten one, a new event.
+    let id = connect(&mut hub, member(), &[]);
+    let ack =
+        |hub: &mut Hub, key: &str| wire(&only(&hub.receive(id, &post("s", "x", key), T0), id));
+    assert_eq!(ack(&mut hub, "fill-s-2")["duplicate"], true);
+    let again = ack(&mut hub, "fill-s-0");
+    assert_eq!(
+        (again["seq"].as_i64(), again["duplicate"].as_bool()),
+        (Some(6), Some(false))
+    );
+    assert_eq!(hub.log().key_count(WS), 3);
+}
+
+#[test]
+fn the_log_keeps_at_least_a_key_per_event_it_holds() {
+    let mut hub = Hub::new(Config::default(), MemoryLog::new(4).with_key_retain(1));
+    fill(&mut hub, 6, "s");
+    assert_eq!(hub.log().key_count(WS), 4);
+    assert_eq!(hub.log().find_key(WS, "usr_mo", "fill-s-2"), Some(3));
+    // By default a workspace keeps ten keys per event it keeps.
+    let mut hub = Hub::new(Config::default(), MemoryLog::new(1));
+    fill(&mut hub, 12, "s");
+    assert_eq!(hub.log().key_count(WS), MemoryLog::KEYS_PER_EVENT);
+}
+
+#[test]
 fn an_error_leaves_out_a_key_the_schema_refuses() {
     let mut hub = Hub::in_memory();
     let id = connect(&mut hub, member(), &[]);

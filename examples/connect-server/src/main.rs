@@ -34,6 +34,10 @@ struct Args {
     /// How many events the in-memory log keeps per workspace.
     #[arg(long, default_value_t = MemoryLog::DEFAULT_RETAIN)]
     retain: usize,
+    /// How many idempotency keys the log remembers per workspace (at least --retain); ten per
+    /// event kept when not given.
+    #[arg(long, value_name = "N")]
+    key_retain: Option<usize>,
 }
 
 #[tokio::main]
@@ -67,7 +71,11 @@ async fn main() -> ExitCode {
     };
     println!("listening on ws://{addr}{PATH}");
     let _ = std::io::stdout().flush();
-    let server = Server::with_log(tokens, Config::default(), MemoryLog::new(args.retain));
+    let mut log = MemoryLog::new(args.retain);
+    if let Some(keys) = args.key_retain {
+        log = log.with_key_retain(keys);
+    }
+    let server = Server::with_log(tokens, Config::default(), log);
     match server.serve(listener).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

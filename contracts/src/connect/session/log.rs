@@ -52,11 +52,15 @@ pub trait EventLog {
 
 /// An in-memory log that keeps the newest `retain` events of each workspace.
 ///
-/// Idempotency keys outlive the events they name, so a resend long after its event was
-/// dropped is still answered as a duplicate, never written twice.
+/// Idempotency keys outlive the events they name: a workspace keeps the newest `key_retain`
+/// keys (ten times `retain` unless [`with_key_retain`](Self::with_key_retain) says otherwise,
+/// and never fewer than `retain`), so a resend long after its event was dropped is still
+/// answered as a duplicate, never written twice, while a writer that makes up a new key for
+/// every event cannot grow the log without bound.
 #[derive(Debug)]
 pub struct MemoryLog {
     retain: usize,
+    key_retain: usize,
     workspaces: HashMap<String, Workspace>,
 }
 
@@ -67,20 +71,35 @@ struct Workspace {
     dropped_through: Seq,
     /// The highest seq written (0: nothing written).
     head: Seq,
-    /// (writer, key) to the seq written.
-    keys: HashMap<(String, String), Seq>,
+    /// Writer, then key, to the seq written: looked up by `&str`, with no allocation.
+    keys: HashMap<String, HashMap<String, Seq>>,
+    /// The keys in the order they were written, the oldest first: the next to forget.
+    key_order: VecDeque<(String, String)>,
 }
 
 impl MemoryLog {
     /// The number of events a workspace keeps when none is given.
     pub const DEFAULT_RETAIN: usize = 10_000;
 
-    /// A log that keeps the newest `retain` events of each workspace (at least one).
+    /// How many idempotency keys a workspace keeps per event it keeps, unless told otherwise.
+    pub const KEYS_PER_EVENT: usize = 10;
+
+    /// A log that keeps the newest `retain` events of each workspace (at least one), and the
+    /// newest `retain` × [`KEYS_PER_EVENT`](Self::KEYS_PER_EVENT) idempotency keys.
     pub fn new(retain: usize) -> MemoryLog {
+        let retain = retain.max(1);
         MemoryLog {
-            retain: retain.max(1),
+            retain,
+            key_retain: retain.saturating_mul(Self::KEYS_PER_EVENT),
             workspaces: HashMap::new(),
         }
+    }
+
+    /// The same log, keeping the newest `keys` idempotency keys of each workspace; never fewer
+    /// than the events it keeps, so every event the log holds is still found by its key.
+    pub fn with_key_retain(mut self, keys: usize) -> MemoryLog {
+        self.key_retain = keys.max(self.retain);
+        self
     }
 
     /// How many events `workspace_id` holds now.
@@ -88,6 +107,13 @@ impl MemoryLog {
         self.workspaces
             .get(workspace_id)
             .map_or(0, |w| w.entries.len())
+    }
+
+    /// How many idempotency keys `workspace_id` remembers now.
+    pub fn key_count(&self, workspace_id: &str) -> usize {
+        self.workspaces
+            .get(workspace_id)
+            .map_or(0, |w| w.key_order.len())
     }
 
     /// Whether `workspace_id` holds no events.
@@ -117,18 +143,31 @@ impl EventLog for MemoryLog {
 
     fn find_key(&self, workspace_id: &str, writer: &str, key: &str) -> Option<Seq> {
         let w = self.workspaces.get(workspace_id)?;
-        w.keys.get(&(writer.to_owned(), key.to_owned())).copied()
+        w.keys.get(writer)?.get(key).copied()
     }
 
     fn append(&mut self, workspace_id: &str, writer: &str, key: &str, entry: LogEntry) {
         let w = self.workspaces.entry(workspace_id.to_owned()).or_default();
         w.head = w.head.max(entry.seq);
-        w.keys
-            .insert((writer.to_owned(), key.to_owned()), entry.seq);
+        let keys = w.keys.entry(writer.to_owned()).or_default();
+        if keys.insert(key.to_owned(), entry.seq).is_none() {
+            w.key_order.push_back((writer.to_owned(), key.to_owned()));
+        }
         w.entries.push_back(entry);
         while w.entries.len() > self.retain {
             if let Some(dropped) = w.entries.pop_front() {
                 w.dropped_through = dropped.seq;
+            }
+        }
+        while w.key_order.len() > self.key_retain {
+            let Some((writer, key)) = w.key_order.pop_front() else {
+                break;
+            };
+            if let Some(keys) = w.keys.get_mut(&writer) {
+                keys.remove(&key);
+                if keys.is_empty() {
+                    w.keys.remove(&writer);
+                }
             }
         }
     }
