@@ -596,8 +596,13 @@ impl<'a> Emitter<'a> {
         }
         let _ = writeln!(
             out,
-            "- `{}/schema.json`: JSON Schema (draft 2020-12) of every type and table entry, for clients in other languages.",
-            o.package_name
+            "- `{}/schema.json`: JSON Schema (draft 2020-12) of every type{}, for clients in other languages.",
+            o.package_name,
+            if self.has_tables() {
+                " and table entry"
+            } else {
+                ""
+            }
         );
         let bases: Vec<&str> = self
             .model
