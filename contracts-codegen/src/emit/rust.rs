@@ -94,11 +94,17 @@ enum At<'a> {
     Module(&'a str),
 }
 
+/// The estimated size in bytes above which a struct held in a field or a union variant is
+/// boxed: moving a typed frame or an enum of payloads then copies a pointer, not the struct
+/// (clippy's `large_enum_variant`, for generated types). `ChatInfo` is above it.
+const LARGE: usize = 192;
+
 struct Emitter<'a> {
     model: &'a Model,
     rt: TokenStream,
     bases: &'a BTreeMap<String, String>,
-    /// (type, field or variant index) that hold a type which contains them by value.
+    /// (type, field or variant index) that hold a type which contains them by value, or a
+    /// large struct (see [`LARGE`]).
     boxed: BTreeSet<(String, usize)>,
 }
 
@@ -172,6 +178,9 @@ impl<'a> Emitter<'a> {
         next.iter().any(|n| self.reaches(n, target, seen))
     }
 
+    /// The fields and variants stored in a `Box`: those that hold their own type by value
+    /// (recursion), and those that hold a large struct (so the owner, and every enum and typed
+    /// frame it is moved through, stays small).
     fn find_boxed(&self) -> BTreeSet<(String, usize)> {
         let mut out = BTreeSet::new();
         for def in &self.model.types {
@@ -183,15 +192,76 @@ impl<'a> Emitter<'a> {
             for (i, ty) in tys.into_iter().enumerate() {
                 let mut refs = Vec::new();
                 self.by_value(self.model, ty, &mut refs);
-                if refs
-                    .iter()
-                    .any(|r| self.reaches(r, &def.name, &mut BTreeSet::new()))
-                {
+                if refs.iter().any(|r| {
+                    self.reaches(r, &def.name, &mut BTreeSet::new()) || self.is_large_struct(r)
+                }) {
                     out.insert((def.name.clone(), i));
                 }
             }
         }
         out
+    }
+
+    /// Whether the own type `name` is a struct whose estimated size is above [`LARGE`].
+    fn is_large_struct(&self, name: &str) -> bool {
+        matches!(
+            self.model.own_type(name).map(|d| &d.kind),
+            Some(TypeDefKind::Struct(_))
+        ) && self.own_size(name, &mut BTreeSet::new()) > LARGE
+    }
+
+    /// The estimated size in bytes of the own type `name` as Rust stores it (a field that
+    /// holds a large struct counts as its `Box`); a type already on `stack` (recursion,
+    /// boxed) counts as a pointer.
+    fn own_size(&self, name: &str, stack: &mut BTreeSet<String>) -> usize {
+        let Some(def) = self.model.own_type(name) else {
+            return 8;
+        };
+        if !stack.insert(name.to_owned()) {
+            return 8;
+        }
+        let size = match &def.kind {
+            TypeDefKind::Struct(s) => s
+                .fields
+                .iter()
+                .map(|f| {
+                    let size = self.ty_size(&f.ty, stack);
+                    let size = if size > LARGE { 8 } else { size };
+                    match (&f.ty.kind, f.optional) {
+                        (TyKind::String(_) | TyKind::Array(..) | TyKind::Map(_), _)
+                        | (_, false) => size,
+                        (_, true) => size + 8,
+                    }
+                })
+                .sum::<usize>()
+                .next_multiple_of(8),
+            TypeDefKind::Union(u) => {
+                u.variants
+                    .iter()
+                    .map(|v| self.ty_size(&v.ty, stack))
+                    .max()
+                    .unwrap_or(0)
+                    + 8
+            }
+            TypeDefKind::Alias(t) => self.ty_size(t, stack),
+            TypeDefKind::Enum(_) => 1,
+        };
+        stack.remove(name);
+        size
+    }
+
+    /// The estimated size in bytes of a type expression stored inline (a base's types count as
+    /// a pointer: they are not sized here).
+    fn ty_size(&self, ty: &Ty, stack: &mut BTreeSet<String>) -> usize {
+        match &ty.kind {
+            TyKind::String(_) | TyKind::Array(..) | TyKind::Map(_) => 24,
+            TyKind::Boolean => 1,
+            TyKind::Int(_) | TyKind::Number(_) | TyKind::Literal(_) => 8,
+            TyKind::Unknown => 16,
+            TyKind::Nullable(inner) => self.ty_size(inner, stack) + 8,
+            TyKind::Ref(r) if r.protocol.as_deref().is_some_and(|p| p != self.model.name) => 8,
+            TyKind::Ref(r) => self.own_size(&r.name, stack),
+        }
     }
 
     // ----- paths, types and schemas -----

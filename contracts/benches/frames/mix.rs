@@ -258,7 +258,7 @@ pub fn server() -> Vec<String> {
             "chat.status",
             &ChatStatusEvent {
                 chat_id: s(CHAT),
-                info: info(),
+                info: Box::new(info()),
             },
         ),
     ]

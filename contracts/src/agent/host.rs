@@ -185,7 +185,10 @@ impl Hub {
             &mut s,
             |_| true,
             events::ChatStatus::NAME,
-            &ChatStatusEvent { chat_id, info },
+            &ChatStatusEvent {
+                chat_id,
+                info: Box::new(info),
+            },
         );
     }
 
@@ -258,7 +261,7 @@ impl Hub {
                 events::ChatStatus::NAME,
                 &ChatStatusEvent {
                     chat_id: chat_id.to_owned(),
-                    info,
+                    info: Box::new(info),
                 },
             );
         }
@@ -268,7 +271,12 @@ impl Hub {
     /// Replaces a chat's info (an `info` event) and tells every client.
     pub fn set_info(&self, info: ChatInfo) -> Result<Seq, WireError> {
         let chat_id = info.chat_id.clone();
-        self.publish(&chat_id, ChatEvent::Info(super::ChatEventInfo { info }))
+        self.publish(
+            &chat_id,
+            ChatEvent::Info(super::ChatEventInfo {
+                info: Box::new(info),
+            }),
+        )
     }
 
     /// Replaces a chat's bookmarks; attached clients hear chat.bookmarks.
@@ -426,7 +434,7 @@ impl Hub {
                 )));
             }
             return Ok(AttachResult {
-                info,
+                info: Box::new(info),
                 items: Vec::new(),
                 history: None,
                 pending: None,
@@ -458,7 +466,7 @@ impl Hub {
             &items,
         ));
         Ok(AttachResult {
-            info,
+            info: Box::new(info),
             items,
             history,
             pending: Some(pending),

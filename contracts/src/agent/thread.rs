@@ -29,15 +29,15 @@ impl Thread {
     /// is outside the page the thread holds.
     pub fn apply(&mut self, event: &ChatEvent) {
         match event {
-            ChatEvent::Item(e) => self.upsert(e.item.clone()),
+            ChatEvent::Item(e) => self.upsert(ChatItem::clone(&e.item)),
             ChatEvent::Delta(e) => {
                 if let Some(item) = self.items.iter_mut().find(|i| item_id(i) == e.item_id) {
                     append_text(item, &e.text);
                 }
             }
-            ChatEvent::Info(e) => self.info = Some(e.info.clone()),
+            ChatEvent::Info(e) => self.info = Some(ChatInfo::clone(&e.info)),
             ChatEvent::Reset(e) => {
-                self.info = Some(e.info.clone());
+                self.info = Some(ChatInfo::clone(&e.info));
                 self.items = e.items.clone();
             }
         }

@@ -414,7 +414,10 @@ impl Host for Connection {
         };
         a.turns().insert(chat_id.clone(), Turns::default());
         a.hub.create_chat(info.clone());
-        Ok(ChatCreated { chat_id, info })
+        Ok(ChatCreated {
+            chat_id,
+            info: Box::new(info),
+        })
     }
 
     async fn chat_list(&self, _: Empty) -> Result<ChatListResult, WireError> {
@@ -497,7 +500,7 @@ impl Host for Connection {
         a.hub.publish(
             &payload.chat_id,
             ChatEvent::Reset(ChatEventReset {
-                info,
+                info: Box::new(info),
                 items: Vec::new(),
             }),
         )?;

@@ -124,7 +124,10 @@ impl agent::Host for Connection {
             usage: None,
         };
         self.app.hub.create_chat(info.clone());
-        Ok(ChatCreated { chat_id, info })
+        Ok(ChatCreated {
+            chat_id,
+            info: Box::new(info),
+        })
     }
 
     async fn chat_list(&self, _: Empty) -> Result<ChatListResult, WireError> {

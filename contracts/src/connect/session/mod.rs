@@ -546,7 +546,9 @@ impl<L: EventLog> Hub<L> {
         let (frame, audience) = match notice {
             Notice::Presence(p) => (ServerFrame::Presence(p), Audience::People),
             Notice::Join(request) => (
-                ServerFrame::Join(ServerFrameJoin { request }),
+                ServerFrame::Join(ServerFrameJoin {
+                    request: Box::new(request),
+                }),
                 Audience::OwnersAndAdmins,
             ),
             Notice::Restart {
@@ -749,7 +751,7 @@ impl<L: EventLog> Hub<L> {
             ClientEvent::MessagePost(post) => LogEntry {
                 seq,
                 space_id: Some(post.space_id.clone()),
-                event: ServerEvent::MessageNew(ServerEventMessageNew {
+                event: ServerEvent::MessageNew(Box::new(ServerEventMessageNew {
                     seq,
                     v: Some(1),
                     id: Some(format!("evt_{seq}")),
@@ -761,7 +763,7 @@ impl<L: EventLog> Hub<L> {
                     from: identity.participant(),
                     text: post.text,
                     idempotency_key: Some(post.idempotency_key),
-                }),
+                })),
             },
         };
         self.log.append(workspace_id, writer, &key, entry.clone());
