@@ -192,9 +192,11 @@ impl<'a> Emitter<'a> {
             for (i, ty) in tys.into_iter().enumerate() {
                 let mut refs = Vec::new();
                 self.by_value(self.model, ty, &mut refs);
-                if refs.iter().any(|r| {
-                    self.reaches(r, &def.name, &mut BTreeSet::new()) || self.is_large_struct(r)
-                }) {
+                if self.holds_large_struct(ty)
+                    || refs
+                        .iter()
+                        .any(|r| self.reaches(r, &def.name, &mut BTreeSet::new()))
+                {
                     out.insert((def.name.clone(), i));
                 }
             }
@@ -202,22 +204,37 @@ impl<'a> Emitter<'a> {
         out
     }
 
-    /// Whether the own type `name` is a struct whose estimated size is above [`LARGE`].
-    fn is_large_struct(&self, name: &str) -> bool {
-        matches!(
-            self.model.own_type(name).map(|d| &d.kind),
-            Some(TypeDefKind::Struct(_))
-        ) && self.own_size(name, &mut BTreeSet::new()) > LARGE
+    /// Whether `ty` holds by value (through aliases and nullable) a struct, this protocol's or
+    /// a base's, whose estimated size is above [`LARGE`].
+    fn holds_large_struct(&self, ty: &Ty) -> bool {
+        self.held(self.model, ty).is_some_and(|(m, def)| {
+            matches!(def.kind, TypeDefKind::Struct(_))
+                && self.def_size(m, def, &mut BTreeSet::new()) > LARGE
+        })
     }
 
-    /// The estimated size in bytes of the own type `name` as Rust stores it (a field that
-    /// holds a large struct counts as its `Box`); a type already on `stack` (recursion,
-    /// boxed) counts as a pointer.
-    fn own_size(&self, name: &str, stack: &mut BTreeSet<String>) -> usize {
-        let Some(def) = self.model.own_type(name) else {
-            return 8;
-        };
-        if !stack.insert(name.to_owned()) {
+    /// The named type `ty` holds by value, with the model that defines it, aliases unfolded.
+    fn held<'m>(&'m self, owner: &'m Model, ty: &'m Ty) -> Option<(&'m Model, &'m TypeDef)> {
+        match &ty.kind {
+            TyKind::Nullable(inner) => self.held(owner, inner),
+            TyKind::Ref(r) => {
+                let m = self.owner_of(owner, r);
+                let def = m.resolve(r)?;
+                match &def.kind {
+                    TypeDefKind::Alias(inner) => self.held(m, inner),
+                    _ => Some((m, def)),
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The estimated size in bytes of `def` (defined in `m`) as Rust stores it: a field that
+    /// holds a large struct counts as its `Box`, and a type already on `stack` (recursion,
+    /// boxed) as a pointer.
+    fn def_size(&self, m: &Model, def: &TypeDef, stack: &mut BTreeSet<String>) -> usize {
+        let key = format!("{}.{}", m.name, def.name);
+        if !stack.insert(key.clone()) {
             return 8;
         }
         let size = match &def.kind {
@@ -225,7 +242,7 @@ impl<'a> Emitter<'a> {
                 .fields
                 .iter()
                 .map(|f| {
-                    let size = self.ty_size(&f.ty, stack);
+                    let size = self.ty_size(m, &f.ty, stack);
                     let size = if size > LARGE { 8 } else { size };
                     match (&f.ty.kind, f.optional) {
                         (TyKind::String(_) | TyKind::Array(..) | TyKind::Map(_), _)
@@ -238,29 +255,32 @@ impl<'a> Emitter<'a> {
             TypeDefKind::Union(u) => {
                 u.variants
                     .iter()
-                    .map(|v| self.ty_size(&v.ty, stack))
+                    .map(|v| self.ty_size(m, &v.ty, stack))
                     .max()
                     .unwrap_or(0)
                     + 8
             }
-            TypeDefKind::Alias(t) => self.ty_size(t, stack),
+            TypeDefKind::Alias(t) => self.ty_size(m, t, stack),
             TypeDefKind::Enum(_) => 1,
         };
-        stack.remove(name);
+        stack.remove(&key);
         size
     }
 
-    /// The estimated size in bytes of a type expression stored inline (a base's types count as
-    /// a pointer: they are not sized here).
-    fn ty_size(&self, ty: &Ty, stack: &mut BTreeSet<String>) -> usize {
+    /// The estimated size in bytes of a type expression of `m`'s, stored inline.
+    fn ty_size(&self, m: &Model, ty: &Ty, stack: &mut BTreeSet<String>) -> usize {
         match &ty.kind {
             TyKind::String(_) | TyKind::Array(..) | TyKind::Map(_) => 24,
             TyKind::Boolean => 1,
             TyKind::Int(_) | TyKind::Number(_) | TyKind::Literal(_) => 8,
             TyKind::Unknown => 16,
-            TyKind::Nullable(inner) => self.ty_size(inner, stack) + 8,
-            TyKind::Ref(r) if r.protocol.as_deref().is_some_and(|p| p != self.model.name) => 8,
-            TyKind::Ref(r) => self.own_size(&r.name, stack),
+            TyKind::Nullable(inner) => self.ty_size(m, inner, stack) + 8,
+            TyKind::Ref(r) => {
+                let owner = self.owner_of(m, r);
+                owner
+                    .resolve(r)
+                    .map_or(8, |def| self.def_size(owner, def, stack))
+            }
         }
     }
 

@@ -191,7 +191,9 @@ impl documents::Host for Connection {
                 code: ErrorCode::UnknownChat,
                 message: format!("no chat is called {:?}", payload.chat_id),
             })?;
-        Ok(DocumentAttachToChatResult { info })
+        Ok(DocumentAttachToChatResult {
+            info: Box::new(info),
+        })
     }
 }
 
