@@ -207,10 +207,24 @@ impl<'a> Emitter<'a> {
     /// Whether `ty` holds by value (through aliases and nullable) a struct, this protocol's or
     /// a base's, whose estimated size is above [`LARGE`].
     fn holds_large_struct(&self, ty: &Ty) -> bool {
-        self.held(self.model, ty).is_some_and(|(m, def)| {
-            matches!(def.kind, TypeDefKind::Struct(_))
-                && self.def_size(m, def, &mut BTreeSet::new()) > LARGE
+        self.boxes_large(self.model, ty, &mut BTreeSet::new())
+    }
+
+    /// [`Self::holds_large_struct`] for a type expression of `m`'s, sizing with `stack`.
+    fn boxes_large(&self, m: &Model, ty: &Ty, stack: &mut BTreeSet<String>) -> bool {
+        self.held(m, ty).is_some_and(|(owner, def)| {
+            matches!(def.kind, TypeDefKind::Struct(_)) && self.def_size(owner, def, stack) > LARGE
         })
+    }
+
+    /// The estimated size of a field or variant of `m`'s: a pointer when it boxes a large
+    /// struct, else its type's.
+    fn stored_size(&self, m: &Model, ty: &Ty, stack: &mut BTreeSet<String>) -> usize {
+        if self.boxes_large(m, ty, stack) {
+            8
+        } else {
+            self.ty_size(m, ty, stack)
+        }
     }
 
     /// The named type `ty` holds by value, with the model that defines it, aliases unfolded.
@@ -229,33 +243,33 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// The estimated size in bytes of `def` (defined in `m`) as Rust stores it: a field that
-    /// holds a large struct counts as its `Box`, and a type already on `stack` (recursion,
-    /// boxed) as a pointer.
+    /// The estimated size in bytes of `def` (defined in `m`) as Rust stores it: a field or
+    /// variant that holds a large struct counts as its `Box`, and a type already on `stack`
+    /// (recursion, boxed) as a pointer.
     fn def_size(&self, m: &Model, def: &TypeDef, stack: &mut BTreeSet<String>) -> usize {
         let key = format!("{}.{}", m.name, def.name);
         if !stack.insert(key.clone()) {
             return 8;
         }
         let size = match &def.kind {
-            TypeDefKind::Struct(s) => s
-                .fields
-                .iter()
-                .map(|f| {
-                    let size = self.ty_size(m, &f.ty, stack);
-                    let size = if size > LARGE { 8 } else { size };
-                    match (&f.ty.kind, f.optional) {
+            TypeDefKind::Struct(s) => {
+                s.fields
+                    .iter()
+                    .map(|f| match (&f.ty.kind, f.optional) {
+                        // A required literal is not stored; an optional one is a flag.
+                        (TyKind::Literal(_), false) => 0,
+                        (TyKind::Literal(_), true) => 1,
                         (TyKind::String(_) | TyKind::Array(..) | TyKind::Map(_), _)
-                        | (_, false) => size,
-                        (_, true) => size + 8,
-                    }
-                })
-                .sum::<usize>()
-                .next_multiple_of(8),
+                        | (_, false) => self.stored_size(m, &f.ty, stack),
+                        (_, true) => self.stored_size(m, &f.ty, stack) + 8,
+                    })
+                    .sum::<usize>()
+                    .next_multiple_of(8)
+            }
             TypeDefKind::Union(u) => {
                 u.variants
                     .iter()
-                    .map(|v| self.ty_size(m, &v.ty, stack))
+                    .map(|v| self.stored_size(m, &v.ty, stack))
                     .max()
                     .unwrap_or(0)
                     + 8

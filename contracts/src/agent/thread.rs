@@ -29,7 +29,7 @@ impl Thread {
     /// is outside the page the thread holds.
     pub fn apply(&mut self, event: &ChatEvent) {
         match event {
-            ChatEvent::Item(e) => self.upsert(ChatItem::clone(&e.item)),
+            ChatEvent::Item(e) => self.upsert(e.item.clone()),
             ChatEvent::Delta(e) => {
                 if let Some(item) = self.items.iter_mut().find(|i| item_id(i) == e.item_id) {
                     append_text(item, &e.text);

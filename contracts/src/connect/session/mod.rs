@@ -20,8 +20,8 @@
 //!   answered `too_far_behind`. Live events are always single `event` frames.
 //! - An event is written once per idempotency key: a resend is acked with `duplicate: true`
 //!   and the seq it was written at, for as long as the log remembers the key (a
-//!   [`MemoryLog`] remembers the newest ten keys per event it keeps). An event frame without its own key is `invalid_frame`; an
-//!   event its type refuses is `invalid_event`. An error names the key at fault when there
+//!   [`MemoryLog`] remembers the newest ten keys per event it keeps). An event frame without
+//!   its own key is `invalid_frame`; an event its type refuses is `invalid_event`. An error names the key at fault when there
 //!   was one.
 //! - Gated frames go only to sockets whose hello accepted them: presence to a person's socket
 //!   and never a guest's, join to an owner's or admin's, restart, context.edit, model.change,
