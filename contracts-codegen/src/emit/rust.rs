@@ -866,6 +866,7 @@ impl<'a> Emitter<'a> {
             .iter()
             .map(|f| !matches!(self.store(f), Store::Literal));
         let lets_else = lets_else(&slots, kept);
+        let view_scan = view_scan_body(s, &slots, &scans, |f| self.store(f));
         let typed = self.struct_typed(
             def, s, at, &name, &view, &slots, &arms, &finish, &members, &scans,
         );
@@ -921,6 +922,10 @@ impl<'a> Emitter<'a> {
                     cx: &mut #rt::Cx,
                 ) -> ::core::result::Result<::core::option::Option<Self>, D::Error> {
                     #rt::decode_object_ref::<Self, D>(d, cx)
+                }
+                #[inline]
+                fn scan(r: &mut #rt::Scanner<'de>) -> ::core::option::Option<Self> {
+                    #view_scan
                 }
             }
         }
@@ -1196,9 +1201,15 @@ impl<'a> Emitter<'a> {
         let mut to_owned = Vec::new();
         let mut from_owned = Vec::new();
         let mut variants = Vec::new();
+        let mut literals = Vec::new();
+        let mut scans = Vec::new();
         for (id, path, vpath) in &parts {
+            literals.push(quote!(<#path as #rt::Object>::LITERALS));
             match vpath {
                 Some(vp) => {
+                    scans.push(
+                        quote!(<#vp<'de> as #rt::DecodeRef<'de>>::scan(&mut t).map(Self::#id)),
+                    );
                     members.push(quote!(#id(#vp<'a>),));
                     to_owned.push(quote!(Self::#id(v) => #name::#id(v.into_owned()),));
                     from_owned.push(quote!(
@@ -1212,6 +1223,7 @@ impl<'a> Emitter<'a> {
                     },));
                 }
                 None => {
+                    scans.push(quote!(<#path as #rt::Decode>::scan(&mut t).map(Self::#id)));
                     members.push(quote!(#id(#path),));
                     to_owned.push(quote!(Self::#id(v) => #name::#id(v),));
                     from_owned.push(quote!(#name::#id(v) => Self::#id(v),));
@@ -1223,6 +1235,7 @@ impl<'a> Emitter<'a> {
                 }
             }
         }
+        let scan = untagged_scan_body(&literals, &scans);
         let typed = self.untagged_typed(&name, &view, &parts, &structs, at);
         quote! {
             #[doc = #doc]
@@ -1253,6 +1266,10 @@ impl<'a> Emitter<'a> {
                     cx: &mut #rt::Cx,
                 ) -> ::core::result::Result<::core::option::Option<Self>, D::Error> {
                     #rt::decode_untagged_objects_ref(d, cx, &[#(#variants)*])
+                }
+                #[inline]
+                fn scan(r: &mut #rt::Scanner<'de>) -> ::core::option::Option<Self> {
+                    #scan
                 }
             }
         }
@@ -1778,13 +1795,40 @@ impl<'a> Emitter<'a> {
                 } else {
                     TokenStream::new()
                 };
+                let paths: Vec<TokenStream> = if objects {
+                    u.variants
+                        .iter()
+                        .map(|v| match &v.ty.kind {
+                            TyKind::Ref(r) => self.type_path(self.model, r, at),
+                            _ => unreachable!("checked by is_struct"),
+                        })
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                let scan = objects.then(|| {
+                    let literals: Vec<TokenStream> = paths
+                        .iter()
+                        .map(|p| quote!(<#p as #rt::Object>::LITERALS))
+                        .collect();
+                    let scans: Vec<TokenStream> = paths
+                        .iter()
+                        .zip(&idents)
+                        .zip(&boxes)
+                        .map(|((p, id), boxed)| {
+                            let wrap = if *boxed {
+                                quote!(::std::boxed::Box::new(v))
+                            } else {
+                                quote!(v)
+                            };
+                            quote!(<#p as #rt::Decode>::scan(&mut t).map(|v| Self::#id(#wrap)))
+                        })
+                        .collect();
+                    untagged_scan_body(&literals, &scans)
+                });
                 let decode_body = if objects {
                     // Every variant is a struct: read the object once, try only the variants
                     // its literal keys allow.
-                    let paths = u.variants.iter().map(|v| match &v.ty.kind {
-                        TyKind::Ref(r) => self.type_path(self.model, r, at),
-                        _ => unreachable!("checked by is_struct"),
-                    });
                     quote! {
                         #rt::decode_untagged_objects(d, cx, &[
                             #(#rt::ObjectVariant {
@@ -1804,7 +1848,7 @@ impl<'a> Emitter<'a> {
                     &name,
                     quote!(#rt::Expect::Fixed("Invalid input")),
                     decode_body,
-                    None,
+                    scan,
                 );
                 quote! {
                     #docs
@@ -2230,6 +2274,75 @@ fn scan_arm(key: &str, slot: &Ident, scan: TokenStream) -> TokenStream {
             #slot = #scan;
             #slot.as_ref()?;
         }
+    }
+}
+
+/// The fast reader of a struct's borrowed view (`wire::scan`): its keys read into the slots
+/// by the fields' `scans`, a key of no field skipped, as the owned struct's reader does.
+fn view_scan_body(
+    s: &Struct,
+    slots: &[Ident],
+    scans: &[TokenStream],
+    store: impl Fn(&Field) -> Store,
+) -> TokenStream {
+    let mut arms = Vec::new();
+    let mut finish = Vec::new();
+    let mut build = Vec::new();
+    for ((f, slot), scan) in s.fields.iter().zip(slots).zip(scans) {
+        arms.push(scan_arm(&f.name, slot, scan.clone()));
+        let (check, value) = scan_finish_of(store(f), slot, TokenStream::new);
+        finish.push(check);
+        if let Some(value) = value {
+            let ident = rust_ident(&rust_field(&f.name));
+            build.push(quote!(#ident: #value,));
+        }
+    }
+    quote! {
+        #(let mut #slots = ::core::option::Option::None;)*
+        let mut keys = r.object()?;
+        while let ::core::option::Option::Some(k) = r.key(&mut keys)? {
+            match k {
+                #(#arms)*
+                _ => r.skip_unknown(k, &mut keys)?,
+            }
+        }
+        #(#finish)*
+        ::core::option::Option::Some(Self { #(#build)* })
+    }
+}
+
+/// The fast reader of an untagged union of structs (`wire::scan`): each variant in order, read
+/// on a copy of the cursor by `scans`; the first that answers is the union's value when every
+/// earlier one surely fails on its required literal keys (`Scanner::refuses`), as the decoder
+/// then picks it too. Not sure of an earlier variant, it leaves the value to the decoder.
+fn untagged_scan_body(literals: &[TokenStream], scans: &[TokenStream]) -> TokenStream {
+    let n = scans.len();
+    let tries = literals
+        .iter()
+        .zip(scans)
+        .enumerate()
+        .map(|(i, (lits, scan))| {
+            let refused = if i + 1 < n {
+                quote! {
+                    if !r.refuses(#lits)? {
+                        return ::core::option::Option::None;
+                    }
+                }
+            } else {
+                TokenStream::new()
+            };
+            quote! {
+                let mut t = *r;
+                if let ::core::option::Option::Some(v) = #scan {
+                    *r = t;
+                    return ::core::option::Option::Some(v);
+                }
+                #refused
+            }
+        });
+    quote! {
+        #(#tries)*
+        ::core::option::Option::None
     }
 }
 

@@ -112,9 +112,13 @@ pub fn from_str<T: Decode>(json: &str) -> Result<T, ParseError> {
 }
 
 /// Parses and validates a generated borrowed view (`RequestRef<'a>`) from JSON text: its
-/// strings and raw values borrow from `json` when they can. Text that only JavaScript reads
+/// strings and raw values borrow from `json` when they can. The fast reader first (`scan`),
+/// then the decoder, the authority, when it is not sure. Text that only JavaScript reads
 /// (see `js`) is parsed as the owned type instead, with the same verdict.
 pub fn from_str_ref<'a, T: DecodeRef<'a>>(json: &'a str) -> Result<T, ParseError> {
+    if let Some(v) = scan_str(json, T::scan) {
+        return Ok(v);
+    }
     union::with_live_tags(|| from_str_ref_once(json))
 }
 

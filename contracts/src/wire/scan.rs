@@ -14,6 +14,7 @@
 //! bytes at a time (SSE2) or a word at a time and borrowed when they hold no escape, and no
 //! context, path or issue list is built.
 
+use super::union::Literal;
 use std::borrow::Cow;
 
 /// How deep the scanner nests before it gives up: well inside serde_json's limit of 128, so
@@ -21,7 +22,9 @@ use std::borrow::Cow;
 pub const MAX_SCAN_DEPTH: u32 = 64;
 
 /// A cursor over JSON text. Every method returns `None` when the input is not what it reads
-/// (the caller gives up); whitespace before a token is skipped.
+/// (the caller gives up); whitespace before a token is skipped. A copy is a cursor at the same
+/// place (an untagged union tries a variant on one).
+#[derive(Clone, Copy)]
 pub struct Scanner<'a> {
     text: &'a str,
     at: usize,
@@ -276,6 +279,31 @@ impl<'a> Scanner<'a> {
         let key = self.plain_string()?;
         self.eat(b':')?;
         Some(Some(key))
+    }
+
+    /// Whether the object at the cursor surely fails a struct whose required literal keys are
+    /// `literals` (`ok: true`, `type: "event"`): one of them absent, or its last value another.
+    /// Such a variant of an untagged union is refused by the decoder whatever the rest holds
+    /// (see `decode_untagged_objects`). `Some(false)` when every literal holds; `None` when not
+    /// sure (not an object, a key with an escape, more than eight literals, not JSON). The
+    /// cursor does not move.
+    pub fn refuses(&self, literals: &[(&'static str, Literal)]) -> Option<bool> {
+        let mut found: [Option<&'a str>; 8] = [None; 8];
+        if literals.len() > found.len() {
+            return None;
+        }
+        let mut r = *self;
+        let mut keys = r.object()?;
+        while let Some(k) = r.key(&mut keys)? {
+            match literals.iter().position(|(key, _)| *key == k) {
+                Some(i) => found[i] = Some(r.raw()?),
+                None => r.skip_value()?,
+            }
+        }
+        let holds = |(&(_, lit), raw): (&(&str, Literal), &Option<&str>)| {
+            raw.is_some_and(|raw| lit.matches(raw))
+        };
+        Some(!literals.iter().zip(&found).all(holds))
     }
 
     /// The next key of an object whose keys are data (a `map<T>`): escapes decoded.

@@ -1007,6 +1007,13 @@ pub trait DecodeRef<'de>: Sized {
     fn from_owned(owned: Self::Owned) -> Self;
     /// Decodes one value; see [`Schema::decode`].
     fn decode<D: Deserializer<'de>>(d: D, cx: &mut Cx) -> Result<Option<Self>, D::Error>;
+    /// Reads one plain, valid value with the fast reader, borrowing its strings; `None` when
+    /// not sure (the caller runs `decode`). See `wire::scan`.
+    #[inline]
+    fn scan(r: &mut Scanner<'de>) -> Option<Self> {
+        let _ = r;
+        None
+    }
 }
 
 /// [`Str`], borrowed from the input when it has no escapes.

@@ -184,12 +184,17 @@ fn parse_entry<'a, T: ObjectTyped<'a>>(view: T::View) -> Result<T, (T::View, Tab
 }
 
 /// Parses an untagged union with a typed variant (see [`UnionTyped`]): the typed variant in one
-/// pass when it can, else the union's view and, for the typed variant, the table, with their
-/// verdict.
+/// pass when it can (the fast reader, then the decoder's one-pass loop), another variant with
+/// the view's fast reader, else the union's view and, for the typed variant, the table, with
+/// their verdict.
 #[inline]
 pub fn from_str_union_typed<'a, U: UnionTyped<'a>>(json: &'a str) -> Result<U, Refused<U::View>> {
     if let Some(t) = scan_str(json, <U::Typed as ObjectTyped<'a>>::scan) {
         return Ok(U::typed(t));
+    }
+    // Another variant (a reply), read by the union's view with the fast reader.
+    if let Some(Ok(u)) = scan_str(json, <U::View as DecodeRef<'a>>::scan).map(U::split) {
+        return Ok(u);
     }
     if let Some(t) = read_typed_once::<U::Typed>(json) {
         return Ok(U::typed(t));

@@ -881,7 +881,7 @@ pub enum Literal {
 
 impl Literal {
     /// Whether a value's JSON text is this literal, as its schema decides.
-    fn matches(self, raw: &str) -> bool {
+    pub(crate) fn matches(self, raw: &str) -> bool {
         match self {
             Literal::Str(s) => {
                 let b = raw.as_bytes();
