@@ -1926,7 +1926,7 @@ impl<'a> Emitter<'a> {
                 let base = self.base_path(&owner.name);
                 arms.push(quote! {
                     RequestPayload::#ident(payload) => {
-                        #rt::to_raw(&<H as #base::Host>::#method(host, payload).await?)
+                        #rt::to_raw(&<H as #base::Host>::#method(host, *payload).await?)
                     }
                 });
                 continue;
@@ -1949,7 +1949,7 @@ impl<'a> Emitter<'a> {
                 }
             });
             arms.push(quote! {
-                RequestPayload::#ident(payload) => #rt::to_raw(&host.#method(payload).await?),
+                RequestPayload::#ident(payload) => #rt::to_raw(&host.#method(*payload).await?),
             });
         }
 
@@ -2193,10 +2193,14 @@ impl<'a> Emitter<'a> {
         };
         quote! {
             #[doc = #doc]
+            ///
+            /// Each value is boxed: the enum is two words whatever the table holds, so a frame
+            /// that carries one is cheap to move (from the parse to its caller, through a
+            /// channel).
             #[derive(Debug, Clone, PartialEq)]
             #[allow(deprecated)]
             pub enum #name {
-                #(#idents(<#module::#idents as #trait_>::#assoc),)*
+                #(#idents(::std::boxed::Box<<#module::#idents as #trait_>::#assoc>),)*
             }
 
             #[allow(deprecated)]
@@ -2205,7 +2209,7 @@ impl<'a> Emitter<'a> {
                 pub fn parse(name: &str, json: &str) -> ::core::result::Result<Self, #rt::TableError> {
                     match name {
                         #(#names => <#module::#idents as #trait_>::#parse(json)
-                            .map(Self::#idents)
+                            .map(|v| Self::#idents(::std::boxed::Box::new(v)))
                             .map_err(|error| #rt::TableError::Invalid { name: #names, error }),)*
                         _ => {
                             let _ = json;
@@ -2238,7 +2242,7 @@ impl<'a> Emitter<'a> {
                 ) -> ::core::result::Result<(), D::Error> {
                     match name {
                         #(#names => {
-                            *out = <#module::#idents as #trait_>::#decode(d, cx)?.map(Self::#idents);
+                            *out = <#module::#idents as #trait_>::#decode(d, cx)?.map(|v| Self::#idents(::std::boxed::Box::new(v)));
                             ::core::result::Result::Ok(())
                         })*
                         _ => #rt::unknown_entry(d, cx),
@@ -2250,7 +2254,7 @@ impl<'a> Emitter<'a> {
                 #[inline]
                 fn scan_named(name: &str, r: &mut #rt::Scanner<'_>) -> ::core::option::Option<Self> {
                     match name {
-                        #(#names => <#module::#idents as #trait_>::#scan(r).map(Self::#idents),)*
+                        #(#names => <#module::#idents as #trait_>::#scan(r).map(|v| Self::#idents(::std::boxed::Box::new(v))),)*
                         _ => {
                             let _ = r;
                             ::core::option::Option::None

@@ -590,7 +590,7 @@ async fn accounts_follow_the_timing_rules() {
         );
     }
     match within(others.recv()).await.unwrap() {
-        EventPayload::AccountsChanged(changed) => assert_eq!(changed, snapshot),
+        EventPayload::AccountsChanged(changed) => assert_eq!(*changed, snapshot),
         other => panic!("expected accounts.changed, got {other:?}"),
     }
 
