@@ -570,8 +570,6 @@ impl<'a> Emitter<'a> {
         let mut writes = Vec::new();
         let mut schemas = Vec::new();
         let mut kept = Vec::new();
-        let mut scan_finish = Vec::new();
-        let mut scan_build = Vec::new();
         for (i, f) in s.fields.iter().enumerate() {
             let boxed = self.boxed.contains(&(def.name.clone(), i));
             let schema = self.schema(self.model, &f.ty, at, boxed);
@@ -582,13 +580,6 @@ impl<'a> Emitter<'a> {
             let fmeta = meta_attrs(&f.meta);
             let ty = self.rust_ty(self.model, &f.ty, at, boxed);
             let i_lit = &idx[i];
-            let (check, value) =
-                scan_finish_of(self.store(f), slot, || self.default_expr(f, &schema));
-            scan_finish.push(check);
-            if let Some(value) = value {
-                let ident = rust_ident(&rust_field(&f.name));
-                scan_build.push(quote!(#ident: #value,));
-            }
             match self.store(f) {
                 Store::Literal => {
                     finish.push(quote!(let #slot = o.required(#i_lit, #slot, #schema);));
@@ -683,34 +674,17 @@ impl<'a> Emitter<'a> {
             quote!(#rt::decode_object::<Self, D>(d, cx)),
             Some(quote!(#rt::scan_object::<Self>(r))),
         );
-        let scan_arms = s
-            .fields
+        let scans: Vec<TokenStream> = schemas
             .iter()
-            .zip(&slots)
-            .zip(&schemas)
-            .map(|((f, slot), schema)| {
-                scan_arm(&f.name, slot, quote!(#rt::Schema::scan(#schema, r)))
-            });
-        let scan_body = if s.fields.is_empty() {
-            quote! {
-                while let ::core::option::Option::Some(k) = r.key(&mut keys)? {
-                    r.skip_unknown(k, &mut keys)?;
-                }
-                ::core::option::Option::Some(Self {})
-            }
-        } else {
-            quote! {
-                #(let mut #slots = ::core::option::Option::None;)*
-                while let ::core::option::Option::Some(k) = r.key(&mut keys)? {
-                    match k {
-                        #(#scan_arms)*
-                        _ => r.skip_unknown(k, &mut keys)?,
-                    }
-                }
-                #(#scan_finish)*
-                ::core::option::Option::Some(Self { #(#scan_build)* })
-            }
-        };
+            .map(|schema| quote!(#rt::Schema::scan(#schema, r)))
+            .collect();
+        let scan_body = scan_fields_body(
+            s,
+            &slots,
+            &scans,
+            |f| self.store(f),
+            |i| self.default_expr(&s.fields[i], &schemas[i]),
+        );
         quote! {
             #docs
             #meta
@@ -866,7 +840,16 @@ impl<'a> Emitter<'a> {
             .iter()
             .map(|f| !matches!(self.store(f), Store::Literal));
         let lets_else = lets_else(&slots, kept);
-        let view_scan = view_scan_body(s, &slots, &scans, |f| self.store(f));
+        let view_scan = scan_fields_body(
+            s,
+            &slots,
+            &scans,
+            |f| self.store(f),
+            |_| {
+                // A view's fields are strings, `unknown` values and literals: none has a default.
+                TokenStream::new()
+            },
+        );
         let typed = self.struct_typed(
             def, s, at, &name, &view, &slots, &arms, &finish, &members, &scans,
         );
@@ -925,6 +908,7 @@ impl<'a> Emitter<'a> {
                 }
                 #[inline]
                 fn scan(r: &mut #rt::Scanner<'de>) -> ::core::option::Option<Self> {
+                    let mut keys = r.object()?;
                     #view_scan
                 }
             }
@@ -2281,20 +2265,30 @@ fn scan_arm(key: &str, slot: &Ident, scan: TokenStream) -> TokenStream {
     }
 }
 
-/// The fast reader of a struct's borrowed view (`wire::scan`): its keys read into the slots
-/// by the fields' `scans`, a key of no field skipped, as the owned struct's reader does.
-fn view_scan_body(
+/// The body of a struct's fast reader once its object is open (`keys` in scope): its keys
+/// read into the slots by the fields' `scans`, a key of no field skipped, then the value built
+/// from the slots by how each field is stored (`default(i)`: field `i`'s default).
+fn scan_fields_body(
     s: &Struct,
     slots: &[Ident],
     scans: &[TokenStream],
     store: impl Fn(&Field) -> Store,
+    default: impl Fn(usize) -> TokenStream,
 ) -> TokenStream {
+    if s.fields.is_empty() {
+        return quote! {
+            while let ::core::option::Option::Some(k) = r.key(&mut keys)? {
+                r.skip_unknown(k, &mut keys)?;
+            }
+            ::core::option::Option::Some(Self {})
+        };
+    }
     let mut arms = Vec::new();
     let mut finish = Vec::new();
     let mut build = Vec::new();
-    for ((f, slot), scan) in s.fields.iter().zip(slots).zip(scans) {
+    for (i, ((f, slot), scan)) in s.fields.iter().zip(slots).zip(scans).enumerate() {
         arms.push(scan_arm(&f.name, slot, scan.clone()));
-        let (check, value) = scan_finish_of(store(f), slot, TokenStream::new);
+        let (check, value) = scan_finish_of(store(f), slot, || default(i));
         finish.push(check);
         if let Some(value) = value {
             let ident = rust_ident(&rust_field(&f.name));
@@ -2303,7 +2297,6 @@ fn view_scan_body(
     }
     quote! {
         #(let mut #slots = ::core::option::Option::None;)*
-        let mut keys = r.object()?;
         while let ::core::option::Option::Some(k) = r.key(&mut keys)? {
             match k {
                 #(#arms)*
