@@ -275,6 +275,8 @@ impl<'a> Emitter<'a> {
                     + 8
             }
             TypeDefKind::Alias(t) => self.ty_size(m, t, stack),
+            // An open enum keeps a value it does not know as text.
+            TypeDefKind::Enum(e) if e.open => 24,
             TypeDefKind::Enum(_) => 1,
         };
         stack.remove(&key);
@@ -458,11 +460,60 @@ impl<'a> Emitter<'a> {
         });
         let tables = self.tables();
         let check_type = self.check_type();
+        let layout = self.layout_test();
         quote! {
             #(#root)*
             #(#modules)*
             #tables
             #check_type
+            #layout
+        }
+    }
+
+    /// A test of the size estimate behind the boxing rule (in the style of bindgen's layout
+    /// tests): each struct's estimate falls on the same side of [`LARGE`] as its real size,
+    /// so a field or variant is boxed exactly when the struct it holds is really large. Built
+    /// only under `cfg(test)` of the crate that expands the protocol.
+    fn layout_test(&self) -> TokenStream {
+        let mut rows = Vec::new();
+        for def in &self.model.types {
+            if !matches!(def.kind, TypeDefKind::Struct(_)) {
+                continue;
+            }
+            let estimate = self.def_size(self.model, def, &mut BTreeSet::new());
+            let r = TypeRef {
+                name: def.name.clone(),
+                protocol: None,
+            };
+            let path = self.type_path(self.model, &r, At::Root);
+            let name = def.name.as_str();
+            let estimate = Lit::usize_unsuffixed(estimate);
+            rows.push(quote!((#name, #estimate, ::core::mem::size_of::<super::#path>()),));
+        }
+        if rows.is_empty() {
+            return TokenStream::new();
+        }
+        let large = Lit::usize_unsuffixed(LARGE);
+        quote! {
+            #[cfg(test)]
+            #[allow(deprecated)]
+            mod __layout {
+                /// The emitter boxes a struct held in a field or a union variant when it
+                /// estimates the struct above this many bytes.
+                const LARGE: usize = #large;
+
+                #[test]
+                fn every_struct_is_estimated_on_the_side_of_the_boxing_line_its_real_size_is() {
+                    let structs: &[(&str, usize, usize)] = &[#(#rows)*];
+                    for &(name, estimate, real) in structs {
+                        assert_eq!(
+                            estimate > LARGE,
+                            real > LARGE,
+                            "{name}: estimated {estimate} bytes, {real} in fact (the line is {LARGE})"
+                        );
+                    }
+                }
+            }
         }
     }
 
