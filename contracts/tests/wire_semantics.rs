@@ -375,6 +375,35 @@ fn tagged_unions_find_the_tag_anywhere() {
 }
 
 #[test]
+fn a_deep_untagged_union_of_structs_reads_in_time_linear_in_its_depth() {
+    // Each level is a link whose literal key comes after its nested value, so a reader that
+    // tried the first variant in full before ruling it out would read the rest of the chain
+    // twice at every level: 2^40 times at the bottom.
+    let depth = 40;
+    let mut text = r#"{"kind":"end"}"#.to_owned();
+    for _ in 0..depth {
+        text = format!(r#"{{"next":{text},"kind":"link"}}"#);
+    }
+    let (done, wait) = std::sync::mpsc::channel();
+    std::thread::spawn(move || done.send(wire::from_str::<Chain>(&text).map(|c| chain_len(&c))));
+    // A guard against a hang, not a measure of speed: the read takes microseconds.
+    let read = wait.recv_timeout(std::time::Duration::from_secs(60));
+    assert_eq!(
+        read.expect("the read ended").expect("a valid chain"),
+        depth + 1
+    );
+}
+
+/// The number of values in a chain.
+fn chain_len(c: &Chain) -> usize {
+    let next = match c {
+        Chain::ChainEnd(e) => &e.next,
+        Chain::ChainLink(l) => &l.next,
+    };
+    1 + next.as_ref().map_or(0, |n| chain_len(n))
+}
+
+#[test]
 fn untagged_unions_try_in_order() {
     let r: Reply = ok(r#"{"ok":true,"result":null}"#);
     assert!(matches!(r, Reply::ReplyOk(_)));

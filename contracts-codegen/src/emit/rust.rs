@@ -1242,9 +1242,7 @@ impl<'a> Emitter<'a> {
             literals.push(quote!(<#path as #rt::Object>::LITERALS));
             match vpath {
                 Some(vp) => {
-                    scans.push(
-                        quote!(<#vp<'de> as #rt::DecodeRef<'de>>::scan(&mut t).map(Self::#id)),
-                    );
+                    scans.push(quote!(<#vp<'de> as #rt::DecodeRef<'de>>::scan(r).map(Self::#id)));
                     members.push(quote!(#id(#vp<'a>),));
                     to_owned.push(quote!(Self::#id(v) => #name::#id(v.into_owned()),));
                     from_owned.push(quote!(
@@ -1258,7 +1256,7 @@ impl<'a> Emitter<'a> {
                     },));
                 }
                 None => {
-                    scans.push(quote!(<#path as #rt::Decode>::scan(&mut t).map(Self::#id)));
+                    scans.push(quote!(<#path as #rt::Decode>::scan(r).map(Self::#id)));
                     members.push(quote!(#id(#path),));
                     to_owned.push(quote!(Self::#id(v) => #name::#id(v),));
                     from_owned.push(quote!(#name::#id(v) => Self::#id(v),));
@@ -1856,7 +1854,7 @@ impl<'a> Emitter<'a> {
                             } else {
                                 quote!(v)
                             };
-                            quote!(<#p as #rt::Decode>::scan(&mut t).map(|v| Self::#id(#wrap)))
+                            quote!(<#p as #rt::Decode>::scan(r).map(|v| Self::#id(#wrap)))
                         })
                         .collect();
                     untagged_scan_body(&literals, &scans)
@@ -2359,35 +2357,20 @@ fn scan_fields_body(
     }
 }
 
-/// The fast reader of an untagged union of structs (`wire::scan`): each variant in order, read
-/// on a copy of the cursor by `scans`; the first that answers is the union's value when every
-/// earlier one surely fails on its required literal keys (`Scanner::refuses`), as the decoder
-/// then picks it too. Not sure of an earlier variant, it leaves the value to the decoder.
+/// The fast reader of an untagged union of structs (`wire::scan`): the first variant whose
+/// required literal keys do not surely refuse the object (`Scanner::refuses`) is read, and is
+/// the union's value when it answers: every earlier variant fails on its literals, so the
+/// decoder picks it too. When it does not answer, no later one is tried (the reader is not
+/// sure of it), so a union that holds itself is read once per level, never a variant at a
+/// time all the way down. `scans` read `r`.
 fn untagged_scan_body(literals: &[TokenStream], scans: &[TokenStream]) -> TokenStream {
-    let n = scans.len();
-    let tries = literals
-        .iter()
-        .zip(scans)
-        .enumerate()
-        .map(|(i, (lits, scan))| {
-            let refused = if i + 1 < n {
-                quote! {
-                    if !r.refuses(#lits)? {
-                        return ::core::option::Option::None;
-                    }
-                }
-            } else {
-                TokenStream::new()
-            };
-            quote! {
-                let mut t = *r;
-                if let ::core::option::Option::Some(v) = #scan {
-                    *r = t;
-                    return ::core::option::Option::Some(v);
-                }
-                #refused
+    let tries = literals.iter().zip(scans).map(|(lits, scan)| {
+        quote! {
+            if !r.refuses(#lits)? {
+                return #scan;
             }
-        });
+        }
+    });
     quote! {
         #(#tries)*
         ::core::option::Option::None

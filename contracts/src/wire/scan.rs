@@ -23,7 +23,7 @@ pub const MAX_SCAN_DEPTH: u32 = 64;
 
 /// A cursor over JSON text. Every method returns `None` when the input is not what it reads
 /// (the caller gives up); whitespace before a token is skipped. A copy is a cursor at the same
-/// place (an untagged union tries a variant on one).
+/// place (`refuses` looks ahead on one).
 #[derive(Clone, Copy)]
 pub struct Scanner<'a> {
     text: &'a str,
@@ -284,11 +284,15 @@ impl<'a> Scanner<'a> {
     /// Whether the object at the cursor surely fails a struct whose required literal keys are
     /// `literals` (`ok: true`, `type: "event"`): one of them absent, or its last value another.
     /// Such a variant of an untagged union is refused by the decoder whatever the rest holds
-    /// (see `decode_untagged_objects`). `Some(false)` when every literal holds; `None` when not
-    /// sure (not an object, a key with an escape, more than eight literals, not JSON). The
-    /// cursor does not move.
+    /// (see `decode_untagged_objects`). `Some(false)` when every literal holds (at once when
+    /// there is none); `None` when not sure (not an object, a key with an escape, more than
+    /// eight literals, not JSON). The cursor does not move; the object is skipped through
+    /// once, its values not read.
     pub fn refuses(&self, literals: &[(&'static str, Literal)]) -> Option<bool> {
         let mut found: [Option<&'a str>; 8] = [None; 8];
+        if literals.is_empty() {
+            return Some(false);
+        }
         if literals.len() > found.len() {
             return None;
         }
