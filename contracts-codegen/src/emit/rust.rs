@@ -2357,23 +2357,21 @@ fn scan_fields_body(
     }
 }
 
-/// The fast reader of an untagged union of structs (`wire::scan`): the first variant whose
-/// required literal keys do not surely refuse the object (`Scanner::refuses`) is read, and is
-/// the union's value when it answers: every earlier variant fails on its literals, so the
-/// decoder picks it too. When it does not answer, no later one is tried (the reader is not
-/// sure of it), so a union that holds itself is read once per level, never a variant at a
-/// time all the way down. `scans` read `r`.
+/// The fast reader of an untagged union of structs (`wire::scan`): the variant the decoder
+/// tries first (the first whose required literal keys hold, `Scanner::pick`, one look-ahead)
+/// is read, and is the union's value when it answers. When it does not, no other is tried (the
+/// reader is not sure of it), so a union that holds itself is read once per level, never a
+/// variant at a time all the way down. `scans` read `r`.
 fn untagged_scan_body(literals: &[TokenStream], scans: &[TokenStream]) -> TokenStream {
-    let tries = literals.iter().zip(scans).map(|(lits, scan)| {
-        quote! {
-            if !r.refuses(#lits)? {
-                return #scan;
-            }
-        }
+    let arms = scans.iter().enumerate().map(|(i, scan)| {
+        let i = Lit::usize_unsuffixed(i);
+        quote!(::core::option::Option::Some(#i) => #scan,)
     });
     quote! {
-        #(#tries)*
-        ::core::option::Option::None
+        match r.pick(&[#(#literals),*])? {
+            #(#arms)*
+            _ => ::core::option::Option::None,
+        }
     }
 }
 

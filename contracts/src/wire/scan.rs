@@ -23,7 +23,7 @@ pub const MAX_SCAN_DEPTH: u32 = 64;
 
 /// A cursor over JSON text. Every method returns `None` when the input is not what it reads
 /// (the caller gives up); whitespace before a token is skipped. A copy is a cursor at the same
-/// place (`refuses` looks ahead on one).
+/// place (`pick` looks ahead on one).
 #[derive(Clone, Copy)]
 pub struct Scanner<'a> {
     text: &'a str,
@@ -281,33 +281,39 @@ impl<'a> Scanner<'a> {
         Some(Some(key))
     }
 
-    /// Whether the object at the cursor surely fails a struct whose required literal keys are
-    /// `literals` (`ok: true`, `type: "event"`): one of them absent, or its last value another.
-    /// Such a variant of an untagged union is refused by the decoder whatever the rest holds
-    /// (see `decode_untagged_objects`). `Some(false)` when every literal holds (at once when
-    /// there is none); `None` when not sure (not an object, a key with an escape, more than
-    /// eight literals, not JSON). The cursor does not move; the object is skipped through
-    /// once, its values not read.
-    pub fn refuses(&self, literals: &[(&'static str, Literal)]) -> Option<bool> {
+    /// The variant of an untagged union of structs that the decoder tries first on the object
+    /// at the cursor: the first whose required literal keys (`variants[i]`: `ok: true`,
+    /// `type: "event"`) all hold, each by its last value. A variant with one absent or holding
+    /// another value is refused by the decoder whatever the rest holds (see
+    /// `decode_untagged_objects`). `Some(None)` when no variant is left; `None` when not sure
+    /// (not an object, a key with an escape, more than eight distinct literal keys, not JSON).
+    /// One look-ahead over the object, its values skipped, not read; the cursor does not move.
+    pub fn pick(&self, variants: &[&[(&'static str, Literal)]]) -> Option<Option<usize>> {
+        // The distinct literal keys, and the last value of each in the object.
+        let mut keys: [&str; 8] = [""; 8];
         let mut found: [Option<&'a str>; 8] = [None; 8];
-        if literals.is_empty() {
-            return Some(false);
-        }
-        if literals.len() > found.len() {
-            return None;
-        }
-        let mut r = *self;
-        let mut keys = r.object()?;
-        while let Some(k) = r.key(&mut keys)? {
-            match literals.iter().position(|(key, _)| *key == k) {
-                Some(i) => found[i] = Some(r.raw()?),
-                None => r.skip_value()?,
+        let mut n = 0;
+        for &(key, _) in variants.iter().flat_map(|v| v.iter()) {
+            if !keys[..n].contains(&key) {
+                *keys.get_mut(n)? = key;
+                n += 1;
             }
         }
-        let holds = |(&(_, lit), raw): (&(&str, Literal), &Option<&str>)| {
-            raw.is_some_and(|raw| lit.matches(raw))
+        if n > 0 {
+            let mut r = *self;
+            let mut entries = r.object()?;
+            while let Some(k) = r.key(&mut entries)? {
+                match keys[..n].iter().position(|&key| key == k) {
+                    Some(i) => found[i] = Some(r.raw()?),
+                    None => r.skip_value()?,
+                }
+            }
+        }
+        let holds = |&(key, lit): &(&str, Literal)| {
+            let i = keys[..n].iter().position(|&k| k == key);
+            i.and_then(|i| found[i]).is_some_and(|raw| lit.matches(raw))
         };
-        Some(!literals.iter().zip(&found).all(holds))
+        Some(variants.iter().position(|v| v.iter().all(holds)))
     }
 
     /// The next key of an object whose keys are data (a `map<T>`): escapes decoded.
