@@ -508,6 +508,7 @@ pub fn check_with(model: &Model, missing: &Missing, diags: &mut Diagnostics) {
     table_fields_name_their_entry(model, &missing.table_attrs, diags);
     aliases_do_not_recurse(model, diags);
     types_do_not_contain_themselves(model, diags);
+    recursive_untagged_unions_are_told_apart(model, diags);
 }
 
 /// Every top-level type expression of the model, with nested ones, in order.
@@ -1619,5 +1620,80 @@ fn types_do_not_contain_themselves(model: &Model, diags: &mut Diagnostics) {
                 ),
             );
         }
+    }
+}
+
+/// Rule: an untagged union that holds itself (through any field, optional, nullable, an array
+/// or a map) is a union of structs, every two of which require different literals at a key
+/// they share (`kind: "end"`, `kind: "link"`). Its variants are tried in order; only literals
+/// rule one out before it is read in full, so without them a value would be read once per
+/// variant at every depth, in time exponential in its depth.
+fn recursive_untagged_unions_are_told_apart(model: &Model, diags: &mut Diagnostics) {
+    let mut edges: HashMap<&str, Vec<&str>> = HashMap::new();
+    for t in &model.types {
+        let mut out = Vec::new();
+        match &t.kind {
+            TypeDefKind::Alias(ty) => local_refs(ty, false, &mut out),
+            TypeDefKind::Struct(s) => s
+                .fields
+                .iter()
+                .for_each(|f| local_refs(&f.ty, false, &mut out)),
+            TypeDefKind::Union(u) => u
+                .variants
+                .iter()
+                .for_each(|v| local_refs(&v.ty, false, &mut out)),
+            TypeDefKind::Enum(_) => {}
+        }
+        edges.insert(&t.name, out);
+    }
+    for t in &model.types {
+        let TypeDefKind::Union(u) = &t.kind else {
+            continue;
+        };
+        if !matches!(u.tag, UnionTag::Untagged) {
+            continue;
+        }
+        let mut path = vec![t.name.as_str()];
+        if !cycle_path(&t.name, &t.name, &edges, &mut HashSet::new(), &mut path) {
+            continue;
+        }
+        path.push(&t.name);
+        let structs: Vec<_> = u.variants.iter().map(|v| struct_of(model, &v.ty)).collect();
+        let pair = (0..structs.len())
+            .flat_map(|i| (i + 1..structs.len()).map(move |j| (i, j)))
+            .find(|&(i, j)| match (structs[i], structs[j]) {
+                (Some((_, a)), Some((_, b))) => !told_apart(model, a, b),
+                _ => true,
+            });
+        if let Some((i, j)) = pair {
+            let name = |k: usize| variant_name(&u.variants[k].ty);
+            diags.error(
+                &t.loc,
+                format!(
+                    "the untagged union `{}` holds itself ({}), and its variants {} and {} are not told apart by a literal key: a value would be read once per variant at every depth, in time exponential in its depth; give each variant a literal key (`kind: \"a\"`) or make the union tagged",
+                    t.name,
+                    path.join(" -> "),
+                    name(i),
+                    name(j)
+                ),
+            );
+        }
+    }
+}
+
+/// Whether two structs require different literals at a key both have.
+fn told_apart(model: &Model, a: &Struct, b: &Struct) -> bool {
+    let b_literals = model.required_literals(b);
+    model
+        .required_literals(a)
+        .iter()
+        .any(|(key, la)| b_literals.iter().any(|(kb, lb)| kb == key && la != lb))
+}
+
+/// How an error names a union variant: its type's name, or what it is.
+fn variant_name(ty: &Ty) -> String {
+    match &ty.kind {
+        TyKind::Ref(r) => format!("`{}`", r.name),
+        _ => "a variant that is not a struct".to_owned(),
     }
 }
