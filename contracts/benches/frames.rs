@@ -9,6 +9,9 @@
 //! - `handwritten`: a hand-written serde_json two-stage parse into plain `#[derive(Deserialize)]`
 //!   mirrors of the same types (borrowed envelope, `RawValue` payload, then the typed payload).
 //!
+//! A third group, `replies`, reads reply frames as the client does (not in the Zod mix): the
+//! generated union's fast reader against a hand-written serde_json envelope.
+//!
 //! One iteration parses the whole mix; throughput is in frames. Each answer is kept where the
 //! parse returned it (`black_box` of a reference, then dropped), as the Zod side keeps the
 //! object `safeParse` returns: moving the payload out of it is the caller's work, not the
@@ -36,8 +39,9 @@ fn data_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/data")
 }
 
-/// The stored frames, checked against the values they are built from.
-fn load() -> (Vec<String>, Vec<String>) {
+/// The stored frames (requests, server frames, replies), checked against the values they are
+/// built from.
+fn load() -> (Vec<String>, Vec<String>, Vec<String>) {
     let dir = data_dir();
     let update = std::env::var_os("UPDATE_EXPECT").is_some();
     for (name, want) in mix::files() {
@@ -52,7 +56,7 @@ fn load() -> (Vec<String>, Vec<String>) {
             }
         }
     }
-    (mix::requests(), mix::server())
+    (mix::requests(), mix::server(), mix::replies())
 }
 
 /// The generated path's answer to a request frame, as the host gets it.
@@ -70,7 +74,7 @@ fn generated_event(
 }
 
 fn bench(c: &mut Criterion) {
-    let (requests, server) = load();
+    let (requests, server, replies) = load();
     // Both paths accept every frame before anything is measured.
     for f in &requests {
         if let Err(e) = generated_request(f) {
@@ -85,6 +89,14 @@ fn bench(c: &mut Criterion) {
             Err(e) => panic!("a valid frame and payload: {e:?}"),
         }
         baseline::parse_event(f).expect("a valid frame");
+    }
+    for f in &replies {
+        match generated_event(f) {
+            Ok(ServerFrameTyped::ReplyOk(_) | ServerFrameTyped::ReplyError(_)) => {}
+            Ok(_) => panic!("a reply"),
+            Err(e) => panic!("a valid frame: {e:?}"),
+        }
+        baseline::parse_reply(f).expect("a valid reply");
     }
 
     let mut g = c.benchmark_group("requests");
@@ -118,6 +130,26 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             for f in &server {
                 black_box(&baseline::parse_event(black_box(f)));
+            }
+        })
+    });
+    g.finish();
+
+    // Replies, as the client reads them (not in the Zod mix): the generated union's fast
+    // reader against a hand-written serde_json envelope, each keeping the result as raw JSON.
+    let mut g = c.benchmark_group("replies");
+    g.throughput(Throughput::Elements(replies.len() as u64));
+    g.bench_function("generated", |b| {
+        b.iter(|| {
+            for f in &replies {
+                black_box(&generated_event(black_box(f)));
+            }
+        })
+    });
+    g.bench_function("handwritten", |b| {
+        b.iter(|| {
+            for f in &replies {
+                black_box(&baseline::parse_reply(black_box(f)));
             }
         })
     });

@@ -301,3 +301,30 @@ pub fn parse_event(text: &str) -> Result<EventPayload, String> {
         other => return Err(format!("unknown event {other}")),
     })
 }
+
+/// A reply's error, by hand.
+#[derive(Deserialize)]
+pub struct ReplyErrorBody {
+    pub code: String,
+    pub message: String,
+}
+
+/// A reply, by hand: its result kept as borrowed raw JSON (the client parses it by its
+/// request's name later), or its error.
+#[derive(Deserialize)]
+pub struct Reply<'a> {
+    #[serde(borrow)]
+    pub id: Option<&'a str>,
+    pub ok: bool,
+    #[serde(borrow)]
+    pub result: Option<&'a RawValue>,
+    pub error: Option<ReplyErrorBody>,
+}
+
+pub fn parse_reply(text: &str) -> Result<Reply<'_>, String> {
+    let reply: Reply<'_> = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    match (reply.ok, &reply.result, &reply.error) {
+        (true, Some(_), _) | (false, _, Some(_)) => Ok(reply),
+        _ => Err("neither a result nor an error".to_owned()),
+    }
+}

@@ -264,11 +264,63 @@ pub fn server() -> Vec<String> {
     ]
 }
 
+/// A success reply to request `id`.
+fn reply<R: Serialize>(id: u32, result: &R) -> String {
+    let frame = ReplyOk {
+        id: format!("req-{id}"),
+        result: RawJson::from_value(result).expect("a generated value serialises"),
+    };
+    serde_json::to_string(&frame).expect("a generated value serialises")
+}
+
+/// The replies a UI receives for its requests: a page of history, a send, a failure. Not in
+/// the Zod mix; the Rust bench reads them as the client does (`parse_server_frame_typed`).
+pub fn replies() -> Vec<String> {
+    let failure = ReplyError {
+        id: Some(s("req-9")),
+        error: WireError {
+            code: ErrorCode::UnknownChat,
+            message: s("no chat has the id chat-0000"),
+        },
+    };
+    vec![
+        reply(
+            2,
+            &ChatHistoryResult {
+                items: vec![
+                    ChatItem::User(ChatItemUser {
+                        id: s("item-0428"),
+                        history_index: Some(428),
+                        text: s("Which frames does the host write most?"),
+                        attachments: None,
+                        created_at: 1_769_813_300_000,
+                    }),
+                    ChatItem::Reply(ChatItemReply {
+                        id: s("item-0429"),
+                        history_index: Some(429),
+                        text: s("Events, by far: every delta of a reply is one."),
+                        model: Some(s("claude-sonnet-4")),
+                        streaming: Some(false),
+                        created_at: 1_769_813_301_000,
+                    }),
+                ],
+                history: HistoryPosition {
+                    start: 428,
+                    cursor: Some(s("c-428")),
+                },
+            },
+        ),
+        reply(3, &ChatSendResult { queued: false }),
+        serde_json::to_string(&failure).expect("a generated value serialises"),
+    ]
+}
+
 /// The stored files and what they must hold.
-pub fn files() -> [(&'static str, String); 2] {
+pub fn files() -> [(&'static str, String); 3] {
     let lines = |frames: Vec<String>| frames.into_iter().map(|f| f + "\n").collect::<String>();
     [
         ("requests.jsonl", lines(requests())),
         ("server.jsonl", lines(server())),
+        ("replies.jsonl", lines(replies())),
     ]
 }

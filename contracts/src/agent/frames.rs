@@ -542,6 +542,12 @@ mod tests {
             assert!(fast.is_some(), "the fast reader: {line}");
             assert_eq!(event_typed(line), event_in_two_stages(line), "{line}");
         }
+        // The replies the bench reads: the union's fast reader answers for each.
+        let replies = include_str!("../../benches/data/replies.jsonl");
+        for line in replies.lines() {
+            assert!(server_frame_scans_agree(line), "the fast reader: {line}");
+            assert_eq!(event_typed(line), event_in_two_stages(line), "{line}");
+        }
     }
 
     /// A JSON object's entries in their order, values kept as text.
