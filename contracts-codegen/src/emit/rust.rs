@@ -1268,7 +1268,7 @@ impl<'a> Emitter<'a> {
                 }
             }
         }
-        let scan = untagged_scan_body(&literals, &scans);
+        let scan = untagged_scan_body(&literals, &scans, !self.holds_itself(&def.name));
         let typed = self.untagged_typed(&name, &view, &parts, &structs, at);
         quote! {
             #[doc = #doc]
@@ -1433,6 +1433,41 @@ impl<'a> Emitter<'a> {
             }
         };
         quote!((#key, #lit))
+    }
+
+    /// Whether the type `name` of this model can hold itself: a field, item, entry or variant,
+    /// followed through this model's types, leads back to it.
+    fn holds_itself(&self, name: &str) -> bool {
+        fn refs<'a>(ty: &'a Ty, out: &mut Vec<&'a str>) {
+            match &ty.kind {
+                TyKind::Ref(r) if r.protocol.is_none() => out.push(&r.name),
+                TyKind::Array(i, _) | TyKind::Map(i) | TyKind::Nullable(i) => refs(i, out),
+                _ => {}
+            }
+        }
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![name];
+        while let Some(n) = todo.pop() {
+            let Some(def) = self.model.own_type(n) else {
+                continue;
+            };
+            let mut next = Vec::new();
+            match &def.kind {
+                TypeDefKind::Struct(s) => s.fields.iter().for_each(|f| refs(&f.ty, &mut next)),
+                TypeDefKind::Union(u) => u.variants.iter().for_each(|v| refs(&v.ty, &mut next)),
+                TypeDefKind::Alias(t) => refs(t, &mut next),
+                TypeDefKind::Enum(_) => {}
+            }
+            for m in next {
+                if m == name {
+                    return true;
+                }
+                if seen.insert(m) {
+                    todo.push(m);
+                }
+            }
+        }
+        false
     }
 
     /// Whether a union variant is a struct (its own type or a base's), so the union can
@@ -1857,7 +1892,7 @@ impl<'a> Emitter<'a> {
                             quote!(<#p as #rt::Decode>::scan(r).map(|v| Self::#id(#wrap)))
                         })
                         .collect();
-                    untagged_scan_body(&literals, &scans)
+                    untagged_scan_body(&literals, &scans, !self.holds_itself(&def.name))
                 });
                 let decode_body = if objects {
                     // Every variant is a struct: read the object once, try only the variants
@@ -2361,13 +2396,30 @@ fn scan_fields_body(
 /// tries first (the first whose required literal keys hold, `Scanner::pick`, one look-ahead)
 /// is read, and is the union's value when it answers. When it does not, no other is tried (the
 /// reader is not sure of it), so a union that holds itself is read once per level, never a
-/// variant at a time all the way down. `scans` read `r`.
-fn untagged_scan_body(literals: &[TokenStream], scans: &[TokenStream]) -> TokenStream {
+/// variant at a time all the way down. A union that cannot hold itself (`first_directly`)
+/// first reads its first variant on a copy of the cursor: when that answers, it is the
+/// decoder's pick whatever the literals say, and the look-ahead is saved. `scans` read `r`.
+fn untagged_scan_body(
+    literals: &[TokenStream],
+    scans: &[TokenStream],
+    first_directly: bool,
+) -> TokenStream {
     let arms = scans.iter().enumerate().map(|(i, scan)| {
         let i = Lit::usize_unsuffixed(i);
         quote!(::core::option::Option::Some(#i) => #scan,)
     });
+    let first = match scans.first() {
+        Some(scan) if first_directly => quote! {
+            let start = *r;
+            if let v @ ::core::option::Option::Some(_) = #scan {
+                return v;
+            }
+            *r = start;
+        },
+        _ => TokenStream::new(),
+    };
     quote! {
+        #first
         match r.pick(&[#(#literals),*])? {
             #(#arms)*
             _ => ::core::option::Option::None,
