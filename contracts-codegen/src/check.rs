@@ -1629,23 +1629,6 @@ fn types_do_not_contain_themselves(model: &Model, diags: &mut Diagnostics) {
 /// rule one out before it is read in full, so without them a value would be read once per
 /// variant at every depth, in time exponential in its depth.
 fn recursive_untagged_unions_are_told_apart(model: &Model, diags: &mut Diagnostics) {
-    let mut edges: HashMap<&str, Vec<&str>> = HashMap::new();
-    for t in &model.types {
-        let mut out = Vec::new();
-        match &t.kind {
-            TypeDefKind::Alias(ty) => local_refs(ty, false, &mut out),
-            TypeDefKind::Struct(s) => s
-                .fields
-                .iter()
-                .for_each(|f| local_refs(&f.ty, false, &mut out)),
-            TypeDefKind::Union(u) => u
-                .variants
-                .iter()
-                .for_each(|v| local_refs(&v.ty, false, &mut out)),
-            TypeDefKind::Enum(_) => {}
-        }
-        edges.insert(&t.name, out);
-    }
     for t in &model.types {
         let TypeDefKind::Union(u) = &t.kind else {
             continue;
@@ -1653,11 +1636,9 @@ fn recursive_untagged_unions_are_told_apart(model: &Model, diags: &mut Diagnosti
         if !matches!(u.tag, UnionTag::Untagged) {
             continue;
         }
-        let mut path = vec![t.name.as_str()];
-        if !cycle_path(&t.name, &t.name, &edges, &mut HashSet::new(), &mut path) {
+        let Some(path) = model.self_path(&t.name) else {
             continue;
-        }
-        path.push(&t.name);
+        };
         let structs: Vec<_> = u.variants.iter().map(|v| struct_of(model, &v.ty)).collect();
         let pair = (0..structs.len())
             .flat_map(|i| (i + 1..structs.len()).map(move |j| (i, j)))

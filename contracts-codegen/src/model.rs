@@ -345,6 +345,61 @@ impl Model {
         }
     }
 
+    /// A path by which the type `name` holds itself through this model's types (a field, a
+    /// variant or an alias, through arrays, maps and nullables too), `name` first and last;
+    /// `None` when it cannot. Declaration order decides which path when there are several.
+    pub fn self_path(&self, name: &str) -> Option<Vec<&str>> {
+        fn refs<'a>(ty: &'a Ty, out: &mut Vec<&'a str>) {
+            match &ty.kind {
+                TyKind::Ref(TypeRef {
+                    name,
+                    protocol: None,
+                }) => out.push(name),
+                TyKind::Array(i, _) | TyKind::Map(i) | TyKind::Nullable(i) => refs(i, out),
+                _ => {}
+            }
+        }
+        fn walk<'a>(
+            model: &'a Model,
+            from: &'a str,
+            target: &str,
+            seen: &mut Vec<&'a str>,
+            path: &mut Vec<&'a str>,
+        ) -> bool {
+            let mut next = Vec::new();
+            match model.own_type(from).map(|d| &d.kind) {
+                Some(TypeDefKind::Struct(s)) => {
+                    s.fields.iter().for_each(|f| refs(&f.ty, &mut next))
+                }
+                Some(TypeDefKind::Union(u)) => {
+                    u.variants.iter().for_each(|v| refs(&v.ty, &mut next))
+                }
+                Some(TypeDefKind::Alias(t)) => refs(t, &mut next),
+                _ => {}
+            }
+            for n in next {
+                if n == target {
+                    return true;
+                }
+                if !seen.contains(&n) {
+                    seen.push(n);
+                    path.push(n);
+                    if walk(model, n, target, seen, path) {
+                        return true;
+                    }
+                    path.pop();
+                }
+            }
+            false
+        }
+        let name = self.own_type(name)?.name.as_str();
+        let mut path = vec![name];
+        walk(self, name, name, &mut Vec::new(), &mut path).then(|| {
+            path.push(name);
+            path
+        })
+    }
+
     /// Follow aliases until a non-alias type expression is reached.
     pub fn unalias<'a>(&'a self, ty: &'a Ty) -> &'a Ty {
         let mut ty = ty;

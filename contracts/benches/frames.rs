@@ -99,59 +99,59 @@ fn bench(c: &mut Criterion) {
         baseline::parse_reply(f).expect("a valid reply");
     }
 
-    let mut g = c.benchmark_group("requests");
-    g.throughput(Throughput::Elements(requests.len() as u64));
-    g.bench_function("generated", |b| {
-        b.iter(|| {
-            for f in &requests {
-                black_box(&generated_request(black_box(f)));
-            }
-        })
-    });
-    g.bench_function("handwritten", |b| {
-        b.iter(|| {
-            for f in &requests {
-                black_box(&baseline::parse_request(black_box(f)));
-            }
-        })
-    });
-    g.finish();
-
-    let mut g = c.benchmark_group("server");
-    g.throughput(Throughput::Elements(server.len() as u64));
-    g.bench_function("generated", |b| {
-        b.iter(|| {
-            for f in &server {
-                black_box(&generated_event(black_box(f)));
-            }
-        })
-    });
-    g.bench_function("handwritten", |b| {
-        b.iter(|| {
-            for f in &server {
-                black_box(&baseline::parse_event(black_box(f)));
-            }
-        })
-    });
-    g.finish();
-
+    compare(
+        c,
+        "requests",
+        &requests,
+        |f| {
+            black_box(&generated_request(f));
+        },
+        |f| {
+            black_box(&baseline::parse_request(f));
+        },
+    );
+    compare(
+        c,
+        "server",
+        &server,
+        |f| {
+            black_box(&generated_event(f));
+        },
+        |f| {
+            black_box(&baseline::parse_event(f));
+        },
+    );
     // Replies, as the client reads them (not in the Zod mix): the generated union's fast
     // reader against a hand-written serde_json envelope, each keeping the result as raw JSON.
-    let mut g = c.benchmark_group("replies");
-    g.throughput(Throughput::Elements(replies.len() as u64));
+    compare(
+        c,
+        "replies",
+        &replies,
+        |f| {
+            black_box(&generated_event(f));
+        },
+        |f| {
+            black_box(&baseline::parse_reply(f));
+        },
+    );
+}
+
+/// One group: the generated path and the hand-written one over the same frames, side by side.
+/// Each closure parses one frame and keeps its answer (`black_box`).
+fn compare(
+    c: &mut Criterion,
+    group: &str,
+    frames: &[String],
+    generated: impl Fn(&str),
+    handwritten: impl Fn(&str),
+) {
+    let mut g = c.benchmark_group(group);
+    g.throughput(Throughput::Elements(frames.len() as u64));
     g.bench_function("generated", |b| {
-        b.iter(|| {
-            for f in &replies {
-                black_box(&generated_event(black_box(f)));
-            }
-        })
+        b.iter(|| frames.iter().for_each(|f| generated(black_box(f))))
     });
     g.bench_function("handwritten", |b| {
-        b.iter(|| {
-            for f in &replies {
-                black_box(&baseline::parse_reply(black_box(f)));
-            }
-        })
+        b.iter(|| frames.iter().for_each(|f| handwritten(black_box(f))))
     });
     g.finish();
 }

@@ -1268,7 +1268,7 @@ impl<'a> Emitter<'a> {
                 }
             }
         }
-        let scan = untagged_scan_body(&literals, &scans, !self.holds_itself(&def.name));
+        let scan = untagged_scan_body(&literals, &scans, self.model.self_path(&def.name).is_none());
         let typed = self.untagged_typed(&name, &view, &parts, &structs, at);
         quote! {
             #[doc = #doc]
@@ -1433,41 +1433,6 @@ impl<'a> Emitter<'a> {
             }
         };
         quote!((#key, #lit))
-    }
-
-    /// Whether the type `name` of this model can hold itself: a field, item, entry or variant,
-    /// followed through this model's types, leads back to it.
-    fn holds_itself(&self, name: &str) -> bool {
-        fn refs<'a>(ty: &'a Ty, out: &mut Vec<&'a str>) {
-            match &ty.kind {
-                TyKind::Ref(r) if r.protocol.is_none() => out.push(&r.name),
-                TyKind::Array(i, _) | TyKind::Map(i) | TyKind::Nullable(i) => refs(i, out),
-                _ => {}
-            }
-        }
-        let mut seen = BTreeSet::new();
-        let mut todo = vec![name];
-        while let Some(n) = todo.pop() {
-            let Some(def) = self.model.own_type(n) else {
-                continue;
-            };
-            let mut next = Vec::new();
-            match &def.kind {
-                TypeDefKind::Struct(s) => s.fields.iter().for_each(|f| refs(&f.ty, &mut next)),
-                TypeDefKind::Union(u) => u.variants.iter().for_each(|v| refs(&v.ty, &mut next)),
-                TypeDefKind::Alias(t) => refs(t, &mut next),
-                TypeDefKind::Enum(_) => {}
-            }
-            for m in next {
-                if m == name {
-                    return true;
-                }
-                if seen.insert(m) {
-                    todo.push(m);
-                }
-            }
-        }
-        false
     }
 
     /// Whether a union variant is a struct (its own type or a base's), so the union can
@@ -1892,7 +1857,7 @@ impl<'a> Emitter<'a> {
                             quote!(<#p as #rt::Decode>::scan(r).map(|v| Self::#id(#wrap)))
                         })
                         .collect();
-                    untagged_scan_body(&literals, &scans, !self.holds_itself(&def.name))
+                    untagged_scan_body(&literals, &scans, self.model.self_path(&def.name).is_none())
                 });
                 let decode_body = if objects {
                     // Every variant is a struct: read the object once, try only the variants

@@ -14,7 +14,7 @@
 //! bytes at a time (SSE2) or a word at a time and borrowed when they hold no escape, and no
 //! context, path or issue list is built.
 
-use super::union::Literal;
+use super::union::{Literal, literals_hold};
 use std::borrow::Cow;
 
 /// How deep the scanner nests before it gives up: well inside serde_json's limit of 128, so
@@ -309,11 +309,11 @@ impl<'a> Scanner<'a> {
                 }
             }
         }
-        let holds = |&(key, lit): &(&str, Literal)| {
-            let i = keys[..n].iter().position(|&k| k == key);
-            i.and_then(|i| found[i]).is_some_and(|raw| lit.matches(raw))
+        let last = |key: &str| {
+            let i = keys[..n].iter().position(|&k| k == key)?;
+            found[i]
         };
-        Some(variants.iter().position(|v| v.iter().all(holds)))
+        Some(variants.iter().position(|v| literals_hold(v, last)))
     }
 
     /// The next key of an object whose keys are data (a `map<T>`): escapes decoded.

@@ -871,6 +871,19 @@ pub fn decode_untagged<'de, T, D: Deserializer<'de>>(
     Ok(None)
 }
 
+/// Whether a struct's required literal keys all hold in an object, `last(key)` giving the text
+/// of the key's last value (`None`: absent). When one does not, the struct refuses the object
+/// whatever the rest holds: the decoder's pick and the fast reader's (`Scanner::pick`) both
+/// rule a variant out by this.
+pub(crate) fn literals_hold<'v>(
+    literals: &[(&str, Literal)],
+    last: impl Fn(&str) -> Option<&'v str>,
+) -> bool {
+    literals
+        .iter()
+        .all(|&(key, lit)| last(key).is_some_and(|raw| lit.matches(raw)))
+}
+
 /// A literal a struct requires at one of its keys (`ok: true`, `type: "event"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Literal {
@@ -881,7 +894,7 @@ pub enum Literal {
 
 impl Literal {
     /// Whether a value's JSON text is this literal, as its schema decides.
-    pub(crate) fn matches(self, raw: &str) -> bool {
+    fn matches(self, raw: &str) -> bool {
         match self {
             Literal::Str(s) => {
                 let b = raw.as_bytes();
@@ -1042,11 +1055,7 @@ fn pick_object<T>(
             .find(|(k, _)| k == key)
             .map(|(_, v)| &**v)
     };
-    let fits = |i: &usize| {
-        literals(*i)
-            .iter()
-            .all(|&(key, lit)| last(key).is_some_and(|raw| lit.matches(raw)))
-    };
+    let fits = |i: &usize| literals_hold(literals(*i), last);
     let candidates = || (0..n).filter(fits);
     let mut fitting = candidates();
     if let (Some(only), None) = (fitting.next(), fitting.next()) {
