@@ -12,7 +12,10 @@ use crate::model::{
 use crate::names::{rust_field, rust_ident, rust_type};
 use proc_macro2::{Ident, Literal as Lit, TokenStream};
 use quote::{format_ident, quote};
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
+
+mod view;
 
 /// How the generated code is wired to the runtime and to base protocols.
 #[derive(Clone, Debug)]
@@ -106,6 +109,8 @@ struct Emitter<'a> {
     /// (type, field or variant index) that hold a type which contains them by value, or a
     /// large struct (see [`LARGE`]).
     boxed: BTreeSet<(String, usize)>,
+    /// Whether each named type (protocol, name) holds text, as asked (see `view`).
+    texts: RefCell<BTreeMap<(String, String), bool>>,
 }
 
 /// How a struct field is stored.
@@ -129,6 +134,7 @@ impl<'a> Emitter<'a> {
             rt: parse_path(&options.runtime),
             bases: &options.bases,
             boxed: BTreeSet::new(),
+            texts: RefCell::default(),
         };
         e.boxed = e.find_boxed();
         e
@@ -304,8 +310,13 @@ impl<'a> Emitter<'a> {
 
     /// The path to a named type from the module `at` (own types) or from anywhere (bases).
     fn type_path(&self, owner: &Model, r: &TypeRef, at: At<'_>) -> TokenStream {
+        self.type_path_as(owner, r, at, &r.name)
+    }
+
+    /// [`Self::type_path`] of a type generated beside `r`'s, called `name` (its view).
+    fn type_path_as(&self, owner: &Model, r: &TypeRef, at: At<'_>, name: &str) -> TokenStream {
         let protocol = r.protocol.as_deref().unwrap_or(&owner.name);
-        let name = format_ident!("{}", rust_type_name(&r.name));
+        let name = format_ident!("{}", rust_type_name(name));
         let def = owner.resolve(r);
         let module = def.and_then(|d| d.module.as_deref()).map(module_ident);
         if protocol == self.model.name {
@@ -707,7 +718,10 @@ impl<'a> Emitter<'a> {
             }
         };
         let common = self.common_impls(&name);
-        let view = self.struct_ref(def, s, at);
+        let mut view = self.struct_ref(def, s, at);
+        if view.is_empty() {
+            view = self.struct_view(def, s, at);
+        }
         let literals: Vec<TokenStream> = self
             .model
             .required_literals(s)
@@ -730,6 +744,7 @@ impl<'a> Emitter<'a> {
             .map(|schema| quote!(#rt::Schema::scan(#schema, r)))
             .collect();
         let scan_body = scan_fields_body(
+            rt,
             s,
             &slots,
             &scans,
@@ -892,6 +907,7 @@ impl<'a> Emitter<'a> {
             .map(|f| !matches!(self.store(f), Store::Literal));
         let lets_else = lets_else(&slots, kept);
         let view_scan = scan_fields_body(
+            rt,
             s,
             &slots,
             &scans,
@@ -959,7 +975,17 @@ impl<'a> Emitter<'a> {
                 }
                 #[inline]
                 fn scan(r: &mut #rt::Scanner<'de>) -> ::core::option::Option<Self> {
-                    let mut keys = r.object()?;
+                    #rt::scan_object_view::<Self>(r)
+                }
+            }
+
+            #[allow(deprecated)]
+            impl<'de> #rt::ObjectView<'de> for #view<'de> {
+                #[inline]
+                fn scan_fields(
+                    r: &mut #rt::Scanner<'de>,
+                    mut keys: #rt::Keys,
+                ) -> ::core::option::Option<Self> {
                     #view_scan
                 }
             }
@@ -1066,9 +1092,8 @@ impl<'a> Emitter<'a> {
         for (i, f) in s.fields.iter().enumerate() {
             let slot = &slots[i];
             if i == t {
-                let wire = f.name.as_str();
                 scan_arms.push(scan_arm(
-                    wire,
+                    i,
                     slot,
                     quote!({
                         let name = #key_slot.as_deref()?;
@@ -1078,7 +1103,7 @@ impl<'a> Emitter<'a> {
                 let ident = rust_ident(&rust_field(&f.name));
                 scan_build.push(quote!(#ident: #slot?,));
             } else {
-                scan_arms.push(scan_arm(&f.name, slot, scans[i].clone()));
+                scan_arms.push(scan_arm(i, slot, scans[i].clone()));
                 let (check, value) = scan_finish_of(self.store(f), slot, TokenStream::new);
                 scan_finish.push(check);
                 if let Some(value) = value {
@@ -1087,6 +1112,7 @@ impl<'a> Emitter<'a> {
                 }
             }
         }
+        let scan_keys = scan_keys(rt, s);
         let build = s
             .fields
             .iter()
@@ -1106,7 +1132,7 @@ impl<'a> Emitter<'a> {
             }
 
             #[allow(deprecated)]
-            impl<'de, E: #rt::ByName> #rt::ObjectRef<'de> for #typed<'de, E> {
+            impl<'de, E: #rt::ByName<'de>> #rt::ObjectRef<'de> for #typed<'de, E> {
                 const FIELDS: &'static [&'static str] = <#name as #rt::Object>::FIELDS;
                 fn index(key: &str) -> ::core::option::Option<usize> {
                     <#name as #rt::Object>::index(key)
@@ -1140,14 +1166,16 @@ impl<'a> Emitter<'a> {
             }
 
             #[allow(deprecated)]
-            impl<'de, E: #rt::ByName> #rt::ObjectTyped<'de> for #typed<'de, E> {
+            impl<'de, E: #rt::ByName<'de>> #rt::ObjectTyped<'de> for #typed<'de, E> {
                 type View = #view<'de>;
                 type Entry = E;
                 #[inline]
                 fn scan(r: &mut #rt::Scanner<'de>) -> ::core::option::Option<Self> {
+                    #scan_keys
+                    let mut next = 0;
                     #(let mut #slots = ::core::option::Option::None;)*
                     let mut keys = r.object()?;
-                    while let ::core::option::Option::Some(k) = r.key(&mut keys)? {
+                    while let ::core::option::Option::Some(k) = r.field(&mut keys, KEYS, &mut next)? {
                         match k {
                             #(#scan_arms)*
                             _ => return ::core::option::Option::None,
@@ -1400,7 +1428,7 @@ impl<'a> Emitter<'a> {
             }
 
             #[allow(deprecated)]
-            impl<'de, E: #rt::ByName> #rt::UnionTyped<'de> for #typed_name<'de, E> {
+            impl<'de, E: #rt::ByName<'de>> #rt::UnionTyped<'de> for #typed_name<'de, E> {
                 type View = #view<'de>;
                 type Typed = #typed_struct<'de, E>;
                 fn typed(t: Self::Typed) -> Self {
@@ -1683,6 +1711,7 @@ impl<'a> Emitter<'a> {
         let empty = u.variants.is_empty();
         match &u.tag {
             UnionTag::Tagged { field, .. } => {
+                let view = self.union_view(def, u, at, &idents, &boxes);
                 let tags: Vec<&str> = u
                     .variants
                     .iter()
@@ -1811,6 +1840,8 @@ impl<'a> Emitter<'a> {
                     }
 
                     #common
+
+                    #view
                 }
             }
             UnionTag::Untagged => {
@@ -1823,11 +1854,14 @@ impl<'a> Emitter<'a> {
                     quote!(match self { #(#ser_arms)* })
                 };
                 let objects = !empty && u.variants.iter().all(|v| self.is_struct(&v.ty));
-                let view = if objects {
+                let mut view = if objects {
                     self.untagged_ref(def, u, at, &idents, &boxes)
                 } else {
                     TokenStream::new()
                 };
+                if view.is_empty() {
+                    view = self.union_view(def, u, at, &idents, &boxes);
+                }
                 let paths: Vec<TokenStream> = if objects {
                     u.variants
                         .iter()
@@ -2059,6 +2093,34 @@ impl<'a> Emitter<'a> {
             &quote!(decode_payload),
             &quote!(scan_payload),
         );
+        let request_entries: Vec<_> = self
+            .model
+            .all_requests()
+            .into_iter()
+            .map(|(owner, r)| {
+                let id = format_ident!("{}", rust_type_name(&r.name));
+                (r.name.as_str(), id, owner, &r.payload)
+            })
+            .collect();
+        let request_payload_view = self.by_name_view(
+            &format_ident!("RequestPayload"),
+            " Any request's payload, by the request's name, as a borrowed view.",
+            &request_entries,
+        );
+        let event_entries: Vec<_> = self
+            .model
+            .all_events()
+            .into_iter()
+            .map(|(owner, ev)| {
+                let id = format_ident!("{}", rust_type_name(&ev.name));
+                (ev.name.as_str(), id, owner, &ev.payload)
+            })
+            .collect();
+        let event_payload_view = self.by_name_view(
+            &format_ident!("EventPayload"),
+            " Any event's payload, by the event's name, as a borrowed view.",
+            &event_entries,
+        );
         let dispatch_body = if arms.is_empty() {
             quote! {
                 let _ = host;
@@ -2102,6 +2164,8 @@ impl<'a> Emitter<'a> {
             #request_payload
             #request_result
             #event_payload
+            #request_payload_view
+            #event_payload_view
 
             /// What a host does: one method per request of this protocol. Every method refuses
             /// as unsupported unless the host implements it. The requests of a base protocol are
@@ -2265,9 +2329,9 @@ impl<'a> Emitter<'a> {
             }
 
             #[allow(deprecated)]
-            impl #rt::ByName for #name {
+            impl<'de> #rt::ByName<'de> for #name {
                 #[inline(never)]
-                fn decode_named<'de, D: #rt::serde::Deserializer<'de>>(
+                fn decode_named<'a, D: #rt::serde::Deserializer<'a>>(
                     name: &str,
                     d: D,
                     cx: &mut #rt::Cx,
@@ -2285,7 +2349,7 @@ impl<'a> Emitter<'a> {
                     Self::parse(name, json)
                 }
                 #[inline]
-                fn scan_named(name: &str, r: &mut #rt::Scanner<'_>) -> ::core::option::Option<Self> {
+                fn scan_named(name: &str, r: &mut #rt::Scanner<'de>) -> ::core::option::Option<Self> {
                     match name {
                         #(#names => <#module::#idents as #trait_>::#scan(r).map(|v| Self::#idents(::std::boxed::Box::new(v))),)*
                         _ => {
@@ -2299,11 +2363,12 @@ impl<'a> Emitter<'a> {
     }
 }
 
-/// A fast reader's arm for the key `key` (`wire::scan`): a duplicate key leaves the object to
+/// A fast reader's arm for field `i` (`wire::scan`): a duplicate key leaves the object to
 /// the decoder; else the value read by `scan` goes into `slot`.
-fn scan_arm(key: &str, slot: &Ident, scan: TokenStream) -> TokenStream {
+fn scan_arm(i: usize, slot: &Ident, scan: TokenStream) -> TokenStream {
+    let i = Lit::usize_unsuffixed(i);
     quote! {
-        #key => {
+        ::core::result::Result::Ok(#i) => {
             if #slot.is_some() {
                 return ::core::option::Option::None;
             }
@@ -2318,6 +2383,7 @@ fn scan_arm(key: &str, slot: &Ident, scan: TokenStream) -> TokenStream {
 /// read into the slots by the fields' `scans`, a key of no field skipped, then the value built
 /// from the slots by how each field is stored (`default(i)`: field `i`'s default).
 fn scan_fields_body(
+    rt: &TokenStream,
     s: &Struct,
     slots: &[Ident],
     scans: &[TokenStream],
@@ -2332,11 +2398,12 @@ fn scan_fields_body(
             ::core::option::Option::Some(Self {})
         };
     }
+    let keys_const = scan_keys(rt, s);
     let mut arms = Vec::new();
     let mut finish = Vec::new();
     let mut build = Vec::new();
     for (i, ((f, slot), scan)) in s.fields.iter().zip(slots).zip(scans).enumerate() {
-        arms.push(scan_arm(&f.name, slot, scan.clone()));
+        arms.push(scan_arm(i, slot, scan.clone()));
         let (check, value) = scan_finish_of(store(f), slot, || default(i));
         finish.push(check);
         if let Some(value) = value {
@@ -2345,15 +2412,26 @@ fn scan_fields_body(
         }
     }
     quote! {
+        #keys_const
+        let mut next = 0;
         #(let mut #slots = ::core::option::Option::None;)*
-        while let ::core::option::Option::Some(k) = r.key(&mut keys)? {
+        while let ::core::option::Option::Some(k) = r.field(&mut keys, KEYS, &mut next)? {
             match k {
                 #(#arms)*
-                _ => r.skip_unknown(k, &mut keys)?,
+                ::core::result::Result::Err(k) => r.skip_unknown(k, &mut keys)?,
+                ::core::result::Result::Ok(_) => return ::core::option::Option::None,
             }
         }
         #(#finish)*
         ::core::option::Option::Some(Self { #(#build)* })
+    }
+}
+
+/// The struct's keys as its fast reader matches them (`wire::Key`), in field order: `KEYS`.
+fn scan_keys(rt: &TokenStream, s: &Struct) -> TokenStream {
+    let names = s.fields.iter().map(|f| f.name.as_str());
+    quote! {
+        const KEYS: &[#rt::Key] = &[#(#rt::Key::new(#names)),*];
     }
 }
 

@@ -44,9 +44,9 @@ pub fn parse_server_frame_ref(text: &str) -> Result<ServerFrameRef<'_>, ParseErr
 /// The verdict and the messages are [`parse_request_ref`]'s, then the table's:
 /// `Refused::Envelope` for the frame, `Refused::Table` (with the frame) for an unknown name or
 /// an invalid payload. The dispatcher's path. Never panics.
-pub fn parse_request_typed<E: ByName>(
-    text: &str,
-) -> Result<RequestTyped<'_, E>, Refused<RequestRef<'_>>> {
+pub fn parse_request_typed<'a, E: ByName<'a>>(
+    text: &'a str,
+) -> Result<RequestTyped<'a, E>, Refused<RequestRef<'a>>> {
     wire::from_str_typed(text)
 }
 
@@ -55,9 +55,9 @@ pub fn parse_request_typed<E: ByName>(
 /// event whose `event` comes before its `payload` (see the generated [`ServerFrameTyped`]). The
 /// verdict and the messages are [`parse_server_frame_ref`]'s, then the table's. The client's
 /// path. Never panics.
-pub fn parse_server_frame_typed<E: ByName>(
-    text: &str,
-) -> Result<ServerFrameTyped<'_, E>, Refused<ServerFrameRef<'_>>> {
+pub fn parse_server_frame_typed<'a, E: ByName<'a>>(
+    text: &'a str,
+) -> Result<ServerFrameTyped<'a, E>, Refused<ServerFrameRef<'a>>> {
     wire::from_str_union_typed(text)
 }
 
@@ -67,7 +67,7 @@ pub fn parse_server_frame_typed<E: ByName>(
 pub trait Dispatch: Sync {
     /// The request table's by-name enum: this protocol's `RequestPayload` (an app's holds its
     /// bases' entries too).
-    type Payload: ByName + Send;
+    type Payload: for<'de> ByName<'de> + Send;
     /// Calls the host's method for a parsed payload and answers its result as raw JSON.
     fn dispatch_payload(
         &self,
@@ -773,7 +773,10 @@ mod tests {
     /// A bare value parsed by a table's entry `name`, with the fast reader and by the decoder
     /// alone: the same outcome. Whether the decoder accepts, and whether the fast reader
     /// answered.
-    fn table_agrees<E: ByName + PartialEq + std::fmt::Debug>(name: &str, t: &str) -> (bool, bool) {
+    fn table_agrees<E: for<'a> ByName<'a> + PartialEq + std::fmt::Debug>(
+        name: &str,
+        t: &str,
+    ) -> (bool, bool) {
         let slow = wire::without_scanner(|| E::parse_named(name, t)).map_err(|e| e.to_string());
         let got = E::parse_named(name, t).map_err(|e| e.to_string());
         assert_eq!(got, slow, "{name} {t}");

@@ -14,6 +14,7 @@ mod schema;
 mod table;
 mod typed;
 mod union;
+mod view;
 
 pub use issue::{Cx, Expect, Issue, Seg, dot_path, prettify};
 pub use object::{
@@ -22,7 +23,7 @@ pub use object::{
 };
 #[cfg(test)]
 pub(crate) use scan::without_scanner;
-pub use scan::{Items, Keys, MAX_SCAN_DEPTH, Scanner, scan_str};
+pub use scan::{Items, Key, Keys, MAX_SCAN_DEPTH, Scanner, scan_str};
 pub use schema::{
     Array, Bool, Boxed, Decode, Int, LitBool, LitInt, LitStr, MAX_SAFE, Map, NONOPTIONAL, Named,
     Nullable, Num, Number, RawJson, Schema, Seed, Str, Unknown,
@@ -38,6 +39,7 @@ pub use union::{
     decode_enum, decode_open_enum, decode_raw, decode_raw_with, decode_tagged, decode_untagged,
     decode_untagged_objects, decode_untagged_objects_ref,
 };
+pub use view::{NamedRef, ObjectView, Own, ScanRef, scan_object_view};
 
 use std::fmt;
 

@@ -41,6 +41,69 @@ pub struct Keys {
     tag_seen: bool,
 }
 
+/// A struct's key as the fast reader matches it first: the bytes `"name":` compared with the
+/// input 16 at a time, no string scanned. A key that does not fit in 16 bytes that way is
+/// never matched so (`len` 0): it is read as a string, as every key written otherwise is.
+#[derive(Clone, Copy, Debug)]
+pub struct Key {
+    /// `"name":`, then zeros.
+    word: u128,
+    /// The bytes of `word` that count.
+    mask: u128,
+    len: u8,
+    name: &'static str,
+}
+
+impl Key {
+    /// The key `name`, as a struct's field has it.
+    pub const fn new(name: &'static str) -> Key {
+        let b = name.as_bytes();
+        let len = b.len() + 3;
+        if len > 16 {
+            return Key {
+                word: 0,
+                mask: 0,
+                len: 0,
+                name,
+            };
+        }
+        let mut bytes = [0u8; 16];
+        bytes[0] = b'"';
+        let mut i = 0;
+        while i < b.len() {
+            bytes[i + 1] = b[i];
+            i += 1;
+        }
+        bytes[len - 2] = b'"';
+        bytes[len - 1] = b':';
+        Key {
+            word: u128::from_le_bytes(bytes),
+            mask: u128::MAX >> (8 * (16 - len)),
+            len: len as u8,
+            name,
+        }
+    }
+
+    /// Whether `b` holds this key, written `"name":`, at `at`.
+    #[inline(always)]
+    fn at(&self, b: &[u8], at: usize) -> bool {
+        if self.len == 0 {
+            return false;
+        }
+        match b.get(at..at + 16) {
+            Some(w) => {
+                let mut word = [0u8; 16];
+                word.copy_from_slice(w);
+                (u128::from_le_bytes(word) ^ self.word) & self.mask == 0
+            }
+            None => {
+                let n = self.len as usize;
+                b.get(at..at + n) == Some(&self.word.to_le_bytes()[..n])
+            }
+        }
+    }
+}
+
 /// The state of an array's item loop: whether the next item is the first.
 #[derive(Clone, Copy, Debug)]
 pub struct Items {
@@ -279,6 +342,52 @@ impl<'a> Scanner<'a> {
         let key = self.plain_string()?;
         self.eat(b':')?;
         Some(Some(key))
+    }
+
+    /// The next key of a struct whose keys are `fields`, its `:` consumed: `Ok(i)` for
+    /// `fields[i]`, `Err(key)` for a key of no field; `Some(None)` at the closing `}`. The
+    /// fields from `next` on (the field after the last one read: writers put them in order)
+    /// are compared with the input as bytes first; any other key is read as a string. A key
+    /// with an escape is not read (`None`).
+    #[inline(always)]
+    pub fn field(
+        &mut self,
+        keys: &mut Keys,
+        fields: &[Key],
+        next: &mut usize,
+    ) -> Option<Option<Result<usize, &'a str>>> {
+        if !self.entry(keys)? {
+            return Some(None);
+        }
+        let b = self.bytes();
+        let mut j = *next;
+        while let Some(k) = fields.get(j) {
+            if k.at(b, self.at) {
+                self.at += k.len as usize;
+                *next = j + 1;
+                return Some(Some(Ok(j)));
+            }
+            j += 1;
+        }
+        self.field_named(fields, next)
+    }
+
+    /// [`Scanner::field`] for a key out of order or of no field: read as a string.
+    #[inline(never)]
+    fn field_named(
+        &mut self,
+        fields: &[Key],
+        next: &mut usize,
+    ) -> Option<Option<Result<usize, &'a str>>> {
+        let key = self.plain_string()?;
+        self.eat(b':')?;
+        Some(Some(match fields.iter().position(|k| k.name == key) {
+            Some(i) => {
+                *next = i + 1;
+                Ok(i)
+            }
+            None => Err(key),
+        }))
     }
 
     /// The variant of an untagged union of structs that the decoder tries first on the object

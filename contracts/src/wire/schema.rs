@@ -742,12 +742,7 @@ impl<S: Schema> Schema for Array<S> {
     }
     #[inline]
     fn scan(self, r: &mut Scanner<'_>) -> Option<Vec<S::Out>> {
-        let mut items = r.array()?;
-        let mut out = Vec::new();
-        while r.item(&mut items)? {
-            out.push(self.item.scan(r)?);
-        }
-        within(out.len() as u64, self.min, self.max).then_some(out)
+        super::view::scan_items(r, self.min, self.max, |r| self.item.scan(r))
     }
 }
 
@@ -848,18 +843,7 @@ impl<S: Schema> Schema for Map<S> {
     /// `decode`.
     #[inline]
     fn scan(self, r: &mut Scanner<'_>) -> Option<Self::Out> {
-        let mut keys = r.object()?;
-        let mut out = BTreeMap::new();
-        while let Some(key) = r.map_key(&mut keys)? {
-            if key == "__proto__" {
-                return None;
-            }
-            let v = self.0.scan(r)?;
-            if out.insert(key.into_owned(), v).is_some() {
-                return None;
-            }
-        }
-        Some(out)
+        super::view::scan_entries(r, |r| self.0.scan(r))
     }
 }
 

@@ -19,12 +19,14 @@ use serde::de::{DeserializeSeed, Deserializer, MapAccess};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 
-/// A table's by-name enum (`RequestPayload`, `EventPayload`), generated: any entry's value,
-/// decoded by the entry's name.
-pub trait ByName: Sized {
+/// A table's by-name enum (`RequestPayload`, `EventPayload`, or a view such as
+/// `EventPayloadRef<'de>`), generated: any entry's value, decoded by the entry's name. `'de`
+/// is the input the fast reader may borrow from (a view's strings); the decoder and the table
+/// stage build owned values (a view is made from them).
+pub trait ByName<'de>: Sized {
     /// Decodes the value of the entry named `name` into `out` (`None` when invalid, its
     /// issues recorded). A name the table does not know records an issue and skips the value.
-    fn decode_named<'de, D: Deserializer<'de>>(
+    fn decode_named<'a, D: Deserializer<'a>>(
         name: &str,
         d: D,
         cx: &mut Cx,
@@ -34,7 +36,7 @@ pub trait ByName: Sized {
     fn parse_named(name: &str, json: &str) -> Result<Self, TableError>;
     /// Reads the value of the entry named `name` with the fast reader (`wire::scan`); `None`
     /// when not sure, or when the table does not know the name.
-    fn scan_named(name: &str, r: &mut Scanner<'_>) -> Option<Self>;
+    fn scan_named(name: &str, r: &mut Scanner<'de>) -> Option<Self>;
 }
 
 /// A generated typed form of a frame (`RequestTyped<'a, E>`): its own loop (an
@@ -44,7 +46,7 @@ pub trait ObjectTyped<'de>: ObjectRef<'de> {
     /// The frame's borrowed view, its payload kept as text (`RequestRef<'a>`).
     type View: DecodeRef<'de>;
     /// The table's by-name enum.
-    type Entry: ByName;
+    type Entry: ByName<'de>;
     /// The entry's name and the payload's text, as the view holds them.
     fn parts(view: &Self::View) -> (&str, &RawValue);
     /// The typed form of a view whose payload was parsed by the table.
@@ -222,7 +224,7 @@ struct NamedSeed<'s, 'c, E> {
     out: &'s mut Option<E>,
 }
 
-impl<'de, E: ByName> DeserializeSeed<'de> for NamedSeed<'_, '_, E> {
+impl<'de, E: ByName<'de>> DeserializeSeed<'de> for NamedSeed<'_, '_, E> {
     type Value = ();
     #[inline(always)]
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
@@ -245,7 +247,7 @@ impl ObjectCx<'_> {
     /// Reads the `#[table]` field `i` into its slot: by the name in `key` when it has been
     /// read, else as text. Its issues are the field's, as [`ObjectCx::value_into`] keeps them.
     #[inline(always)]
-    pub fn entry_into<'de, A: MapAccess<'de>, E: ByName>(
+    pub fn entry_into<'de, A: MapAccess<'de>, E: ByName<'de>>(
         &mut self,
         map: &mut A,
         i: usize,
@@ -275,7 +277,7 @@ impl ObjectCx<'_> {
     /// `None` (an issue recorded) when absent, invalid, or read by a name the frame's last
     /// name no longer is.
     #[inline(always)]
-    pub fn entry<'de, E: ByName>(
+    pub fn entry<'de, E: ByName<'de>>(
         &mut self,
         slot: EntrySlot<'de, E>,
         key: &Option<Cow<'de, str>>,
@@ -295,7 +297,11 @@ impl ObjectCx<'_> {
     /// the frame's last name is not.
     #[cold]
     #[inline(never)]
-    fn entry_late<E: ByName>(&mut self, text: Option<Cow<'_, RawValue>>, name: &str) -> Option<E> {
+    fn entry_late<'de, E: ByName<'de>>(
+        &mut self,
+        text: Option<Cow<'_, RawValue>>,
+        name: &str,
+    ) -> Option<E> {
         match text {
             Some(text) => match E::parse_named(name, text.get()) {
                 Ok(e) => Some(e),

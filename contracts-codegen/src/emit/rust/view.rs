@@ -1,0 +1,622 @@
+//! Borrowed views of whole values (`wire::view`): `NameRef<'a>` beside every struct and union
+//! that holds text (a string, an `unknown` value, a map's keys), and `EventPayloadRef<'a>`,
+//! `RequestPayloadRef<'a>` beside the tables' by-name enums.
+//!
+//! A view has the owned type's shape with every string a `Cow<'a, str>`, every `unknown` a
+//! `Cow<'a, RawValue>` and every value of a type that holds text that type's view. Its fast
+//! reader is written from the same schema values as the owned type's (`ScanRef`s instead of
+//! `Schema`s); its decoder is the owned type's, the view made from the result. The flat views
+//! of the frame envelopes (`RequestRef`, `ServerFrameRef`, see `struct_ref`) are views too:
+//! a view that holds one uses it.
+
+use super::*;
+
+impl Emitter<'_> {
+    /// Whether the named type holds text anywhere in its value: a string, an `unknown`, a
+    /// map (its keys), through its fields, variants, aliases, arrays and nullables.
+    fn holds_text(&self, owner: &Model, r: &TypeRef) -> bool {
+        let def_owner = self.owner_of(owner, r);
+        let key = (def_owner.name.clone(), r.name.clone());
+        if let Some(&known) = self.texts.borrow().get(&key) {
+            return known;
+        }
+        let Some(def) = owner.resolve(r) else {
+            return false;
+        };
+        let ty = Ty {
+            kind: TyKind::Ref(r.clone()),
+            loc: def.loc.clone(),
+        };
+        let holds = Self::reaches_text(owner, &ty, &mut BTreeSet::new());
+        self.texts.borrow_mut().insert(key, holds);
+        holds
+    }
+
+    /// Whether a text leaf is reachable from `ty` (each named type visited once).
+    fn reaches_text(owner: &Model, ty: &Ty, seen: &mut BTreeSet<(String, String)>) -> bool {
+        match &ty.kind {
+            TyKind::String(_) | TyKind::Unknown | TyKind::Map(_) => true,
+            TyKind::Boolean | TyKind::Int(_) | TyKind::Number(_) | TyKind::Literal(_) => false,
+            TyKind::Array(inner, _) | TyKind::Nullable(inner) => {
+                Self::reaches_text(owner, inner, seen)
+            }
+            TyKind::Ref(r) => {
+                let def_owner = match r.protocol.as_deref() {
+                    Some(p) if p != owner.name => owner.base(p).unwrap_or(owner),
+                    _ => owner,
+                };
+                if !seen.insert((def_owner.name.clone(), r.name.clone())) {
+                    return false;
+                }
+                let Some(def) = owner.resolve(r) else {
+                    return false;
+                };
+                match &def.kind {
+                    TypeDefKind::Alias(inner) => Self::reaches_text(def_owner, inner, seen),
+                    TypeDefKind::Struct(s) => s
+                        .fields
+                        .iter()
+                        .any(|f| Self::reaches_text(def_owner, &f.ty, seen)),
+                    TypeDefKind::Union(u) => u
+                        .variants
+                        .iter()
+                        .any(|v| Self::reaches_text(def_owner, &v.ty, seen)),
+                    // An open enum keeps an unknown value as text, owned: the view holds the
+                    // enum itself.
+                    TypeDefKind::Enum(_) => false,
+                }
+            }
+        }
+    }
+
+    /// Whether the type `r` names has a view, `NameRef<'a>`: a struct or a union that holds
+    /// text, whose view's name its protocol does not take for a type of its own.
+    fn has_any_view(&self, owner: &Model, r: &TypeRef) -> bool {
+        let def_owner = self.owner_of(owner, r);
+        let Some(def) = owner.resolve(r) else {
+            return false;
+        };
+        matches!(def.kind, TypeDefKind::Struct(_) | TypeDefKind::Union(_))
+            && def_owner.own_type(&format!("{}Ref", def.name)).is_none()
+            && self.holds_text(owner, r)
+    }
+
+    /// Whether this model's `def` gets a view.
+    fn def_has_view(&self, def: &TypeDef) -> bool {
+        let r = TypeRef {
+            name: def.name.clone(),
+            protocol: None,
+        };
+        self.has_any_view(self.model, &r)
+    }
+
+    /// The view's type of `ty`, `None` when `ty` holds no text (the view holds the owned type).
+    fn view_ty(&self, owner: &Model, ty: &Ty, at: At<'_>, boxed: bool) -> Option<TokenStream> {
+        let cow = quote!(::std::borrow::Cow);
+        let rt = &self.rt;
+        Some(match &ty.kind {
+            TyKind::String(_) => quote!(#cow<'a, str>),
+            TyKind::Unknown => quote!(#cow<'a, #rt::RawValue>),
+            TyKind::Boolean | TyKind::Int(_) | TyKind::Number(_) | TyKind::Literal(_) => {
+                return None;
+            }
+            TyKind::Array(inner, _) => {
+                let inner = self.view_ty(owner, inner, at, false)?;
+                quote!(::std::vec::Vec<#inner>)
+            }
+            TyKind::Map(inner) => {
+                let inner = self
+                    .view_ty(owner, inner, at, false)
+                    .unwrap_or_else(|| self.rust_ty(owner, inner, at, false));
+                quote!(::std::collections::BTreeMap<#cow<'a, str>, #inner>)
+            }
+            TyKind::Nullable(inner) => {
+                let inner = self.view_ty(owner, inner, at, boxed)?;
+                quote!(::core::option::Option<#inner>)
+            }
+            TyKind::Ref(r) => {
+                if let Some((def_owner, inner, alias_at)) = self.alias_of(owner, r, at) {
+                    return self.view_ty(def_owner, inner, alias_at, boxed);
+                }
+                if !self.has_any_view(owner, r) {
+                    return None;
+                }
+                let path = self.type_path_as(owner, r, at, &format!("{}Ref", r.name));
+                if boxed {
+                    quote!(::std::boxed::Box<#path<'a>>)
+                } else {
+                    quote!(#path<'a>)
+                }
+            }
+        })
+    }
+
+    /// The alias `r` names, with the model and place its target's refs are written from.
+    fn alias_of<'m>(
+        &'m self,
+        owner: &'m Model,
+        r: &TypeRef,
+        at: At<'m>,
+    ) -> Option<(&'m Model, &'m Ty, At<'m>)> {
+        let def_owner = self.owner_of(owner, r);
+        match owner.resolve(r).map(|d| &d.kind) {
+            Some(TypeDefKind::Alias(inner)) => {
+                let alias_at = if std::ptr::eq(def_owner, self.model) {
+                    at
+                } else {
+                    At::Root
+                };
+                Some((def_owner, inner, alias_at))
+            }
+            _ => None,
+        }
+    }
+
+    /// The type a view holds for `ty`: its view, or the owned type.
+    fn view_or_owned(&self, owner: &Model, ty: &Ty, at: At<'_>, boxed: bool) -> TokenStream {
+        self.view_ty(owner, ty, at, boxed)
+            .unwrap_or_else(|| self.rust_ty(owner, ty, at, boxed))
+    }
+
+    /// The `ScanRef` value that reads `ty` into its view (`wire::view`); a value without text
+    /// is read by its owned schema (`Own`).
+    fn view_schema(&self, owner: &Model, ty: &Ty, at: At<'_>, boxed: bool) -> TokenStream {
+        let rt = &self.rt;
+        if self.view_ty(owner, ty, at, boxed).is_none() {
+            let schema = self.schema(owner, ty, at, boxed);
+            return quote!(#rt::Own(#schema));
+        }
+        match &ty.kind {
+            TyKind::String(l) => {
+                let (min, max) = (u64_lit(l.min), u64_lit(l.max));
+                quote!(#rt::StrRef(#rt::Str { min: #min, max: #max }))
+            }
+            TyKind::Unknown => quote!(#rt::UnknownRef),
+            TyKind::Array(inner, l) => {
+                let inner = self.view_schema(owner, inner, at, false);
+                let (min, max) = (u64_lit(l.min), u64_lit(l.max));
+                quote!(#rt::Array { item: #inner, min: #min, max: #max })
+            }
+            TyKind::Map(inner) => {
+                let inner = self.view_schema(owner, inner, at, false);
+                quote!(#rt::Map(#inner))
+            }
+            TyKind::Nullable(inner) => {
+                let inner = self.view_schema(owner, inner, at, boxed);
+                quote!(#rt::Nullable(#inner))
+            }
+            TyKind::Ref(r) => {
+                if let Some((def_owner, inner, alias_at)) = self.alias_of(owner, r, at) {
+                    return self.view_schema(def_owner, inner, alias_at, boxed);
+                }
+                let path = self.type_path_as(owner, r, at, &format!("{}Ref", r.name));
+                if boxed {
+                    quote!(#rt::Boxed(#rt::NamedRef::<#path<'_>>::new()))
+                } else {
+                    quote!(#rt::NamedRef::<#path<'_>>::new())
+                }
+            }
+            TyKind::Boolean | TyKind::Int(_) | TyKind::Number(_) | TyKind::Literal(_) => {
+                unreachable!("no text: read by the owned schema above")
+            }
+        }
+    }
+
+    /// The owned value of the view value `v` of `ty` (`into_owned`).
+    fn to_owned_expr(
+        &self,
+        owner: &Model,
+        ty: &Ty,
+        at: At<'_>,
+        boxed: bool,
+        v: &TokenStream,
+    ) -> TokenStream {
+        let rt = &self.rt;
+        if self.view_ty(owner, ty, at, boxed).is_none() {
+            return v.clone();
+        }
+        match &ty.kind {
+            TyKind::String(_) => quote!(#v.into_owned()),
+            TyKind::Unknown => quote!(#rt::RawJson(#v.into_owned())),
+            TyKind::Array(inner, _) => {
+                let item = self.to_owned_expr(owner, inner, at, false, &quote!(v));
+                quote!(#v.into_iter().map(|v| #item).collect())
+            }
+            TyKind::Map(inner) => {
+                let item = self.to_owned_expr(owner, inner, at, false, &quote!(v));
+                quote!(#v.into_iter().map(|(k, v)| (k.into_owned(), #item)).collect())
+            }
+            TyKind::Nullable(inner) => {
+                let item = self.to_owned_expr(owner, inner, at, boxed, &quote!(v));
+                quote!(#v.map(|v| #item))
+            }
+            TyKind::Ref(r) => {
+                if let Some((def_owner, inner, alias_at)) = self.alias_of(owner, r, at) {
+                    return self.to_owned_expr(def_owner, inner, alias_at, boxed, v);
+                }
+                if boxed {
+                    quote!(::std::boxed::Box::new((*#v).into_owned()))
+                } else {
+                    quote!(#v.into_owned())
+                }
+            }
+            TyKind::Boolean | TyKind::Int(_) | TyKind::Number(_) | TyKind::Literal(_) => v.clone(),
+        }
+    }
+
+    /// The view of the owned value `v` of `ty` (`from_owned`: every string owned).
+    fn to_view_expr(
+        &self,
+        owner: &Model,
+        ty: &Ty,
+        at: At<'_>,
+        boxed: bool,
+        v: &TokenStream,
+    ) -> TokenStream {
+        let rt = &self.rt;
+        let cow = quote!(::std::borrow::Cow);
+        if self.view_ty(owner, ty, at, boxed).is_none() {
+            return v.clone();
+        }
+        match &ty.kind {
+            TyKind::String(_) => quote!(#cow::Owned(#v)),
+            TyKind::Unknown => quote!(#cow::Owned(#v.0)),
+            TyKind::Array(inner, _) => {
+                let item = self.to_view_expr(owner, inner, at, false, &quote!(v));
+                quote!(#v.into_iter().map(|v| #item).collect())
+            }
+            TyKind::Map(inner) => {
+                let item = self.to_view_expr(owner, inner, at, false, &quote!(v));
+                quote!(#v.into_iter().map(|(k, v)| (#cow::Owned(k), #item)).collect())
+            }
+            TyKind::Nullable(inner) => {
+                let item = self.to_view_expr(owner, inner, at, boxed, &quote!(v));
+                quote!(#v.map(|v| #item))
+            }
+            TyKind::Ref(r) => {
+                if let Some((def_owner, inner, alias_at)) = self.alias_of(owner, r, at) {
+                    return self.to_view_expr(def_owner, inner, alias_at, boxed, v);
+                }
+                let path = self.type_path_as(owner, r, at, &format!("{}Ref", r.name));
+                let from = quote!(<#path<'_> as #rt::DecodeRef<'_>>::from_owned);
+                if boxed {
+                    quote!(::std::boxed::Box::new(#from(*#v)))
+                } else {
+                    quote!(#from(#v))
+                }
+            }
+            TyKind::Boolean | TyKind::Int(_) | TyKind::Number(_) | TyKind::Literal(_) => v.clone(),
+        }
+    }
+
+    /// `DecodeRef` for a view whose decoder is its owned type's, and its inherent
+    /// `into_owned`. `scan` is the body of its fast reader.
+    fn view_impls(
+        &self,
+        name: &Ident,
+        view: &Ident,
+        into_owned: TokenStream,
+        from_owned: TokenStream,
+        scan: TokenStream,
+    ) -> TokenStream {
+        let rt = &self.rt;
+        quote! {
+            #[allow(deprecated)]
+            impl #view<'_> {
+                /// The owned value.
+                pub fn into_owned(self) -> #name {
+                    #into_owned
+                }
+            }
+
+            #[allow(deprecated)]
+            impl<'de> #rt::DecodeRef<'de> for #view<'de> {
+                type Owned = #name;
+                fn from_owned(owned: #name) -> Self {
+                    #from_owned
+                }
+                fn decode<D: #rt::serde::Deserializer<'de>>(
+                    d: D,
+                    cx: &mut #rt::Cx,
+                ) -> ::core::result::Result<::core::option::Option<Self>, D::Error> {
+                    ::core::result::Result::Ok(<#name as #rt::Decode>::decode(d, cx)?.map(Self::from_owned))
+                }
+                #[inline]
+                fn scan(r: &mut #rt::Scanner<'de>) -> ::core::option::Option<Self> {
+                    #scan
+                }
+            }
+        }
+    }
+
+    /// A struct's view (empty when it has none, or has the envelopes' flat view).
+    pub(super) fn struct_view(&self, def: &TypeDef, s: &Struct, at: At<'_>) -> TokenStream {
+        if !self.def_has_view(def) {
+            return TokenStream::new();
+        }
+        let rt = &self.rt;
+        let name = format_ident!("{}", rust_type_name(&def.name));
+        let view = format_ident!("{}", rust_type_name(&format!("{}Ref", def.name)));
+        let doc = format!(
+            " A borrowed view of [`{name}`]: its strings and raw values borrow from the input \
+             when the fast reader reads it (`wire::view`), else they are the decoder's, owned. \
+             Same keys, limits and verdict."
+        );
+        let slots: Vec<Ident> = (0..s.fields.len()).map(|i| format_ident!("f{i}")).collect();
+        let mut members = Vec::new();
+        let mut scans = Vec::new();
+        let mut defaults = Vec::new();
+        let mut owned = Vec::new();
+        let mut from_owned = Vec::new();
+        for (i, f) in s.fields.iter().enumerate() {
+            let boxed = self.boxed.contains(&(def.name.clone(), i));
+            let ident = rust_ident(&rust_field(&f.name));
+            let fdocs = docs_attrs(&f.docs);
+            let ty = self.view_or_owned(self.model, &f.ty, at, boxed);
+            let vschema = self.view_schema(self.model, &f.ty, at, boxed);
+            scans.push(quote!(#rt::ScanRef::scan(#vschema, r)));
+            let schema = self.schema(self.model, &f.ty, at, boxed);
+            let to_owned = self.to_owned_expr(self.model, &f.ty, at, boxed, &quote!(v));
+            let to_view = self.to_view_expr(self.model, &f.ty, at, boxed, &quote!(v));
+            let default = self.default_expr(f, &schema);
+            defaults.push(self.to_view_expr(
+                self.model,
+                &f.ty,
+                at,
+                boxed,
+                &quote!({ let v = #default; v }),
+            ));
+            match self.store(f) {
+                Store::Literal => continue,
+                Store::Presence => {
+                    members.push(quote!(#fdocs pub #ident: bool,));
+                    owned.push(quote!(#ident: self.#ident,));
+                    from_owned.push(quote!(#ident: owned.#ident,));
+                }
+                Store::Optional => {
+                    members.push(quote!(#fdocs pub #ident: ::core::option::Option<#ty>,));
+                    owned.push(quote!(#ident: self.#ident.map(|v| #to_owned),));
+                    from_owned.push(quote!(#ident: owned.#ident.map(|v| #to_view),));
+                }
+                Store::Defaulted | Store::Required => {
+                    members.push(quote!(#fdocs pub #ident: #ty,));
+                    owned.push(quote!(#ident: { let v = self.#ident; #to_owned },));
+                    from_owned.push(quote!(#ident: { let v = owned.#ident; #to_view },));
+                }
+            }
+        }
+        let scan_body = scan_fields_body(
+            rt,
+            s,
+            &slots,
+            &scans,
+            |f| self.store(f),
+            |i| defaults[i].clone(),
+        );
+        let impls = self.view_impls(
+            &name,
+            &view,
+            quote!(#name { #(#owned)* }),
+            quote!(Self { #(#from_owned)* }),
+            quote!(#rt::scan_object_view::<Self>(r)),
+        );
+        quote! {
+            #[doc = #doc]
+            #[derive(Debug, Clone)]
+            #[allow(deprecated)]
+            pub struct #view<'a> {
+                #(#members)*
+            }
+
+            #impls
+
+            #[allow(deprecated)]
+            impl<'de> #rt::ObjectView<'de> for #view<'de> {
+                #[inline]
+                fn scan_fields(
+                    r: &mut #rt::Scanner<'de>,
+                    mut keys: #rt::Keys,
+                ) -> ::core::option::Option<Self> {
+                    #scan_body
+                }
+            }
+        }
+    }
+
+    /// A union's view (empty when it has none, or has the envelopes' flat view): each variant
+    /// its type's view, or the owned type when that holds no text.
+    pub(super) fn union_view(
+        &self,
+        def: &TypeDef,
+        u: &Union,
+        at: At<'_>,
+        idents: &[Ident],
+        boxes: &[bool],
+    ) -> TokenStream {
+        if u.variants.is_empty() || !self.def_has_view(def) {
+            return TokenStream::new();
+        }
+        let rt = &self.rt;
+        let name = format_ident!("{}", rust_type_name(&def.name));
+        let view = format_ident!("{}", rust_type_name(&format!("{}Ref", def.name)));
+        let doc = format!(
+            " A borrowed view of [`{name}`]: each variant its value's view, whose strings and \
+             raw values borrow from the input when the fast reader reads it (`wire::view`). \
+             Same verdict."
+        );
+        let mut members = Vec::new();
+        let mut owned = Vec::new();
+        let mut from_owned = Vec::new();
+        let mut scans = Vec::new();
+        let mut literals = Vec::new();
+        let all_structs = u.variants.iter().all(|v| self.is_struct(&v.ty));
+        for ((v, id), &boxed) in u.variants.iter().zip(idents).zip(boxes) {
+            let vdocs = docs_attrs(&v.docs);
+            let ty = self.view_or_owned(self.model, &v.ty, at, boxed);
+            members.push(quote!(#vdocs #id(#ty),));
+            let to_owned = self.to_owned_expr(self.model, &v.ty, at, boxed, &quote!(v));
+            let to_view = self.to_view_expr(self.model, &v.ty, at, boxed, &quote!(v));
+            owned.push(quote!(Self::#id(v) => #name::#id(#to_owned),));
+            from_owned.push(quote!(#name::#id(v) => Self::#id(#to_view),));
+            let wrap = if boxed {
+                quote!(::std::boxed::Box::new(v))
+            } else {
+                quote!(v)
+            };
+            let TyKind::Ref(r) = &v.ty.kind else {
+                scans.push(quote!(::core::option::Option::None));
+                continue;
+            };
+            let path = self.type_path(self.model, r, at);
+            let has_view = self.view_ty(self.model, &v.ty, at, false).is_some();
+            let vpath = self.type_path_as(self.model, r, at, &format!("{}Ref", r.name));
+            scans.push(match (&u.tag, has_view) {
+                (UnionTag::Tagged { .. }, true) => {
+                    quote!(<#vpath<'de> as #rt::ObjectView<'de>>::scan_fields(r, keys).map(|v| Self::#id(#wrap)))
+                }
+                (UnionTag::Tagged { .. }, false) => {
+                    quote!(<#path as #rt::Object>::scan_fields(r, keys).map(|v| Self::#id(#wrap)))
+                }
+                (UnionTag::Untagged, true) => {
+                    quote!(<#vpath<'de> as #rt::DecodeRef<'de>>::scan(r).map(|v| Self::#id(#wrap)))
+                }
+                (UnionTag::Untagged, false) => {
+                    quote!(<#path as #rt::Decode>::scan(r).map(|v| Self::#id(#wrap)))
+                }
+            });
+            literals.push(quote!(<#path as #rt::Object>::LITERALS));
+        }
+        let scan = match &u.tag {
+            UnionTag::Tagged { .. } if all_structs => {
+                let tags = u
+                    .variants
+                    .iter()
+                    .map(|v| v.tag.as_deref().unwrap_or_default());
+                quote! {
+                    let mut keys = r.object()?;
+                    match &*r.tag(&mut keys, #name::TAG)? {
+                        #(#tags => #scans,)*
+                        _ => ::core::option::Option::None,
+                    }
+                }
+            }
+            UnionTag::Untagged if all_structs => {
+                untagged_scan_body(&literals, &scans, self.model.self_path(&def.name).is_none())
+            }
+            // A variant that is not a struct: every value is left to the decoder.
+            _ => quote!({
+                let _ = r;
+                ::core::option::Option::None
+            }),
+        };
+        let impls = self.view_impls(
+            &name,
+            &view,
+            quote!(match self { #(#owned)* }),
+            quote!(match owned { #(#from_owned)* }),
+            scan,
+        );
+        quote! {
+            #[doc = #doc]
+            #[derive(Debug, Clone)]
+            #[allow(deprecated)]
+            pub enum #view<'a> {
+                #(#members)*
+            }
+
+            #impls
+        }
+    }
+
+    /// A table's by-name view (`EventPayloadRef<'a>` beside `EventPayload`): each entry's
+    /// value as its view, read by the fast reader by name (`ByName::scan_named`) with its
+    /// strings borrowed; the decoder and the table stage are the owned enum's. Empty when no
+    /// entry holds text. `entries`: each entry's name, variant, protocol and value's type.
+    pub(super) fn by_name_view(
+        &self,
+        owned: &Ident,
+        doc: &str,
+        entries: &[(&str, Ident, &Model, &Ty)],
+    ) -> TokenStream {
+        let at = At::Root;
+        if !entries
+            .iter()
+            .any(|(_, _, owner, ty)| self.view_ty(owner, ty, at, false).is_some())
+        {
+            return TokenStream::new();
+        }
+        let rt = &self.rt;
+        let view = format_ident!("{owned}Ref");
+        let mut members = Vec::new();
+        let mut names = Vec::new();
+        let mut idents = Vec::new();
+        let mut to_owned = Vec::new();
+        let mut from_owned = Vec::new();
+        let mut scans = Vec::new();
+        for (wire, id, owner, ty) in entries {
+            let vty = self.view_or_owned(owner, ty, at, false);
+            members.push(quote!(#id(::std::boxed::Box<#vty>),));
+            let o = self.to_owned_expr(owner, ty, at, false, &quote!((*v)));
+            let w = self.to_view_expr(owner, ty, at, false, &quote!((*v)));
+            to_owned.push(quote!(Self::#id(v) => #owned::#id(::std::boxed::Box::new(#o)),));
+            from_owned.push(quote!(#owned::#id(v) => Self::#id(::std::boxed::Box::new(#w)),));
+            let vschema = self.view_schema(owner, ty, at, false);
+            scans.push(quote!(#rt::ScanRef::scan(#vschema, r).map(|v| Self::#id(::std::boxed::Box::new(v)))));
+            names.push(*wire);
+            idents.push(id.clone());
+        }
+        quote! {
+            #[doc = #doc]
+            ///
+            /// Each value is boxed, as in the owned enum.
+            #[derive(Debug, Clone)]
+            #[allow(deprecated)]
+            pub enum #view<'a> {
+                #(#members)*
+            }
+
+            #[allow(deprecated)]
+            impl #view<'_> {
+                /// The entry's name.
+                pub const fn name(&self) -> &'static str {
+                    match self { #(Self::#idents(_) => #names,)* }
+                }
+
+                /// The owned value.
+                pub fn into_owned(self) -> #owned {
+                    match self { #(#to_owned)* }
+                }
+
+                /// The view of an owned value (every string owned).
+                pub fn from_owned(owned: #owned) -> Self {
+                    match owned { #(#from_owned)* }
+                }
+            }
+
+            #[allow(deprecated)]
+            impl<'de> #rt::ByName<'de> for #view<'de> {
+                fn decode_named<'a, D: #rt::serde::Deserializer<'a>>(
+                    name: &str,
+                    d: D,
+                    cx: &mut #rt::Cx,
+                    out: &mut ::core::option::Option<Self>,
+                ) -> ::core::result::Result<(), D::Error> {
+                    let mut owned = ::core::option::Option::None;
+                    <#owned as #rt::ByName<'de>>::decode_named(name, d, cx, &mut owned)?;
+                    *out = owned.map(Self::from_owned);
+                    ::core::result::Result::Ok(())
+                }
+                fn parse_named(name: &str, json: &str) -> ::core::result::Result<Self, #rt::TableError> {
+                    #owned::parse(name, json).map(Self::from_owned)
+                }
+                #[inline]
+                fn scan_named(name: &str, r: &mut #rt::Scanner<'de>) -> ::core::option::Option<Self> {
+                    match name {
+                        #(#names => #scans,)*
+                        _ => ::core::option::Option::None,
+                    }
+                }
+            }
+        }
+    }
+}

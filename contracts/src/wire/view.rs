@@ -1,0 +1,177 @@
+//! Borrowed views of whole values: what the fast reader needs to read a generated type's view
+//! (`ChatEventPayloadRef<'a>`, `EventPayloadRef<'a>`) with its strings and raw values borrowed
+//! from the input.
+//!
+//! A view is generated beside every type that holds text (a string, an `unknown` value, a
+//! map's keys): each string is a `Cow<'a, str>`, each `unknown` a `Cow<'a, RawValue>`, each
+//! field of a type that holds text that type's view, everything else the owned type. It is
+//! read by the fast reader alone (`wire::scan`), through the [`ScanRef`] schemas below; when
+//! the reader is not sure, the owned type's decoder gives the value and the verdict, and the
+//! view is made from it (`DecodeRef::from_owned`). So a view accepts exactly what its owned
+//! type accepts, with the same value (`into_owned`), by construction.
+
+use super::scan::{Keys, Scanner, within};
+use super::schema::{
+    Array, Boxed, DecodeRef, Map, Nullable, Schema, SchemaRef, StrRef, UnknownRef,
+};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::marker::PhantomData;
+
+/// A type expression the fast reader reads into a value that may borrow from the input
+/// (`'de`): the fields of a generated view.
+pub trait ScanRef<'de>: Copy {
+    /// The value a plain, valid input becomes.
+    type Out;
+    /// Reads one plain, valid value; `None` when not sure (see `wire::scan`).
+    fn scan(self, r: &mut Scanner<'de>) -> Option<Self::Out>;
+}
+
+/// A generated struct's view, read field by field once its object is opened: what a tagged
+/// union's view hands the object to after reading the tag.
+pub trait ObjectView<'de>: Sized {
+    /// The fast reader's key loop, the object opened; `None` when not sure.
+    fn scan_fields(r: &mut Scanner<'de>, keys: Keys) -> Option<Self>;
+}
+
+/// The fast reader of a struct's view: the object opened, then its key loop.
+#[inline(always)]
+pub fn scan_object_view<'de, T: ObjectView<'de>>(r: &mut Scanner<'de>) -> Option<T> {
+    let keys = r.object()?;
+    T::scan_fields(r, keys)
+}
+
+/// A schema whose value holds no text, read as the owned type reads it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Own<S>(pub S);
+
+impl<'de, S: Schema> ScanRef<'de> for Own<S> {
+    type Out = S::Out;
+    #[inline(always)]
+    fn scan(self, r: &mut Scanner<'de>) -> Option<S::Out> {
+        self.0.scan(r)
+    }
+}
+
+impl<'de> ScanRef<'de> for StrRef {
+    type Out = Cow<'de, str>;
+    #[inline(always)]
+    fn scan(self, r: &mut Scanner<'de>) -> Option<Self::Out> {
+        SchemaRef::scan(self, r)
+    }
+}
+
+impl<'de> ScanRef<'de> for UnknownRef {
+    type Out = Cow<'de, serde_json::value::RawValue>;
+    #[inline(always)]
+    fn scan(self, r: &mut Scanner<'de>) -> Option<Self::Out> {
+        SchemaRef::scan(self, r)
+    }
+}
+
+impl<'de, S: ScanRef<'de>> ScanRef<'de> for Array<S> {
+    type Out = Vec<S::Out>;
+    #[inline]
+    fn scan(self, r: &mut Scanner<'de>) -> Option<Self::Out> {
+        scan_items(r, self.min, self.max, |r| self.item.scan(r))
+    }
+}
+
+impl<'de, S: ScanRef<'de>> ScanRef<'de> for Map<S> {
+    type Out = BTreeMap<Cow<'de, str>, S::Out>;
+    #[inline]
+    fn scan(self, r: &mut Scanner<'de>) -> Option<Self::Out> {
+        scan_entries(r, |r| self.0.scan(r))
+    }
+}
+
+impl<'de, S: ScanRef<'de>> ScanRef<'de> for Nullable<S> {
+    type Out = Option<S::Out>;
+    #[inline(always)]
+    fn scan(self, r: &mut Scanner<'de>) -> Option<Self::Out> {
+        if r.null()? {
+            Some(None)
+        } else {
+            self.0.scan(r).map(Some)
+        }
+    }
+}
+
+impl<'de, S: ScanRef<'de>> ScanRef<'de> for Boxed<S> {
+    type Out = Box<S::Out>;
+    #[inline(always)]
+    fn scan(self, r: &mut Scanner<'de>) -> Option<Self::Out> {
+        self.0.scan(r).map(Box::new)
+    }
+}
+
+/// A generated view, as a schema.
+pub struct NamedRef<T>(PhantomData<fn() -> T>);
+
+impl<T> NamedRef<T> {
+    /// The schema of `T`.
+    pub const fn new() -> Self {
+        NamedRef(PhantomData)
+    }
+}
+
+impl<T> Default for NamedRef<T> {
+    fn default() -> Self {
+        NamedRef::new()
+    }
+}
+
+impl<T> Clone for NamedRef<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for NamedRef<T> {}
+
+impl<'de, T: DecodeRef<'de>> ScanRef<'de> for NamedRef<T> {
+    type Out = T;
+    #[inline(always)]
+    fn scan(self, r: &mut Scanner<'de>) -> Option<T> {
+        T::scan(r)
+    }
+}
+
+/// An array's items read by `item`, its length within `min..=max`: the fast reader of every
+/// array, owned or viewed.
+#[inline(always)]
+pub(crate) fn scan_items<'de, T>(
+    r: &mut Scanner<'de>,
+    min: Option<u64>,
+    max: Option<u64>,
+    mut item: impl FnMut(&mut Scanner<'de>) -> Option<T>,
+) -> Option<Vec<T>> {
+    let mut items = r.array()?;
+    let mut out = Vec::new();
+    while r.item(&mut items)? {
+        out.push(item(r)?);
+    }
+    within(out.len() as u64, min, max).then_some(out)
+}
+
+/// A map's entries, each value read by `value`: the fast reader of every map, owned or
+/// viewed. A duplicate key, or `__proto__` (which JavaScript objects treat apart), is left to
+/// the decoder.
+#[inline(always)]
+pub(crate) fn scan_entries<'de, K: From<Cow<'de, str>> + Ord, T>(
+    r: &mut Scanner<'de>,
+    mut value: impl FnMut(&mut Scanner<'de>) -> Option<T>,
+) -> Option<BTreeMap<K, T>> {
+    let mut keys = r.object()?;
+    let mut out = BTreeMap::new();
+    while let Some(key) = r.map_key(&mut keys)? {
+        if key == "__proto__" {
+            return None;
+        }
+        let v = value(r)?;
+        if out.insert(K::from(key), v).is_some() {
+            return None;
+        }
+    }
+    Some(out)
+}
