@@ -1534,6 +1534,7 @@ impl<'a> Emitter<'a> {
             .iter()
             .map(|v| format_ident!("{}", rust_type_name(&v.value)))
             .collect();
+        let idx: Vec<Lit> = (0..values.len()).map(Lit::usize_unsuffixed).collect();
         let vdocs = e.values.iter().map(|v| {
             let mut d = docs_attrs(&v.docs);
             if v.meta.legacy {
@@ -1562,10 +1563,11 @@ impl<'a> Emitter<'a> {
                     })
                 },
                 Some(quote! {
-                    let s = r.string()?;
-                    ::core::option::Option::Some(match &*s {
-                        #(#values => Self::#variants,)*
-                        _ => Self::#other(s.into_owned()),
+                    const VALUES: &[#rt::Key] = &[#(#rt::Key::value(#values)),*];
+                    ::core::option::Option::Some(match r.one_of(VALUES)? {
+                        #(::core::result::Result::Ok(#idx) => Self::#variants,)*
+                        ::core::result::Result::Ok(_) => return ::core::option::Option::None,
+                        ::core::result::Result::Err(s) => Self::#other(s.into_owned()),
                     })
                 }),
             );
@@ -1635,8 +1637,9 @@ impl<'a> Emitter<'a> {
                     })
                 },
                 Some(quote! {
-                    match &*r.string()? {
-                        #(#values => ::core::option::Option::Some(Self::#variants),)*
+                    const VALUES: &[#rt::Key] = &[#(#rt::Key::value(#values)),*];
+                    match r.one_of(VALUES)? {
+                        #(::core::result::Result::Ok(#idx) => ::core::option::Option::Some(Self::#variants),)*
                         _ => ::core::option::Option::None,
                     }
                 }),
@@ -1746,8 +1749,8 @@ impl<'a> Emitter<'a> {
                     .collect::<Vec<_>>();
                 // The fast reader finds the tag (first, or looked ahead for), then hands the
                 // object to the variant's own key loop, which skips the tag key once.
-                let scan_arms = u.variants.iter().zip(&tags).zip(&idents).zip(&boxes).map(
-                    |(((v, t), id), boxed)| match &v.ty.kind {
+                let scan_arms = u.variants.iter().enumerate().zip(&idents).zip(&boxes).map(
+                    |(((i, v), id), boxed)| match &v.ty.kind {
                         TyKind::Ref(r) if self.is_struct(&v.ty) => {
                             let path = self.type_path(self.model, r, at);
                             let wrap = if *boxed {
@@ -1755,20 +1758,23 @@ impl<'a> Emitter<'a> {
                             } else {
                                 quote!(v)
                             };
+                            let i = Lit::usize_unsuffixed(i);
                             quote! {
-                                #t => <#path as #rt::Object>::scan_fields(r, keys).map(|v| Self::#id(#wrap)),
+                                #i => <#path as #rt::Object>::scan_fields(r, keys).map(|v| Self::#id(#wrap)),
                             }
                         }
-                        _ => quote!(#t => ::core::option::Option::None,),
+                        _ => TokenStream::new(),
                     },
                 );
+                let variant_keys = scan_variant_keys(rt, field, &tags);
                 let decode_impl = self.decode_impl(
                     &name,
                     quote!(#rt::Expect::Type("object")),
                     quote!(#rt::decode_tagged::<Self, D>(d, cx)),
                     Some(quote! {
+                        #variant_keys
                         let mut keys = r.object()?;
-                        match &*r.tag(&mut keys, Self::TAG)? {
+                        match r.variant(&mut keys, &TAG, VALUES)? {
                             #(#scan_arms)*
                             _ => ::core::option::Option::None,
                         }
@@ -2283,6 +2289,11 @@ impl<'a> Emitter<'a> {
         } else {
             quote!(match self { #(Self::#idents(_) => #names,)* })
         };
+        let scans: Vec<TokenStream> = idents
+            .iter()
+            .map(|id| quote!(<#module::#id as #trait_>::#scan(r).map(|v| Self::#id(::std::boxed::Box::new(v)))))
+            .collect();
+        let scan_by_name = match_name(rt, names, &scans);
         let ser_body = if empty {
             quote!(let _ = s; match *self {})
         } else {
@@ -2350,13 +2361,7 @@ impl<'a> Emitter<'a> {
                 }
                 #[inline]
                 fn scan_named(name: &str, r: &mut #rt::Scanner<'de>) -> ::core::option::Option<Self> {
-                    match name {
-                        #(#names => <#module::#idents as #trait_>::#scan(r).map(|v| Self::#idents(::std::boxed::Box::new(v))),)*
-                        _ => {
-                            let _ = r;
-                            ::core::option::Option::None
-                        }
-                    }
+                    #scan_by_name
                 }
             }
         }
@@ -2424,6 +2429,40 @@ fn scan_fields_body(
         }
         #(#finish)*
         ::core::option::Option::Some(Self { #(#build)* })
+    }
+}
+
+/// The fast reader's dispatch on a table entry's name (`name` in scope): `arms[i]` for
+/// `names[i]`, `None` for a name the table does not have. The names are compared by length
+/// first, then as words (`wire::same_name`), with no call to `memcmp`.
+fn match_name(rt: &TokenStream, names: &[&str], arms: &[TokenStream]) -> TokenStream {
+    let mut by_len: BTreeMap<usize, Vec<(&str, &TokenStream)>> = BTreeMap::new();
+    for (n, arm) in names.iter().zip(arms) {
+        by_len.entry(n.len()).or_default().push((n, arm));
+    }
+    let groups = by_len.iter().map(|(len, entries)| {
+        let len = Lit::usize_unsuffixed(*len);
+        let tests = entries
+            .iter()
+            .map(|(n, arm)| quote!(if #rt::same_name(name, #n) { return #arm; }));
+        quote!(#len => { #(#tests)* })
+    });
+    quote! {
+        match name.len() {
+            #(#groups)*
+            _ => {}
+        }
+        let _ = r;
+        ::core::option::Option::None
+    }
+}
+
+/// A tagged union's tag key and tag values as its fast reader matches them (`wire::Key`):
+/// `TAG` and `VALUES`, in variant order.
+fn scan_variant_keys(rt: &TokenStream, tag: &str, values: &[&str]) -> TokenStream {
+    quote! {
+        const TAG: #rt::Key = #rt::Key::new(#tag);
+        const VALUES: &[#rt::Key] = &[#(#rt::Key::value(#values)),*];
     }
 }
 

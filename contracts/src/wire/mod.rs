@@ -23,7 +23,7 @@ pub use object::{
 };
 #[cfg(test)]
 pub(crate) use scan::without_scanner;
-pub use scan::{Items, Key, Keys, MAX_SCAN_DEPTH, Scanner, scan_str};
+pub use scan::{Items, Key, Keys, MAX_SCAN_DEPTH, Scanner, same_name, scan_str};
 pub use schema::{
     Array, Bool, Boxed, Decode, Int, LitBool, LitInt, LitStr, MAX_SAFE, Map, NONOPTIONAL, Named,
     Nullable, Num, Number, RawJson, Schema, Seed, Str, Unknown,

@@ -55,10 +55,19 @@ pub struct Key {
 }
 
 impl Key {
-    /// The key `name`, as a struct's field has it.
+    /// The key `name`, as a struct's field has it: `"name":`.
     pub const fn new(name: &'static str) -> Key {
+        Key::written(name, true)
+    }
+
+    /// The string value `name`, as a tagged union's tag has it: `"name"`.
+    pub const fn value(name: &'static str) -> Key {
+        Key::written(name, false)
+    }
+
+    const fn written(name: &'static str, colon: bool) -> Key {
         let b = name.as_bytes();
-        let len = b.len() + 3;
+        let len = b.len() + 2 + colon as usize;
         if len > 16 {
             return Key {
                 word: 0,
@@ -74,8 +83,10 @@ impl Key {
             bytes[i + 1] = b[i];
             i += 1;
         }
-        bytes[len - 2] = b'"';
-        bytes[len - 1] = b':';
+        bytes[b.len() + 1] = b'"';
+        if colon {
+            bytes[len - 1] = b':';
+        }
         Key {
             word: u128::from_le_bytes(bytes),
             mask: u128::MAX >> (8 * (16 - len)),
@@ -96,12 +107,34 @@ impl Key {
                 word.copy_from_slice(w);
                 (u128::from_le_bytes(word) ^ self.word) & self.mask == 0
             }
+            // Near the end of the text: byte by byte (a slice compare would call `memcmp`).
             None => {
                 let n = self.len as usize;
-                b.get(at..at + n) == Some(&self.word.to_le_bytes()[..n])
+                let word = self.word.to_le_bytes();
+                b.len() >= at + n && (0..n).all(|i| b[at + i] == word[i])
             }
         }
     }
+}
+
+/// Whether `name` is `known` (a table entry's name): lengths first, then up to 16 bytes as
+/// two words, inline (a `match` on strings calls `memcmp` for each candidate).
+#[inline(always)]
+pub fn same_name(name: &str, known: &'static str) -> bool {
+    let (a, b) = (name.as_bytes(), known.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let n = a.len();
+    if (8..=16).contains(&n) {
+        let word = |s: &[u8], i: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&s[i..i + 8]);
+            u64::from_le_bytes(w)
+        };
+        return word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8);
+    }
+    a == b
 }
 
 /// The state of an array's item loop: whether the next item is the first.
@@ -302,6 +335,50 @@ impl<'a> Scanner<'a> {
             }
             self.skip_value()?;
         }
+    }
+
+    /// The variant of a tagged union whose tag key is `tag` and whose tag values are
+    /// `values`, in the object just opened: its index, the scanner left where the variant's
+    /// key loop goes on (see [`Scanner::tag`]); `None` when not sure or for a value no variant
+    /// has. A tag written first, `"type":"item"`, is matched as bytes, no string read.
+    #[inline(always)]
+    pub fn variant(&mut self, keys: &mut Keys, tag: &Key, values: &[Key]) -> Option<usize> {
+        let b = self.bytes();
+        if keys.first && tag.at(b, self.at) {
+            let v = self.at + tag.len as usize;
+            for (i, value) in values.iter().enumerate() {
+                if value.at(b, v) {
+                    self.at = v + value.len as usize;
+                    *keys = Keys {
+                        first: false,
+                        tag: Some(tag.name),
+                        tag_seen: true,
+                    };
+                    return Some(i);
+                }
+            }
+        }
+        let value = self.tag(keys, tag.name)?;
+        values.iter().position(|k| k.name == value)
+    }
+
+    /// A string that is one of `values` (an enum's): `Ok(i)` for `values[i]`, else `Err` with
+    /// the string read. A value written plainly is matched as bytes, no string read.
+    #[inline(always)]
+    pub fn one_of(&mut self, values: &[Key]) -> Option<Result<usize, Cow<'a, str>>> {
+        self.peek()?;
+        let b = self.bytes();
+        for (i, value) in values.iter().enumerate() {
+            if value.at(b, self.at) {
+                self.at += value.len as usize;
+                return Some(Ok(i));
+            }
+        }
+        let s = self.string()?;
+        Some(match values.iter().position(|k| k.name == s) {
+            Some(i) => Ok(i),
+            None => Err(s),
+        })
     }
 
     /// Whether another member of an object or an array follows (its `,` consumed);

@@ -487,15 +487,19 @@ impl Emitter<'_> {
             literals.push(quote!(<#path as #rt::Object>::LITERALS));
         }
         let scan = match &u.tag {
-            UnionTag::Tagged { .. } if all_structs => {
-                let tags = u
+            UnionTag::Tagged { field, .. } if all_structs => {
+                let tags: Vec<&str> = u
                     .variants
                     .iter()
-                    .map(|v| v.tag.as_deref().unwrap_or_default());
+                    .map(|v| v.tag.as_deref().unwrap_or_default())
+                    .collect();
+                let keys = scan_variant_keys(rt, field, &tags);
+                let i = (0..scans.len()).map(Lit::usize_unsuffixed);
                 quote! {
+                    #keys
                     let mut keys = r.object()?;
-                    match &*r.tag(&mut keys, #name::TAG)? {
-                        #(#tags => #scans,)*
+                    match r.variant(&mut keys, &TAG, VALUES)? {
+                        #(#i => #scans,)*
                         _ => ::core::option::Option::None,
                     }
                 }
@@ -565,6 +569,7 @@ impl Emitter<'_> {
             names.push(*wire);
             idents.push(id.clone());
         }
+        let scan_by_name = match_name(rt, &names, &scans);
         quote! {
             #[doc = #doc]
             ///
@@ -611,10 +616,7 @@ impl Emitter<'_> {
                 }
                 #[inline]
                 fn scan_named(name: &str, r: &mut #rt::Scanner<'de>) -> ::core::option::Option<Self> {
-                    match name {
-                        #(#names => #scans,)*
-                        _ => ::core::option::Option::None,
-                    }
+                    #scan_by_name
                 }
             }
         }
