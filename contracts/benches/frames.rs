@@ -5,7 +5,11 @@
 //!   them: `parse_request_typed` (what `dispatch_frame` and `verdict` run: the verdict of
 //!   `parse_request_ref` then `RequestPayload::parse`, the payload read by its name in the
 //!   frame's own pass) and `parse_server_frame_typed` (the client's and `verdict`'s: the
-//!   verdict of `parse_server_frame_ref` then `EventPayload::parse`, in one pass).
+//!   verdict of `parse_server_frame_ref` then `EventPayload::parse`, in one pass), the payload
+//!   read as its borrowed view (`RequestPayloadRef`, `EventPayloadRef`: its strings borrowed
+//!   from the frame's text where they have no escape, as the envelope's are).
+//! - `generated-owned`: the same with the owned payload (`RequestPayload`, `EventPayload`:
+//!   every string copied).
 //! - `handwritten`: a hand-written serde_json two-stage parse into plain `#[derive(Deserialize)]`
 //!   mirrors of the same types (borrowed envelope, `RawValue` payload, then the typed payload).
 //!
@@ -26,9 +30,10 @@ mod frames {
 }
 
 use contracts::agent::{
-    EventPayload, RequestPayload, RequestRef, RequestTyped, ServerFrameRef, ServerFrameTyped,
-    parse_request_typed, parse_server_frame_typed,
+    EventPayload, EventPayloadRef, RequestPayload, RequestPayloadRef, RequestRef, RequestTyped,
+    ServerFrameRef, ServerFrameTyped, parse_request_typed, parse_server_frame_typed,
 };
+use contracts::wire::ByName;
 use contracts::wire::Refused;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use frames::{baseline, mix};
@@ -59,39 +64,45 @@ fn load() -> (Vec<String>, Vec<String>, Vec<String>) {
     (mix::requests(), mix::server(), mix::replies())
 }
 
-/// The generated path's answer to a request frame, as the host gets it.
-fn generated_request(
-    text: &str,
-) -> Result<RequestTyped<'_, RequestPayload>, Refused<RequestRef<'_>>> {
-    parse_request_typed::<RequestPayload>(text)
+/// The generated path's answer to a request frame, as the host gets it, its payload `E`
+/// (the view or the owned payload).
+fn generated_request<'a, E: ByName<'a>>(
+    text: &'a str,
+) -> Result<RequestTyped<'a, E>, Refused<RequestRef<'a>>> {
+    parse_request_typed::<E>(text)
 }
 
-/// The generated path's answer to a server frame, as the client gets it.
-fn generated_event(
-    text: &str,
-) -> Result<ServerFrameTyped<'_, EventPayload>, Refused<ServerFrameRef<'_>>> {
-    parse_server_frame_typed::<EventPayload>(text)
+/// The generated path's answer to a server frame, as the client gets it, its payload `E`.
+fn generated_event<'a, E: ByName<'a>>(
+    text: &'a str,
+) -> Result<ServerFrameTyped<'a, E>, Refused<ServerFrameRef<'a>>> {
+    parse_server_frame_typed::<E>(text)
 }
 
 fn bench(c: &mut Criterion) {
     let (requests, server, replies) = load();
-    // Both paths accept every frame before anything is measured.
+    // Every path accepts every frame before anything is measured, the view with the owned
+    // payload's value.
     for f in &requests {
-        if let Err(e) = generated_request(f) {
-            panic!("a valid frame and payload: {e:?}");
-        }
+        let view = generated_request::<RequestPayloadRef>(f).expect("a valid frame and payload");
+        let owned = generated_request::<RequestPayload>(f).expect("a valid frame and payload");
+        assert_eq!(view.payload.into_owned(), owned.payload, "{f}");
         baseline::parse_request(f).expect("a valid frame");
     }
     for f in &server {
-        match generated_event(f) {
-            Ok(ServerFrameTyped::Event(_)) => {}
-            Ok(_) => panic!("the mix holds events only"),
-            Err(e) => panic!("a valid frame and payload: {e:?}"),
+        let view = generated_event::<EventPayloadRef>(f);
+        let owned = generated_event::<EventPayload>(f);
+        match (view, owned) {
+            (Ok(ServerFrameTyped::Event(v)), Ok(ServerFrameTyped::Event(o))) => {
+                assert_eq!(v.payload.into_owned(), o.payload, "{f}");
+            }
+            (Ok(_), Ok(_)) => panic!("the mix holds events only"),
+            (v, o) => panic!("a valid frame and payload: {v:?} {o:?}"),
         }
         baseline::parse_event(f).expect("a valid frame");
     }
     for f in &replies {
-        match generated_event(f) {
+        match generated_event::<EventPayloadRef>(f) {
             Ok(ServerFrameTyped::ReplyOk(_) | ServerFrameTyped::ReplyError(_)) => {}
             Ok(_) => panic!("a reply"),
             Err(e) => panic!("a valid frame: {e:?}"),
@@ -103,23 +114,33 @@ fn bench(c: &mut Criterion) {
         c,
         "requests",
         &requests,
-        |f| {
-            black_box(&generated_request(f));
-        },
-        |f| {
-            black_box(&baseline::parse_request(f));
-        },
+        &[
+            ("generated", &|f| {
+                black_box(&generated_request::<RequestPayloadRef>(f));
+            }),
+            ("generated-owned", &|f| {
+                black_box(&generated_request::<RequestPayload>(f));
+            }),
+            ("handwritten", &|f| {
+                black_box(&baseline::parse_request(f));
+            }),
+        ],
     );
     compare(
         c,
         "server",
         &server,
-        |f| {
-            black_box(&generated_event(f));
-        },
-        |f| {
-            black_box(&baseline::parse_event(f));
-        },
+        &[
+            ("generated", &|f| {
+                black_box(&generated_event::<EventPayloadRef>(f));
+            }),
+            ("generated-owned", &|f| {
+                black_box(&generated_event::<EventPayload>(f));
+            }),
+            ("handwritten", &|f| {
+                black_box(&baseline::parse_event(f));
+            }),
+        ],
     );
     // Replies, as the client reads them (not in the Zod mix): the generated union's fast
     // reader against a hand-written serde_json envelope, each keeping the result as raw JSON.
@@ -127,32 +148,30 @@ fn bench(c: &mut Criterion) {
         c,
         "replies",
         &replies,
-        |f| {
-            black_box(&generated_event(f));
-        },
-        |f| {
-            black_box(&baseline::parse_reply(f));
-        },
+        &[
+            ("generated", &|f| {
+                black_box(&generated_event::<EventPayloadRef>(f));
+            }),
+            ("handwritten", &|f| {
+                black_box(&baseline::parse_reply(f));
+            }),
+        ],
     );
 }
 
-/// One group: the generated path and the hand-written one over the same frames, side by side.
-/// Each closure parses one frame and keeps its answer (`black_box`).
-fn compare(
-    c: &mut Criterion,
-    group: &str,
-    frames: &[String],
-    generated: impl Fn(&str),
-    handwritten: impl Fn(&str),
-) {
+/// A line of a group: its name, and what it does to one frame.
+type Line<'a> = (&'a str, &'a dyn Fn(&str));
+
+/// One group: its lines over the same frames, side by side. Each line parses one frame and
+/// keeps its answer (`black_box`).
+fn compare(c: &mut Criterion, group: &str, frames: &[String], lines: &[Line<'_>]) {
     let mut g = c.benchmark_group(group);
     g.throughput(Throughput::Elements(frames.len() as u64));
-    g.bench_function("generated", |b| {
-        b.iter(|| frames.iter().for_each(|f| generated(black_box(f))))
-    });
-    g.bench_function("handwritten", |b| {
-        b.iter(|| frames.iter().for_each(|f| handwritten(black_box(f))))
-    });
+    for (name, line) in lines {
+        g.bench_function(*name, |b| {
+            b.iter(|| frames.iter().for_each(|f| line(black_box(f))))
+        });
+    }
     g.finish();
 }
 

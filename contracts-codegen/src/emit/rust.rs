@@ -541,7 +541,39 @@ impl<'a> Emitter<'a> {
             };
             self.type_path(self.model, &r, At::Root)
         });
+        let viewed: Vec<&TypeDef> = outside
+            .iter()
+            .copied()
+            .filter(|d| self.def_has_view(d))
+            .collect();
+        let view_names = viewed.iter().map(|d| d.name.as_str());
+        let view_paths = viewed.iter().map(|d| {
+            let r = TypeRef {
+                name: d.name.clone(),
+                protocol: None,
+            };
+            self.type_path_as(self.model, &r, At::Root, &format!("{}Ref", d.name))
+        });
         quote! {
+            /// [`check_type`] through the type's borrowed view, for the tests: panics unless
+            /// the view agrees with the owned type (`wire::view_agrees`). Whether the value is
+            /// valid and whether the view's fast reader answered; `None`: no such type with a
+            /// view.
+            #[cfg(test)]
+            #[allow(dead_code, deprecated)]
+            pub(crate) fn check_type_view(
+                name: &str,
+                json: &str,
+            ) -> ::core::option::Option<(bool, bool)> {
+                match name {
+                    #(#view_names => ::core::option::Option::Some(#rt::view_agrees::<#view_paths<'_>>(json)),)*
+                    _ => {
+                        let _ = json;
+                        ::core::option::Option::None
+                    }
+                }
+            }
+
             /// Reads `json` as the type called `name`, one of the types no table entry reaches
             /// (the frames, and the contracts kept outside the tables on purpose): its verdict
             /// as a bare value. `None`: no such type.
@@ -964,6 +996,9 @@ impl<'a> Emitter<'a> {
             #[allow(deprecated)]
             impl<'de> #rt::DecodeRef<'de> for #view<'de> {
                 type Owned = #name;
+                fn into_owned(self) -> #name {
+                    Self::into_owned(self)
+                }
                 fn from_owned(owned: #name) -> Self {
                     Self { #(#from_owned)* }
                 }
@@ -1319,6 +1354,9 @@ impl<'a> Emitter<'a> {
             #[allow(deprecated)]
             impl<'de> #rt::DecodeRef<'de> for #view<'de> {
                 type Owned = #name;
+                fn into_owned(self) -> #name {
+                    Self::into_owned(self)
+                }
                 fn from_owned(owned: #name) -> Self {
                     match owned { #(#from_owned)* }
                 }

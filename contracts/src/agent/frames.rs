@@ -287,7 +287,7 @@ fn table(outcome: Result<(), TableError>) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::EventTyped;
+    use crate::agent::{EventPayloadRef, EventTyped, RequestPayloadRef};
     use crate::wire::ObjectTyped;
     use std::borrow::Cow;
 
@@ -395,6 +395,13 @@ mod tests {
             .map_err(refused)
     }
 
+    /// The typed request with its payload's view, made owned to compare.
+    fn request_view(text: &str) -> Outcome<(String, RequestPayload)> {
+        parse_request_typed::<RequestPayloadRef>(text)
+            .map(|r| (r.id.into_owned(), r.payload.into_owned()))
+            .map_err(refused)
+    }
+
     /// A server frame as the paths compared give it: an event's payload, or the whole frame
     /// (a reply), owned.
     #[derive(Debug, PartialEq)]
@@ -423,6 +430,27 @@ mod tests {
                 ServerFrameTyped::ReplyError(r) => Got::Other(ServerFrame::ReplyError(r)),
             },
         )
+    }
+
+    /// The typed server frame with its event payload's view, made owned to compare.
+    fn event_view(text: &str) -> Outcome<Got> {
+        Ok(
+            match parse_server_frame_typed::<EventPayloadRef>(text).map_err(refused)? {
+                ServerFrameTyped::Event(e) => Got::Event(e.payload.into_owned()),
+                ServerFrameTyped::ReplyOk(r) => Got::Other(ServerFrame::ReplyOk(r.into_owned())),
+                ServerFrameTyped::ReplyError(r) => Got::Other(ServerFrame::ReplyError(r)),
+            },
+        )
+    }
+
+    /// The typed paths, owned and viewed, against the two stages by the decoder alone.
+    fn typed_frames_agree(text: &str) {
+        let request = request_in_two_stages(text);
+        assert_eq!(request_typed(text), request, "{text}");
+        assert_eq!(request_view(text), request, "{text}");
+        let event = event_in_two_stages(text);
+        assert_eq!(event_typed(text), event, "{text}");
+        assert_eq!(event_view(text), event, "{text}");
     }
 
     /// A server frame by the fast readers of the union's view and of the owned union, each
@@ -667,8 +695,7 @@ mod tests {
             for line in file.lines() {
                 for m in mutations(line) {
                     n += 1;
-                    assert_eq!(request_typed(&m), request_in_two_stages(&m), "{m}");
-                    assert_eq!(event_typed(&m), event_in_two_stages(&m), "{m}");
+                    typed_frames_agree(&m);
                     server_frame_scans_agree(&m);
                 }
             }
@@ -685,6 +712,7 @@ mod tests {
             assert!(server_frame_scans_agree(line), "{line}");
             for m in mutations(line) {
                 assert_eq!(event_typed(&m), event_in_two_stages(&m), "{m}");
+                assert_eq!(event_view(&m), event_in_two_stages(&m), "{m}");
                 answered += usize::from(server_frame_scans_agree(&m));
             }
         }
@@ -762,8 +790,7 @@ mod tests {
             for line in file.lines() {
                 for _ in 0..1000 {
                     let m = scramble(line, &mut rng);
-                    assert_eq!(request_typed(&m), request_in_two_stages(&m), "{m}");
-                    assert_eq!(event_typed(&m), event_in_two_stages(&m), "{m}");
+                    typed_frames_agree(&m);
                     server_frame_scans_agree(&m);
                 }
             }
@@ -784,6 +811,27 @@ mod tests {
         (slow.is_ok(), fast.is_some())
     }
 
+    /// A bare value parsed by a table's entry `name` as the by-name view `V` and as the owned
+    /// enum `E`: the same outcome and value (`into`), and the view's fast reader answering
+    /// where the owned enum's does, with the same value.
+    fn view_table_agrees<'t, V: ByName<'t>, E: for<'a> ByName<'a> + PartialEq + std::fmt::Debug>(
+        name: &str,
+        t: &'t str,
+        into: impl Fn(V) -> E,
+    ) {
+        let owned = wire::without_scanner(|| E::parse_named(name, t)).map_err(|e| e.to_string());
+        let view = V::parse_named(name, t)
+            .map(&into)
+            .map_err(|e| e.to_string());
+        assert_eq!(view, owned, "{name} {t}");
+        let fast = wire::scan_str(t, |r| V::scan_named(name, r)).map(&into);
+        if let Some(v) = &fast {
+            assert_eq!(Ok(v), owned.as_ref(), "the view's fast reader: {name} {t}");
+        }
+        let fast_owned = wire::scan_str(t, |r| E::scan_named(name, r));
+        assert_eq!(fast.is_some(), fast_owned.is_some(), "{name} {t}");
+    }
+
     /// A corpus line with the fast reader and by the decoder alone: the same outcome. Whether
     /// the decoder accepts, and whether the fast reader answered (`None` for a type outside
     /// the tables, whose fast reader is not reachable by name: only the outcomes compare).
@@ -795,25 +843,52 @@ mod tests {
                     .map_err(|e| e.to_string())
             };
             assert_eq!(check(t), wire::without_scanner(|| check(t)), "{name} {t}");
+            if let Some((ok, _)) = crate::agent::check_type_view(name, t) {
+                assert_eq!(ok, check(t).is_ok(), "{name} {t}");
+            }
             return None;
         }
         Some(match kind {
             "request" => {
                 let slow = request_in_two_stages(t);
-                assert_eq!(request_typed(t), slow, "{t}");
+                typed_frames_agree(t);
                 let fast = wire::scan_str(t, <RequestTyped<'_> as ObjectTyped<'_>>::scan);
+                let view = wire::scan_str(
+                    t,
+                    <RequestTyped<'_, RequestPayloadRef> as ObjectTyped<'_>>::scan,
+                );
+                assert_eq!(view.is_some(), fast.is_some(), "{t}");
                 (slow.is_ok(), fast.is_some())
             }
             "server" => {
                 let slow = event_in_two_stages(t);
-                assert_eq!(event_typed(t), slow, "{t}");
+                typed_frames_agree(t);
                 let fast = wire::scan_str(t, <EventTyped<'_> as ObjectTyped<'_>>::scan);
+                let view = wire::scan_str(
+                    t,
+                    <EventTyped<'_, EventPayloadRef> as ObjectTyped<'_>>::scan,
+                );
+                assert_eq!(view.is_some(), fast.is_some(), "{t}");
                 let union = server_frame_scans_agree(t);
                 (slow.is_ok(), fast.is_some() || union)
             }
-            "payload" => table_agrees::<RequestPayload>(name, t),
+            "payload" => {
+                view_table_agrees::<RequestPayloadRef, RequestPayload>(
+                    name,
+                    t,
+                    RequestPayloadRef::into_owned,
+                );
+                table_agrees::<RequestPayload>(name, t)
+            }
             "result" => table_agrees::<RequestResult>(name, t),
-            "event" => table_agrees::<EventPayload>(name, t),
+            "event" => {
+                view_table_agrees::<EventPayloadRef, EventPayload>(
+                    name,
+                    t,
+                    EventPayloadRef::into_owned,
+                );
+                table_agrees::<EventPayload>(name, t)
+            }
             other => panic!("unknown kind {other}"),
         })
     }

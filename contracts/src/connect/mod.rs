@@ -81,6 +81,11 @@ mod tests {
                 let fast = wire::scan_str(text, |r| {
                     wire::Schema::scan(wire::Named::<ClientFrame>::new(), r)
                 });
+                // The borrowed view: the same verdict, value and fast-reader coverage.
+                assert_eq!(
+                    wire::view_agrees::<ClientFrameRef<'_>>(text),
+                    (slow.is_ok(), fast.is_some())
+                );
                 (slow.is_ok(), fast.is_some())
             }
             Side::Server => {
@@ -89,6 +94,10 @@ mod tests {
                 let fast = wire::scan_str(text, |r| {
                     wire::Schema::scan(wire::Named::<ServerFrame>::new(), r)
                 });
+                assert_eq!(
+                    wire::view_agrees::<ServerFrameRef<'_>>(text),
+                    (slow.is_ok(), fast.is_some())
+                );
                 (slow.is_ok(), fast.is_some())
             }
         }

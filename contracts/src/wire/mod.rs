@@ -39,7 +39,7 @@ pub use union::{
     decode_enum, decode_open_enum, decode_raw, decode_raw_with, decode_tagged, decode_untagged,
     decode_untagged_objects, decode_untagged_objects_ref,
 };
-pub use view::{NamedRef, ObjectView, Own, ScanRef, scan_object_view};
+pub use view::{NamedRef, ObjectView, Own, ScanRef, scan_object_view, view_agrees};
 
 use std::fmt;
 

@@ -989,6 +989,8 @@ pub trait DecodeRef<'de>: Sized {
     type Owned: Decode;
     /// The view of an owned value (every field owned).
     fn from_owned(owned: Self::Owned) -> Self;
+    /// The owned value.
+    fn into_owned(self) -> Self::Owned;
     /// Decodes one value; see [`Schema::decode`].
     fn decode<D: Deserializer<'de>>(d: D, cx: &mut Cx) -> Result<Option<Self>, D::Error>;
     /// Reads one plain, valid value with the fast reader, borrowing its strings; `None` when

@@ -137,6 +137,34 @@ impl<'de, T: DecodeRef<'de>> ScanRef<'de> for NamedRef<T> {
     }
 }
 
+/// Test support for generated code (`check_type_view`): reads `json` as the view `V` and as
+/// its owned type, and panics unless they agree: the same verdict and message, the same value
+/// (`into_owned`), and the view's fast reader answering where the owned type's does, with the
+/// same value. Whether the owned type accepts, and whether the view's fast reader answered.
+#[doc(hidden)]
+pub fn view_agrees<'a, V: DecodeRef<'a>>(json: &'a str) -> (bool, bool)
+where
+    V::Owned: PartialEq + std::fmt::Debug,
+{
+    let name = std::any::type_name::<V>();
+    let owned = super::from_str::<V::Owned>(json).map_err(|e| e.to_string());
+    let view = super::from_str_ref::<V>(json)
+        .map(V::into_owned)
+        .map_err(|e| e.to_string());
+    assert_eq!(view, owned, "{name}: {json}");
+    let fast = super::scan_str(json, V::scan).map(V::into_owned);
+    if let Some(v) = &fast {
+        assert_eq!(Ok(v), owned.as_ref(), "{name}'s fast reader: {json}");
+    }
+    let fast_owned = super::scan_str(json, <V::Owned as super::Decode>::scan);
+    assert_eq!(
+        fast.is_some(),
+        fast_owned.is_some(),
+        "{name}'s fast reader answers where the owned type's does: {json}"
+    );
+    (owned.is_ok(), fast.is_some())
+}
+
 /// An array's items read by `item`, its length within `min..=max`: the fast reader of every
 /// array, owned or viewed.
 #[inline(always)]

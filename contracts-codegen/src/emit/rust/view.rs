@@ -82,7 +82,7 @@ impl Emitter<'_> {
     }
 
     /// Whether this model's `def` gets a view.
-    fn def_has_view(&self, def: &TypeDef) -> bool {
+    pub(super) fn def_has_view(&self, def: &TypeDef) -> bool {
         let r = TypeRef {
             name: def.name.clone(),
             protocol: None,
@@ -312,6 +312,9 @@ impl Emitter<'_> {
             #[allow(deprecated)]
             impl<'de> #rt::DecodeRef<'de> for #view<'de> {
                 type Owned = #name;
+                fn into_owned(self) -> #name {
+                    Self::into_owned(self)
+                }
                 fn from_owned(owned: #name) -> Self {
                     #from_owned
                 }
