@@ -878,6 +878,107 @@ mod tests {
         scan_str(json, |r| r.string())
     }
 
+    /// Every key of `{"id":..,"idx":..,"a_key_too_long_for_a_word":..}` read by `field`,
+    /// with the fields in `fields` order: `Ok(i)` or the key of no field.
+    fn fields_read(json: &str, fields: &[Key]) -> Option<Vec<Result<usize, String>>> {
+        scan_str(json, |r| {
+            let mut keys = r.object()?;
+            let mut next = 0;
+            let mut out = Vec::new();
+            while let Some(k) = r.field(&mut keys, fields, &mut next)? {
+                out.push(k.map_err(str::to_owned));
+                r.skip_value()?;
+            }
+            Some(out)
+        })
+    }
+
+    #[test]
+    fn keys_are_matched_as_bytes_in_any_order_and_near_the_end() {
+        const FIELDS: &[Key] = &[
+            Key::new("id"),
+            Key::new("idx"),
+            Key::new("a_key_too_long_for_a_word"),
+        ];
+        let read = |json: &str| fields_read(json, FIELDS);
+        let ok = |i: usize| Ok::<usize, String>(i);
+        // In order, out of order, a field absent, an unknown key, a long key (read as a
+        // string), whitespace, and the last key within 16 bytes of the end.
+        assert_eq!(
+            read(r#"{"id":1,"idx":2,"a_key_too_long_for_a_word":3}"#),
+            Some(vec![ok(0), ok(1), ok(2)])
+        );
+        assert_eq!(read(r#"{"idx":2,"id":1}"#), Some(vec![ok(1), ok(0)]));
+        assert_eq!(
+            read(r#"{"id":1,"zz":0,"a_key_too_long_for_a_word":3}"#),
+            Some(vec![ok(0), Err("zz".to_owned()), ok(2)])
+        );
+        assert_eq!(
+            read("{ \"id\" : 1 ,\n \"idx\":2}"),
+            Some(vec![ok(0), ok(1)])
+        );
+        assert_eq!(read(r#"{"i":1}"#), Some(vec![Err("i".to_owned())]));
+        assert_eq!(read(r#"{"id":1,"idx":2}"#), Some(vec![ok(0), ok(1)]));
+        // A key whose bytes start like a field's is not that field.
+        assert_eq!(
+            read(r#"{"idy":1,"id\"":2}"#),
+            None,
+            "an escape in a key is left to the decoder"
+        );
+        assert_eq!(read(r#"{"idy":1}"#), Some(vec![Err("idy".to_owned())]));
+        // Cut short anywhere: not read.
+        let full = r#"{"id":1,"idx":2}"#;
+        for end in 0..full.len() {
+            assert_eq!(read(&full[..end]), None, "{}", &full[..end]);
+        }
+    }
+
+    #[test]
+    fn tags_and_enum_values_are_matched_as_bytes() {
+        const TAG: Key = Key::new("type");
+        const VALUES: &[Key] = &[Key::value("item"), Key::value("items")];
+        let variant = |json: &str| {
+            let mut r = Scanner::new(json);
+            let mut keys = r.object()?;
+            let v = r.variant(&mut keys, &TAG, VALUES)?;
+            Some((v, keys.tag_seen))
+        };
+        assert_eq!(variant(r#"{"type":"item","x":1}"#), Some((0, true)));
+        assert_eq!(variant(r#"{"type":"items"}"#), Some((1, true)));
+        assert_eq!(variant(r#"{"x":1,"type":"items"}"#), Some((1, false)));
+        assert_eq!(variant(r#"{ "type" : "item" }"#), Some((0, true)));
+        assert_eq!(variant(r#"{"type":"itemz"}"#), None);
+        assert_eq!(variant(r#"{"type":"ite\u006d"}"#), Some((0, true)));
+        fn one_of(json: &str) -> Option<Result<usize, Cow<'_, str>>> {
+            scan_str(json, |r| r.one_of(VALUES))
+        }
+        assert_eq!(one_of(r#""item""#), Some(Ok(0)));
+        assert_eq!(one_of(r#" "items""#), Some(Ok(1)));
+        assert_eq!(one_of(r#""it\u0065m""#), Some(Ok(0)));
+        assert_eq!(one_of(r#""other""#), Some(Err(Cow::Borrowed("other"))));
+        assert_eq!(one_of(r#""item"#), None);
+    }
+
+    #[test]
+    fn names_compare_as_strings_do() {
+        let names = [
+            "",
+            "a",
+            "chat.ev",
+            "chat.eve",
+            "chat.event",
+            "chat.events.long",
+            &*"x".repeat(17).leak(),
+        ];
+        for a in names {
+            for b in names {
+                assert_eq!(same_name(a, b), a == b, "{a} {b}");
+            }
+        }
+        assert!(!same_name("chat.evenT", "chat.event"));
+        assert!(!same_name("Chat.event", "chat.event"));
+    }
+
     #[test]
     fn strings_agree_with_serde_json() {
         let cases = [
