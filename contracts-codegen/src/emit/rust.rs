@@ -424,14 +424,7 @@ impl<'a> Emitter<'a> {
                 quote!(#rt::Nullable(#inner))
             }
             TyKind::Ref(r) => {
-                let def_owner = self.owner_of(owner, r);
-                if let Some(TypeDefKind::Alias(inner)) = owner.resolve(r).map(|d| &d.kind) {
-                    // An alias's refs are written relative to where the alias sits.
-                    let alias_at = if std::ptr::eq(def_owner, self.model) {
-                        at
-                    } else {
-                        At::Root
-                    };
+                if let Some((def_owner, inner, alias_at)) = self.alias_of(owner, r, at) {
                     return self.schema(def_owner, inner, alias_at, boxed);
                 }
                 let path = self.type_path(owner, r, at);
@@ -952,6 +945,7 @@ impl<'a> Emitter<'a> {
         let typed = self.struct_typed(
             def, s, at, &name, &view, &slots, &arms, &finish, &members, &scans,
         );
+        let object_view = self.object_view_impl(&view, view_scan);
         quote! {
             #[doc = #doc]
             #[derive(Debug, Clone)]
@@ -1014,16 +1008,7 @@ impl<'a> Emitter<'a> {
                 }
             }
 
-            #[allow(deprecated)]
-            impl<'de> #rt::ObjectView<'de> for #view<'de> {
-                #[inline]
-                fn scan_fields(
-                    r: &mut #rt::Scanner<'de>,
-                    mut keys: #rt::Keys,
-                ) -> ::core::option::Option<Self> {
-                    #view_scan
-                }
-            }
+            #object_view
         }
     }
 
@@ -2137,33 +2122,21 @@ impl<'a> Emitter<'a> {
             &quote!(decode_payload),
             &quote!(scan_payload),
         );
-        let request_entries: Vec<_> = self
-            .model
-            .all_requests()
-            .into_iter()
-            .map(|(owner, r)| {
-                let id = format_ident!("{}", rust_type_name(&r.name));
-                (r.name.as_str(), id, owner, &r.payload)
-            })
-            .collect();
         let request_payload_view = self.by_name_view(
             &format_ident!("RequestPayload"),
             " Any request's payload, by the request's name, as a borrowed view.",
-            &request_entries,
+            self.model
+                .all_requests()
+                .into_iter()
+                .map(|(owner, r)| (r.name.as_str(), owner, &r.payload)),
         );
-        let event_entries: Vec<_> = self
-            .model
-            .all_events()
-            .into_iter()
-            .map(|(owner, ev)| {
-                let id = format_ident!("{}", rust_type_name(&ev.name));
-                (ev.name.as_str(), id, owner, &ev.payload)
-            })
-            .collect();
         let event_payload_view = self.by_name_view(
             &format_ident!("EventPayload"),
             " Any event's payload, by the event's name, as a borrowed view.",
-            &event_entries,
+            self.model
+                .all_events()
+                .into_iter()
+                .map(|(owner, ev)| (ev.name.as_str(), owner, &ev.payload)),
         );
         let dispatch_body = if arms.is_empty() {
             quote! {

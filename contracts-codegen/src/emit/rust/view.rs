@@ -11,6 +11,15 @@
 
 use super::*;
 
+/// Which way [`Emitter::convert`] converts a value.
+#[derive(Clone, Copy)]
+enum Convert {
+    /// A view's value to the owned value.
+    IntoOwned,
+    /// An owned value to its view.
+    FromOwned,
+}
+
 impl Emitter<'_> {
     /// Whether the named type holds text anywhere in its value: a string, an `unknown`, a
     /// map (its keys), through its fields, variants, aliases, arrays and nullables.
@@ -131,8 +140,9 @@ impl Emitter<'_> {
         })
     }
 
-    /// The alias `r` names, with the model and place its target's refs are written from.
-    fn alias_of<'m>(
+    /// The alias `r` names, with the model and place its target's refs are written from (an
+    /// alias's refs are written relative to where the alias sits).
+    pub(super) fn alias_of<'m>(
         &'m self,
         owner: &'m Model,
         r: &TypeRef,
@@ -167,9 +177,9 @@ impl Emitter<'_> {
             return quote!(#rt::Own(#schema));
         }
         match &ty.kind {
-            TyKind::String(l) => {
-                let (min, max) = (u64_lit(l.min), u64_lit(l.max));
-                quote!(#rt::StrRef(#rt::Str { min: #min, max: #max }))
+            TyKind::String(_) => {
+                let schema = self.schema(owner, ty, at, boxed);
+                quote!(#rt::StrRef(#schema))
             }
             TyKind::Unknown => quote!(#rt::UnknownRef),
             TyKind::Array(inner, l) => {
@@ -202,51 +212,11 @@ impl Emitter<'_> {
         }
     }
 
-    /// The owned value of the view value `v` of `ty` (`into_owned`).
-    fn to_owned_expr(
+    /// The value `v` of `ty` converted: a view's to its owned value (`into_owned`), or an
+    /// owned value to its view (`from_owned`: every string owned).
+    fn convert(
         &self,
-        owner: &Model,
-        ty: &Ty,
-        at: At<'_>,
-        boxed: bool,
-        v: &TokenStream,
-    ) -> TokenStream {
-        let rt = &self.rt;
-        if self.view_ty(owner, ty, at, boxed).is_none() {
-            return v.clone();
-        }
-        match &ty.kind {
-            TyKind::String(_) => quote!(#v.into_owned()),
-            TyKind::Unknown => quote!(#rt::RawJson(#v.into_owned())),
-            TyKind::Array(inner, _) => {
-                let item = self.to_owned_expr(owner, inner, at, false, &quote!(v));
-                quote!(#v.into_iter().map(|v| #item).collect())
-            }
-            TyKind::Map(inner) => {
-                let item = self.to_owned_expr(owner, inner, at, false, &quote!(v));
-                quote!(#v.into_iter().map(|(k, v)| (k.into_owned(), #item)).collect())
-            }
-            TyKind::Nullable(inner) => {
-                let item = self.to_owned_expr(owner, inner, at, boxed, &quote!(v));
-                quote!(#v.map(|v| #item))
-            }
-            TyKind::Ref(r) => {
-                if let Some((def_owner, inner, alias_at)) = self.alias_of(owner, r, at) {
-                    return self.to_owned_expr(def_owner, inner, alias_at, boxed, v);
-                }
-                if boxed {
-                    quote!(::std::boxed::Box::new((*#v).into_owned()))
-                } else {
-                    quote!(#v.into_owned())
-                }
-            }
-            TyKind::Boolean | TyKind::Int(_) | TyKind::Number(_) | TyKind::Literal(_) => v.clone(),
-        }
-    }
-
-    /// The view of the owned value `v` of `ty` (`from_owned`: every string owned).
-    fn to_view_expr(
-        &self,
+        to: Convert,
         owner: &Model,
         ty: &Ty,
         at: At<'_>,
@@ -258,34 +228,67 @@ impl Emitter<'_> {
         if self.view_ty(owner, ty, at, boxed).is_none() {
             return v.clone();
         }
-        match &ty.kind {
-            TyKind::String(_) => quote!(#cow::Owned(#v)),
-            TyKind::Unknown => quote!(#cow::Owned(#v.0)),
-            TyKind::Array(inner, _) => {
-                let item = self.to_view_expr(owner, inner, at, false, &quote!(v));
+        let item = |inner: &Ty, boxed: bool| self.convert(to, owner, inner, at, boxed, &quote!(v));
+        match (&ty.kind, to) {
+            (TyKind::String(_), Convert::IntoOwned) => quote!(#v.into_owned()),
+            (TyKind::String(_), Convert::FromOwned) => quote!(#cow::Owned(#v)),
+            (TyKind::Unknown, Convert::IntoOwned) => quote!(#rt::RawJson(#v.into_owned())),
+            (TyKind::Unknown, Convert::FromOwned) => quote!(#cow::Owned(#v.0)),
+            (TyKind::Array(inner, _), _) => {
+                let item = item(inner, false);
                 quote!(#v.into_iter().map(|v| #item).collect())
             }
-            TyKind::Map(inner) => {
-                let item = self.to_view_expr(owner, inner, at, false, &quote!(v));
-                quote!(#v.into_iter().map(|(k, v)| (#cow::Owned(k), #item)).collect())
+            (TyKind::Map(inner), _) => {
+                let item = item(inner, false);
+                let key = match to {
+                    Convert::IntoOwned => quote!(k.into_owned()),
+                    Convert::FromOwned => quote!(#cow::Owned(k)),
+                };
+                quote!(#v.into_iter().map(|(k, v)| (#key, #item)).collect())
             }
-            TyKind::Nullable(inner) => {
-                let item = self.to_view_expr(owner, inner, at, boxed, &quote!(v));
+            (TyKind::Nullable(inner), _) => {
+                let item = item(inner, boxed);
                 quote!(#v.map(|v| #item))
             }
-            TyKind::Ref(r) => {
+            (TyKind::Ref(r), _) => {
                 if let Some((def_owner, inner, alias_at)) = self.alias_of(owner, r, at) {
-                    return self.to_view_expr(def_owner, inner, alias_at, boxed, v);
+                    return self.convert(to, def_owner, inner, alias_at, boxed, v);
                 }
-                let path = self.type_path_as(owner, r, at, &format!("{}Ref", r.name));
-                let from = quote!(<#path<'_> as #rt::DecodeRef<'_>>::from_owned);
+                let one = |x: TokenStream| match to {
+                    Convert::IntoOwned => quote!(#rt::DecodeRef::into_owned(#x)),
+                    Convert::FromOwned => {
+                        let path = self.type_path_as(owner, r, at, &format!("{}Ref", r.name));
+                        quote!(<#path<'_> as #rt::DecodeRef<'_>>::from_owned(#x))
+                    }
+                };
                 if boxed {
-                    quote!(::std::boxed::Box::new(#from(*#v)))
+                    let one = one(quote!(*#v));
+                    quote!(::std::boxed::Box::new(#one))
                 } else {
-                    quote!(#from(#v))
+                    one(v.clone())
                 }
             }
-            TyKind::Boolean | TyKind::Int(_) | TyKind::Number(_) | TyKind::Literal(_) => v.clone(),
+            (TyKind::Boolean | TyKind::Int(_) | TyKind::Number(_) | TyKind::Literal(_), _) => {
+                v.clone()
+            }
+        }
+    }
+
+    /// `ObjectView` for a struct's view: its key loop once the object is open, `body` (`r` and
+    /// `keys` in scope).
+    pub(super) fn object_view_impl(&self, view: &Ident, body: TokenStream) -> TokenStream {
+        let rt = &self.rt;
+        quote! {
+            #[allow(deprecated)]
+            impl<'de> #rt::ObjectView<'de> for #view<'de> {
+                #[inline]
+                fn scan_fields(
+                    r: &mut #rt::Scanner<'de>,
+                    mut keys: #rt::Keys,
+                ) -> ::core::option::Option<Self> {
+                    #body
+                }
+            }
         }
     }
 
@@ -359,10 +362,13 @@ impl Emitter<'_> {
             let vschema = self.view_schema(self.model, &f.ty, at, boxed);
             scans.push(quote!(#rt::ScanRef::scan(#vschema, r)));
             let schema = self.schema(self.model, &f.ty, at, boxed);
-            let to_owned = self.to_owned_expr(self.model, &f.ty, at, boxed, &quote!(v));
-            let to_view = self.to_view_expr(self.model, &f.ty, at, boxed, &quote!(v));
+            let to_owned =
+                self.convert(Convert::IntoOwned, self.model, &f.ty, at, boxed, &quote!(v));
+            let to_view =
+                self.convert(Convert::FromOwned, self.model, &f.ty, at, boxed, &quote!(v));
             let default = self.default_expr(f, &schema);
-            defaults.push(self.to_view_expr(
+            defaults.push(self.convert(
+                Convert::FromOwned,
                 self.model,
                 &f.ty,
                 at,
@@ -396,6 +402,7 @@ impl Emitter<'_> {
             |f| self.store(f),
             |i| defaults[i].clone(),
         );
+        let object_view = self.object_view_impl(&view, scan_body);
         let impls = self.view_impls(
             &name,
             &view,
@@ -413,16 +420,7 @@ impl Emitter<'_> {
 
             #impls
 
-            #[allow(deprecated)]
-            impl<'de> #rt::ObjectView<'de> for #view<'de> {
-                #[inline]
-                fn scan_fields(
-                    r: &mut #rt::Scanner<'de>,
-                    mut keys: #rt::Keys,
-                ) -> ::core::option::Option<Self> {
-                    #scan_body
-                }
-            }
+            #object_view
         }
     }
 
@@ -457,8 +455,10 @@ impl Emitter<'_> {
             let vdocs = docs_attrs(&v.docs);
             let ty = self.view_or_owned(self.model, &v.ty, at, boxed);
             members.push(quote!(#vdocs #id(#ty),));
-            let to_owned = self.to_owned_expr(self.model, &v.ty, at, boxed, &quote!(v));
-            let to_view = self.to_view_expr(self.model, &v.ty, at, boxed, &quote!(v));
+            let to_owned =
+                self.convert(Convert::IntoOwned, self.model, &v.ty, at, boxed, &quote!(v));
+            let to_view =
+                self.convert(Convert::FromOwned, self.model, &v.ty, at, boxed, &quote!(v));
             owned.push(quote!(Self::#id(v) => #name::#id(#to_owned),));
             from_owned.push(quote!(#name::#id(v) => Self::#id(#to_view),));
             let wrap = if boxed {
@@ -538,14 +538,17 @@ impl Emitter<'_> {
     /// A table's by-name view (`EventPayloadRef<'a>` beside `EventPayload`): each entry's
     /// value as its view, read by the fast reader by name (`ByName::scan_named`) with its
     /// strings borrowed; the decoder and the table stage are the owned enum's. Empty when no
-    /// entry holds text. `entries`: each entry's name, variant, protocol and value's type.
-    pub(super) fn by_name_view(
+    /// entry holds text. `entries`: each entry's name, protocol and value's type.
+    pub(super) fn by_name_view<'m>(
         &self,
         owned: &Ident,
         doc: &str,
-        entries: &[(&str, Ident, &Model, &Ty)],
+        entries: impl Iterator<Item = (&'m str, &'m Model, &'m Ty)>,
     ) -> TokenStream {
         let at = At::Root;
+        let entries: Vec<_> = entries
+            .map(|(wire, owner, ty)| (wire, format_ident!("{}", rust_type_name(wire)), owner, ty))
+            .collect();
         if !entries
             .iter()
             .any(|(_, _, owner, ty)| self.view_ty(owner, ty, at, false).is_some())
@@ -555,7 +558,7 @@ impl Emitter<'_> {
         let rt = &self.rt;
         let view = format_ident!("{owned}Ref");
         let mut members = Vec::new();
-        let mut names = Vec::new();
+        let mut names: Vec<&str> = Vec::new();
         let mut idents = Vec::new();
         let mut to_owned = Vec::new();
         let mut from_owned = Vec::new();
@@ -563,14 +566,14 @@ impl Emitter<'_> {
         for (wire, id, owner, ty) in entries {
             let vty = self.view_or_owned(owner, ty, at, false);
             members.push(quote!(#id(::std::boxed::Box<#vty>),));
-            let o = self.to_owned_expr(owner, ty, at, false, &quote!((*v)));
-            let w = self.to_view_expr(owner, ty, at, false, &quote!((*v)));
+            let o = self.convert(Convert::IntoOwned, owner, ty, at, false, &quote!((*v)));
+            let w = self.convert(Convert::FromOwned, owner, ty, at, false, &quote!((*v)));
             to_owned.push(quote!(Self::#id(v) => #owned::#id(::std::boxed::Box::new(#o)),));
             from_owned.push(quote!(#owned::#id(v) => Self::#id(::std::boxed::Box::new(#w)),));
             let vschema = self.view_schema(owner, ty, at, false);
             scans.push(quote!(#rt::ScanRef::scan(#vschema, r).map(|v| Self::#id(::std::boxed::Box::new(v)))));
-            names.push(*wire);
-            idents.push(id.clone());
+            names.push(wire);
+            idents.push(id);
         }
         let scan_by_name = match_name(rt, &names, &scans);
         quote! {
