@@ -388,11 +388,34 @@ impl<'a> Emitter<'a> {
     /// The runtime schema value that decodes `ty`; aliases are unfolded so their
     /// constraints apply at every use.
     fn schema(&self, owner: &Model, ty: &Ty, at: At<'_>, boxed: bool) -> TokenStream {
+        self.schema_as(false, owner, ty, at, boxed)
+    }
+
+    /// [`Self::schema`], or with `view` the `ScanRef` value that reads `ty` into its view
+    /// (`wire::view`): strings and `unknown` values borrowed, a named type that holds text by
+    /// its view, a value without text by its owned schema (`Own`).
+    fn schema_as(
+        &self,
+        view: bool,
+        owner: &Model,
+        ty: &Ty,
+        at: At<'_>,
+        boxed: bool,
+    ) -> TokenStream {
         let rt = &self.rt;
+        if view && self.view_ty(owner, ty, at, boxed).is_none() {
+            let schema = self.schema_as(false, owner, ty, at, boxed);
+            return quote!(#rt::Own(#schema));
+        }
         match &ty.kind {
             TyKind::String(l) => {
                 let (min, max) = (u64_lit(l.min), u64_lit(l.max));
-                quote!(#rt::Str { min: #min, max: #max })
+                let schema = quote!(#rt::Str { min: #min, max: #max });
+                if view {
+                    quote!(#rt::StrRef(#schema))
+                } else {
+                    schema
+                }
             }
             TyKind::Boolean => quote!(#rt::Bool),
             TyKind::Int(l) => {
@@ -403,6 +426,7 @@ impl<'a> Emitter<'a> {
                 let (min, max) = (i64_lit(l.min), i64_lit(l.max));
                 quote!(#rt::Number { min: #min, max: #max })
             }
+            TyKind::Unknown if view => quote!(#rt::UnknownRef),
             TyKind::Unknown => quote!(#rt::Unknown),
             TyKind::Literal(Literal::String(s)) => quote!(#rt::LitStr(#s)),
             TyKind::Literal(Literal::Bool(b)) => quote!(#rt::LitBool(#b)),
@@ -411,27 +435,33 @@ impl<'a> Emitter<'a> {
                 quote!(#rt::LitInt(#i))
             }
             TyKind::Array(inner, l) => {
-                let inner = self.schema(owner, inner, at, false);
+                let inner = self.schema_as(view, owner, inner, at, false);
                 let (min, max) = (u64_lit(l.min), u64_lit(l.max));
                 quote!(#rt::Array { item: #inner, min: #min, max: #max })
             }
             TyKind::Map(inner) => {
-                let inner = self.schema(owner, inner, at, false);
+                let inner = self.schema_as(view, owner, inner, at, false);
                 quote!(#rt::Map(#inner))
             }
             TyKind::Nullable(inner) => {
-                let inner = self.schema(owner, inner, at, boxed);
+                let inner = self.schema_as(view, owner, inner, at, boxed);
                 quote!(#rt::Nullable(#inner))
             }
             TyKind::Ref(r) => {
                 if let Some((def_owner, inner, alias_at)) = self.alias_of(owner, r, at) {
-                    return self.schema(def_owner, inner, alias_at, boxed);
+                    return self.schema_as(view, def_owner, inner, alias_at, boxed);
                 }
-                let path = self.type_path(owner, r, at);
-                if boxed {
-                    quote!(#rt::Boxed(#rt::Named::<#path>::new()))
+                let named = if view {
+                    let path = self.type_path_as(owner, r, at, &format!("{}Ref", r.name));
+                    quote!(#rt::NamedRef::<#path<'_>>::new())
                 } else {
+                    let path = self.type_path(owner, r, at);
                     quote!(#rt::Named::<#path>::new())
+                };
+                if boxed {
+                    quote!(#rt::Boxed(#named))
+                } else {
+                    named
                 }
             }
         }

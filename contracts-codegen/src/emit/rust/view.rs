@@ -100,7 +100,13 @@ impl Emitter<'_> {
     }
 
     /// The view's type of `ty`, `None` when `ty` holds no text (the view holds the owned type).
-    fn view_ty(&self, owner: &Model, ty: &Ty, at: At<'_>, boxed: bool) -> Option<TokenStream> {
+    pub(super) fn view_ty(
+        &self,
+        owner: &Model,
+        ty: &Ty,
+        at: At<'_>,
+        boxed: bool,
+    ) -> Option<TokenStream> {
         let cow = quote!(::std::borrow::Cow);
         let rt = &self.rt;
         Some(match &ty.kind {
@@ -166,50 +172,6 @@ impl Emitter<'_> {
     fn view_or_owned(&self, owner: &Model, ty: &Ty, at: At<'_>, boxed: bool) -> TokenStream {
         self.view_ty(owner, ty, at, boxed)
             .unwrap_or_else(|| self.rust_ty(owner, ty, at, boxed))
-    }
-
-    /// The `ScanRef` value that reads `ty` into its view (`wire::view`); a value without text
-    /// is read by its owned schema (`Own`).
-    fn view_schema(&self, owner: &Model, ty: &Ty, at: At<'_>, boxed: bool) -> TokenStream {
-        let rt = &self.rt;
-        if self.view_ty(owner, ty, at, boxed).is_none() {
-            let schema = self.schema(owner, ty, at, boxed);
-            return quote!(#rt::Own(#schema));
-        }
-        match &ty.kind {
-            TyKind::String(_) => {
-                let schema = self.schema(owner, ty, at, boxed);
-                quote!(#rt::StrRef(#schema))
-            }
-            TyKind::Unknown => quote!(#rt::UnknownRef),
-            TyKind::Array(inner, l) => {
-                let inner = self.view_schema(owner, inner, at, false);
-                let (min, max) = (u64_lit(l.min), u64_lit(l.max));
-                quote!(#rt::Array { item: #inner, min: #min, max: #max })
-            }
-            TyKind::Map(inner) => {
-                let inner = self.view_schema(owner, inner, at, false);
-                quote!(#rt::Map(#inner))
-            }
-            TyKind::Nullable(inner) => {
-                let inner = self.view_schema(owner, inner, at, boxed);
-                quote!(#rt::Nullable(#inner))
-            }
-            TyKind::Ref(r) => {
-                if let Some((def_owner, inner, alias_at)) = self.alias_of(owner, r, at) {
-                    return self.view_schema(def_owner, inner, alias_at, boxed);
-                }
-                let path = self.type_path_as(owner, r, at, &format!("{}Ref", r.name));
-                if boxed {
-                    quote!(#rt::Boxed(#rt::NamedRef::<#path<'_>>::new()))
-                } else {
-                    quote!(#rt::NamedRef::<#path<'_>>::new())
-                }
-            }
-            TyKind::Boolean | TyKind::Int(_) | TyKind::Number(_) | TyKind::Literal(_) => {
-                unreachable!("no text: read by the owned schema above")
-            }
-        }
     }
 
     /// The value `v` of `ty` converted: a view's to its owned value (`into_owned`), or an
@@ -359,7 +321,7 @@ impl Emitter<'_> {
             let ident = rust_ident(&rust_field(&f.name));
             let fdocs = docs_attrs(&f.docs);
             let ty = self.view_or_owned(self.model, &f.ty, at, boxed);
-            let vschema = self.view_schema(self.model, &f.ty, at, boxed);
+            let vschema = self.schema_as(true, self.model, &f.ty, at, boxed);
             scans.push(quote!(#rt::ScanRef::scan(#vschema, r)));
             let schema = self.schema(self.model, &f.ty, at, boxed);
             let to_owned =
@@ -570,7 +532,7 @@ impl Emitter<'_> {
             let w = self.convert(Convert::FromOwned, owner, ty, at, false, &quote!((*v)));
             to_owned.push(quote!(Self::#id(v) => #owned::#id(::std::boxed::Box::new(#o)),));
             from_owned.push(quote!(#owned::#id(v) => Self::#id(::std::boxed::Box::new(#w)),));
-            let vschema = self.view_schema(owner, ty, at, false);
+            let vschema = self.schema_as(true, owner, ty, at, false);
             scans.push(quote!(#rt::ScanRef::scan(#vschema, r).map(|v| Self::#id(::std::boxed::Box::new(v)))));
             names.push(wire);
             idents.push(id);
