@@ -64,6 +64,8 @@ pub const RESERVED: &[&str] = &[
     "RequestPayload",
     "RequestResult",
     "EventPayload",
+    "RequestPayloadRef",
+    "EventPayloadRef",
     // TypeScript and JavaScript globals.
     "Object",
     "Array",
