@@ -642,3 +642,17 @@ fn an_app_extends_a_base_protocol() {
         "✖ Too small: expected string to have >=1 characters\n  → at id\n✖ Invalid option: expected one of \"idle\"|\"running\"\n  → at state"
     );
 }
+
+#[test]
+fn names_json_cannot_hold_as_they_are_match_only_their_escaped_form() {
+    // The fast reader compares plain names with the input's bytes; these names' raw bytes
+    // mean something else in JSON (a backspace, a newline, a bad escape) or are not JSON.
+    ok::<OddKeys>(r#"{"a\\b":1,"q\"":2}"#);
+    assert!(msg::<OddKeys>(r#"{"a\b":1,"q\"":2}"#).contains("→ at [\"a\\\\b\"]"));
+    err::<OddKeys>(r#"{"a\\b":1,"q"":2}"#);
+    assert_eq!(ok::<OddValue>(r#""x\\n""#), OddValue::XN);
+    err::<OddValue>(r#""x\n""#);
+    ok::<OddTag>(r#"{"t\\u":"v\\n","n":1}"#);
+    err::<OddTag>(r#"{"t\u":"v\\n","n":1}"#);
+    err::<OddTag>(r#"{"t\\u":"v\n","n":1}"#);
+}

@@ -560,7 +560,14 @@ mod tests {
             assert!(once.is_some(), "{line}");
             let fast = wire::scan_str(line, <RequestTyped<'_> as ObjectTyped<'_>>::scan);
             assert!(fast.is_some(), "the fast reader: {line}");
+            // The payload's view too, borrowing: what the bench's `generated` line reads.
+            let view = wire::scan_str(
+                line,
+                <RequestTyped<'_, RequestPayloadRef> as ObjectTyped<'_>>::scan,
+            );
+            assert!(view.is_some(), "the view's fast reader: {line}");
             assert_eq!(request_typed(line), request_in_two_stages(line), "{line}");
+            assert_eq!(request_view(line), request_in_two_stages(line), "{line}");
         }
         let events = include_str!("../../benches/data/server.jsonl");
         for line in events.lines() {
@@ -568,7 +575,13 @@ mod tests {
             assert!(once.is_some(), "{line}");
             let fast = wire::scan_str(line, <EventTyped<'_> as ObjectTyped<'_>>::scan);
             assert!(fast.is_some(), "the fast reader: {line}");
+            let view = wire::scan_str(
+                line,
+                <EventTyped<'_, EventPayloadRef> as ObjectTyped<'_>>::scan,
+            );
+            assert!(view.is_some(), "the view's fast reader: {line}");
             assert_eq!(event_typed(line), event_in_two_stages(line), "{line}");
+            assert_eq!(event_view(line), event_in_two_stages(line), "{line}");
         }
         // The replies the bench reads: the union's fast reader answers for each.
         let replies = include_str!("../../benches/data/replies.jsonl");

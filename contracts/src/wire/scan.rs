@@ -34,7 +34,7 @@ pub struct Scanner<'a> {
 /// The state of an object's key loop: whether the next key is the first, and the key of the
 /// tagged union the object is a variant of (with whether it was read), which the variant's own
 /// loop must not take for an unknown key.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Keys {
     first: bool,
     tag: Option<&'static str>,
@@ -42,8 +42,10 @@ pub struct Keys {
 }
 
 /// A struct's key as the fast reader matches it first: the bytes `"name":` compared with the
-/// input 16 at a time, no string scanned. A key that does not fit in 16 bytes that way is
-/// never matched so (`len` 0): it is read as a string, as every key written otherwise is.
+/// input 16 at a time, no string scanned. A name that does not fit in 16 bytes that way, or
+/// that JSON cannot hold as it is (a `"`, a `\` or a control character, which a writer
+/// escapes), is never matched so (`len` 0): it is read as a string, as every key written
+/// otherwise is.
 #[derive(Clone, Copy, Debug)]
 pub struct Key {
     /// `"name":`, then zeros.
@@ -68,7 +70,13 @@ impl Key {
     const fn written(name: &'static str, colon: bool) -> Key {
         let b = name.as_bytes();
         let len = b.len() + 2 + colon as usize;
-        if len > 16 {
+        let mut plain = true;
+        let mut i = 0;
+        while i < b.len() {
+            plain &= b[i] != b'"' && b[i] != b'\\' && b[i] >= 0x20;
+            i += 1;
+        }
+        if len > 16 || !plain {
             return Key {
                 word: 0,
                 mask: 0,
@@ -97,7 +105,7 @@ impl Key {
 
     /// Whether `b` holds this key, written `"name":`, at `at`.
     #[inline(always)]
-    fn at(&self, b: &[u8], at: usize) -> bool {
+    pub(crate) fn at(&self, b: &[u8], at: usize) -> bool {
         if self.len == 0 {
             return false;
         }
@@ -343,6 +351,8 @@ impl<'a> Scanner<'a> {
     /// has. A tag written first, `"type":"item"`, is matched as bytes, no string read.
     #[inline(always)]
     pub fn variant(&mut self, keys: &mut Keys, tag: &Key, values: &[Key]) -> Option<usize> {
+        // The tag after `{ ` starts past the space.
+        self.peek()?;
         let b = self.bytes();
         if keys.first && tag.at(b, self.at) {
             let v = self.at + tag.len as usize;
@@ -436,6 +446,8 @@ impl<'a> Scanner<'a> {
         if !self.entry(keys)? {
             return Some(None);
         }
+        // A key after `, ` starts past the space.
+        self.peek()?;
         let b = self.bytes();
         let mut j = *next;
         while let Some(k) = fields.get(j) {
@@ -960,7 +972,75 @@ mod tests {
     }
 
     #[test]
+    fn a_key_matches_its_own_bytes_only() {
+        let at = |k: Key, text: &str| k.at(text.as_bytes(), 0);
+        // 13 characters make `"name":` 16 bytes, the most a word holds.
+        let thirteen = "abcdefghijklm";
+        assert!(at(Key::new(thirteen), r#""abcdefghijklm":1"#));
+        assert!(
+            at(Key::new(thirteen), r#""abcdefghijklm":"#),
+            "at the end of the text"
+        );
+        assert!(!at(Key::new(thirteen), r#""abcdefghijklx":1"#));
+        assert!(!at(Key::new(thirteen), r#""abcdefghijklm" :1"#));
+        // 14 characters do not fit: never matched as bytes, read as a string instead.
+        assert!(!at(Key::new("abcdefghijklmn"), r#""abcdefghijklmn":1"#));
+        assert!(at(
+            Key::new("id"),
+            r#""id":1,"more":"text past sixteen bytes""#
+        ));
+        assert!(!at(Key::new("id"), r#""idx":1"#));
+        assert!(!at(Key::new("id"), r#""i"#));
+        assert!(at(Key::value("item"), r#""item","#));
+        assert!(!at(Key::value("item"), r#""items""#));
+        // A name JSON cannot hold as it is never matches its raw bytes, which mean something
+        // else in JSON (or are not JSON at all).
+        for name in ["a\\b", "q\"", "x\n", "t\\u"] {
+            let raw = format!("\"{name}\":1");
+            assert!(!at(Key::new(name.to_owned().leak()), &raw), "{name:?}");
+            let raw = format!("\"{name}\"");
+            assert!(!at(Key::value(name.to_owned().leak()), &raw), "{name:?}");
+        }
+    }
+
+    #[test]
+    fn a_tag_matched_as_bytes_leaves_the_state_a_tag_read_as_a_string_does() {
+        const TAG: Key = Key::new("type");
+        const VALUES: &[Key] = &[Key::value("item")];
+        fn read(json: &str) -> Option<(usize, Cow<'_, str>, usize)> {
+            let mut r = Scanner::new(json);
+            let mut keys = r.object()?;
+            let fast = r.variant(&mut keys, &TAG, VALUES)?;
+            let mut s = Scanner::new(json);
+            let mut skeys = s.object()?;
+            let slow = s.tag(&mut skeys, "type")?;
+            assert_eq!((keys, r.at), (skeys, s.at), "{json}");
+            Some((fast, slow, r.at))
+        }
+        assert_eq!(
+            read(r#"{"type":"item","x":1}"#),
+            Some((0, Cow::Borrowed("item"), 14))
+        );
+        assert_eq!(
+            read(r#"{ "type":"item"}"#),
+            Some((0, Cow::Borrowed("item"), 15))
+        );
+    }
+
+    #[test]
     fn names_compare_as_strings_do() {
+        // Names of one length differing at every place, each length from 1 to 20 (a word, two
+        // overlapping words, past two words).
+        for len in 1..=20 {
+            let base = "n".repeat(len);
+            for i in 0..len {
+                let mut other = base.clone().into_bytes();
+                other[i] = b'm';
+                let other = String::from_utf8(other).unwrap();
+                assert!(!same_name(&other, base.clone().leak()), "{other} {base}");
+                assert!(same_name(&base, base.clone().leak()), "{base}");
+            }
+        }
         let names = [
             "",
             "a",
