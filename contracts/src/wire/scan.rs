@@ -351,8 +351,6 @@ impl<'a> Scanner<'a> {
     /// has. A tag written first, `"type":"item"`, is matched as bytes, no string read.
     #[inline(always)]
     pub fn variant(&mut self, keys: &mut Keys, tag: &Key, values: &[Key]) -> Option<usize> {
-        // The tag after `{ ` starts past the space.
-        self.peek()?;
         let b = self.bytes();
         if keys.first && tag.at(b, self.at) {
             let v = self.at + tag.len as usize;
@@ -446,28 +444,43 @@ impl<'a> Scanner<'a> {
         if !self.entry(keys)? {
             return Some(None);
         }
-        // A key after `, ` starts past the space.
-        self.peek()?;
-        let b = self.bytes();
-        let mut j = *next;
-        while let Some(k) = fields.get(j) {
-            if k.at(b, self.at) {
-                self.at += k.len as usize;
-                *next = j + 1;
-                return Some(Some(Ok(j)));
-            }
-            j += 1;
+        if let Some(j) = self.field_at(fields, *next) {
+            *next = j + 1;
+            return Some(Some(Ok(j)));
         }
         self.field_named(fields, next)
     }
 
-    /// [`Scanner::field`] for a key out of order or of no field: read as a string.
+    /// The first of `fields[next..]` written at the cursor, which it passes.
+    #[inline(always)]
+    fn field_at(&mut self, fields: &[Key], next: usize) -> Option<usize> {
+        let b = self.bytes();
+        let mut j = next;
+        while let Some(k) = fields.get(j) {
+            if k.at(b, self.at) {
+                self.at += k.len as usize;
+                return Some(j);
+            }
+            j += 1;
+        }
+        None
+    }
+
+    /// [`Scanner::field`] for a key after whitespace, out of order or of no field: read as a
+    /// string after the bytes are tried past the whitespace.
     #[inline(never)]
     fn field_named(
         &mut self,
         fields: &[Key],
         next: &mut usize,
     ) -> Option<Option<Result<usize, &'a str>>> {
+        if self.bytes().get(self.at).is_some_and(|&c| c <= b' ') {
+            self.skip_ws();
+            if let Some(j) = self.field_at(fields, *next) {
+                *next = j + 1;
+                return Some(Some(Ok(j)));
+            }
+        }
         let key = self.plain_string()?;
         self.eat(b':')?;
         Some(Some(match fields.iter().position(|k| k.name == key) {
