@@ -656,3 +656,30 @@ fn names_json_cannot_hold_as_they_are_match_only_their_escaped_form() {
     err::<OddTag>(r#"{"t\u":"v\\n","n":1}"#);
     err::<OddTag>(r#"{"t\\u":"v\n","n":1}"#);
 }
+
+#[test]
+fn a_type_whose_views_name_is_taken_is_held_owned_by_views() {
+    // `TakenRef` is a type of the schema, so `Taken` has no view; `HoldsTaken`, whose only
+    // text is there, has none either (it compiles: no view without a borrow), and
+    // `MixedTaken`'s view holds a `Taken`.
+    let text = r#"{"t":{"s":"a"},"name":"b"}"#;
+    assert_eq!(wire::view_agrees::<MixedTakenRef<'_>>(text), (true, true));
+    let view: MixedTakenRef<'_> = wire::from_str_ref(text).unwrap();
+    assert_eq!(view.t, Taken { s: "a".to_owned() });
+    assert!(matches!(view.name, std::borrow::Cow::Borrowed("b")));
+    ok::<HoldsTaken>(r#"{"t":{"s":"a"}}"#);
+    ok::<TakenRef>(r#"{"x":1}"#);
+}
+
+#[test]
+fn a_views_default_is_the_owned_types_default() {
+    for text in [r#"{}"#, r#"{"name":"x"}"#, r#"{"tags":[],"n":1}"#] {
+        assert_eq!(
+            wire::view_agrees::<TextDefaultsRef<'_>>(text),
+            (true, true),
+            "{text}"
+        );
+    }
+    let view: TextDefaultsRef<'_> = wire::from_str_ref("{}").unwrap();
+    assert_eq!((&*view.name, view.tags.len(), view.n), ("anon", 2, 3));
+}

@@ -22,7 +22,8 @@ enum Convert {
 
 impl Emitter<'_> {
     /// Whether the named type holds text anywhere in its value: a string, an `unknown`, a
-    /// map (its keys), through its fields, variants, aliases, arrays and nullables.
+    /// map (its keys), through its fields, variants, aliases, arrays and nullables, but not
+    /// through a type without a view (its view's name taken): what a view of it would borrow.
     fn holds_text(&self, owner: &Model, r: &TypeRef) -> bool {
         let def_owner = self.owner_of(owner, r);
         let key = (def_owner.name.clone(), r.name.clone());
@@ -60,8 +61,12 @@ impl Emitter<'_> {
                 let Some(def) = owner.resolve(r) else {
                     return false;
                 };
+                let viewless = || def_owner.own_type(&format!("{}Ref", def.name)).is_some();
                 match &def.kind {
                     TypeDefKind::Alias(inner) => Self::reaches_text(def_owner, inner, seen),
+                    // A struct or union whose view's name the schema takes has no view: it is
+                    // held owned, and its text is not a view's.
+                    TypeDefKind::Struct(_) | TypeDefKind::Union(_) if viewless() => false,
                     TypeDefKind::Struct(s) => s
                         .fields
                         .iter()
@@ -81,12 +86,10 @@ impl Emitter<'_> {
     /// Whether the type `r` names has a view, `NameRef<'a>`: a struct or a union that holds
     /// text, whose view's name its protocol does not take for a type of its own.
     fn has_any_view(&self, owner: &Model, r: &TypeRef) -> bool {
-        let def_owner = self.owner_of(owner, r);
         let Some(def) = owner.resolve(r) else {
             return false;
         };
         matches!(def.kind, TypeDefKind::Struct(_) | TypeDefKind::Union(_))
-            && def_owner.own_type(&format!("{}Ref", def.name)).is_none()
             && self.holds_text(owner, r)
     }
 
@@ -329,14 +332,7 @@ impl Emitter<'_> {
             let to_view =
                 self.convert(Convert::FromOwned, self.model, &f.ty, at, boxed, &quote!(v));
             let default = self.default_expr(f, &schema);
-            defaults.push(self.convert(
-                Convert::FromOwned,
-                self.model,
-                &f.ty,
-                at,
-                boxed,
-                &quote!({ let v = #default; v }),
-            ));
+            defaults.push(self.convert(Convert::FromOwned, self.model, &f.ty, at, boxed, &default));
             match self.store(f) {
                 Store::Literal => continue,
                 Store::Presence => {
