@@ -650,11 +650,15 @@ fn names_json_cannot_hold_as_they_are_match_only_their_escaped_form() {
     ok::<OddKeys>(r#"{"a\\b":1,"q\"":2}"#);
     assert!(msg::<OddKeys>(r#"{"a\b":1,"q\"":2}"#).contains("→ at [\"a\\\\b\"]"));
     err::<OddKeys>(r#"{"a\\b":1,"q"":2}"#);
+    // Every key raw: the case a byte match of the raw name would accept.
+    ok::<OddKey>(r#"{"a\\b":1}"#);
+    err::<OddKey>(r#"{"a\b":1}"#);
     assert_eq!(ok::<OddValue>(r#""x\\n""#), OddValue::XN);
     err::<OddValue>(r#""x\n""#);
     ok::<OddTag>(r#"{"t\\u":"v\\n","n":1}"#);
     err::<OddTag>(r#"{"t\u":"v\\n","n":1}"#);
     err::<OddTag>(r#"{"t\\u":"v\n","n":1}"#);
+    err::<OddTag>(r#"{"t\u":"v\n","n":1}"#);
 }
 
 #[test]

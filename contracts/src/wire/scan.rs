@@ -1034,6 +1034,7 @@ mod tests {
             read(r#"{"type":"item","x":1}"#),
             Some((0, Cow::Borrowed("item"), 14))
         );
+        // After whitespace the tag is read as a string both ways: the fallback's state.
         assert_eq!(
             read(r#"{ "type":"item"}"#),
             Some((0, Cow::Borrowed("item"), 15))
