@@ -63,3 +63,8 @@ pub fn ts_schema(type_name: &str) -> String {
 pub fn synthetic(parts: &[&str]) -> String {
     parts.iter().map(|p| rust_type(p)).collect()
 }
+
+/// The name of a type's borrowed view in Rust: `ChatItem` -> `ChatItemRef`.
+pub fn view_name(type_name: &str) -> String {
+    format!("{type_name}Ref")
+}

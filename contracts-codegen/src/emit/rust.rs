@@ -9,7 +9,7 @@ use crate::model::{
     Docs, Enum, Field, Literal, Meta, Model, Struct, TableKind, Ty, TyKind, TypeDef, TypeDefKind,
     TypeRef, Union, UnionTag,
 };
-use crate::names::{rust_field, rust_ident, rust_type};
+use crate::names::{rust_field, rust_ident, rust_type, view_name};
 use proc_macro2::{Ident, Literal as Lit, TokenStream};
 use quote::{format_ident, quote};
 use std::cell::RefCell;
@@ -452,7 +452,7 @@ impl<'a> Emitter<'a> {
                     return self.schema_as(view, def_owner, inner, alias_at, boxed);
                 }
                 let named = if view {
-                    let path = self.type_path_as(owner, r, at, &format!("{}Ref", r.name));
+                    let path = self.view_path(owner, r, at);
                     quote!(#rt::NamedRef::<#path<'_>>::new())
                 } else {
                     let path = self.type_path(owner, r, at);
@@ -575,7 +575,7 @@ impl<'a> Emitter<'a> {
                 name: d.name.clone(),
                 protocol: None,
             };
-            self.type_path_as(self.model, &r, At::Root, &format!("{}Ref", d.name))
+            self.view_path(self.model, &r, At::Root)
         });
         quote! {
             /// [`check_type`] through the type's borrowed view, for the tests: panics unless
@@ -885,7 +885,7 @@ impl<'a> Emitter<'a> {
             };
             kinds.push(kind);
         }
-        let view_name = format!("{}Ref", def.name);
+        let view_name = view_name(&def.name);
         if !self.has_view(def, s) {
             return TokenStream::new();
         }
@@ -1255,7 +1255,7 @@ impl<'a> Emitter<'a> {
                 _ => return false,
             }
         }
-        unknown && self.model.own_type(&format!("{}Ref", def.name)).is_none()
+        unknown && self.def_has_view(def)
     }
 
     /// An untagged union of structs gets a borrowed view, `NameRef<'a>`, when its variants
@@ -1270,11 +1270,8 @@ impl<'a> Emitter<'a> {
         idents: &[Ident],
         boxes: &[bool],
     ) -> TokenStream {
-        let view_name = format!("{}Ref", def.name);
-        if u.variants.is_empty()
-            || boxes.iter().any(|b| *b)
-            || self.model.own_type(&view_name).is_some()
-        {
+        let view_name = view_name(&def.name);
+        if u.variants.is_empty() || boxes.iter().any(|b| *b) || !self.def_has_view(def) {
             return TokenStream::new();
         }
         let mut parts = Vec::new();
@@ -1295,7 +1292,7 @@ impl<'a> Emitter<'a> {
             let path = self.type_path(self.model, r, at);
             let view = self
                 .has_view(vdef, vs)
-                .then(|| self.sibling_path(r, vdef, "Ref", at));
+                .then(|| self.view_path(self.model, r, at));
             parts.push((id, path, view));
             structs.push((r, vdef, vs));
         }
@@ -1389,25 +1386,6 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// The path of a type generated beside struct `r` (`XRef`, `XTyped`), from `at`.
-    fn sibling_path(&self, r: &TypeRef, def: &TypeDef, suffix: &str, at: At<'_>) -> TokenStream {
-        let sibling = TypeRef {
-            name: format!("{}{suffix}", r.name),
-            ..r.clone()
-        };
-        match def.module.as_deref().map(module_ident) {
-            Some(m) if !matches!(at, At::Module(cur) if module_ident(cur) == m) => {
-                let name = format_ident!("{}", rust_type_name(&sibling.name));
-                let up = match at {
-                    At::Root => quote!(),
-                    At::Module(_) => quote!(super::),
-                };
-                quote!(#up #m::#name)
-            }
-            _ => self.type_path(self.model, &sibling, at),
-        }
-    }
-
     /// The table's by-name enum a `#[table]` field defaults to, from `at`.
     fn table_entry(&self, table: TableKind, at: At<'_>) -> TokenStream {
         let up = match at {
@@ -1453,8 +1431,8 @@ impl<'a> Emitter<'a> {
         }
         let rt = &self.rt;
         let typed_name = format_ident!("{}", rust_type_name(&format!("{name}Typed")));
-        let typed_struct = self.sibling_path(r, vdef, "Typed", at);
-        let struct_view = self.sibling_path(r, vdef, "Ref", at);
+        let typed_struct = self.type_path_as(self.model, r, at, &format!("{}Typed", r.name));
+        let struct_view = self.view_path(self.model, r, at);
         let entry = self.table_entry(table.table, at);
         let (last_id, _, _) = &parts[parts.len() - 1];
         let mut members = Vec::new();

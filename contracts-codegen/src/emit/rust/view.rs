@@ -61,7 +61,7 @@ impl Emitter<'_> {
                 let Some(def) = owner.resolve(r) else {
                     return false;
                 };
-                let viewless = || def_owner.own_type(&format!("{}Ref", def.name)).is_some();
+                let viewless = || def_owner.own_type(&view_name(&def.name)).is_some();
                 match &def.kind {
                     TypeDefKind::Alias(inner) => Self::reaches_text(def_owner, inner, seen),
                     // A struct or union whose view's name the schema takes has no view: it is
@@ -91,6 +91,11 @@ impl Emitter<'_> {
         };
         matches!(def.kind, TypeDefKind::Struct(_) | TypeDefKind::Union(_))
             && self.holds_text(owner, r)
+    }
+
+    /// The path to the view of the type `r` names, from `at`.
+    pub(super) fn view_path(&self, owner: &Model, r: &TypeRef, at: At<'_>) -> TokenStream {
+        self.type_path_as(owner, r, at, &view_name(&r.name))
     }
 
     /// Whether this model's `def` gets a view.
@@ -139,7 +144,7 @@ impl Emitter<'_> {
                 if !self.has_any_view(owner, r) {
                     return None;
                 }
-                let path = self.type_path_as(owner, r, at, &format!("{}Ref", r.name));
+                let path = self.view_path(owner, r, at);
                 if boxed {
                     quote!(::std::boxed::Box<#path<'a>>)
                 } else {
@@ -222,7 +227,7 @@ impl Emitter<'_> {
                 let one = |x: TokenStream| match to {
                     Convert::IntoOwned => quote!(#rt::DecodeRef::into_owned(#x)),
                     Convert::FromOwned => {
-                        let path = self.type_path_as(owner, r, at, &format!("{}Ref", r.name));
+                        let path = self.view_path(owner, r, at);
                         quote!(<#path<'_> as #rt::DecodeRef<'_>>::from_owned(#x))
                     }
                 };
@@ -307,7 +312,7 @@ impl Emitter<'_> {
         }
         let rt = &self.rt;
         let name = format_ident!("{}", rust_type_name(&def.name));
-        let view = format_ident!("{}", rust_type_name(&format!("{}Ref", def.name)));
+        let view = format_ident!("{}", rust_type_name(&view_name(&def.name)));
         let doc = format!(
             " A borrowed view of [`{name}`]: its strings and raw values borrow from the input \
              when the fast reader reads it (`wire::view`), else they are the decoder's, owned. \
@@ -397,7 +402,7 @@ impl Emitter<'_> {
         }
         let rt = &self.rt;
         let name = format_ident!("{}", rust_type_name(&def.name));
-        let view = format_ident!("{}", rust_type_name(&format!("{}Ref", def.name)));
+        let view = format_ident!("{}", rust_type_name(&view_name(&def.name)));
         let doc = format!(
             " A borrowed view of [`{name}`]: each variant its value's view, whose strings and \
              raw values borrow from the input when the fast reader reads it (`wire::view`). \
@@ -430,7 +435,7 @@ impl Emitter<'_> {
             };
             let path = self.type_path(self.model, r, at);
             let has_view = self.view_ty(self.model, &v.ty, at, false).is_some();
-            let vpath = self.type_path_as(self.model, r, at, &format!("{}Ref", r.name));
+            let vpath = self.view_path(self.model, r, at);
             scans.push(match (&u.tag, has_view) {
                 (UnionTag::Tagged { .. }, true) => {
                     quote!(<#vpath<'de> as #rt::ObjectView<'de>>::scan_fields(r, keys).map(|v| Self::#id(#wrap)))
