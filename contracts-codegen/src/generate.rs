@@ -16,7 +16,9 @@
 //! let mut ts = TsOptions::new("@acme/documents-contracts", "DOCUMENTS");
 //! ts.base_packages.insert(
 //!     "agent".into(),
-//!     BasePackage::new("@adecore/agent-contracts", "AGENT", "0.1.0"),
+//!     // A peer dependency with this range, built against the path while unpublished.
+//!     BasePackage::new("@adecore/agent-contracts", "AGENT", "^0.1.0")
+//!         .dev_version("file:../contracts/bindings/agent-contracts"),
 //! );
 //! let mut out = Outputs::new(&root);
 //! out.package(&app, "bindings/documents-contracts", &ts)
@@ -26,7 +28,9 @@
 //! # }
 //! ```
 //!
-//! IO is contained: [`Protocol::load`] reads a schema directory; [`Outputs::differences`]
+//! IO is contained: [`Protocol::load`] reads a schema directory; [`Outputs::package`] reads
+//! the package's existing `package.json` for the app's own keys (license, author, ...: kept,
+//! see [`typescript::package`]); [`Outputs::differences`]
 //! reads the planned files and lists the directories the outputs own; [`Outputs::write`]
 //! writes and removes files; [`Outputs::run`] prints to stderr. Planning is pure.
 //!
@@ -93,6 +97,8 @@ impl Protocol {
 pub enum Error {
     /// Every diagnostic of a schema directory, rendered as `path:line:col: error: ...`.
     Schema { dir: PathBuf, error: LoadError },
+    /// An app's existing `package.json` that cannot be read back for its own keys.
+    PackageJson { path: PathBuf, message: String },
     /// A file that could not be written or removed.
     Io {
         path: PathBuf,
@@ -104,6 +110,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Schema { error, .. } => f.write_str(error.render().trim_end()),
+            Error::PackageJson { path, message } => write!(f, "{}:{message}", path.display()),
             Error::Io { path, error } => write!(f, "{}: {error}", path.display()),
         }
     }
@@ -138,6 +145,9 @@ pub struct Outputs {
     root: PathBuf,
     files: BTreeMap<PathBuf, String>,
     owned: BTreeSet<PathBuf>,
+    /// Inputs that could not be read while planning, by path with the reason; `write` and
+    /// `run` refuse with them.
+    errors: Vec<(PathBuf, String)>,
 }
 
 impl Outputs {
@@ -147,6 +157,7 @@ impl Outputs {
             root: root.into(),
             files: BTreeMap::new(),
             owned: BTreeSet::new(),
+            errors: Vec::new(),
         }
     }
 
@@ -164,9 +175,25 @@ impl Outputs {
     }
 
     /// The TypeScript package's files alone, in `dir`.
+    ///
+    /// Reads `dir/package.json` when there is one: the app's own keys there (`license`,
+    /// `author`, `repository`, its own scripts and dependencies, any key the generator does
+    /// not write) are kept as they are (see [`typescript::package`]). One that is not a JSON
+    /// object is an error of the plan, and nothing is written.
     pub fn typescript(&mut self, p: &Protocol, dir: impl AsRef<Path>, ts: &TsOptions) -> &mut Self {
         let dir = dir.as_ref();
-        for f in typescript::emit(&p.model, ts) {
+        let path = dir.join("package.json");
+        let existing = match std::fs::read_to_string(self.root.join(&path)) {
+            Ok(text) => match typescript::package::parse_existing(&text) {
+                Ok(map) => Some(map),
+                Err(e) => {
+                    self.errors.push((path, e.0));
+                    return self;
+                }
+            },
+            Err(_) => None,
+        };
+        for f in typescript::emit_with(&p.model, ts, existing.as_ref()) {
             self.files.insert(dir.join(&f.path), f.contents);
         }
         self.owned.insert(dir.join("src"));
@@ -209,6 +236,15 @@ impl Outputs {
         self
     }
 
+    /// What could not be read while planning (an app's `package.json` that is not JSON).
+    pub fn errors(&self) -> Vec<Error> {
+        let error = |(path, message): &(PathBuf, String)| Error::PackageJson {
+            path: path.clone(),
+            message: message.clone(),
+        };
+        self.errors.iter().map(error).collect()
+    }
+
     /// Every planned file, by path relative to the root.
     pub fn files(&self) -> &BTreeMap<PathBuf, String> {
         &self.files
@@ -223,6 +259,7 @@ impl Outputs {
     pub fn extend(&mut self, other: Outputs) -> &mut Self {
         self.files.extend(other.files);
         self.owned.extend(other.owned);
+        self.errors.extend(other.errors);
         self
     }
 
@@ -249,7 +286,11 @@ impl Outputs {
     }
 
     /// Writes every stale or missing file and removes every extra one; answers what changed.
+    /// Writes nothing when planning found an error (see [`Outputs::errors`]).
     pub fn write(&self) -> Result<Vec<(PathBuf, Change)>, Error> {
+        if let Some(e) = self.errors().into_iter().next() {
+            return Err(e);
+        }
         let changes = self.differences();
         for (path, change) in &changes {
             let abs = self.root.join(path);
@@ -272,6 +313,12 @@ impl Outputs {
     /// stale, missing or extra file and the `command` that regenerates them), reporting on
     /// stderr. Answers the exit code: 0 when written or fresh, 1 otherwise.
     pub fn run(&self, check: bool, command: &str) -> i32 {
+        if !self.errors.is_empty() {
+            for e in self.errors() {
+                eprintln!("codegen: {e}");
+            }
+            return 1;
+        }
         if check {
             let changes = self.differences();
             if changes.is_empty() {
@@ -368,7 +415,7 @@ mod tests {
         let mut ts = TsOptions::new("@x/app", "APP");
         ts.base_packages.insert(
             "base".into(),
-            typescript::BasePackage::new("@x/base", "BASE", "file:../base"),
+            typescript::BasePackage::new("@x/base", "BASE", "^1.2.0").dev_version("file:../base"),
         );
         let mut out = Outputs::new(&root);
         out.package(&app, "pkg", &ts)
@@ -384,10 +431,19 @@ mod tests {
             !tables.contains("'a.get'"),
             "no base name is copied: {tables}"
         );
-        let package = std::fs::read_to_string(root.join("pkg/package.json")).unwrap();
+        let package: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(root.join("pkg/package.json")).unwrap())
+                .unwrap();
+        // The base and zod: peers with a range (one copy, the consumer's), pinned for the
+        // package's own build.
+        assert_eq!(package["peerDependencies"]["@x/base"], "^1.2.0");
+        assert_eq!(package["devDependencies"]["@x/base"], "file:../base");
+        assert_eq!(package["peerDependencies"]["zod"], typescript::ZOD_RANGE);
+        assert_eq!(package["devDependencies"]["zod"], typescript::ZOD_VERSION);
+        assert!(package.get("dependencies").is_none(), "{package}");
         assert!(
-            package.contains("\"@x/base\": \"file:../base\""),
-            "{package}"
+            package.get("license").is_none(),
+            "no license of ours: {package}"
         );
 
         write(&root, "pkg/src/tables.ts", "// edited\n");
@@ -407,6 +463,106 @@ mod tests {
         assert_eq!(out.run(false, "cargo xtask codegen"), 0);
         assert!(!root.join("pkg/src/gone.ts").exists());
         assert!(root.join("pkg/src/client.ts").exists());
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    /// An app whose package.json already has its own keys.
+    fn app_with_package_json(name: &str, package_json: &str) -> (PathBuf, Outputs) {
+        let root = temp(name);
+        write(&root, "app/b.contract", "struct Doc { id: string }\n");
+        write(&root, "pkg/package.json", package_json);
+        let app = Protocol::load("app", root.join("app")).unwrap();
+        let mut out = Outputs::new(&root);
+        out.package(&app, "pkg", &TsOptions::new("@x/app", "APP"));
+        (root, out)
+    }
+
+    #[test]
+    fn an_apps_own_package_json_keys_are_kept_and_ours_replaced() {
+        let (root, out) = app_with_package_json(
+            "keep",
+            r#"{
+  "name": "@x/old-name",
+  "license": "ISC",
+  "author": "Ada <ada@example.com>",
+  "repository": { "type": "git", "url": "https://example.com/app.git" },
+  "keywords": ["documents"],
+  "files": ["CHANGELOG.md", "src"],
+  "scripts": { "lint": "eslint .", "build": "old" },
+  "dependencies": { "left-pad": "1.3.0", "zod": "3.0.0" },
+  "exports": "./old.js",
+  "zzz-custom": 1
+}
+"#,
+        );
+        assert!(out.errors().is_empty());
+        assert_eq!(out.run(false, "cargo xtask codegen"), 0);
+        let text = std::fs::read_to_string(root.join("pkg/package.json")).unwrap();
+        let p: serde_json::Value = serde_json::from_str(&text).unwrap();
+        // The app's own keys, as they were.
+        assert_eq!(p["license"], "ISC");
+        assert_eq!(p["author"], "Ada <ada@example.com>");
+        assert_eq!(p["repository"]["url"], "https://example.com/app.git");
+        assert_eq!(p["keywords"], serde_json::json!(["documents"]));
+        assert_eq!(p["zzz-custom"], 1);
+        assert_eq!(p["scripts"]["lint"], "eslint .");
+        assert_eq!(
+            p["dependencies"],
+            serde_json::json!({ "left-pad": "1.3.0" })
+        );
+        assert_eq!(
+            p["files"],
+            serde_json::json!(["dist/src", "src", "schema.json", "CHANGELOG.md"])
+        );
+        // Ours, replaced: zod is a peer now, not the app's dependency.
+        assert_eq!(p["name"], "@x/app");
+        assert_eq!(p["scripts"]["build"], "tsc --strict -p tsconfig.json");
+        assert_eq!(p["scripts"]["prepare"], "npm run build");
+        assert_eq!(p["peerDependencies"]["zod"], typescript::ZOD_RANGE);
+        assert_eq!(p["exports"]["."]["types"], "./dist/src/index.d.ts");
+        assert_eq!(p["publishConfig"]["access"], "public");
+        assert_eq!(p["engines"]["node"], typescript::NODE_RANGE);
+        // npm's order: license after description, `types` before `default`, ours before the
+        // app's scripts, unknown keys last.
+        let at = |needle: &str| {
+            text.find(needle)
+                .unwrap_or_else(|| panic!("{needle}: {text}"))
+        };
+        assert!(at("\"description\"") < at("\"license\""));
+        assert!(at("\"license\"") < at("\"type\": \"module\""));
+        assert!(at("\"types\": \"./dist/src/index.d.ts\"") < at("\"default\""));
+        assert!(at("\"prepare\"") < at("\"lint\""));
+        assert!(at("\"devDependencies\"") < at("\"zzz-custom\""));
+        // Written once, fresh after: the kept keys are read back the same.
+        assert!(out.differences().is_empty());
+        let (_, again) = app_with_package_json("keep-again", &text);
+        assert_eq!(again.files(), out.files());
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_package_json_that_is_not_json_is_an_error_and_nothing_is_written() {
+        let (root, out) =
+            app_with_package_json("broken", "{\n  \"license\": \"ISC\",\n  nope\n}\n");
+        let errors: Vec<String> = out.errors().iter().map(ToString::to_string).collect();
+        assert_eq!(errors.len(), 1);
+        assert!(
+            errors[0].starts_with(&format!(
+                "{}:3:3: ",
+                Path::new("pkg/package.json").display()
+            )),
+            "{errors:?}"
+        );
+        assert!(out.write().is_err());
+        assert_eq!(out.run(false, "cargo xtask codegen"), 1);
+        assert_eq!(out.run(true, "cargo xtask codegen"), 1);
+        assert!(!root.join("pkg/src").exists(), "nothing written");
+        assert!(
+            std::fs::read_to_string(root.join("pkg/package.json"))
+                .unwrap()
+                .contains("nope"),
+            "the app's file is left as it was"
+        );
         let _ = std::fs::remove_dir_all(&root);
     }
 

@@ -21,7 +21,7 @@
 use contracts_codegen::corpus;
 use contracts_codegen::emit::docs::{self, DocsOptions};
 use contracts_codegen::emit::json_schema::{self, JsonSchemaOptions};
-use contracts_codegen::emit::typescript::{self, BasePackage, TsAlias, TsOptions};
+use contracts_codegen::emit::typescript::{self, BasePackage, PeerDependency, TsAlias, TsOptions};
 use contracts_codegen::generate::{Outputs, Protocol};
 use contracts_codegen::load::{LoadOptions, load_dir};
 use contracts_codegen::model::Model;
@@ -54,6 +54,21 @@ pub fn targets() -> Vec<Target> {
         "./client.js".into(),
         "./thread.js".into(),
     ];
+    // The Node WebSocket port (`src/node.ts`) is its own entry point: only it needs `ws`.
+    agent.entry_points = vec!["node".into()];
+    agent.peer_dependencies.insert(
+        "ws".into(),
+        PeerDependency {
+            range: typescript::WS_RANGE.into(),
+            optional: true,
+        },
+    );
+    for (name, version) in [
+        ("ws", typescript::WS_VERSION),
+        ("@types/ws", typescript::TYPES_WS_VERSION),
+    ] {
+        agent.dev_dependencies.insert(name.into(), version.into());
+    }
     agent.has_tests = true;
     // The shared-corpus runner (tests/corpus/runner.mjs, through test/corpus.test.ts) checks
     // the JSON Schema with ajv, resolved from the package.
@@ -70,6 +85,9 @@ pub fn targets() -> Vec<Target> {
         .dev_dependencies
         .insert("ajv".into(), typescript::AJV_VERSION.into());
 
+    for ts in [&mut agent, &mut connect] {
+        ts.files = LICENSE_FILES.iter().map(|f| (*f).to_owned()).collect();
+    }
     vec![
         Target {
             protocol: "agent",
@@ -83,6 +101,10 @@ pub fn targets() -> Vec<Target> {
         },
     ]
 }
+
+/// The license files at the workspace root that every package of `targets` ships, copied
+/// into it by codegen (npm packs only what is under the package's directory).
+const LICENSE_FILES: &[&str] = &["LICENSE-MIT", "LICENSE-APACHE"];
 
 /// The directories whose `@generated` files codegen owns (an extra one there is stale).
 fn owned_dirs(targets: &[Target]) -> Vec<PathBuf> {
@@ -118,8 +140,22 @@ pub fn plan(root: &Path, targets: &[Target]) -> Result<BTreeMap<PathBuf, String>
         }
         let model = load(root, t.protocol)?;
         let pkg = Path::new(t.package_dir);
-        for f in typescript::emit(&model, &t.ts) {
+        // The package's own keys of package.json (its license) are kept.
+        let package_json = pkg.join("package.json");
+        let existing = match std::fs::read_to_string(root.join(&package_json)) {
+            Ok(text) => Some(
+                typescript::package::parse_existing(&text)
+                    .map_err(|e| format!("{}:{e}", package_json.display()))?,
+            ),
+            Err(_) => None,
+        };
+        for f in typescript::emit_with(&model, &t.ts, existing.as_ref()) {
             files.insert(pkg.join(&f.path), f.contents);
+        }
+        for name in &t.ts.files {
+            let text = std::fs::read_to_string(root.join(name))
+                .map_err(|e| format!("{name}: {e} (every package ships it)"))?;
+            files.insert(pkg.join(name), text);
         }
         let js = JsonSchemaOptions {
             id: Some(format!(
@@ -158,23 +194,24 @@ fn example_app(root: &Path) -> Result<Outputs, String> {
         "examples/documents-app/docs/documents.md",
         &ts,
     );
+    if let Some(e) = out.errors().into_iter().next() {
+        return Err(e.to_string());
+    }
     Ok(out)
 }
 
 /// Where the example app's package goes.
 const EXAMPLE_APP_PACKAGE: &str = "examples/documents-app/bindings/documents-contracts";
 
-/// The example app's package options: the agent package is a dependency by path.
+/// The example app's package options: the agent package is a peer, built and tested against
+/// by path (it is not published).
 fn example_app_ts() -> TsOptions {
     let mut ts = TsOptions::new("@adecore/documents-contracts", "DOCUMENTS");
     ts.description = "The documents example app: its tables beside the agent ones, its parse functions and typed client.".into();
     ts.base_packages.insert(
         "agent".into(),
-        BasePackage::new(
-            "@adecore/agent-contracts",
-            "AGENT",
-            "file:../../../../bindings/agent-contracts",
-        ),
+        BasePackage::new("@adecore/agent-contracts", "AGENT", "^0.1.0")
+            .dev_version("file:../../../../bindings/agent-contracts"),
     );
     ts.extra_exports = vec!["./client.js".into()];
     ts

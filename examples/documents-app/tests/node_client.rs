@@ -1,4 +1,5 @@
-//! The node client (`client/`, the app's TypeScript package over `ws`) against the Rust host:
+//! The node client (`client/`: the app's TypeScript package over the agent package's Node
+//! WebSocket port, `@adecore/agent-contracts/node`) against the Rust host:
 //! it calls `chat.create`, `chat.list`, `document.write`, `document.read` and
 //! `document.attachToChat`, and receives `chat.status` and `document.changed`.
 //!

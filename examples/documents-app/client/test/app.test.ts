@@ -14,7 +14,7 @@ import {
     type DocumentsEventPayload,
     type DocumentsEventType,
 } from '@adecore/documents-contracts';
-import { openPort } from '../src/port.js';
+import { connectNodePort } from '@adecore/agent-contracts/node';
 
 const url = process.env.DOCUMENTS_URL;
 
@@ -37,7 +37,7 @@ test('the app table holds the agent names and the app names', () => {
 });
 
 test('agent and app requests and events over one WebSocket', { skip: url === undefined && 'DOCUMENTS_URL is not set' }, async () => {
-    const port = await openPort(url!);
+    const port = await connectNodePort(url!);
     const client = createDocumentsClient(port);
     try {
         // An agent request and event: chat.create makes every client hear chat.status.
