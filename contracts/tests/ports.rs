@@ -1,12 +1,15 @@
 //! The frame ports: each passes frames both ways, stops on unsubscribe, refuses what is too
-//! large without stopping, and hands garbage on as text for the receiver to judge.
+//! large without stopping, and hands garbage on as text for the receiver to judge. The byte
+//! ports bound their outgoing queue and close a slow consumer with the reason; the WebSocket
+//! port answers a frame too large before it closes, pings, and closes an idle peer.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use contracts::port::{
-    DEFAULT_MAX_FRAME_SIZE, FramePort, FramePortExt, FrameReceiver, FrameTooLarge, Incoming,
-    NdjsonOptions, NdjsonPort, Outgoing, SendError, WebSocketOptions, WebSocketPort, memory_pair,
+    CloseReason, DEFAULT_MAX_FRAME_SIZE, FramePort, FramePortExt, FrameReceiver, FrameTooLarge,
+    Incoming, NdjsonOptions, NdjsonPort, Outgoing, QueueFull, SendError, WebSocketOptions,
+    WebSocketPort, memory_pair,
 };
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
@@ -360,8 +363,8 @@ async fn websocket_raw(
 }
 
 /// The next message that is not a ping or pong.
-async fn next_message(
-    client: &mut tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>,
+async fn next_message<S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin>(
+    client: &mut tokio_tungstenite::WebSocketStream<S>,
 ) -> Option<Result<Message, tungstenite::Error>> {
     tokio::time::timeout(WAIT, client.next())
         .await
@@ -515,4 +518,209 @@ async fn a_broken_connection_ends_the_port() {
     // Drop the TCP connection without a close handshake.
     drop(client);
     assert_eq!(next(&mut frames).await, None);
+}
+
+/// A server port and a raw client over a socket that buffers little, so a client that does
+/// not read pushes back on the server soon.
+async fn websocket_raw_small_buffer(
+    options: &WebSocketOptions,
+) -> (WebSocketPort, tokio_tungstenite::WebSocketStream<TcpStream>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server_options = options.clone();
+    let server = tokio::spawn(async move {
+        let (stream, _) = listener.accept().await.unwrap();
+        WebSocketPort::accept(stream, &server_options)
+            .await
+            .unwrap()
+    });
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let stream = socket.connect(addr).await.unwrap();
+    let (client, _) = tokio_tungstenite::client_async(format!("ws://{addr}/"), stream)
+        .await
+        .unwrap();
+    (server.await.unwrap(), client)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn websocket_answers_after_an_oversized_message_then_closes_with_1009() {
+    let options = WebSocketOptions::default().max_frame_size(1024);
+    let (server, mut client) = websocket_raw(&options).await;
+    let mut frames = server.receiver();
+    client
+        .send(Message::text(format!("\"{}\"", "x".repeat(2000))))
+        .await
+        .unwrap();
+    assert!(matches!(
+        next(&mut frames).await,
+        Some(Incoming::TooLarge(_))
+    ));
+    assert_eq!(next(&mut frames).await, None);
+    // Delivery ended, but the answer still goes out, before the close.
+    server.send_json(&json!("refused")).unwrap();
+    server.close();
+    match next_message(&mut client).await {
+        Some(Ok(Message::Text(text))) => assert_eq!(text.as_str(), "\"refused\""),
+        other => panic!("expected the answer first, got {other:?}"),
+    }
+    match next_message(&mut client).await {
+        Some(Ok(Message::Close(Some(close)))) => assert_eq!(close.code, CloseCode::Size),
+        other => panic!("expected a close with 1009, got {other:?}"),
+    }
+    assert!(matches!(
+        server.close_reason(),
+        Some(CloseReason::TooLarge(FrameTooLarge {
+            size: 2002,
+            limit: 1024
+        }))
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn websocket_closes_a_slow_consumer_with_the_reason() {
+    let options = WebSocketOptions::default()
+        .max_frame_size(64 * 1024)
+        .max_queued_bytes(256 * 1024);
+    let (server, mut client) = websocket_raw_small_buffer(&options).await;
+    let frame = format!("\"{}\"", "x".repeat(16 * 1024));
+    // The client reads nothing: the socket fills, then the queue. Bounded: at most 4096
+    // frames (64 MiB) before the test fails.
+    let mut sent = 0;
+    let refused = loop {
+        assert!(sent < 4096, "the queue never filled");
+        tokio::time::sleep(Duration::from_micros(200)).await;
+        match server.send(Outgoing::Text(frame.clone())) {
+            Ok(()) => sent += 1,
+            Err(error) => break error,
+        }
+    };
+    let SendError::SlowConsumer(full) = refused else {
+        panic!("expected a slow consumer, got {refused:?}");
+    };
+    assert_eq!(full.limit, 256 * 1024);
+    assert!(full.queued > full.limit);
+    assert_eq!(server.close_reason(), Some(CloseReason::SlowConsumer(full)));
+    assert!(server.queued_bytes() == 0, "the queue was dropped");
+    assert!(matches!(
+        server.send(Outgoing::Text("1".into())),
+        Err(SendError::Closed)
+    ));
+    // Reading now, the client gets what the socket held, then the close with the reason.
+    let close = loop {
+        match next_message(&mut client).await {
+            Some(Ok(Message::Text(_))) => {}
+            Some(Ok(Message::Close(close))) => break close,
+            other => panic!("expected frames then a close, got {other:?}"),
+        }
+    };
+    let close = close.expect("a close frame with a reason");
+    assert_eq!(close.code, CloseCode::Policy);
+    assert!(
+        close.reason.starts_with("slow consumer"),
+        "{}",
+        close.reason
+    );
+    tokio::time::timeout(WAIT, server.closed()).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn websocket_coalesced_frames_replace_the_waiting_one() {
+    let options = WebSocketOptions::default().max_queued_bytes(8 * 1024 * 1024);
+    let (server, mut client) = websocket_raw_small_buffer(&options).await;
+    let filler = format!("\"{}\"", "f".repeat(64 * 1024));
+    // Fill the socket so frames stay queued, then send 100 statuses for one key.
+    for _ in 0..64 {
+        server.send(Outgoing::Text(filler.clone())).unwrap();
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    for n in 0..100 {
+        server
+            .send_coalesced("status", Outgoing::Text(format!("{{\"status\":{n}}}")))
+            .unwrap();
+    }
+    server.send_json(&json!("end")).unwrap();
+    let mut statuses = Vec::new();
+    loop {
+        match next_message(&mut client).await {
+            Some(Ok(Message::Text(text))) if text.as_str() == "\"end\"" => break,
+            Some(Ok(Message::Text(text))) if text.as_str().starts_with("{") => {
+                statuses.push(text.as_str().to_owned());
+            }
+            Some(Ok(Message::Text(_))) => {}
+            other => panic!("expected frames, got {other:?}"),
+        }
+    }
+    // The newest always arrives; the ones still queued when it came were dropped.
+    assert_eq!(statuses.last().map(String::as_str), Some("{\"status\":99}"));
+    assert!(statuses.len() < 10, "{} statuses arrived", statuses.len());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn websocket_pings_and_closes_an_idle_peer() {
+    let options = WebSocketOptions::default()
+        .heartbeat(Duration::from_millis(50))
+        .idle_timeout(Duration::from_millis(300));
+    // A client that does not read never answers the pings.
+    let (server, mut client) = websocket_raw(&options).await;
+    tokio::time::timeout(WAIT, server.closed()).await.unwrap();
+    assert_eq!(
+        server.close_reason(),
+        Some(CloseReason::Idle(Duration::from_millis(300)))
+    );
+    let mut pings = 0;
+    loop {
+        match next_message(&mut client).await {
+            Some(Ok(Message::Ping(_))) => pings += 1,
+            Some(Ok(Message::Close(close))) => {
+                assert_eq!(close.expect("a close frame").code, CloseCode::Away);
+                break;
+            }
+            // The server is gone: answering a ping late fails.
+            Some(Err(tungstenite::Error::Io(_))) | None => break,
+            other => panic!("expected pings then a close, got {other:?}"),
+        }
+    }
+    assert!(pings >= 2, "{pings} pings");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn websocket_a_peer_that_answers_pings_stays() {
+    let options = WebSocketOptions::default()
+        .heartbeat(Duration::from_millis(30))
+        .idle_timeout(Duration::from_millis(200));
+    let (server, client) = websocket_pair(&options).await;
+    // The client port reads, so tungstenite answers every ping.
+    let _frames = client.receiver();
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert!(!server.is_closed(), "closed: {:?}", server.close_reason());
+    let mut at_client = client.receiver();
+    server.send_json(&json!("still here")).unwrap();
+    assert_eq!(next_value(&mut at_client).await, json!("still here"));
+}
+
+#[tokio::test]
+async fn ndjson_stops_a_slow_consumer() {
+    let options = NdjsonOptions::default()
+        .max_frame_size(1024)
+        .max_queued_bytes(4096);
+    // A pipe of 64 bytes that nobody reads.
+    let (near, _far) = tokio::io::duplex(64);
+    let port = NdjsonPort::new(near, &options);
+    let frame = format!("\"{}\"", "x".repeat(500));
+    let mut refused = None;
+    for _ in 0..100 {
+        if let Err(error) = port.send(Outgoing::Text(frame.clone())) {
+            refused = Some(error);
+            break;
+        }
+        tokio::task::yield_now().await;
+    }
+    let Some(SendError::SlowConsumer(QueueFull { limit: 4096, .. })) = refused else {
+        panic!("expected a slow consumer, got {refused:?}");
+    };
+    assert!(matches!(
+        port.close_reason(),
+        Some(CloseReason::SlowConsumer(_))
+    ));
 }

@@ -17,15 +17,48 @@
 //! - Frames wait in the transport while nobody listens, so none is lost between making a port
 //!   and subscribing to it (as a `MessagePort` queues until started).
 //!   A socket is not read meanwhile, so its pings wait too: subscribe soon after making a port.
-//! - Sending never waits: frames queue without bound in front of the port's writer task, as
-//!   `send` returns nothing in the spec. A host that must bound its memory per client watches
-//!   its own queue.
+//! - Sending never waits, as `send` returns nothing in the spec: frames queue in front of the
+//!   port's writer task. The byte ports bound that queue by bytes ([`Limits`]): a send that
+//!   would go over it is refused with [`SendError::SlowConsumer`] and the port closes, telling
+//!   the peer why ([`CloseReason::SlowConsumer`]), so one peer that does not read costs at most
+//!   the bound. The in-memory pair does not bound its queue (both ends are in one process).
+//! - [`FramePort::send_coalesced`] sends a frame that replaces the one with the same key still
+//!   waiting in the queue (whole-state frames such as a status: a peer that is behind gets the
+//!   newest only, so what it costs does not grow with how far behind it is).
+//! - A port that ends says why: `close_reason` on the byte ports answers a [`CloseReason`]
+//!   (the peer, a close here, a slow consumer, an idle timeout, a frame too large, an error).
 //! - When a port stops delivering for good (the peer left, an error, a close), it drops every
 //!   listener. So a listener that owns a channel sender tells its receiver that the port ended:
 //!   that is how `FrameReceiver::recv` answers `None`.
 //! - A frame over the size limit ([`DEFAULT_MAX_FRAME_SIZE`] unless configured) is refused
-//!   without buffering all of it and reported as [`Incoming::TooLarge`]. Bad input never panics
-//!   and never stops a port; a broken peer ends it cleanly.
+//!   without buffering all of it and reported as [`Incoming::TooLarge`]; the port still sends
+//!   for a while after it (a WebSocket cannot read on past it), so the receiver can answer
+//!   with a failure before the connection closes. Bad input never panics and never stops a
+//!   port; a broken peer ends it cleanly.
+//! - One [`Limits`] value is the setting a server shares between its ports and whatever
+//!   makes its frames (the agent `Hub` cuts its pages to the same `max_frame_size`).
+//!
+//! # Using the limits (a server)
+//!
+//! ```no_run
+//! # async fn run(stream: tokio::net::TcpStream) -> Result<(), Box<dyn std::error::Error>> {
+//! use contracts::port::{CloseReason, FramePort, Limits, Outgoing, WebSocketOptions, WebSocketPort};
+//! use std::time::Duration;
+//!
+//! let limits = Limits { max_frame_size: 1 << 20, max_queued_bytes: 8 << 20 };
+//! let options = WebSocketOptions::default()
+//!     .limits(limits)
+//!     .heartbeat(Duration::from_secs(15))
+//!     .idle_timeout(Duration::from_secs(45));
+//! let port = WebSocketPort::accept(stream, &options).await?;
+//! // A status frame that replaces the one for the same chat still waiting.
+//! port.send_coalesced("status:c1", Outgoing::Text(r#"{"type":"x"}"#.into()))?;
+//! port.closed().await;
+//! if let Some(CloseReason::SlowConsumer(full)) = port.close_reason() {
+//!     eprintln!("dropped a slow client: {full}");
+//! }
+//! # Ok(()) }
+//! ```
 //!
 //! # Ports
 //!
@@ -49,6 +82,8 @@ mod memory;
 #[cfg(feature = "ndjson")]
 mod ndjson;
 #[cfg(feature = "tokio")]
+mod queue;
+#[cfg(feature = "tokio")]
 mod receiver;
 #[cfg(feature = "websocket")]
 mod websocket;
@@ -65,6 +100,36 @@ pub use websocket::{WebSocketError, WebSocketOptions, WebSocketPort};
 /// The size limit of one frame when none is configured: 1 MiB of JSON text.
 pub const DEFAULT_MAX_FRAME_SIZE: usize = 1024 * 1024;
 
+/// The bound of a port's outgoing queue when none is configured: 8 MiB of frames not yet
+/// written, eight frames of the largest size.
+pub const DEFAULT_MAX_QUEUED_BYTES: usize = 8 * 1024 * 1024;
+
+/// The limits a server shares between its ports and what makes its frames.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// The largest frame accepted or sent, in bytes of JSON text.
+    pub max_frame_size: usize,
+    /// The most bytes of frames a port queues for its peer before it closes as a slow
+    /// consumer's. At least `max_frame_size`, so one frame of the largest size always fits.
+    pub max_queued_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_frame_size: DEFAULT_MAX_FRAME_SIZE,
+            max_queued_bytes: DEFAULT_MAX_QUEUED_BYTES,
+        }
+    }
+}
+
+impl Limits {
+    /// The queue bound in force: never below the frame size limit.
+    pub fn queue_bound(&self) -> usize {
+        self.max_queued_bytes.max(self.max_frame_size)
+    }
+}
+
 /// Two ends that pass frames.
 ///
 /// Implementations must be cheap to call from any thread. When a port stops delivering for
@@ -79,6 +144,15 @@ pub trait FramePort: Send + Sync {
 
     /// Calls `listener` with every frame that arrives until the answered subscription stops.
     fn on_frame(&self, listener: Listener) -> Subscription;
+
+    /// Sends a frame that replaces the frame sent with the same `key` that is still waiting
+    /// to be written (whole-state frames: the peer needs only the newest). The newer frame
+    /// goes after every frame sent before it. A port without a queue sends it as
+    /// [`send`](Self::send) does.
+    fn send_coalesced(&self, key: &str, frame: Outgoing) -> Result<(), SendError> {
+        let _ = key;
+        self.send(frame)
+    }
 
     /// The form of frame this port moves without converting it.
     ///
@@ -96,6 +170,10 @@ impl<P: FramePort + ?Sized> FramePort for Arc<P> {
         (**self).send(frame)
     }
 
+    fn send_coalesced(&self, key: &str, frame: Outgoing) -> Result<(), SendError> {
+        (**self).send_coalesced(key, frame)
+    }
+
     fn on_frame(&self, listener: Listener) -> Subscription {
         (**self).on_frame(listener)
     }
@@ -108,6 +186,10 @@ impl<P: FramePort + ?Sized> FramePort for Arc<P> {
 impl<P: FramePort + ?Sized> FramePort for Box<P> {
     fn send(&self, frame: Outgoing) -> Result<(), SendError> {
         (**self).send(frame)
+    }
+
+    fn send_coalesced(&self, key: &str, frame: Outgoing) -> Result<(), SendError> {
+        (**self).send_coalesced(key, frame)
     }
 
     fn on_frame(&self, listener: Listener) -> Subscription {
@@ -263,6 +345,60 @@ impl fmt::Display for FrameTooLarge {
 
 impl std::error::Error for FrameTooLarge {}
 
+/// A port's outgoing queue over its bound: the peer does not read fast enough.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueueFull {
+    /// The bytes the queue would have held with the refused frame.
+    pub queued: usize,
+    /// The bound in bytes.
+    pub limit: usize,
+}
+
+impl fmt::Display for QueueFull {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "slow consumer: {} bytes queued, the limit is {} bytes",
+            self.queued, self.limit
+        )
+    }
+}
+
+impl std::error::Error for QueueFull {}
+
+/// Why a port stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CloseReason {
+    /// Closed here: `close` or the last drop.
+    Closed,
+    /// The peer closed, or the connection ended from its side.
+    Peer,
+    /// The outgoing queue went over its bound (the peer told: WebSocket close 1008).
+    SlowConsumer(QueueFull),
+    /// Nothing came from the peer (not even a pong) for this long (WebSocket close 1001).
+    Idle(std::time::Duration),
+    /// The peer sent a frame over the limit (WebSocket close 1009).
+    TooLarge(FrameTooLarge),
+    /// The transport failed.
+    Error(String),
+}
+
+impl fmt::Display for CloseReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CloseReason::Closed => f.write_str("closed here"),
+            CloseReason::Peer => f.write_str("closed by the peer"),
+            CloseReason::SlowConsumer(full) => full.fmt(f),
+            CloseReason::Idle(after) => {
+                write!(f, "idle: nothing heard for {} ms", after.as_millis())
+            }
+            CloseReason::TooLarge(too_large) => too_large.fmt(f),
+            CloseReason::Error(error) => write!(f, "transport error: {error}"),
+        }
+    }
+}
+
 /// Why [`Incoming::decode`] failed.
 #[derive(Debug)]
 pub enum DecodeError {
@@ -298,6 +434,8 @@ pub enum SendError {
     Closed,
     /// The frame is larger than the port's limit, so the peer would refuse it.
     TooLarge(FrameTooLarge),
+    /// The outgoing queue went over its bound: the frame was dropped and the port closed.
+    SlowConsumer(QueueFull),
     /// Text for a line-delimited port holds a line break.
     LineBreak,
     /// The frame could not be serialised.
@@ -309,6 +447,7 @@ impl fmt::Display for SendError {
         match self {
             SendError::Closed => f.write_str("the port is closed"),
             SendError::TooLarge(too_large) => too_large.fmt(f),
+            SendError::SlowConsumer(full) => full.fmt(f),
             SendError::LineBreak => {
                 f.write_str("a frame for a line-delimited port holds a line break")
             }
@@ -321,6 +460,7 @@ impl std::error::Error for SendError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             SendError::TooLarge(too_large) => Some(too_large),
+            SendError::SlowConsumer(full) => Some(full),
             SendError::Encode(error) => Some(error),
             _ => None,
         }

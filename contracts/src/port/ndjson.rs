@@ -7,42 +7,48 @@
 //! The two directions end apart. The end of input (or a read error) ends delivery, so listeners
 //! are dropped, but frames can still be sent until [`NdjsonPort::close`], the last drop, or a
 //! write error: `cat requests | host` still gets its replies.
+//!
+//! Frames wait in a queue bounded by bytes ([`Limits::max_queued_bytes`]); over it the port
+//! stops writing at once (a slow consumer) and [`NdjsonPort::close_reason`] says so.
 
 use std::io;
 use std::sync::Arc;
 
+use super::hub::{Hub, hub_port};
+use super::queue::{Next, OutQueue};
+use super::{
+    CloseReason, FramePort, FrameTooLarge, Incoming, Limits, Listener, Outgoing, SendError,
+    Subscription,
+};
 use tokio::io::{
     AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter,
-};
-use tokio::sync::mpsc;
-
-use super::hub::{Hub, hub_port};
-use super::{
-    DEFAULT_MAX_FRAME_SIZE, FramePort, FrameTooLarge, Incoming, Listener, Outgoing, SendError,
-    Subscription,
 };
 
 /// The read buffer's size: lines longer than this stream through it.
 const READ_BUFFER: usize = 64 * 1024;
 
 /// How an [`NdjsonPort`] reads and writes.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct NdjsonOptions {
-    max_frame_size: usize,
-}
-
-impl Default for NdjsonOptions {
-    fn default() -> Self {
-        NdjsonOptions {
-            max_frame_size: DEFAULT_MAX_FRAME_SIZE,
-        }
-    }
+    limits: Limits,
 }
 
 impl NdjsonOptions {
+    /// The size limit and the queue bound, as one setting shared with what makes the frames.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
     /// The largest line accepted or sent, in bytes, without its line break.
     pub fn max_frame_size(mut self, bytes: usize) -> Self {
-        self.max_frame_size = bytes;
+        self.limits.max_frame_size = bytes;
+        self
+    }
+
+    /// The most bytes queued for the peer before the port stops as a slow consumer's.
+    pub fn max_queued_bytes(mut self, bytes: usize) -> Self {
+        self.limits.max_queued_bytes = bytes;
         self
     }
 }
@@ -59,14 +65,8 @@ pub struct NdjsonPort {
 #[derive(Debug)]
 struct Inner {
     hub: Arc<Hub>,
-    writer: mpsc::UnboundedSender<Command>,
+    queue: Arc<OutQueue>,
     max_frame_size: usize,
-}
-
-#[derive(Debug)]
-enum Command {
-    Line(String),
-    Close,
 }
 
 impl NdjsonPort {
@@ -86,20 +86,26 @@ impl NdjsonPort {
         W: AsyncWrite + Unpin + Send + 'static,
     {
         let hub = Hub::new();
-        let (commands, queue) = mpsc::unbounded_channel();
+        let limits = options.limits;
+        let queue = Arc::new(OutQueue::new(limits.queue_bound()));
         tokio::spawn(read_frames(
             BufReader::with_capacity(READ_BUFFER, reader),
             hub.clone(),
-            options.max_frame_size,
+            limits.max_frame_size,
         ));
-        tokio::spawn(write_frames(BufWriter::new(writer), queue));
+        tokio::spawn(write_frames(BufWriter::new(writer), queue.clone()));
         NdjsonPort {
             inner: Arc::new(Inner {
                 hub,
-                writer: commands,
-                max_frame_size: options.max_frame_size,
+                queue,
+                max_frame_size: limits.max_frame_size,
             }),
         }
+    }
+
+    /// Why the port stopped writing, once it did.
+    pub fn close_reason(&self) -> Option<CloseReason> {
+        self.inner.queue.reason()
     }
 }
 
@@ -112,28 +118,33 @@ hub_port! {
 
 impl Inner {
     fn close(&self) {
-        // Queued behind every frame already sent, so those are written first.
-        let _ = self.writer.send(Command::Close);
+        // After every frame already sent, so those are written first.
+        self.queue.close(CloseReason::Closed, true);
         self.hub.close();
     }
-}
 
-impl FramePort for NdjsonPort {
-    fn send(&self, frame: Outgoing) -> Result<(), SendError> {
+    fn push(&self, frame: Outgoing, key: Option<&str>) -> Result<(), SendError> {
         let text = frame.into_text();
-        if text.len() > self.inner.max_frame_size {
+        if text.len() > self.max_frame_size {
             return Err(SendError::TooLarge(FrameTooLarge {
                 size: text.len(),
-                limit: self.inner.max_frame_size,
+                limit: self.max_frame_size,
             }));
         }
         if text.contains(['\n', '\r']) {
             return Err(SendError::LineBreak);
         }
-        self.inner
-            .writer
-            .send(Command::Line(text))
-            .map_err(|_| SendError::Closed)
+        self.queue.push(text, key)
+    }
+}
+
+impl FramePort for NdjsonPort {
+    fn send(&self, frame: Outgoing) -> Result<(), SendError> {
+        self.inner.push(frame, None)
+    }
+
+    fn send_coalesced(&self, key: &str, frame: Outgoing) -> Result<(), SendError> {
+        self.inner.push(frame, Some(key))
     }
 
     fn on_frame(&self, listener: Listener) -> Subscription {
@@ -250,16 +261,33 @@ fn check(line: &[u8], limit: usize) -> Line {
 }
 
 /// Writes queued frames, one per line, until told to close or the port is gone.
-async fn write_frames<W: AsyncWrite + Unpin>(
-    mut writer: BufWriter<W>,
-    mut queue: mpsc::UnboundedReceiver<Command>,
-) {
-    while let Some(Command::Line(text)) = queue.recv().await {
-        if write_line(&mut writer, &text).await.is_err() {
-            return;
-        }
-        // Flush once the queue is drained, so a burst goes out in few writes.
-        if queue.is_empty() && writer.flush().await.is_err() {
+async fn write_frames<W: AsyncWrite + Unpin>(mut writer: BufWriter<W>, queue: Arc<OutQueue>) {
+    loop {
+        let next = tokio::select! {
+            biased;
+            reason = queue.aborted() => Next::Close(reason),
+            next = queue.next() => next,
+        };
+        let text = match next {
+            Next::Frame(text) => text,
+            Next::Close(CloseReason::Closed) => break,
+            // A slow consumer or a failed write: nothing more goes out.
+            Next::Close(_) => return,
+        };
+        let written = tokio::select! {
+            biased;
+            _ = queue.aborted() => return,
+            written = async {
+                write_line(&mut writer, &text).await?;
+                // Flush once the queue is drained, so a burst goes out in few writes.
+                if queue.queued_bytes() == 0 {
+                    writer.flush().await?;
+                }
+                Ok::<(), io::Error>(())
+            } => written,
+        };
+        if let Err(error) = written {
+            queue.close(CloseReason::Error(error.to_string()), false);
             return;
         }
     }

@@ -3,17 +3,26 @@
 //! tungstenite answers pings and close requests. The size limit is set as tungstenite's
 //! `max_message_size` and `max_frame_size`, so an oversized message is refused from its frame
 //! header, before its payload is read. The stream cannot go on past such a message: the port
-//! delivers [`Incoming::TooLarge`], closes with code 1009 (message too big) and ends.
+//! delivers [`Incoming::TooLarge`] and stops delivering, but keeps sending for
+//! [`WebSocketOptions::linger`] (or until closed here), so the receiver can answer with a
+//! failure; then it closes with code 1009 (message too big).
+//!
+//! Frames wait in a queue bounded by bytes ([`Limits::max_queued_bytes`]); over it the port
+//! closes at once with code 1008 and the reason (a slow consumer). With
+//! [`WebSocketOptions::heartbeat`] the port pings the peer at that interval; with
+//! [`WebSocketOptions::idle_timeout`] it closes with code 1001 when nothing (no frame, no
+//! pong) came for that long. [`WebSocketPort::close_reason`] says why the port ended.
 //!
 //! A binary message is delivered as text (U+FFFD for what is not UTF-8), for the receiver to
 //! refuse or accept like any other frame.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
-use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::error::CapacityError;
 use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
 use tokio_tungstenite::tungstenite::http::StatusCode;
@@ -24,34 +33,74 @@ use tokio_tungstenite::tungstenite::{self, Message};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 use super::hub::{Hub, hub_port};
+use super::queue::{Next, OutQueue};
 use super::{
-    DEFAULT_MAX_FRAME_SIZE, FramePort, FrameTooLarge, Incoming, Listener, Outgoing, SendError,
+    CloseReason, FramePort, FrameTooLarge, Incoming, Limits, Listener, Outgoing, SendError,
     Subscription,
 };
+
+/// How long a close frame may take to go out before the connection is dropped anyway.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// The error of a WebSocket handshake.
 pub type WebSocketError = tungstenite::Error;
 
-/// How a [`WebSocketPort`] connects, accepts and limits frames.
+/// How a [`WebSocketPort`] connects, accepts, limits frames and watches its peer.
 #[derive(Clone, Debug)]
 pub struct WebSocketOptions {
-    max_frame_size: usize,
+    limits: Limits,
     path: Option<String>,
+    heartbeat: Option<Duration>,
+    idle_timeout: Option<Duration>,
+    linger: Duration,
 }
 
 impl Default for WebSocketOptions {
     fn default() -> Self {
         WebSocketOptions {
-            max_frame_size: DEFAULT_MAX_FRAME_SIZE,
+            limits: Limits::default(),
             path: None,
+            heartbeat: None,
+            idle_timeout: None,
+            linger: Duration::from_secs(2),
         }
     }
 }
 
 impl WebSocketOptions {
+    /// The size limit and the queue bound, as one setting shared with what makes the frames.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
     /// The largest message accepted or sent, in bytes.
     pub fn max_frame_size(mut self, bytes: usize) -> Self {
-        self.max_frame_size = bytes;
+        self.limits.max_frame_size = bytes;
+        self
+    }
+
+    /// The most bytes queued for the peer before the port closes as a slow consumer's.
+    pub fn max_queued_bytes(mut self, bytes: usize) -> Self {
+        self.limits.max_queued_bytes = bytes;
+        self
+    }
+
+    /// Pings the peer at this interval (tungstenite answers the peer's own pings always).
+    pub fn heartbeat(mut self, every: Duration) -> Self {
+        self.heartbeat = Some(every);
+        self
+    }
+
+    /// Closes (1001) when nothing came from the peer, pongs included, for this long.
+    pub fn idle_timeout(mut self, after: Duration) -> Self {
+        self.idle_timeout = Some(after);
+        self
+    }
+
+    /// How long the port keeps sending after the peer sent a frame over the limit.
+    pub fn linger(mut self, after: Duration) -> Self {
+        self.linger = after;
         self
     }
 
@@ -61,11 +110,16 @@ impl WebSocketOptions {
         self
     }
 
+    /// The limits in force.
+    pub fn get_limits(&self) -> Limits {
+        self.limits
+    }
+
     /// The tungstenite config that enforces these options, for a handshake made elsewhere.
     pub fn config(&self) -> WebSocketConfig {
         WebSocketConfig::default()
-            .max_message_size(Some(self.max_frame_size))
-            .max_frame_size(Some(self.max_frame_size))
+            .max_message_size(Some(self.limits.max_frame_size))
+            .max_frame_size(Some(self.limits.max_frame_size))
     }
 }
 
@@ -73,7 +127,8 @@ impl WebSocketOptions {
 ///
 /// Clones are the same port. Must be made within a Tokio runtime: reading and writing run on
 /// tasks of their own. The connection closes on [`close`](Self::close), on the last drop, when
-/// the peer closes, or on an error; then delivery ends and sending fails.
+/// the peer closes, on an error, a slow consumer or an idle timeout; then delivery ends and
+/// sending fails.
 #[derive(Clone, Debug)]
 pub struct WebSocketPort {
     inner: Arc<Inner>,
@@ -82,14 +137,8 @@ pub struct WebSocketPort {
 #[derive(Debug)]
 struct Inner {
     hub: Arc<Hub>,
-    writer: mpsc::UnboundedSender<Command>,
+    queue: Arc<OutQueue>,
     max_frame_size: usize,
-}
-
-#[derive(Debug)]
-enum Command {
-    Text(String),
-    Close(Option<CloseFrame>),
 }
 
 impl WebSocketPort {
@@ -132,24 +181,44 @@ impl WebSocketPort {
     where
         S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
-        let limit = options.max_frame_size;
+        let limits = options.limits;
         let (sink, source) = stream.split();
         let hub = Hub::new();
-        let (commands, queue) = mpsc::unbounded_channel();
+        let queue = Arc::new(OutQueue::new(limits.queue_bound()));
+        let heard = Arc::new(Heard::new());
         tokio::spawn(read_frames(
             source,
             hub.clone(),
-            commands.downgrade(),
-            limit,
+            queue.clone(),
+            heard.clone(),
+            limits.max_frame_size,
+            options.linger,
         ));
-        tokio::spawn(write_frames(sink, queue, hub.clone()));
+        tokio::spawn(write_frames(
+            sink,
+            queue.clone(),
+            hub.clone(),
+            heard,
+            options.heartbeat,
+            options.idle_timeout,
+        ));
         WebSocketPort {
             inner: Arc::new(Inner {
                 hub,
-                writer: commands,
-                max_frame_size: limit,
+                queue,
+                max_frame_size: limits.max_frame_size,
             }),
         }
+    }
+
+    /// Why the port ended (or is ending), once it did.
+    pub fn close_reason(&self) -> Option<CloseReason> {
+        self.inner.queue.reason()
+    }
+
+    /// Bytes of frames waiting to be written.
+    pub fn queued_bytes(&self) -> usize {
+        self.inner.queue.queued_bytes()
     }
 }
 
@@ -162,29 +231,34 @@ hub_port! {
 
 impl Inner {
     fn close(&self) {
-        // Queued behind every frame already sent, so those are written first.
-        let _ = self.writer.send(Command::Close(None));
+        // After every frame already sent, so those are written first.
+        self.queue.close(CloseReason::Closed, true);
         self.hub.close();
+    }
+
+    fn push(&self, frame: Outgoing, key: Option<&str>) -> Result<(), SendError> {
+        // The connection is whole: once it stops sending, nothing is queued.
+        if !self.queue.is_open() {
+            return Err(SendError::Closed);
+        }
+        let text = frame.into_text();
+        if text.len() > self.max_frame_size {
+            return Err(SendError::TooLarge(FrameTooLarge {
+                size: text.len(),
+                limit: self.max_frame_size,
+            }));
+        }
+        self.queue.push(text, key)
     }
 }
 
 impl FramePort for WebSocketPort {
     fn send(&self, frame: Outgoing) -> Result<(), SendError> {
-        // The connection is whole: once it stops delivering, it sends nothing either.
-        if self.inner.hub.is_closed() {
-            return Err(SendError::Closed);
-        }
-        let text = frame.into_text();
-        if text.len() > self.inner.max_frame_size {
-            return Err(SendError::TooLarge(FrameTooLarge {
-                size: text.len(),
-                limit: self.inner.max_frame_size,
-            }));
-        }
-        self.inner
-            .writer
-            .send(Command::Text(text))
-            .map_err(|_| SendError::Closed)
+        self.inner.push(frame, None)
+    }
+
+    fn send_coalesced(&self, key: &str, frame: Outgoing) -> Result<(), SendError> {
+        self.inner.push(frame, Some(key))
     }
 
     fn on_frame(&self, listener: Listener) -> Subscription {
@@ -192,12 +266,40 @@ impl FramePort for WebSocketPort {
     }
 }
 
+/// When the peer was last heard from, in milliseconds since the port was made.
+#[derive(Debug)]
+struct Heard {
+    start: Instant,
+    at: AtomicU64,
+}
+
+impl Heard {
+    fn new() -> Self {
+        Heard {
+            start: Instant::now(),
+            at: AtomicU64::new(0),
+        }
+    }
+
+    fn now(&self) {
+        self.at
+            .store(self.start.elapsed().as_millis() as u64, Ordering::Relaxed);
+    }
+
+    fn silent_for(&self) -> Duration {
+        let at = Duration::from_millis(self.at.load(Ordering::Relaxed));
+        self.start.elapsed().saturating_sub(at)
+    }
+}
+
 /// Reads messages and delivers frames until the connection ends or the port closes.
 async fn read_frames<S>(
     mut source: futures_util::stream::SplitStream<WebSocketStream<S>>,
     hub: Arc<Hub>,
-    writer: mpsc::WeakUnboundedSender<Command>,
+    queue: Arc<OutQueue>,
+    heard: Arc<Heard>,
     limit: usize,
+    linger: Duration,
 ) where
     S: AsyncRead + AsyncWrite + Unpin,
 {
@@ -205,7 +307,9 @@ async fn read_frames<S>(
         let message = tokio::select! {
             message = source.next() => message,
             () = hub.closed() => break,
+            _ = queue.aborted() => break,
         };
+        heard.now();
         let frame = match message {
             Some(Ok(Message::Text(text))) => Incoming::Text(text.as_str().to_owned()),
             Some(Ok(Message::Binary(bytes))) => {
@@ -220,18 +324,26 @@ async fn read_frames<S>(
             Some(Err(tungstenite::Error::Capacity(CapacityError::MessageTooLong {
                 size, ..
             }))) => {
-                let _ = hub
-                    .deliver(Incoming::TooLarge(FrameTooLarge { size, limit }))
-                    .await;
-                if let Some(writer) = writer.upgrade() {
-                    let _ = writer.send(Command::Close(Some(CloseFrame {
-                        code: CloseCode::Size,
-                        reason: "frame too large".into(),
-                    })));
+                let too_large = FrameTooLarge { size, limit };
+                queue.note(CloseReason::TooLarge(too_large));
+                let _ = hub.deliver(Incoming::TooLarge(too_large)).await;
+                hub.close();
+                // Sending goes on a while, for the receiver's answer; then the close (1009).
+                tokio::select! {
+                    () = tokio::time::sleep(linger) => {}
+                    _ = queue.aborted() => {}
                 }
+                queue.close(CloseReason::TooLarge(too_large), true);
+                return;
+            }
+            None => {
+                queue.close(CloseReason::Peer, false);
                 break;
             }
-            None | Some(Err(_)) => break,
+            Some(Err(error)) => {
+                queue.close(CloseReason::Error(error.to_string()), false);
+                break;
+            }
         };
         if !hub.deliver(frame).await {
             break;
@@ -240,33 +352,103 @@ async fn read_frames<S>(
     hub.close();
 }
 
-/// Writes queued frames until told to close, the port is gone, or the connection ends.
+/// The close frame that tells the peer `reason`; `None` when nothing is to be sent.
+fn close_frame(reason: &CloseReason) -> Option<Option<CloseFrame>> {
+    let frame = |code, reason: String| {
+        Some(Some(CloseFrame {
+            code,
+            reason: reason.into(),
+        }))
+    };
+    match reason {
+        CloseReason::Closed => Some(None),
+        CloseReason::SlowConsumer(full) => frame(CloseCode::Policy, full.to_string()),
+        CloseReason::Idle(_) => frame(CloseCode::Away, reason.to_string()),
+        CloseReason::TooLarge(_) => frame(CloseCode::Size, "frame too large".to_owned()),
+        CloseReason::Peer | CloseReason::Error(_) => None,
+    }
+}
+
+/// Sends one message unless the queue aborts first; answers whether it went out.
+async fn send_unless_aborted<S>(
+    sink: &mut futures_util::stream::SplitSink<WebSocketStream<S>, Message>,
+    queue: &OutQueue,
+    message: Message,
+) -> bool
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    tokio::select! {
+        biased;
+        _ = queue.aborted() => false,
+        sent = sink.send(message) => match sent {
+            Ok(()) => true,
+            Err(error) => {
+                queue.close(CloseReason::Error(error.to_string()), false);
+                false
+            }
+        },
+    }
+}
+
+/// Writes queued frames, pings and checks the peer is alive, until the queue closes.
 async fn write_frames<S>(
     mut sink: futures_util::stream::SplitSink<WebSocketStream<S>, Message>,
-    mut queue: mpsc::UnboundedReceiver<Command>,
+    queue: Arc<OutQueue>,
     hub: Arc<Hub>,
+    heard: Arc<Heard>,
+    heartbeat: Option<Duration>,
+    idle_timeout: Option<Duration>,
 ) where
     S: AsyncRead + AsyncWrite + Unpin,
 {
+    let period = match (heartbeat, idle_timeout) {
+        (Some(beat), Some(idle)) => Some(beat.min(idle / 2)),
+        (Some(beat), None) => Some(beat),
+        (None, Some(idle)) => Some(idle / 2),
+        (None, None) => None,
+    }
+    .map(|period| period.max(Duration::from_millis(1)));
+    let mut ticks = period.map(|period| {
+        let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        ticks
+    });
     loop {
-        let command = tokio::select! {
-            // Frames queued before a close are written first.
-            biased;
-            command = queue.recv() => command,
-            () = hub.closed() => break,
-        };
-        match command {
-            Some(Command::Text(text)) => {
-                if sink.send(Message::text(text)).await.is_err() {
-                    break;
+        let tick = async {
+            match &mut ticks {
+                Some(ticks) => {
+                    ticks.tick().await;
                 }
+                None => std::future::pending().await,
             }
-            Some(Command::Close(frame)) => {
-                let _ = sink.send(Message::Close(frame)).await;
-                break;
+        };
+        let next = tokio::select! {
+            biased;
+            reason = queue.aborted() => Next::Close(reason),
+            next = queue.next() => next,
+            () = tick => {
+                if let Some(idle) = idle_timeout
+                    && heard.silent_for() > idle
+                {
+                    queue.close(CloseReason::Idle(idle), false);
+                    continue;
+                }
+                if heartbeat.is_some() {
+                    let _ = send_unless_aborted(&mut sink, &queue, Message::Ping(Default::default())).await;
+                }
+                continue;
             }
-            None => {
-                let _ = sink.send(Message::Close(None)).await;
+        };
+        match next {
+            Next::Frame(text) => {
+                let _ = send_unless_aborted(&mut sink, &queue, Message::text(text)).await;
+            }
+            Next::Close(reason) => {
+                if let Some(frame) = close_frame(&reason) {
+                    let _ =
+                        tokio::time::timeout(CLOSE_TIMEOUT, sink.send(Message::Close(frame))).await;
+                }
                 break;
             }
         }
