@@ -157,9 +157,10 @@ enum Place {
     Event,
 }
 
-/// Rule: attributes are among `deprecated`, `legacy`, `open`, `direction`, `accepts` and
-/// `table`, each written once, with a value when it needs one, where it means something
-/// (`#[legacy]` on an enum value, `#[open]` on an enum, `#[table]` on a field). A `direction`
+/// Rule: attributes are among `deprecated`, `legacy`, `open`, `stored`, `direction`, `accepts`
+/// and `table`, each written once, with a value when it needs one, where it means something
+/// (`#[legacy]` on an enum value, `#[open]` on an enum, `#[stored]` on a declaration, `#[table]`
+/// on a field). A `direction`
 /// is one of the three; a `table` is written `requests[<field>]` or `events[<field>]`.
 fn attributes_are_known_and_placed(attrs: &Attrs, place: Place, diags: &mut Diagnostics) {
     let mut seen: HashMap<&str, &Loc> = HashMap::new();
@@ -175,6 +176,14 @@ fn attributes_are_known_and_placed(attrs: &Attrs, place: Place, diags: &mut Diag
             "deprecated" => (false, true, true),
             "legacy" => (false, false, place == Place::EnumValue),
             "open" => (false, false, place == Place::Enum),
+            "stored" => (
+                false,
+                false,
+                matches!(
+                    place,
+                    Place::Alias | Place::Struct | Place::Enum | Place::Union
+                ),
+            ),
             "table" => (true, true, place == Place::Field),
             "direction" | "accepts" => (
                 true,
@@ -184,7 +193,7 @@ fn attributes_are_known_and_placed(attrs: &Attrs, place: Place, diags: &mut Diag
             _ => {
                 diags.error(
                     &a.name.loc,
-                    format!("unknown attribute `{name}`: expected `deprecated`, `legacy`, `open`, `direction`, `accepts` or `table`"),
+                    format!("unknown attribute `{name}`: expected `deprecated`, `legacy`, `open`, `stored`, `direction`, `accepts` or `table`"),
                 );
                 continue;
             }
@@ -193,6 +202,7 @@ fn attributes_are_known_and_placed(attrs: &Attrs, place: Place, diags: &mut Diag
             let where_ = match name {
                 "legacy" => "only on an enum value",
                 "open" => "only on an enum",
+                "stored" => "only on a declaration (a type, a struct, an enum or a union)",
                 "table" => "only on a field",
                 _ => "on declarations, variants, requests and events, not on fields or enum values",
             };

@@ -335,6 +335,7 @@ fn meta(attrs: &Attrs) -> Meta {
         match a.name.text.as_str() {
             "deprecated" => meta.deprecated = Some(value.unwrap_or_default()),
             "legacy" => meta.legacy = true,
+            "stored" => meta.stored = true,
             "direction" => meta.direction = value.as_deref().and_then(direction),
             "accepts" => meta.accepts = value,
             "table" => meta.table = value.as_deref().and_then(table_key),

@@ -72,6 +72,9 @@ pub struct Meta {
     pub direction: Option<Direction>,
     /// `#[accepts = "events"]`: the capability a peer must announce to receive this frame.
     pub accepts: Option<String>,
+    /// `#[stored]` on a declaration: values of it are persisted and read back later by new code
+    /// (a thread's items), so the differ judges it, and every type in it, both ways.
+    pub stored: bool,
     /// `#[table = "requests[type]"]` on an `unknown` field: its value is the payload of the
     /// entry of a table (`requests` or `events`) named by a sibling string field (`type`).
     /// The Rust emitter reads the payload by that name in the same pass as the frame.

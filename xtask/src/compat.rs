@@ -1,14 +1,17 @@
 //! `cargo xtask compat`: compare the schema at a git revision with the working tree.
 //!
 //! ```text
-//! cargo xtask compat [--base REV] [--schema DIR]... [--base-protocol NAME=DIR]...
+//! cargo xtask compat [--base REV] [--schema [NAME=]DIR]... [--base-protocol NAME=DIR]...
 //!                    [--format text|json] [--acknowledged FILE]
-//! cargo xtask compat --bless [--schema DIR]...
+//! cargo xtask compat --bless [--schema [NAME=]DIR]...
 //! ```
 //!
 //! Every `.contract` file of each schema directory is read at REV (`git ls-tree`, `git show`) and
 //! in the working tree, both are loaded, and `compat::diff` judges the difference. A directory
-//! that does not exist at REV is new: everything in it is compatible.
+//! that does not exist at REV is new: everything in it is compatible. One that exists at REV and
+//! not in the working tree (deleted or renamed) is a removed protocol, a breaking finding: the
+//! directories checked by default are those of the working tree and of the base together.
+//! A protocol is named after its directory unless `NAME=` says otherwise (an app's `schema/`).
 //!
 //! Without `--base`, the base is, in order:
 //! 1. the published contracts in `schema/compat-baseline.json`, a snapshot of every schema file
@@ -43,9 +46,11 @@ pub struct Args {
     /// origin/main, else HEAD).
     #[arg(long, value_name = "REV")]
     pub base: Option<String>,
-    /// A schema directory to check; repeatable (default: every directory under `schema/`).
-    #[arg(long = "schema", value_name = "DIR")]
-    pub schemas: Vec<PathBuf>,
+    /// A schema directory to check, as `DIR` or `NAME=DIR` when the protocol is not named after
+    /// its directory (an app's `documents=examples/documents-app/schema`); repeatable (default:
+    /// every directory under `schema/`, in the working tree or at the base).
+    #[arg(long = "schema", value_name = "[NAME=]DIR")]
+    pub schemas: Vec<String>,
     /// A protocol the checked schema builds on, as `NAME=DIR` (an app's `agent=schema/agent`).
     /// It is read at the base revision too when it exists there.
     #[arg(long = "base-protocol", value_name = "NAME=DIR")]
@@ -151,7 +156,7 @@ fn short(commit: &str) -> &str {
 /// Run the whole check; `Err` is a usage, git or schema error (exit 2).
 pub fn check(root: &Path, args: &Args) -> Result<Outcome, String> {
     let base = resolve_base(root, args.base.as_deref())?;
-    let dirs = schema_dirs(root, &args.schemas)?;
+    let targets = targets(root, &base, &args.schemas)?;
     let mut bases_head: Vec<Arc<Model>> = Vec::new();
     let mut bases_rev: Vec<Arc<Model>> = Vec::new();
     for spec in &args.base_protocols {
@@ -161,6 +166,11 @@ pub fn check(root: &Path, args: &Args) -> Result<Outcome, String> {
             ));
         };
         let rel = relative(root, Path::new(dir))?;
+        if !root.join(&rel).is_dir() {
+            return Err(format!(
+                "compat: the base protocol `{name}` has no directory {rel} in the working tree"
+            ));
+        }
         let head = load_tree(root, name, &rel, &bases_head)?;
         let rev_files = base_files(root, &base, &rel)?;
         // A base protocol missing at REV is taken from the working tree: the app is what changed.
@@ -175,22 +185,33 @@ pub fn check(root: &Path, args: &Args) -> Result<Outcome, String> {
     }
     let mut results = Vec::new();
     let mut files = Vec::new();
-    for rel in &dirs {
-        let name = rel.rsplit('/').next().unwrap_or(rel).to_string();
-        let head = load_tree(root, &name, rel, &bases_head)?;
+    for Target { name, rel } in &targets {
+        let empty = || Model {
+            name: name.clone(),
+            ..Model::default()
+        };
+        // A directory gone from the working tree is an empty protocol: the differ reports it
+        // removed.
+        let head = if root.join(rel).is_dir() {
+            load_tree(root, name, rel, &bases_head)?
+        } else {
+            Model {
+                bases: bases_head.clone(),
+                ..empty()
+            }
+        };
         let old_files = base_files(root, &base, rel)?;
         let old = if old_files.is_empty() {
             // The directory is new at head: everything in it is new, and compatible.
             Model {
-                name: name.clone(),
                 bases: bases_rev.clone(),
-                ..Model::default()
+                ..empty()
             }
         } else {
             let at = format!("{} ({})", base.rev, short(&base.commit));
-            load(&name, old_files, &bases_rev, &at)?
+            load(name, old_files, &bases_rev, &at)?
         };
-        results.push((name, compat::diff(&old, &head)));
+        results.push((name.clone(), compat::diff(&old, &head)));
         files.extend(head.files.iter().cloned());
     }
     let (acks, ack_file) = read_acks(root, args.acknowledged.as_deref())?;
@@ -201,6 +222,97 @@ pub fn check(root: &Path, args: &Args) -> Result<Outcome, String> {
         files,
         ack_file,
     })
+}
+
+/// One protocol to check: its name and its directory relative to the root.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Target {
+    name: String,
+    rel: String,
+}
+
+/// The protocols to check: the given `[NAME=]DIR`s, or every directory under `schema/` in the
+/// working tree or at the base (a directory deleted or renamed since the base is checked too).
+fn targets(root: &Path, base: &Base, given: &[String]) -> Result<Vec<Target>, String> {
+    let mut out = Vec::new();
+    for spec in given {
+        let (name, dir) = match spec.split_once('=') {
+            Some((n, d)) => (Some(n.to_string()), d),
+            None => (None, spec.as_str()),
+        };
+        let rel = relative(root, Path::new(dir))?;
+        if !root.join(&rel).is_dir() && base_files(root, base, &rel)?.is_empty() {
+            return Err(format!(
+                "compat: {dir}: no schema directory there, in the working tree or at {}",
+                base.rev
+            ));
+        }
+        out.push(Target {
+            name: protocol_name(name, &rel)?,
+            rel,
+        });
+    }
+    if !given.is_empty() {
+        return Ok(out);
+    }
+    let mut dirs = schema_dirs(root, &[])?;
+    dirs.extend(base_dirs(root, base)?);
+    dirs.sort();
+    dirs.dedup();
+    if dirs.is_empty() {
+        return Err("compat: no schema directories under schema/, here or at the base".into());
+    }
+    dirs.into_iter()
+        .map(|rel| {
+            Ok(Target {
+                name: protocol_name(None, &rel)?,
+                rel,
+            })
+        })
+        .collect()
+}
+
+/// The protocol's name: the one given, else its directory's. A directory called `schema` (an
+/// app's) names no protocol: the caller must.
+fn protocol_name(given: Option<String>, rel: &str) -> Result<String, String> {
+    if let Some(n) = given {
+        return Ok(n);
+    }
+    let last = rel.rsplit('/').next().unwrap_or(rel);
+    if last == "schema" {
+        return Err(format!(
+            "compat: the directory {rel} does not name its protocol; give it: --schema NAME={rel}"
+        ));
+    }
+    Ok(last.to_string())
+}
+
+/// The directories under `schema/` at the base (the snapshot's or the revision's) that hold a
+/// `.contract` file.
+fn base_dirs(root: &Path, base: &Base) -> Result<Vec<String>, String> {
+    let paths: Vec<String> = match &base.snapshot {
+        Some(files) => files.keys().cloned().collect(),
+        None => git(
+            root,
+            &["ls-tree", "-r", "--name-only", &base.commit, "--", "schema"],
+        )?
+        .lines()
+        .map(str::to_string)
+        .collect(),
+    };
+    let mut out: Vec<String> = paths
+        .iter()
+        .filter(|p| p.ends_with(".contract"))
+        .filter_map(|p| {
+            let mut parts = p.split('/');
+            match (parts.next(), parts.next(), parts.next()) {
+                (Some("schema"), Some(dir), Some(_)) => Some(format!("schema/{dir}")),
+                _ => None,
+            }
+        })
+        .collect();
+    out.dedup();
+    Ok(out)
 }
 
 /// The revision to compare with: `--base`, the committed baseline, the merge base with
@@ -285,11 +397,19 @@ fn default_base(root: &Path) -> Result<(String, String), String> {
     ))
 }
 
-/// The schema directories, relative to the root with `/`: the given ones, or every directory
-/// under `schema/`.
-fn schema_dirs(root: &Path, given: &[PathBuf]) -> Result<Vec<String>, String> {
+/// The schema directories of the working tree, relative to the root with `/`: the given ones
+/// (`[NAME=]DIR`), or every directory under `schema/`.
+fn schema_dirs(root: &Path, given: &[String]) -> Result<Vec<String>, String> {
     if !given.is_empty() {
-        return given.iter().map(|d| relative(root, d)).collect();
+        return given
+            .iter()
+            .map(|d| {
+                relative(
+                    root,
+                    Path::new(d.split_once('=').map_or(d.as_str(), |x| x.1)),
+                )
+            })
+            .collect();
     }
     let mut out = Vec::new();
     let entries = std::fs::read_dir(root.join("schema"))
@@ -300,13 +420,11 @@ fn schema_dirs(root: &Path, given: &[PathBuf]) -> Result<Vec<String>, String> {
         }
     }
     out.sort();
-    if out.is_empty() {
-        return Err("compat: no schema directories under schema/".into());
-    }
     Ok(out)
 }
 
-/// `dir` relative to the root, with `/` separators; it must lie inside the repository.
+/// `dir` relative to the root, with `/` separators; it must lie inside the repository. It need
+/// not exist (a deleted directory is checked against the base).
 fn relative(root: &Path, dir: &Path) -> Result<String, String> {
     let abs = if dir.is_absolute() {
         dir.to_path_buf()
@@ -315,9 +433,7 @@ fn relative(root: &Path, dir: &Path) -> Result<String, String> {
             .map_err(|e| e.to_string())?
             .join(dir)
     };
-    let abs = abs
-        .canonicalize()
-        .map_err(|e| format!("compat: {}: {e}", dir.display()))?;
+    let abs = real_path(&abs).map_err(|e| format!("compat: {}: {e}", dir.display()))?;
     let root = root.canonicalize().map_err(|e| e.to_string())?;
     let rel = abs.strip_prefix(&root).map_err(|_| {
         format!(
@@ -337,6 +453,34 @@ fn relative(root: &Path, dir: &Path) -> Result<String, String> {
         ));
     }
     Ok(parts.join("/"))
+}
+
+/// `path` with symbolic links resolved as far as it exists, and `.` and `..` applied to the
+/// rest.
+fn real_path(path: &Path) -> std::io::Result<PathBuf> {
+    use std::path::Component;
+    let mut existing = path.to_path_buf();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        match (existing.file_name(), existing.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name.to_os_string());
+                existing = parent.to_path_buf();
+            }
+            _ => break,
+        }
+    }
+    let mut out = existing.canonicalize()?;
+    for part in rest.iter().rev() {
+        match Path::new(part).components().next() {
+            Some(Component::ParentDir) => {
+                out.pop();
+            }
+            Some(Component::CurDir) => {}
+            _ => out.push(part),
+        }
+    }
+    Ok(out)
 }
 
 /// Load the working tree's `rel` with `load_dir`, paths shown relative to the root.
@@ -369,7 +513,7 @@ fn base_files(root: &Path, base: &Base, rel: &str) -> Result<Vec<SourceFile>, St
 
 /// Writes the working tree's schema files (every directory under `schema/`, or the given
 /// ones) as the published baseline. Answers how many files it holds.
-fn bless(root: &Path, given: &[PathBuf]) -> Result<usize, String> {
+fn bless(root: &Path, given: &[String]) -> Result<usize, String> {
     // Directories not blessed now keep what was published for them.
     let dirs = schema_dirs(root, given)?;
     let mut files = std::fs::read_to_string(root.join(SNAPSHOT_FILE))
@@ -377,9 +521,19 @@ fn bless(root: &Path, given: &[PathBuf]) -> Result<usize, String> {
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
         .and_then(|v| v["files"].as_object().cloned())
         .unwrap_or_default();
-    files.retain(|path, _| !dirs.iter().any(|d| path.starts_with(&format!("{d}/"))));
+    // Blessing everything publishes the working tree's directories only (a deleted one goes).
+    let whole = if given.is_empty() {
+        vec!["schema".to_string()]
+    } else {
+        dirs.clone()
+    };
+    files.retain(|path, _| !whole.iter().any(|d| path.starts_with(&format!("{d}/"))));
     for rel in dirs {
-        let mut stack = vec![root.join(&rel)];
+        // A directory deleted from the working tree is published deleted.
+        let mut stack: Vec<PathBuf> = Some(root.join(&rel))
+            .filter(|d| d.is_dir())
+            .into_iter()
+            .collect();
         while let Some(dir) = stack.pop() {
             let entries =
                 std::fs::read_dir(&dir).map_err(|e| format!("compat: {}: {e}", dir.display()))?;
@@ -549,7 +703,7 @@ mod tests {
             out.report
                 .items
                 .iter()
-                .any(|r| r.finding.rule == "event-added")
+                .any(|r| r.finding.rule.id == "event-added")
         );
         let _ = std::fs::remove_dir_all(&root);
     }
@@ -601,7 +755,8 @@ mod tests {
         );
         // Blessing one directory keeps what was published for the others.
         write(&root, &[("schema/other/x.contract", V1)]);
-        bless(&root, &[root.join("schema/other")]).unwrap_or_else(|e| panic!("{e}"));
+        bless(&root, &[root.join("schema/other").display().to_string()])
+            .unwrap_or_else(|e| panic!("{e}"));
         let published = std::fs::read_to_string(root.join(SNAPSHOT_FILE)).unwrap_or_default();
         assert!(
             published.contains("schema/demo/api.contract"),
@@ -646,7 +801,7 @@ mod tests {
         write(&root, &[("schema/demo/api.contract", &more)]);
         let a = Args {
             base: Some("HEAD".into()),
-            schemas: vec![root.join("app/schema")],
+            schemas: vec![format!("note={}", root.join("app/schema").display())],
             base_protocols: vec![format!("demo={}", root.join("schema/demo").display())],
             ..Args::default()
         };
@@ -656,10 +811,69 @@ mod tests {
             .report
             .items
             .iter()
-            .map(|r| (r.protocol.as_str(), r.finding.rule))
+            .map(|r| (r.protocol.as_str(), r.finding.rule.id))
             .collect();
-        assert_eq!(f, vec![("schema", "enum-value-added")]);
+        // Named by the protocol's name, not by its directory `schema`.
+        assert_eq!(f, vec![("note", "enum-value-added")]);
         assert!(out.report.is_breaking());
+        // Without a name, a directory called `schema` names no protocol: a usage error.
+        let unnamed = Args {
+            schemas: vec![root.join("app/schema").display().to_string()],
+            ..a
+        };
+        let err = check(&root, &unnamed).err().unwrap_or_default();
+        assert!(err.contains("--schema NAME=app/schema"), "{err}");
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_deleted_or_renamed_directory_is_a_removed_protocol() {
+        let root = repo("deleted", &[("schema/demo/api.contract", V1)]);
+        bless(&root, &[]).unwrap_or_else(|e| panic!("{e}"));
+        // Renamed: the new directory is new, the old one removed, against the published
+        // baseline and against a revision.
+        std::fs::rename(root.join("schema/demo"), root.join("schema/demo2"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        for base in [None, Some("HEAD")] {
+            let out = check(&root, &args(base)).unwrap_or_else(|e| panic!("{e}"));
+            let removed: Vec<_> = out
+                .report
+                .items
+                .iter()
+                .filter(|r| r.breaks())
+                .map(|r| {
+                    (
+                        r.protocol.as_str(),
+                        r.finding.rule.id,
+                        r.finding.loc.to_string(),
+                    )
+                })
+                .collect();
+            assert_eq!(
+                removed,
+                vec![("demo", "protocol-removed", "schema:0:0".to_string())],
+                "{base:?}"
+            );
+        }
+        // Deleted, and named with --schema: a finding, not an I/O error.
+        std::fs::remove_dir_all(root.join("schema/demo2")).unwrap_or_default();
+        std::fs::create_dir_all(root.join("schema/other")).unwrap_or_default();
+        write(&root, &[("schema/other/x.contract", V1)]);
+        let a = Args {
+            base: Some("HEAD".into()),
+            schemas: vec![root.join("schema/demo").display().to_string()],
+            ..Args::default()
+        };
+        let out = check(&root, &a).unwrap_or_else(|e| panic!("{e}"));
+        assert!(out.report.is_breaking());
+        assert_eq!(out.report.items[0].finding.rule.id, "protocol-removed");
+        // A directory that is nowhere is a usage error saying so.
+        let a = Args {
+            schemas: vec![root.join("schema/nowhere").display().to_string()],
+            ..a
+        };
+        let err = check(&root, &a).err().unwrap_or_default();
+        assert!(err.contains("no schema directory there"), "{err}");
         let _ = std::fs::remove_dir_all(&root);
     }
 

@@ -4,7 +4,7 @@
 //! cargo xtask codegen [--check]        regenerate every generated file; --check: fail if stale
 //! cargo xtask check [DIR] [--base NAME=DIR]
 //!                                      parse and check a schema directory, print diagnostics
-//! cargo xtask compat [--base REV] [--schema DIR] [--format text|json] [--bless]
+//! cargo xtask compat [--base REV] [--schema [NAME=]DIR] [--format text|json] [--bless]
 //! cargo xtask validate --protocol agent|connect --as KIND [--type NAME]
 //! cargo xtask test                     every test: Rust, TypeScript, end to end
 //! ```

@@ -116,7 +116,7 @@ pub fn acknowledge(results: Vec<(String, Vec<Finding>)>, acks: &[Ack]) -> Report
     for (protocol, findings) in results {
         for finding in findings {
             let hit = acks.iter().position(|a| {
-                a.rule == finding.rule
+                a.rule == finding.rule.id
                     && a.subject == finding.subject
                     && a.protocol.as_ref().is_none_or(|p| *p == protocol)
             });
@@ -128,7 +128,7 @@ pub fn acknowledge(results: Vec<(String, Vec<Finding>)>, acks: &[Ack]) -> Report
             };
             if let Some(i) = hit {
                 used[i] = true;
-                let never = rules::find(item.finding.rule).is_some_and(|r| r.never_acknowledged);
+                let never = item.finding.rule.never_acknowledged;
                 if never {
                     item.refused_ack = true;
                 } else if item.finding.level == Level::Error {

@@ -4,8 +4,9 @@
 //! locations, field order and the order of enum values and tagged variants do not count; aliases
 //! are transparent. The differ uses it for two things: finding a renamed field (same type) and
 //! the fail-closed net (a root whose fingerprint changed with no finding is `unmodelled-change`).
+//! Bounds the type implies and the spelling of a default do not count either ([`kinds`]).
 
-use super::{DefKey, def_key, resolve};
+use super::{DefKey, def_key, kinds, resolve};
 use crate::model::{Limits, Literal, Model, Ty, TyKind, TypeDef, TypeDefKind, UnionTag};
 use std::collections::HashMap;
 use std::collections::hash_map::DefaultHasher;
@@ -32,15 +33,15 @@ impl Printer {
     /// The fingerprint and the lowest stack index a back reference in it points at.
     fn ty_inner(&mut self, m: &Model, ty: &Ty) -> (String, usize) {
         match &ty.kind {
-            TyKind::String(l) => (format!("s{}", limits(l)), usize::MAX),
+            TyKind::String(l) => (format!("s{}", limits(&kinds::lengths(l))), usize::MAX),
             TyKind::Boolean => ("b".into(), usize::MAX),
-            TyKind::Int(l) => (format!("i{}", limits(l)), usize::MAX),
+            TyKind::Int(l) => (format!("i{}", limits(&kinds::ints(l))), usize::MAX),
             TyKind::Number(l) => (format!("n{}", limits(l)), usize::MAX),
             TyKind::Unknown => ("u".into(), usize::MAX),
             TyKind::Literal(l) => (format!("l:{}", literal(l)), usize::MAX),
             TyKind::Array(t, l) => {
                 let (s, low) = self.ty_inner(m, t);
-                (format!("[{s}]{}", limits(l)), low)
+                (format!("[{s}]{}", limits(&kinds::lengths(l))), low)
             }
             TyKind::Map(t) => {
                 let (s, low) = self.ty_inner(m, t);
@@ -84,7 +85,7 @@ impl Printer {
                     let default = f
                         .default
                         .as_ref()
-                        .map(|d| format!("={d}"))
+                        .map(|d| format!("={}", kinds::value(d)))
                         .unwrap_or_default();
                     fields.push(format!("{:?}{opt}{default}:{t}", f.name));
                 }

@@ -2,7 +2,9 @@
 //!
 //! ```text
 //! diff(base, head) -> [Finding]          walk::Differ pairs requests, events and named types
-//!     reach::directions                  which way each named type travels
+//!     rules                              the catalogue: every rule's verdict per direction
+//!     reach::directions                  which way each named type travels (`#[stored]`: both)
+//!     kinds                              canonical limits and defaults, kind subsets
 //!     fingerprint                        the fail-closed net: any wire difference with no finding
 //! acknowledge(findings, entries)         the checked-in list of accepted breaks
 //! render::text / render::json            rustc-like text, JSON for CI
@@ -14,6 +16,7 @@
 
 pub mod ack;
 pub mod fingerprint;
+pub mod kinds;
 pub mod reach;
 pub mod render;
 pub mod rules;
@@ -63,8 +66,9 @@ pub fn direction_str(dir: Direction) -> &'static str {
 /// One difference between base and head, judged.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
-    /// The rule id, kebab-case (`enum-value-added`); see [`rules::RULES`].
-    pub rule: &'static str,
+    /// The rule, from the catalogue [`rules::RULES`].
+    pub rule: &'static rules::Rule,
+    /// The rule's level for `direction`.
     pub level: Level,
     /// The way the changed type travels.
     pub direction: Direction,
@@ -81,7 +85,7 @@ pub struct Finding {
 /// Compare `base` with `head` and judge every difference on the wire.
 pub fn diff(base: &Model, head: &Model) -> Vec<Finding> {
     let mut out = walk::Differ::new(base, head).run();
-    out.sort_by(|a, b| (&a.loc, a.rule, &a.subject).cmp(&(&b.loc, b.rule, &b.subject)));
+    out.sort_by(|a, b| (&a.loc, a.rule.id, &a.subject).cmp(&(&b.loc, b.rule.id, &b.subject)));
     out.dedup();
     out
 }

@@ -1,8 +1,11 @@
 //! Reachability: which way each named type travels.
 //!
 //! Request payloads travel client -> host; results and events host -> client; a type with a
-//! `#[direction]` attribute (on the type or on a union variant) travels the way it says. A type reached from both sides travels both
-//! ways. A type reached from nothing is absent from the map; the differ judges it as both.
+//! `#[direction]` attribute (on the type or on a union variant) travels the way it says. A type
+//! reached from both sides travels both ways, and so does a `#[stored]` type and every type in
+//! it: records written with the old contract are read back by new code, and new records by old
+//! code, wherever the type travels. A type reached from nothing is absent from the map; the
+//! differ judges it as both.
 
 use super::{DefKey, def_key, resolve};
 use crate::model::{Direction, Model, Ty, TyKind, TypeDefKind};
@@ -60,6 +63,9 @@ pub fn directions(model: &Model) -> Directions {
         if let Some(dir) = t.meta.direction {
             mark(model, key.clone(), t, to_bits(dir), &mut d);
         }
+        if t.meta.stored {
+            mark(model, key.clone(), t, IN | OUT, &mut d);
+        }
         // A frame union's variants say which way each travels; the union travels all of them.
         if let TypeDefKind::Union(u) = &t.kind {
             let bits = u
@@ -72,7 +78,18 @@ pub fn directions(model: &Model) -> Directions {
             }
         }
     }
+    stored_in_bases(&model.bases, &mut d);
     d
+}
+
+/// The `#[stored]` types of the base protocols travel both ways too.
+fn stored_in_bases(bases: &[std::sync::Arc<Model>], d: &mut Directions) {
+    for b in bases {
+        for t in b.types.iter().filter(|t| t.meta.stored) {
+            mark(b, def_key(b, &t.name), t, IN | OUT, d);
+        }
+        stored_in_bases(&b.bases, d);
+    }
 }
 
 fn walk(m: &Model, ty: &Ty, bits: u8, d: &mut Directions) {

@@ -29,7 +29,7 @@ pub fn reported(r: &Reported, files: &[SourceFile]) -> String {
     } else {
         f.level.as_str()
     };
-    let mut out = format!("{head}[{}]: {}\n", f.rule, f.message);
+    let mut out = format!("{head}[{}]: {}\n", f.rule.id, f.message);
     let width = if f.loc.line == 0 {
         1
     } else {
@@ -51,7 +51,11 @@ pub fn reported(r: &Reported, files: &[SourceFile]) -> String {
         let _ = writeln!(out, "{pad} = note: acknowledged: {reason}");
     }
     if r.refused_ack {
-        let _ = writeln!(out, "{pad} = note: `{}` can never be acknowledged", f.rule);
+        let _ = writeln!(
+            out,
+            "{pad} = note: `{}` can never be acknowledged",
+            f.rule.id
+        );
     }
     let _ = writeln!(out, "{pad} = help: {}", f.hint);
     out.push('\n');
@@ -126,7 +130,7 @@ pub fn json(report: &Report) -> serde_json::Value {
             let f = &r.finding;
             serde_json::json!({
                 "protocol": r.protocol,
-                "rule": f.rule,
+                "rule": f.rule.id,
                 "level": f.level.as_str(),
                 "breaking": r.breaks(),
                 "acknowledged": r.acknowledged,

@@ -1,179 +1,1125 @@
-//! The rule catalogue: every rule id the differ can report, with its verdict per direction.
+//! The rule catalogue, the authority on every verdict the differ gives.
 //!
-//! The verdict is the level a finding gets when the changed type travels client -> host, host ->
-//! client, or both ways (the stricter of the two). `docs/compat-rules.md` explains each rule; a
-//! test keeps the two in step.
+//! One typed item per rule: its id, its verdict (level and help line) when the changed type
+//! travels client -> host and host -> client, whether an acknowledgement may silence it, and an
+//! example (a base and a head schema) that a test runs through the differ. Detection code names a
+//! rule ([`Rule`] constants below) and never picks a level: [`verdict`] does, from the way the
+//! type travels. A change whose verdict would depend on the case is split into rules that do not
+//! (`enum-value-added` and `open-enum-value-added`). The rules section of `docs/compat-rules.md`
+//! is rendered from this catalogue ([`markdown`]) and a test keeps it in step.
 
 use super::Level;
 use crate::model::Direction;
+use std::fmt::Write as _;
 
-/// One rule: its id, a one-line summary and its verdict per direction.
+/// The level and the help line of a rule for one direction.
 #[derive(Clone, Copy, Debug)]
+pub struct Verdict {
+    pub level: Level,
+    /// What to do when it breaks, why it is fine when it does not.
+    pub hint: &'static str,
+}
+
+/// A base and a head schema on which the rule fires.
+#[derive(Clone, Copy, Debug)]
+pub struct Example {
+    pub base: &'static str,
+    pub head: &'static str,
+}
+
+/// One rule of the catalogue.
+#[derive(Debug)]
 pub struct Rule {
     /// The kebab-case id shown as `error[id]`.
     pub id: &'static str,
-    /// What the rule reports.
+    /// What the rule reports, one line.
     pub summary: &'static str,
-    /// The level when the type travels client -> host only.
-    pub client_to_host: Level,
-    /// The level when the type travels host -> client only.
-    pub host_to_client: Level,
+    /// Why it is judged so, for the docs.
+    pub detail: &'static str,
+    /// The verdict when the type travels client -> host.
+    pub input: Verdict,
+    /// The verdict when the type travels host -> client.
+    pub output: Verdict,
     /// True when an entry in the acknowledged list may not silence it.
     pub never_acknowledged: bool,
+    pub example: Example,
 }
 
-use Level::{Error as E, Info as I, Warning as W};
-
-const fn rule(
-    id: &'static str,
-    summary: &'static str,
-    client_to_host: Level,
-    host_to_client: Level,
-) -> Rule {
-    Rule {
-        id,
-        summary,
-        client_to_host,
-        host_to_client,
-        never_acknowledged: false,
+impl PartialEq for Rule {
+    fn eq(&self, other: &Rule) -> bool {
+        self.id == other.id
     }
 }
 
-/// Every rule, in the order `docs/compat-rules.md` lists them.
-pub const RULES: &[Rule] = &[
-    rule(
-        "request-removed",
-        "a request name left the request table",
-        E,
-        E,
-    ),
-    rule(
-        "request-added",
-        "a new request name (old clients never send it)",
-        I,
-        I,
-    ),
-    rule("event-removed", "an event name left the event table", E, E),
-    rule(
-        "event-added",
-        "a new event name (old clients receive a name they do not know)",
-        W,
-        W,
-    ),
-    rule(
-        "union-variant-added",
-        "a tagged union gained a variant (a new item kind)",
-        I,
-        E,
-    ),
-    rule("union-variant-removed", "a union lost a variant", E, E),
-    rule("enum-value-added", "an enum gained a value", I, E),
-    rule("enum-value-removed", "an enum lost a value", E, E),
-    Rule {
-        id: "legacy-value-removed",
-        summary: "a `#[legacy]` enum value was dropped (never allowed)",
-        client_to_host: E,
-        host_to_client: E,
-        never_acknowledged: true,
-    },
-    rule("field-removed", "a field left an object", E, E),
-    rule(
-        "field-renamed",
-        "a field was removed and one of the same type added in the same object",
-        E,
-        E,
-    ),
-    rule(
-        "field-added-required",
-        "an object gained a required field",
-        E,
-        E,
-    ),
-    rule(
-        "field-added-optional",
-        "an object gained an optional field",
-        I,
-        I,
-    ),
-    rule(
-        "optional-to-required",
-        "an optional field became required",
-        E,
-        W,
-    ),
-    rule(
-        "required-to-optional",
-        "a required field became optional",
-        I,
-        E,
-    ),
-    rule(
-        "nullability-changed",
-        "a type started or stopped admitting null",
-        E,
-        E,
-    ),
-    rule("type-changed", "a type became another kind of type", E, E),
-    rule(
-        "constraint-tightened",
-        "a limit now refuses values it accepted",
-        E,
-        I,
-    ),
-    rule(
-        "constraint-loosened",
-        "a limit now accepts values it refused",
-        I,
-        E,
-    ),
-    rule(
-        "default-changed",
-        "the default of an optional field changed",
-        E,
-        E,
-    ),
-    rule(
-        "union-tag-changed",
-        "a union's tag key changed, or it became (un)tagged",
-        E,
-        E,
-    ),
-    rule(
-        "union-variants-reordered",
-        "an untagged union's variants were reordered (the first match wins)",
-        E,
-        E,
-    ),
-    rule(
-        "definition-removed",
-        "a named type left the schema (apps import types by name)",
-        E,
-        E,
-    ),
-    rule(
-        "unmodelled-change",
-        "a wire difference the differ does not model (fail closed)",
-        E,
-        E,
-    ),
-];
+impl Eq for Rule {}
+
+use Level::{Error as E, Info as I, Warning as W};
+
+const fn v(level: Level, hint: &'static str) -> Verdict {
+    Verdict { level, hint }
+}
+
+const fn ex(base: &'static str, head: &'static str) -> Example {
+    Example { base, head }
+}
+
+/// The verdict of `rule` for a type travelling `dir`: both ways takes the stricter one (the
+/// input's when they are equal).
+pub fn verdict(rule: &Rule, dir: Direction) -> Verdict {
+    match dir {
+        Direction::ClientToServer => rule.input,
+        Direction::ServerToClient => rule.output,
+        Direction::Both if rule.output.level > rule.input.level => rule.output,
+        Direction::Both => rule.input,
+    }
+}
+
+/// The level of `rule` for a type travelling `dir`.
+pub fn level(rule: &Rule, dir: Direction) -> Level {
+    verdict(rule, dir).level
+}
 
 /// The rule called `id`.
 pub fn find(id: &str) -> Option<&'static Rule> {
-    RULES.iter().find(|r| r.id == id)
+    RULES.iter().copied().find(|r| r.id == id)
 }
 
-/// The level of `id` for a type travelling `dir`: both ways takes the stricter verdict.
-pub fn level(id: &str, dir: Direction) -> Level {
-    let Some(r) = find(id) else { return E };
-    verdict(r.client_to_host, r.host_to_client, dir)
+const KEEP_REQUEST: &str =
+    "old clients still send it; keep it (mark it `#[deprecated]`) until no client does";
+const KEEP_EVENT: &str = "old clients may wait for it; keep sending it (mark it `#[deprecated]`)";
+const KEEP_STORED: &str =
+    "old clients and stored data still carry it; keep it (mark it `#[deprecated]`)";
+const SAME_WAY: &str = "peers on both sides must agree who receives it; keep it as it was, or add a new entry with the new gate";
+
+/// A small protocol both sides of many examples share.
+macro_rules! p {
+    ($($s:literal),* $(,)?) => { concat!($($s, "\n"),*) };
 }
 
-/// The level for a change judged `c2h` on input and `h2c` on output, for a type travelling `dir`.
-pub fn verdict(c2h: Level, h2c: Level, dir: Direction) -> Level {
-    match dir {
-        Direction::ClientToServer => c2h,
-        Direction::ServerToClient => h2c,
-        Direction::Both => c2h.max(h2c),
+pub const PROTOCOL_REMOVED: Rule = Rule {
+    id: "protocol-removed",
+    summary: "a whole protocol (a schema directory) is gone",
+    detail: "Its directory was deleted or renamed. Clients speak it and apps import it by name \
+             (`use agent::ChatId`); a renamed directory is a new protocol beside a removed one.",
+    input: v(
+        E,
+        "clients speak it and apps import it by name; restore the directory (a rename makes a new protocol)",
+    ),
+    output: v(
+        E,
+        "clients speak it and apps import it by name; restore the directory (a rename makes a new protocol)",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p!["struct P { a: string }", "requests { \"a.get\": P -> P }"],
+        "",
+    ),
+};
+
+pub const REQUEST_REMOVED: Rule = Rule {
+    id: "request-removed",
+    summary: "a request name left the request table",
+    detail: "Old clients still send it.",
+    input: v(E, KEEP_REQUEST),
+    output: v(E, KEEP_REQUEST),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "struct P { a: string }",
+            "requests { \"a.get\": P -> P, \"a.put\": P -> P }"
+        ],
+        p!["struct P { a: string }", "requests { \"a.get\": P -> P }"],
+    ),
+};
+
+pub const REQUEST_RENAMED: Rule = Rule {
+    id: "request-renamed",
+    summary: "a request was removed and one with the same payload and result added",
+    detail: "One finding at the new name instead of a removal and an addition. The name is what \
+             travels: old clients still send the old one.",
+    input: v(
+        E,
+        "old clients still send the old name; keep it beside the new one (mark it `#[deprecated]`)",
+    ),
+    output: v(
+        E,
+        "old clients still send the old name; keep it beside the new one (mark it `#[deprecated]`)",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p!["struct P { a: string }", "requests { \"a.get\": P -> P }"],
+        p!["struct P { a: string }", "requests { \"a.read\": P -> P }"],
+    ),
+};
+
+pub const REQUEST_ADDED: Rule = Rule {
+    id: "request-added",
+    summary: "a new request name",
+    detail: "Old clients never send it; the host answers it for new ones.",
+    input: v(I, "compatible: old clients never send it"),
+    output: v(I, "compatible: old clients never send it"),
+    never_acknowledged: false,
+    example: ex(
+        p!["struct P { a: string }", "requests { \"a.get\": P -> P }"],
+        p![
+            "struct P { a: string }",
+            "requests { \"a.get\": P -> P, \"a.put\": P -> P }"
+        ],
+    ),
+};
+
+pub const EVENT_REMOVED: Rule = Rule {
+    id: "event-removed",
+    summary: "an event name left the event table",
+    detail: "Old clients may wait for it.",
+    input: v(E, KEEP_EVENT),
+    output: v(E, KEEP_EVENT),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "struct S { a: string }",
+            "events { \"s.a\": S, \"s.b\": S }"
+        ],
+        p!["struct S { a: string }", "events { \"s.a\": S }"],
+    ),
+};
+
+pub const EVENT_RENAMED: Rule = Rule {
+    id: "event-renamed",
+    summary: "an event was removed and one with the same payload added",
+    detail: "One finding at the new name. Old clients wait for the old name and ignore the new.",
+    input: v(
+        E,
+        "old clients wait for the old name; keep sending it beside the new one (mark it `#[deprecated]`)",
+    ),
+    output: v(
+        E,
+        "old clients wait for the old name; keep sending it beside the new one (mark it `#[deprecated]`)",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p!["struct S { a: string }", "events { \"s.a\": S }"],
+        p!["struct S { a: string }", "events { \"s.changed\": S }"],
+    ),
+};
+
+pub const EVENT_ADDED: Rule = Rule {
+    id: "event-added",
+    summary: "a new event name, sent to every client",
+    detail: "Compatible: an old client looks the name up in its table and ignores one it does not \
+             know. A warning, since every old client receives it. An `#[accepts]` gate counts \
+             only in a protocol whose clients announce what they accept (see \
+             `event-added-gated`); elsewhere a gated event is this rule.",
+    input: v(
+        W,
+        "old clients ignore an event name they do not know; in a protocol with a handshake, gate it with `#[accepts = \"...\"]`",
+    ),
+    output: v(
+        W,
+        "old clients ignore an event name they do not know; in a protocol with a handshake, gate it with `#[accepts = \"...\"]`",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p!["struct S { a: string }", "events { \"s.a\": S }"],
+        p![
+            "struct S { a: string }",
+            "events { \"s.a\": S, \"s.b\": S }"
+        ],
+    ),
+};
+
+/// A negotiating protocol for the gated examples: its hello announces `accepts`.
+macro_rules! hello {
+    ($($s:literal),* $(,)?) => {
+        p!["struct Hello { accepts?: [string] }", "struct S { a: string }", $($s),*]
+    };
+}
+
+pub const EVENT_ADDED_GATED: Rule = Rule {
+    id: "event-added-gated",
+    summary: "a new event gated by a capability the base never named, in a protocol that negotiates",
+    detail: "The protocol negotiates capabilities (a type sent client -> host has an \
+             `accepts: [string]` field, as connect's hello does) and the event's `#[accepts]` \
+             names a capability no old peer can have announced: only new clients receive it.",
+    input: v(
+        I,
+        "compatible: only clients that announce the new capability receive it",
+    ),
+    output: v(
+        I,
+        "compatible: only clients that announce the new capability receive it",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        hello![
+            "requests { \"hello\": Hello -> S }",
+            "events { \"s.a\": S }"
+        ],
+        hello![
+            "requests { \"hello\": Hello -> S }",
+            "events { \"s.a\": S, #[accepts = \"b\"] \"s.b\": S }"
+        ],
+    ),
+};
+
+pub const GATE_CHANGED: Rule = Rule {
+    id: "gate-changed",
+    summary: "the `#[accepts]` gate of an existing request, event or variant changed",
+    detail: "Who receives it changed: a new gate hides it from old clients that never announce \
+             the capability, a dropped one sends it to clients that did not ask.",
+    input: v(E, SAME_WAY),
+    output: v(E, SAME_WAY),
+    never_acknowledged: false,
+    example: ex(
+        p!["struct S { a: string }", "requests { \"s.get\": S -> S }"],
+        p![
+            "struct S { a: string }",
+            "requests { #[accepts = \"s\"] \"s.get\": S -> S }"
+        ],
+    ),
+};
+
+pub const DIRECTION_CHANGED: Rule = Rule {
+    id: "direction-changed",
+    summary: "the `#[direction]` of a type or a variant changed",
+    detail: "Which side sends it changed, so which peers must read it changed.",
+    input: v(
+        E,
+        "peers built on the old contract send or refuse it as before; keep the direction",
+    ),
+    output: v(
+        E,
+        "peers built on the old contract send or refuse it as before; keep the direction",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "struct S { a: string }",
+            "union F tag \"frame\" { #[direction = \"client-to-server\"] \"s\" => S }"
+        ],
+        p![
+            "struct S { a: string }",
+            "union F tag \"frame\" { #[direction = \"both\"] \"s\" => S }"
+        ],
+    ),
+};
+
+pub const DIRECTION_DECLARED: Rule = Rule {
+    id: "direction-declared",
+    summary: "a type reached from no table was given a `#[direction]`",
+    detail: "Nothing on the wire changed: the base judged the type both ways because nothing said \
+             which way it travels (a frame envelope), and now the schema says.",
+    input: v(
+        I,
+        "compatible: the type is judged by the way it is declared to travel from now on",
+    ),
+    output: v(
+        I,
+        "compatible: the type is judged by the way it is declared to travel from now on",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p!["struct Frame { id: string }"],
+        p!["#[direction = \"client-to-server\"] struct Frame { id: string }"],
+    ),
+};
+
+pub const UNION_VARIANT_ADDED: Rule = Rule {
+    id: "union-variant-added",
+    summary: "a union gained a variant (a new item kind)",
+    detail: "Hosts accept one more kind; a client validating a whole thread refuses it all for one \
+             kind it does not know. A variant's own `#[direction]` decides.",
+    input: v(
+        I,
+        "compatible: the host accepts one more kind, which old clients never send",
+    ),
+    output: v(
+        E,
+        "old clients refuse a whole thread with an item kind they do not know; carry it as an optional field of an existing variant instead",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "union Item tag \"type\" { \"text\" => { text: string } }",
+            "events { \"item\": { item: Item } }"
+        ],
+        p![
+            "union Item tag \"type\" { \"text\" => { text: string }, \"image\" => { url: string } }",
+            "events { \"item\": { item: Item } }"
+        ],
+    ),
+};
+
+pub const UNION_VARIANT_ADDED_GATED: Rule = Rule {
+    id: "union-variant-added-gated",
+    summary: "a union gained a variant gated by a new capability, in a protocol that negotiates",
+    detail: "As `event-added-gated`: no old client can have announced the capability, so none \
+             receives the new kind. In a protocol without a handshake it is \
+             `union-variant-added`.",
+    input: v(
+        I,
+        "compatible: only clients that announce the new capability receive it",
+    ),
+    output: v(
+        I,
+        "compatible: only clients that announce the new capability receive it",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        hello![
+            "union F tag \"frame\" { \"s\" => S }",
+            "requests { \"hello\": Hello -> F }"
+        ],
+        hello![
+            "union F tag \"frame\" { \"s\" => S, #[accepts = \"t\"] \"t\" => S }",
+            "requests { \"hello\": Hello -> F }"
+        ],
+    ),
+};
+
+pub const UNION_VARIANT_REMOVED: Rule = Rule {
+    id: "union-variant-removed",
+    summary: "a union lost a variant",
+    detail: "Old clients send it; stored threads carry it.",
+    input: v(E, KEEP_STORED),
+    output: v(E, KEEP_STORED),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "union Item tag \"type\" { \"text\" => { text: string }, \"image\" => { url: string } }",
+            "events { \"item\": { item: Item } }"
+        ],
+        p![
+            "union Item tag \"type\" { \"text\" => { text: string } }",
+            "events { \"item\": { item: Item } }"
+        ],
+    ),
+};
+
+pub const ENUM_VALUE_ADDED: Rule = Rule {
+    id: "enum-value-added",
+    summary: "a closed enum gained a value",
+    detail: "Hosts accept more; an old client refuses a value it does not know.",
+    input: v(
+        I,
+        "compatible: the host accepts one more value, which old clients never send",
+    ),
+    output: v(
+        E,
+        "old clients refuse a value they do not know; add a new optional field instead, or make the enum `#[open]` from its first version",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "enum State { \"idle\", \"running\" }",
+            "events { \"s\": { state: State } }"
+        ],
+        p![
+            "enum State { \"idle\", \"running\", \"waiting\" }",
+            "events { \"s\": { state: State } }"
+        ],
+    ),
+};
+
+pub const OPEN_ENUM_VALUE_ADDED: Rule = Rule {
+    id: "open-enum-value-added",
+    summary: "an `#[open]` enum gained a value",
+    detail: "An open enum already accepts any string: only the documented set grew.",
+    input: v(
+        I,
+        "compatible: the enum is open, so every peer already accepts any string",
+    ),
+    output: v(
+        I,
+        "compatible: the enum is open, so every peer already accepts any string",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "#[open] enum Code { \"a\" }",
+            "events { \"e\": { code: Code } }"
+        ],
+        p![
+            "#[open] enum Code { \"a\", \"b\" }",
+            "events { \"e\": { code: Code } }"
+        ],
+    ),
+};
+
+pub const ENUM_VALUE_REMOVED: Rule = Rule {
+    id: "enum-value-removed",
+    summary: "a closed enum lost a value",
+    detail: "Stored data and old clients carry it.",
+    input: v(
+        E,
+        "old clients and stored data still carry it; keep it (mark it `#[deprecated]` or `#[legacy]`)",
+    ),
+    output: v(
+        E,
+        "old clients and stored data still carry it; keep it (mark it `#[deprecated]` or `#[legacy]`)",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "enum Mode { \"fast\", \"slow\" }",
+            "requests { \"go\": { mode: Mode } -> {} }"
+        ],
+        p![
+            "enum Mode { \"fast\" }",
+            "requests { \"go\": { mode: Mode } -> {} }"
+        ],
+    ),
+};
+
+pub const OPEN_ENUM_VALUE_REMOVED: Rule = Rule {
+    id: "open-enum-value-removed",
+    summary: "an enum that is `#[open]` at head lost a value",
+    detail: "It still accepts the value; only the documented set shrank. A warning: peers may \
+             branch on it.",
+    input: v(
+        W,
+        "compatible on the wire: the enum is open; the documented set shrank",
+    ),
+    output: v(
+        W,
+        "compatible on the wire: the enum is open; the documented set shrank",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "#[open] enum Code { \"a\", \"b\" }",
+            "events { \"e\": { code: Code } }"
+        ],
+        p![
+            "#[open] enum Code { \"a\" }",
+            "events { \"e\": { code: Code } }"
+        ],
+    ),
+};
+
+const LEGACY: &str = "a `#[legacy]` value is read and written back forever; put it back as it was (this cannot be acknowledged)";
+
+pub const LEGACY_VALUE_REMOVED: Rule = Rule {
+    id: "legacy-value-removed",
+    summary: "a `#[legacy]` enum value was dropped",
+    detail: "Never allowed, and never acknowledged: a legacy value (the subagent `origin` naming \
+             the host that opened it with a task of its own) is read and written back unchanged \
+             forever.",
+    input: v(E, LEGACY),
+    output: v(E, LEGACY),
+    never_acknowledged: true,
+    example: ex(
+        p![
+            "enum Origin { \"chat\", #[legacy] \"task-host\" }",
+            "events { \"e\": { origin: Origin } }"
+        ],
+        p![
+            "enum Origin { \"chat\" }",
+            "events { \"e\": { origin: Origin } }"
+        ],
+    ),
+};
+
+pub const LEGACY_ATTRIBUTE_REMOVED: Rule = Rule {
+    id: "legacy-attribute-removed",
+    summary: "an enum value lost its `#[legacy]` mark",
+    detail: "Never acknowledged: without the mark the value could then be dropped as an ordinary \
+             one, a two-step way around `legacy-value-removed`.",
+    input: v(E, LEGACY),
+    output: v(E, LEGACY),
+    never_acknowledged: true,
+    example: ex(
+        p![
+            "enum Origin { \"chat\", #[legacy] \"task-host\" }",
+            "events { \"e\": { origin: Origin } }"
+        ],
+        p![
+            "enum Origin { \"chat\", \"task-host\" }",
+            "events { \"e\": { origin: Origin } }"
+        ],
+    ),
+};
+
+pub const STORED_ATTRIBUTE_ADDED: Rule = Rule {
+    id: "stored-attribute-added",
+    summary: "a type was marked `#[stored]`",
+    detail: "No wire change: from now on it and every type in it are judged both ways.",
+    input: v(
+        I,
+        "compatible: changes to it are judged both ways from now on",
+    ),
+    output: v(
+        I,
+        "compatible: changes to it are judged both ways from now on",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "struct Item { a: string }",
+            "events { \"e\": { item: Item } }"
+        ],
+        p![
+            "#[stored] struct Item { a: string }",
+            "events { \"e\": { item: Item } }"
+        ],
+    ),
+};
+
+pub const STORED_ATTRIBUTE_REMOVED: Rule = Rule {
+    id: "stored-attribute-removed",
+    summary: "a type lost its `#[stored]` mark",
+    detail: "Data recorded before the change is still read back; without the mark, the next \
+             change to it would be judged by one direction only.",
+    input: v(
+        E,
+        "records written with the old contract are still read; keep `#[stored]`",
+    ),
+    output: v(
+        E,
+        "records written with the old contract are still read; keep `#[stored]`",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "#[stored] struct Item { a: string }",
+            "events { \"e\": { item: Item } }"
+        ],
+        p![
+            "struct Item { a: string }",
+            "events { \"e\": { item: Item } }"
+        ],
+    ),
+};
+
+pub const FIELD_REMOVED: Rule = Rule {
+    id: "field-removed",
+    summary: "a field left an object",
+    detail: "On output an old client may require it; on input the host silently ignores what old \
+             clients still send. Deprecate it instead.",
+    input: v(
+        E,
+        "old clients still send it and mean something by it; keep it and mark it `#[deprecated]`",
+    ),
+    output: v(
+        E,
+        "old clients may require it; keep sending it and mark it `#[deprecated]`",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p!["struct S { a: string, b: string }", "events { \"s\": S }"],
+        p!["struct S { a: string }", "events { \"s\": S }"],
+    ),
+};
+
+pub const FIELD_RENAMED: Rule = Rule {
+    id: "field-renamed",
+    summary: "a field was removed and one of the same type added in the same object",
+    detail: "One finding instead of two. The key is what travels.",
+    input: v(
+        E,
+        "the key is what travels; keep the old key (a Rust-only rename is not a wire change)",
+    ),
+    output: v(
+        E,
+        "the key is what travels; keep the old key (a Rust-only rename is not a wire change)",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p!["struct S { a: string, b: int }", "events { \"s\": S }"],
+        p!["struct S { c: string, b: int }", "events { \"s\": S }"],
+    ),
+};
+
+pub const FIELD_ADDED_REQUIRED: Rule = Rule {
+    id: "field-added-required",
+    summary: "an object gained a required field",
+    detail: "Old clients do not send it; on output, records written before the change lack it and \
+             new code refuses them.",
+    input: v(
+        E,
+        "old clients do not send it; make it optional (`name?: T`, with a default if needed)",
+    ),
+    output: v(
+        E,
+        "records written before the change lack it; make it optional (`name?: T`, with a default if needed)",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p!["struct S { a: string }", "events { \"s\": S }"],
+        p!["struct S { a: string, b: int }", "events { \"s\": S }"],
+    ),
+};
+
+pub const FIELD_ADDED_OPTIONAL: Rule = Rule {
+    id: "field-added-optional",
+    summary: "an object gained an optional field",
+    detail: "The way a contract grows: unknown keys are ignored.",
+    input: v(I, "compatible: a contract grows by optional fields"),
+    output: v(I, "compatible: a contract grows by optional fields"),
+    never_acknowledged: false,
+    example: ex(
+        p!["struct S { a: string }", "events { \"s\": S }"],
+        p!["struct S { a: string, b?: int }", "events { \"s\": S }"],
+    ),
+};
+
+pub const OPTIONAL_TO_REQUIRED: Rule = Rule {
+    id: "optional-to-required",
+    summary: "an optional field became required",
+    detail: "On input old clients leave it out. On output old clients get it every time, which \
+             they accept; a warning, since records written before the change may lack it (a type \
+             marked `#[stored]` is judged both ways, an error).",
+    input: v(
+        E,
+        "old clients may leave it out; keep it optional and give it a default",
+    ),
+    output: v(
+        W,
+        "compatible for live clients, which get it every time; records written before may lack it (mark the type `#[stored]` if they are read back)",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p!["struct S { a?: string }", "requests { \"s\": S -> {} }"],
+        p!["struct S { a: string }", "requests { \"s\": S -> {} }"],
+    ),
+};
+
+pub const REQUIRED_TO_OPTIONAL: Rule = Rule {
+    id: "required-to-optional",
+    summary: "a required field became optional",
+    detail: "The host accepts more; an old client requires it.",
+    input: v(I, "compatible: the host accepts more"),
+    output: v(E, "old clients require it; keep sending it"),
+    never_acknowledged: false,
+    example: ex(
+        p!["struct S { a: string }", "events { \"s\": S }"],
+        p!["struct S { a?: string }", "events { \"s\": S }"],
+    ),
+};
+
+pub const NULLABILITY_ADDED: Rule = Rule {
+    id: "nullability-added",
+    summary: "a type started admitting null",
+    detail: "The host accepts more; an old client refuses the null.",
+    input: v(I, "compatible: the host accepts more"),
+    output: v(E, "old clients refuse null; keep the type non-null"),
+    never_acknowledged: false,
+    example: ex(
+        p!["struct S { a: string }", "events { \"s\": S }"],
+        p!["struct S { a: string | null }", "events { \"s\": S }"],
+    ),
+};
+
+pub const NULLABILITY_REMOVED: Rule = Rule {
+    id: "nullability-removed",
+    summary: "a type stopped admitting null",
+    detail: "Old clients may send null; the host sends less than old clients accept.",
+    input: v(E, "old clients may send null; keep admitting it"),
+    output: v(
+        I,
+        "compatible: old clients never receive a null they would have to handle",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "struct S { a: string | null }",
+            "requests { \"s\": S -> {} }"
+        ],
+        p!["struct S { a: string }", "requests { \"s\": S -> {} }"],
+    ),
+};
+
+pub const TYPE_CHANGED: Rule = Rule {
+    id: "type-changed",
+    summary: "a type became another kind of type, neither a subset nor a superset of the old",
+    detail: "String to int, an object to a union, one literal to another, an array to a map, an \
+             enum to a string that refuses some of its values.",
+    input: v(
+        E,
+        "the new host refuses what old clients send; add a new optional field instead",
+    ),
+    output: v(
+        E,
+        "old clients refuse what the new host sends; add a new optional field instead",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p!["struct S { a: string }", "events { \"s\": S }"],
+        p!["struct S { a: int }", "events { \"s\": S }"],
+    ),
+};
+
+pub const KIND_WIDENED: Rule = Rule {
+    id: "kind-widened",
+    summary: "a type became another kind that accepts everything the old one did, and more",
+    detail: "An enum or a literal became a string, a literal became an enum holding it, a literal \
+             `true` became `boolean`, `1` became `int`.",
+    input: v(
+        I,
+        "compatible: the host accepts everything old clients send, and more",
+    ),
+    output: v(
+        E,
+        "old clients refuse the values the old type did not have; keep the narrower type on what the host sends",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "enum Mode { \"a\", \"b\" }",
+            "requests { \"go\": { mode: Mode } -> {} }"
+        ],
+        p!["requests { \"go\": { mode: string } -> {} }"],
+    ),
+};
+
+pub const KIND_NARROWED: Rule = Rule {
+    id: "kind-narrowed",
+    summary: "a type became another kind that accepts a part of what the old one did",
+    detail: "A string became an enum or a literal, an enum became one of its values.",
+    input: v(
+        E,
+        "old clients may send values the new type refuses; keep the wider type on what the host accepts",
+    ),
+    output: v(
+        I,
+        "compatible: the host sends a part of what old clients accept",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p!["events { \"s\": { state: string } }"],
+        p![
+            "enum State { \"idle\", \"running\" }",
+            "events { \"s\": { state: State } }"
+        ],
+    ),
+};
+
+pub const KIND_RESPELLED: Rule = Rule {
+    id: "kind-respelled",
+    summary: "a type is written as another kind that accepts exactly the same values",
+    detail: "An `#[open]` enum and a `string` with no limits, a literal and an enum of that one \
+             value. The wire is the same; generated code names it another way.",
+    input: v(I, "compatible: the same values are accepted"),
+    output: v(I, "compatible: the same values are accepted"),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "#[open] enum Code { \"a\" }",
+            "events { \"e\": { code: Code } }"
+        ],
+        p!["events { \"e\": { code: string } }"],
+    ),
+};
+
+pub const CONSTRAINT_TIGHTENED: Rule = Rule {
+    id: "constraint-tightened",
+    summary: "a limit now refuses values it accepted",
+    detail: "A higher `min`, a lower `max` (string length, int and number range, array item \
+             count), a closed enum that was `#[open]`, `number` became `int`, `unknown` became a \
+             type. A bound equal to the one the type implies (`string(min = 0)`, \
+             `int(..=9007199254740991)`) is no limit.",
+    input: v(
+        E,
+        "old clients may still send values the new limit refuses; keep the old limit",
+    ),
+    output: v(
+        I,
+        "compatible: the host sends a part of what old clients accept",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p!["requests { \"go\": { text: string(max = 100) } -> {} }"],
+        p!["requests { \"go\": { text: string(max = 50) } -> {} }"],
+    ),
+};
+
+pub const CONSTRAINT_LOOSENED: Rule = Rule {
+    id: "constraint-loosened",
+    summary: "a limit now accepts values it refused",
+    detail: "The reverse of `constraint-tightened` (`int` became `number`, a type became \
+             `unknown`, an enum became `#[open]`).",
+    input: v(I, "compatible: the host accepts more than old clients send"),
+    output: v(
+        E,
+        "old clients that check the old limit refuse the new values; keep the limit on what the host sends",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p!["events { \"s\": { id: string(min = 1) } }"],
+        p!["events { \"s\": { id: string } }"],
+    ),
+};
+
+pub const DEFAULT_ADDED: Rule = Rule {
+    id: "default-added",
+    summary: "an optional field gained a default",
+    detail: "On input the host decided what an absent key meant, and now says so. On output an old \
+             client reads an absent key as absent where new code reads the default.",
+    input: v(
+        I,
+        "compatible: the host now says what it does when old clients leave it out",
+    ),
+    output: v(
+        E,
+        "old clients read an absent key as absent, not as the default; send the value instead",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p!["requests { \"go\": { lines?: int } -> {} }"],
+        p!["requests { \"go\": { lines?: int = 40 } -> {} }"],
+    ),
+};
+
+pub const DEFAULT_REMOVED: Rule = Rule {
+    id: "default-removed",
+    summary: "an optional field lost its default",
+    detail: "A peer that leaves the field out meant the default; the reader now sees it absent.",
+    input: v(
+        E,
+        "old clients leave it out and mean the default; keep the default",
+    ),
+    output: v(
+        E,
+        "old clients read an absent key as the default; keep the default",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p!["requests { \"go\": { lines?: int = 40 } -> {} }"],
+        p!["requests { \"go\": { lines?: int } -> {} }"],
+    ),
+};
+
+pub const DEFAULT_CHANGED: Rule = Rule {
+    id: "default-changed",
+    summary: "the default of an optional field changed",
+    detail: "A peer that leaves the field out now means something else. `40` and `40.0` are the \
+             same default.",
+    input: v(
+        E,
+        "old clients that leave it out now mean something else; keep the default",
+    ),
+    output: v(
+        E,
+        "old clients read an absent key as the old default; keep the default",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p!["requests { \"go\": { lines?: int = 40 } -> {} }"],
+        p!["requests { \"go\": { lines?: int = 20 } -> {} }"],
+    ),
+};
+
+pub const UNION_TAG_CHANGED: Rule = Rule {
+    id: "union-tag-changed",
+    summary: "a union's tag key changed, or it became (un)tagged",
+    detail: "No old peer can pick the variant.",
+    input: v(E, "no old peer can pick the variant; keep the tag"),
+    output: v(E, "no old peer can pick the variant; keep the tag"),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "union Item tag \"type\" { \"text\" => { text: string } }",
+            "events { \"i\": { item: Item } }"
+        ],
+        p![
+            "union Item tag \"kind\" { \"text\" => { text: string } }",
+            "events { \"i\": { item: Item } }"
+        ],
+    ),
+};
+
+pub const UNION_VARIANTS_REORDERED: Rule = Rule {
+    id: "union-variants-reordered",
+    summary: "an untagged union's variants were reordered, and some value matches two of them",
+    detail: "The first variant that accepts wins, so the order is part of the wire, unless every \
+             two variants whose order changed require different literals at a key they share \
+             (see `union-variants-reordered-disjoint`).",
+    input: v(E, "the first variant that accepts wins; keep the order"),
+    output: v(E, "the first variant that accepts wins; keep the order"),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "struct A { a: string }",
+            "struct B { b: string }",
+            "union U untagged { A, B }",
+            "events { \"u\": { u: U } }"
+        ],
+        p![
+            "struct A { a: string }",
+            "struct B { b: string }",
+            "union U untagged { B, A }",
+            "events { \"u\": { u: U } }"
+        ],
+    ),
+};
+
+pub const UNION_VARIANTS_REORDERED_DISJOINT: Rule = Rule {
+    id: "union-variants-reordered-disjoint",
+    summary: "an untagged union's variants were reordered, and literals keep them apart",
+    detail: "Every two variants whose order changed require different literals at a key they \
+             share (`ok: true`, `ok: false`): no value matches both, so the order decides nothing.",
+    input: v(
+        I,
+        "compatible: no value matches two of the reordered variants",
+    ),
+    output: v(
+        I,
+        "compatible: no value matches two of the reordered variants",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "struct A { ok: true }",
+            "struct B { ok: false }",
+            "union U untagged { A, B }",
+            "events { \"u\": { u: U } }"
+        ],
+        p![
+            "struct A { ok: true }",
+            "struct B { ok: false }",
+            "union U untagged { B, A }",
+            "events { \"u\": { u: U } }"
+        ],
+    ),
+};
+
+pub const DEFINITION_REMOVED: Rule = Rule {
+    id: "definition-removed",
+    summary: "a named type left the schema and nothing took its place",
+    detail: "Apps import types by name (`use agent::ChatId`); a type reached from nothing is \
+             judged both ways.",
+    input: v(
+        E,
+        "apps import types by name; keep it (mark it `#[deprecated]`)",
+    ),
+    output: v(
+        E,
+        "apps import types by name; keep it (mark it `#[deprecated]`)",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p!["type Score = int(0..=100);", "struct S { a: string }"],
+        p!["struct S { a: string }"],
+    ),
+};
+
+pub const UNMODELLED_CHANGE: Rule = Rule {
+    id: "unmodelled-change",
+    summary: "a wire difference the differ does not model (fail closed)",
+    detail: "It fires when the fingerprint (a canonical, name-free form of everything a payload, \
+             result or named type accepts) changed and no other rule reported anything under it, \
+             and for changes the differ sees but does not judge: a field's `#[table]` changed or \
+             dropped (adding one adds a typed read and changes nothing on the wire), a reference \
+             that does not resolve. Review it, then acknowledge it if it is safe.",
+    input: v(
+        E,
+        "the differ does not model this change; review it, then acknowledge it if it is safe",
+    ),
+    output: v(
+        E,
+        "the differ does not model this change; review it, then acknowledge it if it is safe",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "struct Frame { type: string, kind: string, #[table = \"requests[type]\"] payload: unknown }",
+            "requests { \"go\": { a: string } -> {} }",
+            "events { \"f\": Frame }"
+        ],
+        p![
+            "struct Frame { type: string, kind: string, #[table = \"requests[kind]\"] payload: unknown }",
+            "requests { \"go\": { a: string } -> {} }",
+            "events { \"f\": Frame }"
+        ],
+    ),
+};
+
+/// Every rule, in the order `docs/compat-rules.md` lists them.
+pub const RULES: &[&Rule] = &[
+    &PROTOCOL_REMOVED,
+    &REQUEST_REMOVED,
+    &REQUEST_RENAMED,
+    &REQUEST_ADDED,
+    &EVENT_REMOVED,
+    &EVENT_RENAMED,
+    &EVENT_ADDED,
+    &EVENT_ADDED_GATED,
+    &GATE_CHANGED,
+    &DIRECTION_CHANGED,
+    &DIRECTION_DECLARED,
+    &UNION_VARIANT_ADDED,
+    &UNION_VARIANT_ADDED_GATED,
+    &UNION_VARIANT_REMOVED,
+    &ENUM_VALUE_ADDED,
+    &OPEN_ENUM_VALUE_ADDED,
+    &ENUM_VALUE_REMOVED,
+    &OPEN_ENUM_VALUE_REMOVED,
+    &LEGACY_VALUE_REMOVED,
+    &LEGACY_ATTRIBUTE_REMOVED,
+    &STORED_ATTRIBUTE_ADDED,
+    &STORED_ATTRIBUTE_REMOVED,
+    &FIELD_REMOVED,
+    &FIELD_RENAMED,
+    &FIELD_ADDED_REQUIRED,
+    &FIELD_ADDED_OPTIONAL,
+    &OPTIONAL_TO_REQUIRED,
+    &REQUIRED_TO_OPTIONAL,
+    &NULLABILITY_ADDED,
+    &NULLABILITY_REMOVED,
+    &TYPE_CHANGED,
+    &KIND_WIDENED,
+    &KIND_NARROWED,
+    &KIND_RESPELLED,
+    &CONSTRAINT_TIGHTENED,
+    &CONSTRAINT_LOOSENED,
+    &DEFAULT_ADDED,
+    &DEFAULT_REMOVED,
+    &DEFAULT_CHANGED,
+    &UNION_TAG_CHANGED,
+    &UNION_VARIANTS_REORDERED,
+    &UNION_VARIANTS_REORDERED_DISJOINT,
+    &DEFINITION_REMOVED,
+    &UNMODELLED_CHANGE,
+];
+
+/// The rules section of `docs/compat-rules.md`, rendered from the catalogue.
+pub fn markdown() -> String {
+    let mut out = String::new();
+    for r in RULES {
+        let _ = writeln!(out, "### `{}`\n", r.id);
+        let level = if r.input.level == r.output.level {
+            format!("**{}**", r.input.level)
+        } else {
+            format!("**in: {}, out: {}**", r.input.level, r.output.level)
+        };
+        let never = if r.never_acknowledged {
+            " It can never be acknowledged."
+        } else {
+            ""
+        };
+        let summary = capitalise(r.summary);
+        let _ = writeln!(out, "{summary}: {level}.{never} {}\n", r.detail);
+        if r.input.hint == r.output.hint {
+            let _ = writeln!(out, "- help: {}\n", r.input.hint);
+        } else {
+            let _ = writeln!(out, "- help, in: {}", r.input.hint);
+            let _ = writeln!(out, "- help, out: {}\n", r.output.hint);
+        }
+        let _ = writeln!(out, "```text\n// base\n{}// head", r.example.base);
+        let head = if r.example.head.is_empty() {
+            "(the directory is gone)\n"
+        } else {
+            r.example.head
+        };
+        let _ = writeln!(out, "{head}```\n");
+    }
+    out
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
     }
 }

@@ -7,11 +7,13 @@
 
 use super::fingerprint::Printer;
 use super::reach::{self, Directions};
-use super::{DefKey, Finding, Level, def_key, resolve, rules, unalias};
+use super::rules::{self, Rule};
+use super::{DefKey, Finding, def_key, kinds, resolve, unalias};
 use crate::model::{
-    Direction, Enum, Field, Limits, Literal, Loc, Model, Struct, Ty, TyKind, TypeDef, TypeDefKind,
-    Union, UnionTag,
+    Direction, Enum, Event, Field, Limits, Literal, Loc, Model, Request, Struct, Ty, TyKind,
+    TypeDef, TypeDefKind, Union, UnionTag, Variant,
 };
+use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Display;
 use std::sync::Arc;
@@ -36,6 +38,9 @@ pub(super) struct Differ<'a> {
     paired_head: HashSet<DefKey>,
     /// Every capability (`#[accepts]`) the base already gates something with.
     base_accepts: HashSet<String>,
+    /// True when the head negotiates capabilities (a client announces what it accepts), so a
+    /// gate keeps a new frame from old clients.
+    negotiates: bool,
     /// The protocol's directory in each model (`schema/agent`).
     base_root: String,
     head_root: String,
@@ -46,11 +51,13 @@ pub(super) struct Differ<'a> {
 
 impl<'a> Differ<'a> {
     pub(super) fn new(base: &'a Model, head: &'a Model) -> Self {
+        let hdirs = reach::directions(head);
         Differ {
             base,
             head,
             bdirs: reach::directions(base),
-            hdirs: reach::directions(head),
+            negotiates: negotiates(head, &hdirs),
+            hdirs,
             memo: HashMap::new(),
             paired_base: HashSet::new(),
             paired_head: HashSet::new(),
@@ -64,42 +71,44 @@ impl<'a> Differ<'a> {
     }
 
     pub(super) fn run(mut self) -> Vec<Finding> {
+        if self.head.files.is_empty() && !self.base.files.is_empty() {
+            self.protocol_removed();
+            return self.out;
+        }
         self.requests();
         self.events();
         self.definitions();
         self.out
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Report `rule` for a type travelling `dir`, at the level and with the help its catalogue
+    /// entry gives.
     fn push(
         &mut self,
-        rule: &'static str,
-        level: Level,
+        rule: &'static Rule,
         dir: Direction,
         subject: impl Into<String>,
         loc: &Loc,
         base_loc: Option<&Loc>,
         message: String,
     ) {
-        let hint = hint(rule, level, dir).to_string();
+        let v = rules::verdict(rule, dir);
         self.out.push(Finding {
             rule,
-            level,
+            level: v.level,
             direction: dir,
             subject: subject.into(),
             loc: loc.clone(),
             base_loc: base_loc.cloned(),
             message,
-            hint,
+            hint: v.hint.to_string(),
         });
     }
 
-    /// Report `rule` at the context's place, at the level its catalogue entry gives.
-    fn at(&mut self, rule: &'static str, cx: &Ctx, message: String) {
-        let level = rules::level(rule, cx.dir);
+    /// Report `rule` at the context's place.
+    fn at(&mut self, rule: &'static Rule, cx: &Ctx, message: String) {
         self.push(
             rule,
-            level,
             cx.dir,
             cx.subject.clone(),
             &cx.loc,
@@ -108,22 +117,87 @@ impl<'a> Differ<'a> {
         );
     }
 
+    /// The whole protocol is gone: one finding at the nearest surviving parent directory.
+    fn protocol_removed(&mut self) {
+        let root = root_dir(self.base);
+        let parent = root.rsplit_once('/').map_or("", |(p, _)| p).to_string();
+        let loc = Loc {
+            file: Arc::from(if parent.is_empty() { "." } else { &parent }),
+            line: 0,
+            col: 0,
+        };
+        let first = self.base.files.first().map(|f| Loc {
+            file: f.display.clone(),
+            line: 1,
+            col: 1,
+        });
+        let msg = format!(
+            "protocol `{}` was removed: {} is gone",
+            self.base.name,
+            if root.is_empty() {
+                "its directory"
+            } else {
+                &root
+            }
+        );
+        let name = self.base.name.clone();
+        self.push(
+            &rules::PROTOCOL_REMOVED,
+            Direction::Both,
+            name,
+            &loc,
+            first.as_ref(),
+            msg,
+        );
+    }
+
     // ----- roots -----
 
     fn requests(&mut self) {
         let (base, head) = (self.base, self.head);
+        let added: Vec<&'a Request> = head
+            .requests
+            .iter()
+            .filter(|h| base.request(&h.name).is_none())
+            .collect();
+        let mut used = vec![false; added.len()];
         for (i, r) in base.requests.iter().enumerate() {
             let Some(h) = head.request(&r.name) else {
+                // A new request with the same payload and result took its place: renamed.
+                let fb = (
+                    self.bprint.ty(base, &r.payload),
+                    self.bprint.ty(base, &r.result),
+                );
+                let same = (0..added.len()).find(|&j| {
+                    !used[j]
+                        && added[j].meta.accepts == r.meta.accepts
+                        && (
+                            self.hprint.ty(head, &added[j].payload),
+                            self.hprint.ty(head, &added[j].result),
+                        ) == fb
+                });
+                if let Some(j) = same {
+                    used[j] = true;
+                    let msg = format!("request `{}` was renamed to `{}`", r.name, added[j].name);
+                    let rule = &rules::REQUEST_RENAMED;
+                    self.push(
+                        rule,
+                        Direction::ClientToServer,
+                        r.name.clone(),
+                        &added[j].loc,
+                        Some(&r.loc),
+                        msg,
+                    );
+                    continue;
+                }
                 let next = self.neighbour(&base.requests, i, &r.loc, |n| {
                     head.request(&n.name).map(|h| h.loc.clone())
                 });
                 let loc = self.anchor(&r.loc, next);
-                let level = rules::level("request-removed", Direction::Both);
                 let msg = format!("request `{}` was removed", r.name);
                 self.push(
-                    "request-removed",
-                    level,
-                    Direction::Both,
+                    &rules::REQUEST_REMOVED,
+                    Direction::ClientToServer,
                     r.name.clone(),
                     &loc,
                     Some(&r.loc),
@@ -131,6 +205,23 @@ impl<'a> Differ<'a> {
                 );
                 continue;
             };
+            if r.meta.accepts != h.meta.accepts {
+                let msg = format!(
+                    "request `{}` is now answered for peers that accept {} (was {})",
+                    r.name,
+                    show_accepts(&h.meta.accepts),
+                    show_accepts(&r.meta.accepts)
+                );
+                let rule = &rules::GATE_CHANGED;
+                self.push(
+                    rule,
+                    Direction::ClientToServer,
+                    r.name.clone(),
+                    &h.loc,
+                    Some(&r.loc),
+                    msg,
+                );
+            }
             let cx = Ctx {
                 dir: Direction::ClientToServer,
                 subject: format!("{}.payload", r.name),
@@ -146,13 +237,13 @@ impl<'a> Differ<'a> {
             };
             self.root(&r.result, &h.result, &cx);
         }
-        for h in &head.requests {
-            if base.request(&h.name).is_none() {
+        for (j, h) in added.iter().enumerate() {
+            if !used[j] {
                 let msg = format!("request `{}` was added", h.name);
+                let rule = &rules::REQUEST_ADDED;
                 self.push(
-                    "request-added",
-                    Level::Info,
-                    Direction::Both,
+                    rule,
+                    Direction::ClientToServer,
                     h.name.clone(),
                     &h.loc,
                     None,
@@ -164,27 +255,39 @@ impl<'a> Differ<'a> {
 
     fn events(&mut self) {
         let (base, head) = (self.base, self.head);
+        let dir = Direction::ServerToClient;
+        let added: Vec<&'a Event> = head
+            .events
+            .iter()
+            .filter(|h| base.event(&h.name).is_none())
+            .collect();
+        let mut used = vec![false; added.len()];
         for (i, e) in base.events.iter().enumerate() {
             let Some(h) = head.event(&e.name) else {
+                let fb = self.bprint.ty(base, &e.payload);
+                let same = (0..added.len()).find(|&j| {
+                    !used[j]
+                        && added[j].meta.accepts == e.meta.accepts
+                        && self.hprint.ty(head, &added[j].payload) == fb
+                });
+                if let Some(j) = same {
+                    used[j] = true;
+                    let msg = format!("event `{}` was renamed to `{}`", e.name, added[j].name);
+                    let rule = &rules::EVENT_RENAMED;
+                    self.push(rule, dir, e.name.clone(), &added[j].loc, Some(&e.loc), msg);
+                    continue;
+                }
                 let next = self.neighbour(&base.events, i, &e.loc, |n| {
                     head.event(&n.name).map(|h| h.loc.clone())
                 });
                 let loc = self.anchor(&e.loc, next);
-                let dir = Direction::ServerToClient;
                 let msg = format!("event `{}` was removed", e.name);
-                self.push(
-                    "event-removed",
-                    rules::level("event-removed", dir),
-                    dir,
-                    e.name.clone(),
-                    &loc,
-                    Some(&e.loc),
-                    msg,
-                );
+                let rule = &rules::EVENT_REMOVED;
+                self.push(rule, dir, e.name.clone(), &loc, Some(&e.loc), msg);
                 continue;
             };
             let cx = Ctx {
-                dir: Direction::ServerToClient,
+                dir,
                 subject: format!("{}.payload", e.name),
                 loc: h.payload.loc.clone(),
                 base_loc: e.payload.loc.clone(),
@@ -196,26 +299,48 @@ impl<'a> Differ<'a> {
                     show_accepts(&h.meta.accepts),
                     show_accepts(&e.meta.accepts)
                 );
-                let cx = Ctx {
-                    subject: e.name.clone(),
-                    loc: h.loc.clone(),
-                    base_loc: e.loc.clone(),
-                    ..cx.clone()
-                };
-                self.at("unmodelled-change", &cx, msg);
+                let rule = &rules::GATE_CHANGED;
+                self.push(rule, dir, e.name.clone(), &h.loc, Some(&e.loc), msg);
             }
             self.root(&e.payload, &h.payload, &cx);
         }
-        for h in &head.events {
-            if base.event(&h.name).is_none() {
-                let dir = Direction::ServerToClient;
-                let (level, gate) = match &h.meta.accepts {
-                    Some(a) if !self.base_accepts.contains(a) => (Level::Info, new_gate(a)),
-                    _ => (rules::level("event-added", dir), String::new()),
-                };
-                let msg = format!("event `{}` was added{gate}", h.name);
-                self.push("event-added", level, dir, h.name.clone(), &h.loc, None, msg);
+        for (j, h) in added.iter().enumerate() {
+            if used[j] {
+                continue;
             }
+            let (rule, gate) = self.gated(
+                &h.meta.accepts,
+                &rules::EVENT_ADDED,
+                &rules::EVENT_ADDED_GATED,
+            );
+            let msg = format!("event `{}` was added{gate}", h.name);
+            self.push(rule, dir, h.name.clone(), &h.loc, None, msg);
+        }
+    }
+
+    /// The rule for something added behind `accepts`: `gated` when the head negotiates and the
+    /// capability is new, else `plain`; with the words to add to the message.
+    fn gated(
+        &self,
+        accepts: &Option<String>,
+        plain: &'static Rule,
+        gated: &'static Rule,
+    ) -> (&'static Rule, String) {
+        match accepts {
+            Some(a) if !self.negotiates => (
+                plain,
+                format!(
+                    "; its `#[accepts = {a:?}]` gate counts for nothing: `{}` has no handshake in which a client announces what it accepts",
+                    self.head.name
+                ),
+            ),
+            // No old peer can have announced a capability that did not exist.
+            Some(a) if !self.base_accepts.contains(a) => (gated, new_gate(a)),
+            Some(a) => (
+                plain,
+                format!(", gated by `{a}`, which old clients may already accept"),
+            ),
+            None => (plain, String::new()),
         }
     }
 
@@ -230,7 +355,7 @@ impl<'a> Differ<'a> {
                     "`{}` changed in a way the differ does not model",
                     cx.subject
                 );
-                self.at("unmodelled-change", cx, msg);
+                self.at(&rules::UNMODELLED_CHANGE, cx, msg);
             }
         }
     }
@@ -264,7 +389,7 @@ impl<'a> Differ<'a> {
                     if fb != fh {
                         let msg =
                             format!("`{}` changed in a way the differ does not model", bd.name);
-                        self.at("unmodelled-change", &cx, msg);
+                        self.at(&rules::UNMODELLED_CHANGE, &cx, msg);
                     }
                 }
                 continue;
@@ -288,10 +413,8 @@ impl<'a> Differ<'a> {
             let loc = self.anchor(&bd.loc, next);
             let dir = self.bdirs.get(&bk).unwrap_or(Direction::Both);
             let msg = format!("type `{}` was removed", bd.name);
-            let level = rules::level("definition-removed", dir);
             self.push(
-                "definition-removed",
-                level,
+                &rules::DEFINITION_REMOVED,
                 dir,
                 bd.name.clone(),
                 &loc,
@@ -362,8 +485,9 @@ impl<'a> Differ<'a> {
         })
     }
 
-    /// Where a removal is anchored: the next surviving sibling in the same file, else the file,
-    /// else (the file is gone too) its directory, else the protocol's directory.
+    /// Where a removal is anchored: the next surviving sibling in the same file (where the
+    /// deleted text was), else the file, else (the file is gone too) its directory, else the
+    /// protocol's directory.
     fn anchor(&self, base_loc: &Loc, next: Option<Loc>) -> Loc {
         if let Some(l) = next {
             return l;
@@ -374,10 +498,11 @@ impl<'a> Differ<'a> {
             .iter()
             .find(|f| self.same_file(&base_loc.file, &f.display));
         if let Some(f) = file {
+            // The file as a whole: no line of it is the edited one.
             return Loc {
                 file: f.display.clone(),
-                line: 1,
-                col: 1,
+                line: 0,
+                col: 0,
             };
         }
         let rel = below(&base_loc.file, &self.base_root);
@@ -415,7 +540,7 @@ impl<'a> Differ<'a> {
                 }
                 _ => {
                     let msg = format!("cannot resolve `{}` or `{}`", br.name, hr.name);
-                    self.at("unmodelled-change", cx, msg);
+                    self.at(&rules::UNMODELLED_CHANGE, cx, msg);
                     return true;
                 }
             }
@@ -428,7 +553,7 @@ impl<'a> Differ<'a> {
                 (Some((bm2, bd)), Some((hm2, hd))) => self.defs(bm2, bd, hm2, hd, cx),
                 _ => {
                     let msg = format!("cannot resolve `{}` or `{}`", br.name, hr.name);
-                    self.at("unmodelled-change", cx, msg);
+                    self.at(&rules::UNMODELLED_CHANGE, cx, msg);
                     true
                 }
             },
@@ -439,7 +564,7 @@ impl<'a> Differ<'a> {
                     cx.subject,
                     describe(bm, b)
                 );
-                self.at("constraint-loosened", cx, msg);
+                self.at(&rules::CONSTRAINT_LOOSENED, cx, msg);
                 true
             }
             (K::Unknown, _) => {
@@ -448,59 +573,44 @@ impl<'a> Differ<'a> {
                     cx.subject,
                     describe(hm, h)
                 );
-                self.at("constraint-tightened", cx, msg);
+                self.at(&rules::CONSTRAINT_TIGHTENED, cx, msg);
                 true
             }
             (K::Nullable(bi), K::Nullable(hi)) => self.ty(bm, bi, hm, hi, cx),
             (K::Nullable(bi), _) => {
-                let level = rules::verdict(Level::Error, Level::Info, cx.dir);
                 let msg = format!("`{}` no longer admits null", cx.subject);
-                self.push(
-                    "nullability-changed",
-                    level,
-                    cx.dir,
-                    cx.subject.clone(),
-                    &cx.loc,
-                    Some(&cx.base_loc),
-                    msg,
-                );
+                self.at(&rules::NULLABILITY_REMOVED, cx, msg);
                 self.ty(bm, bi, hm, h, cx);
                 true
             }
             (_, K::Nullable(hi)) => {
-                let level = rules::verdict(Level::Info, Level::Error, cx.dir);
                 let msg = format!("`{}` now admits null", cx.subject);
-                self.push(
-                    "nullability-changed",
-                    level,
-                    cx.dir,
-                    cx.subject.clone(),
-                    &cx.loc,
-                    Some(&cx.base_loc),
-                    msg,
-                );
+                self.at(&rules::NULLABILITY_ADDED, cx, msg);
                 self.ty(bm, b, hm, hi, cx);
                 true
             }
-            (K::String(bl), K::String(hl)) => self.limits("length", bl, hl, cx),
-            (K::Int(bl), K::Int(hl)) | (K::Number(bl), K::Number(hl)) => {
-                self.limits("value", bl, hl, cx)
+            (K::String(bl), K::String(hl)) => {
+                self.limits("length", &kinds::lengths(bl), &kinds::lengths(hl), cx)
             }
+            (K::Int(bl), K::Int(hl)) => {
+                self.limits("value", &kinds::ints(bl), &kinds::ints(hl), cx)
+            }
+            (K::Number(bl), K::Number(hl)) => self.limits("value", bl, hl, cx),
             (K::Int(bl), K::Number(hl)) => {
                 let msg = format!("`{}` was an integer, now any number", cx.subject);
-                self.at("constraint-loosened", cx, msg);
-                self.limits("value", bl, hl, cx);
+                self.at(&rules::CONSTRAINT_LOOSENED, cx, msg);
+                self.limits("value", &kinds::ints(bl), hl, cx);
                 true
             }
             (K::Number(bl), K::Int(hl)) => {
                 let msg = format!("`{}` was any number, now only integers", cx.subject);
-                self.at("constraint-tightened", cx, msg);
-                self.limits("value", bl, hl, cx);
+                self.at(&rules::CONSTRAINT_TIGHTENED, cx, msg);
+                self.limits("value", bl, &kinds::ints(hl), cx);
                 true
             }
             (K::Literal(a), K::Literal(c)) if a == c => false,
             (K::Array(bi, bl), K::Array(hi, hl)) => {
-                let a = self.limits("item count", bl, hl, cx);
+                let a = self.limits("item count", &kinds::lengths(bl), &kinds::lengths(hl), cx);
                 let cx2 = Ctx {
                     subject: format!("{}[]", cx.subject),
                     ..cx.clone()
@@ -516,19 +626,26 @@ impl<'a> Differ<'a> {
                 self.ty(bm, bi, hm, hi, &cx2)
             }
             _ => {
+                // Another kind: judged by whether one accepts a part of what the other does.
+                let rule = match kinds::relation(bm, b, hm, h) {
+                    Some(Ordering::Less) => &rules::KIND_WIDENED,
+                    Some(Ordering::Greater) => &rules::KIND_NARROWED,
+                    Some(Ordering::Equal) => &rules::KIND_RESPELLED,
+                    None => &rules::TYPE_CHANGED,
+                };
                 let msg = format!(
                     "`{}` was {}, now {}",
                     cx.subject,
                     describe(bm, b),
                     describe(hm, h)
                 );
-                self.at("type-changed", cx, msg);
+                self.at(rule, cx, msg);
                 true
             }
         }
     }
 
-    /// Compare bounds: each bound that moved is one finding.
+    /// Compare canonical bounds: each bound that moved is one finding.
     fn limits<T: Copy + Ord + Display>(
         &mut self,
         what: &str,
@@ -549,9 +666,9 @@ impl<'a> Differ<'a> {
                 (None, None) => continue,
             };
             let rule = if tighter {
-                "constraint-tightened"
+                &rules::CONSTRAINT_TIGHTENED
             } else {
-                "constraint-loosened"
+                &rules::CONSTRAINT_LOOSENED
             };
             let msg = format!(
                 "`{}`: {bound} {what} {} -> {}",
@@ -595,8 +712,10 @@ impl<'a> Differ<'a> {
             loc: hd.loc.clone(),
             base_loc: bd.loc.clone(),
         };
+        let reached = self.bdirs.get(&bk).is_some();
+        let mut found = self.def_meta(bd, hd, reached, &dcx);
         use TypeDefKind as D;
-        let found = match (&bd.kind, &hd.kind) {
+        found |= match (&bd.kind, &hd.kind) {
             (D::Alias(a), D::Alias(c)) => {
                 let acx = Ctx {
                     loc: c.loc.clone(),
@@ -615,11 +734,44 @@ impl<'a> Differ<'a> {
                     def_kind(bd),
                     def_kind(hd)
                 );
-                self.at("type-changed", &dcx, msg);
+                self.at(&rules::TYPE_CHANGED, &dcx, msg);
                 true
             }
         };
         self.memo.insert(key, found);
+        found
+    }
+
+    /// A named type's `#[stored]` or `#[direction]` changed; `reached` tells whether anything
+    /// in the base said which way it travels.
+    fn def_meta(&mut self, b: &TypeDef, h: &TypeDef, reached: bool, cx: &Ctx) -> bool {
+        let mut found = false;
+        if b.meta.stored != h.meta.stored {
+            let (rule, msg) = if h.meta.stored {
+                (&rules::STORED_ATTRIBUTE_ADDED, "is now")
+            } else {
+                (&rules::STORED_ATTRIBUTE_REMOVED, "is no longer")
+            };
+            let msg = format!("`{}` {msg} marked `#[stored]`", cx.subject);
+            self.at(rule, cx, msg);
+            found = true;
+        }
+        if b.meta.direction != h.meta.direction {
+            let msg = format!(
+                "`{}` now travels {} (was {})",
+                cx.subject,
+                show_direction(h.meta.direction),
+                show_direction(b.meta.direction)
+            );
+            // Declared on a type nothing reached: the base judged it both ways for want of one.
+            let rule = if b.meta.direction.is_none() && !reached {
+                &rules::DIRECTION_DECLARED
+            } else {
+                &rules::DIRECTION_CHANGED
+            };
+            self.at(rule, cx, msg);
+            found = true;
+        }
         found
     }
 
@@ -663,28 +815,12 @@ impl<'a> Differ<'a> {
                     "field `{}` of `{}` was renamed to `{}`",
                     bf.name, cx.subject, af.name
                 );
-                let level = rules::level("field-renamed", cx.dir);
-                self.push(
-                    "field-renamed",
-                    level,
-                    cx.dir,
-                    subject,
-                    &af.loc,
-                    Some(&bf.loc),
-                    msg,
-                );
+                let rule = &rules::FIELD_RENAMED;
+                self.push(rule, cx.dir, subject, &af.loc, Some(&bf.loc), msg);
             } else {
                 let msg = format!("field `{}` was removed from `{}`", bf.name, cx.subject);
-                let level = rules::level("field-removed", cx.dir);
-                self.push(
-                    "field-removed",
-                    level,
-                    cx.dir,
-                    subject,
-                    &cx.loc,
-                    Some(&bf.loc),
-                    msg,
-                );
+                let rule = &rules::FIELD_REMOVED;
+                self.push(rule, cx.dir, subject, &cx.loc, Some(&bf.loc), msg);
             }
         }
         for (i, af) in added.iter().enumerate() {
@@ -694,20 +830,12 @@ impl<'a> Differ<'a> {
             found = true;
             let subject = format!("{}.{}", cx.subject, af.name);
             let (rule, what) = if af.optional {
-                ("field-added-optional", "optional")
+                (&rules::FIELD_ADDED_OPTIONAL, "optional")
             } else {
-                ("field-added-required", "required")
+                (&rules::FIELD_ADDED_REQUIRED, "required")
             };
             let msg = format!("{what} field `{}` was added to `{}`", af.name, cx.subject);
-            self.push(
-                rule,
-                rules::level(rule, cx.dir),
-                cx.dir,
-                subject,
-                &af.loc,
-                None,
-                msg,
-            );
+            self.push(rule, cx.dir, subject, &af.loc, None, msg);
         }
         found
     }
@@ -728,22 +856,20 @@ impl<'a> Differ<'a> {
         };
         let mut found = false;
         if b.optional && !h.optional {
-            self.at(
-                "optional-to-required",
-                &fcx,
-                format!("field `{}` is now required", fcx.subject),
-            );
+            let msg = format!("field `{}` is now required", fcx.subject);
+            self.at(&rules::OPTIONAL_TO_REQUIRED, &fcx, msg);
             found = true;
         }
         if !b.optional && h.optional {
-            self.at(
-                "required-to-optional",
-                &fcx,
-                format!("field `{}` is now optional", fcx.subject),
-            );
+            let msg = format!("field `{}` is now optional", fcx.subject);
+            self.at(&rules::REQUIRED_TO_OPTIONAL, &fcx, msg);
             found = true;
         }
-        if b.default != h.default {
+        let (bd, hd) = (
+            b.default.as_ref().map(kinds::value),
+            h.default.as_ref().map(kinds::value),
+        );
+        if bd != hd {
             let show = |d: &Option<serde_json::Value>| {
                 d.as_ref()
                     .map(|v| v.to_string())
@@ -752,10 +878,32 @@ impl<'a> Differ<'a> {
             let msg = format!(
                 "the default of `{}` changed from {} to {}",
                 fcx.subject,
-                show(&b.default),
-                show(&h.default)
+                show(&bd),
+                show(&hd)
             );
-            self.at("default-changed", &fcx, msg);
+            let rule = match (&bd, &hd) {
+                (None, Some(_)) if h.optional => &rules::DEFAULT_ADDED,
+                (Some(_), None) if h.optional => &rules::DEFAULT_REMOVED,
+                _ => &rules::DEFAULT_CHANGED,
+            };
+            // A field made required loses its default with it: `optional-to-required` says so.
+            if h.optional {
+                self.at(rule, &fcx, msg);
+            } else if b.optional {
+                self.at(&rules::DEFAULT_REMOVED, &fcx, msg);
+            }
+            found = true;
+        }
+        // Adding a `#[table]` adds a typed read beside the plain one, which still accepts any
+        // value: no wire change. Changing or dropping one changes what typed readers accept.
+        if b.meta.table.is_some() && b.meta.table != h.meta.table {
+            let msg = format!(
+                "`{}` now holds {} (was {})",
+                fcx.subject,
+                show_table(&h.meta.table),
+                show_table(&b.meta.table)
+            );
+            self.at(&rules::UNMODELLED_CHANGE, &fcx, msg);
             found = true;
         }
         let tcx = Ctx {
@@ -771,12 +919,12 @@ impl<'a> Differ<'a> {
         if b.open != h.open {
             let (rule, msg) = if h.open {
                 (
-                    "constraint-loosened",
+                    &rules::CONSTRAINT_LOOSENED,
                     format!("enum `{}` is now open: any string is accepted", cx.subject),
                 )
             } else {
                 (
-                    "constraint-tightened",
+                    &rules::CONSTRAINT_TIGHTENED,
                     format!(
                         "enum `{}` is now closed: unknown values are refused",
                         cx.subject
@@ -787,43 +935,37 @@ impl<'a> Differ<'a> {
             found = true;
         }
         for bv in &b.values {
-            if h.values.iter().any(|v| v.value == bv.value) {
+            let subject = format!("{}.{:?}", cx.subject, bv.value);
+            if let Some(hv) = h.values.iter().find(|v| v.value == bv.value) {
+                if bv.meta.legacy && !hv.meta.legacy {
+                    let msg = format!(
+                        "value {:?} of `{}` is no longer marked `#[legacy]`",
+                        bv.value, cx.subject
+                    );
+                    let rule = &rules::LEGACY_ATTRIBUTE_REMOVED;
+                    self.push(rule, cx.dir, subject, &hv.loc, Some(&bv.loc), msg);
+                    found = true;
+                }
                 continue;
             }
             found = true;
-            let subject = format!("{}.{:?}", cx.subject, bv.value);
             if bv.meta.legacy {
                 let msg = format!(
                     "legacy value {:?} was removed from `{}`; it can never be dropped",
                     bv.value, cx.subject
                 );
-                self.push(
-                    "legacy-value-removed",
-                    Level::Error,
-                    cx.dir,
-                    subject,
-                    &cx.loc,
-                    Some(&bv.loc),
-                    msg,
-                );
+                let rule = &rules::LEGACY_VALUE_REMOVED;
+                self.push(rule, cx.dir, subject, &cx.loc, Some(&bv.loc), msg);
                 continue;
             }
             // An open enum still accepts the value: only the documented set shrinks.
-            let level = if h.open {
-                Level::Warning
+            let rule = if h.open {
+                &rules::OPEN_ENUM_VALUE_REMOVED
             } else {
-                rules::level("enum-value-removed", cx.dir)
+                &rules::ENUM_VALUE_REMOVED
             };
             let msg = format!("value {:?} was removed from `{}`", bv.value, cx.subject);
-            self.push(
-                "enum-value-removed",
-                level,
-                cx.dir,
-                subject,
-                &cx.loc,
-                Some(&bv.loc),
-                msg,
-            );
+            self.push(rule, cx.dir, subject, &cx.loc, Some(&bv.loc), msg);
         }
         for hv in &h.values {
             if b.values.iter().any(|v| v.value == hv.value) {
@@ -832,21 +974,13 @@ impl<'a> Differ<'a> {
             found = true;
             let subject = format!("{}.{:?}", cx.subject, hv.value);
             // An old client of an open enum already accepts any string.
-            let level = if b.open {
-                Level::Info
+            let rule = if b.open {
+                &rules::OPEN_ENUM_VALUE_ADDED
             } else {
-                rules::level("enum-value-added", cx.dir)
+                &rules::ENUM_VALUE_ADDED
             };
             let msg = format!("value {:?} was added to `{}`", hv.value, cx.subject);
-            self.push(
-                "enum-value-added",
-                level,
-                cx.dir,
-                subject,
-                &hv.loc,
-                None,
-                msg,
-            );
+            self.push(rule, cx.dir, subject, &hv.loc, None, msg);
         }
         found
     }
@@ -870,7 +1004,7 @@ impl<'a> Differ<'a> {
                         loc: loc.clone(),
                         ..cx.clone()
                     };
-                    self.at("union-tag-changed", &tcx, msg);
+                    self.at(&rules::UNION_TAG_CHANGED, &tcx, msg);
                     return true;
                 }
                 self.tagged(bm, b, hm, h, cx)
@@ -888,7 +1022,7 @@ impl<'a> Differ<'a> {
                     "tagged"
                 };
                 let msg = format!("`{}` was a {was} union, now {now}", cx.subject);
-                self.at("union-tag-changed", cx, msg);
+                self.at(&rules::UNION_TAG_CHANGED, cx, msg);
                 true
             }
         }
@@ -927,9 +1061,8 @@ impl<'a> Differ<'a> {
                 None => {
                     found = true;
                     let msg = format!("variant {tag:?} was removed from `{}`", cx.subject);
-                    let level = rules::level("union-variant-removed", dir);
-                    let rule = "union-variant-removed";
-                    self.push(rule, level, dir, subject, &cx.loc, Some(&bv.loc), msg);
+                    let rule = &rules::UNION_VARIANT_REMOVED;
+                    self.push(rule, dir, subject, &cx.loc, Some(&bv.loc), msg);
                 }
             }
         }
@@ -940,52 +1073,42 @@ impl<'a> Differ<'a> {
             found = true;
             let tag = hv.tag.clone().unwrap_or_default();
             let dir = hv.meta.direction.unwrap_or(cx.dir);
-            let (level, gate) = match &hv.meta.accepts {
-                // No old peer can have announced a capability that did not exist.
-                Some(a) if !self.base_accepts.contains(a) => (Level::Info, new_gate(a)),
-                _ => (rules::level("union-variant-added", dir), String::new()),
-            };
+            let (rule, gate) = self.gated(
+                &hv.meta.accepts,
+                &rules::UNION_VARIANT_ADDED,
+                &rules::UNION_VARIANT_ADDED_GATED,
+            );
             let msg = format!("variant {tag:?} was added to `{}`{gate}", cx.subject);
             let subject = format!("{}.{tag:?}", cx.subject);
-            self.push(
-                "union-variant-added",
-                level,
-                dir,
-                subject,
-                &hv.loc,
-                None,
-                msg,
-            );
+            self.push(rule, dir, subject, &hv.loc, None, msg);
         }
         found
     }
 
-    /// A variant's `#[direction]` or `#[accepts]` changed: who receives it changed.
-    fn variant_meta(
-        &mut self,
-        b: &crate::model::Variant,
-        h: &crate::model::Variant,
-        cx: &Ctx,
-    ) -> bool {
-        if b.meta.direction == h.meta.direction && b.meta.accepts == h.meta.accepts {
-            return false;
+    /// A variant's `#[direction]` or `#[accepts]` changed: who sends or receives it changed.
+    fn variant_meta(&mut self, b: &Variant, h: &Variant, cx: &Ctx) -> bool {
+        let mut found = false;
+        if b.meta.direction != h.meta.direction {
+            let msg = format!(
+                "variant `{}` now travels {} (was {})",
+                cx.subject,
+                show_direction(h.meta.direction),
+                show_direction(b.meta.direction)
+            );
+            self.at(&rules::DIRECTION_CHANGED, cx, msg);
+            found = true;
         }
-        let msg = format!(
-            "variant `{}` now travels {} to peers that accept {} (was {}, {})",
-            cx.subject,
-            h.meta
-                .direction
-                .map(super::direction_str)
-                .unwrap_or("as its union"),
-            show_accepts(&h.meta.accepts),
-            b.meta
-                .direction
-                .map(super::direction_str)
-                .unwrap_or("as its union"),
-            show_accepts(&b.meta.accepts),
-        );
-        self.at("unmodelled-change", cx, msg);
-        true
+        if b.meta.accepts != h.meta.accepts {
+            let msg = format!(
+                "variant `{}` is now sent to peers that accept {} (was {})",
+                cx.subject,
+                show_accepts(&h.meta.accepts),
+                show_accepts(&b.meta.accepts)
+            );
+            self.at(&rules::GATE_CHANGED, cx, msg);
+            found = true;
+        }
+        found
     }
 
     /// Untagged variants are paired by the name they refer to, then by position.
@@ -1030,12 +1153,37 @@ impl<'a> Differ<'a> {
         }
         pairs.sort();
         let mut found = false;
-        if pairs.windows(2).any(|w| w[0].1 > w[1].1) {
+        // Every two variants whose order changed; the order matters unless literals keep them
+        // apart in both models.
+        let mut flipped = Vec::new();
+        for (x, &(i, j)) in pairs.iter().enumerate() {
+            for &(k, l) in &pairs[x + 1..] {
+                if (i < k) != (j < l) {
+                    flipped.push((i, k, j, l));
+                }
+            }
+        }
+        if !flipped.is_empty() {
+            let apart = flipped.iter().all(|&(i, k, j, l)| {
+                disjoint(bm, &b.variants[i].ty, &b.variants[k].ty)
+                    && disjoint(hm, &h.variants[j].ty, &h.variants[l].ty)
+            });
+            let (rule, why) = if apart {
+                (
+                    &rules::UNION_VARIANTS_REORDERED_DISJOINT,
+                    "literals keep them apart",
+                )
+            } else {
+                (
+                    &rules::UNION_VARIANTS_REORDERED,
+                    "the first that accepts wins",
+                )
+            };
             let msg = format!(
-                "the variants of untagged `{}` were reordered; the first that accepts wins",
+                "the variants of untagged `{}` were reordered; {why}",
                 cx.subject
             );
-            self.at("union-variants-reordered", cx, msg);
+            self.at(rule, cx, msg);
             found = true;
         }
         for (i, j) in pairs {
@@ -1057,36 +1205,79 @@ impl<'a> Differ<'a> {
                 name(&bv.ty),
                 cx.subject
             );
-            let level = rules::level("union-variant-removed", cx.dir);
             let subject = format!("{}[{}]", cx.subject, name(&bv.ty));
-            self.push(
-                "union-variant-removed",
-                level,
-                cx.dir,
-                subject,
-                &cx.loc,
-                Some(&bv.loc),
-                msg,
-            );
+            let rule = &rules::UNION_VARIANT_REMOVED;
+            self.push(rule, cx.dir, subject, &cx.loc, Some(&bv.loc), msg);
         }
         for j in added {
             found = true;
             let hv = &h.variants[j];
             let msg = format!("variant `{}` was added to `{}`", name(&hv.ty), cx.subject);
-            let level = rules::level("union-variant-added", cx.dir);
             let subject = format!("{}[{}]", cx.subject, name(&hv.ty));
-            self.push(
-                "union-variant-added",
-                level,
-                cx.dir,
-                subject,
-                &hv.loc,
-                None,
-                msg,
-            );
+            let rule = &rules::UNION_VARIANT_ADDED;
+            self.push(rule, cx.dir, subject, &hv.loc, None, msg);
         }
         found
     }
+}
+
+/// True when no value matches both `a` and `b`: both are objects that require different literals
+/// at a key they share (`ok: true`, `ok: false`).
+fn disjoint(m: &Model, a: &Ty, b: &Ty) -> bool {
+    let fields = |t: &Ty| -> Option<Vec<(String, Literal)>> {
+        let (dm, t) = unalias(m, t);
+        let TyKind::Ref(r) = &t.kind else { return None };
+        let (dm, def) = resolve(dm, r)?;
+        let TypeDefKind::Struct(s) = &def.kind else {
+            return None;
+        };
+        Some(
+            s.fields
+                .iter()
+                .filter(|f| !f.optional)
+                .filter_map(|f| match &unalias(dm, &f.ty).1.kind {
+                    TyKind::Literal(l) => Some((f.name.clone(), l.clone())),
+                    _ => None,
+                })
+                .collect(),
+        )
+    };
+    match (fields(a), fields(b)) {
+        (Some(x), Some(y)) => x
+            .iter()
+            .any(|(k, l)| y.iter().any(|(k2, l2)| k == k2 && l != l2)),
+        _ => false,
+    }
+}
+
+/// True when the protocol negotiates capabilities: a type it sends client -> host has an
+/// `accepts` field holding a list of strings (connect's hello), in which a client announces
+/// what it accepts.
+fn negotiates(m: &Model, dirs: &Directions) -> bool {
+    m.types.iter().any(|t| {
+        let travels_in = dirs
+            .get(&def_key(m, &t.name))
+            .is_some_and(|d| d != Direction::ServerToClient);
+        let TypeDefKind::Struct(s) = &t.kind else {
+            return false;
+        };
+        travels_in
+            && s.fields.iter().any(|f| {
+                f.name == "accepts"
+                    && match &unalias(m, &f.ty).1.kind {
+                        TyKind::Array(item, _) => {
+                            matches!(unalias(m, item).1.kind, TyKind::String(_))
+                                || kinds_is_enum(m, item)
+                        }
+                        _ => false,
+                    }
+            })
+    })
+}
+
+fn kinds_is_enum(m: &Model, t: &Ty) -> bool {
+    let (m, t) = unalias(m, t);
+    matches!(&t.kind, TyKind::Ref(r) if matches!(resolve(m, r), Some((_, d)) if matches!(d.kind, TypeDefKind::Enum(_))))
 }
 
 /// The protocol's directory: the path up to the last component named after the protocol, else
@@ -1167,6 +1358,17 @@ fn new_gate(capability: &str) -> String {
     format!(", sent only to peers that accept the new capability `{capability}`")
 }
 
+fn show_direction(d: Option<Direction>) -> &'static str {
+    d.map(super::direction_str).unwrap_or("as it is reached")
+}
+
+fn show_table(t: &Option<crate::model::TableKey>) -> String {
+    match t {
+        Some(k) => format!("the payload named by `{}`", k.key),
+        None => "any JSON value".into(),
+    }
+}
+
 fn show_accepts(a: &Option<String>) -> String {
     match a {
         Some(a) => format!("`{a}`"),
@@ -1201,89 +1403,5 @@ fn describe(m: &Model, t: &Ty) -> String {
             Some((_, d)) => format!("`{}`", d.name),
             None => format!("`{}`", r.name),
         },
-    }
-}
-
-/// The help line: what to do when it breaks, why it is fine when it does not.
-fn hint(rule: &str, level: Level, dir: Direction) -> &'static str {
-    let ok = level != Level::Error;
-    match (rule, ok) {
-        ("request-removed", _) => {
-            "old clients still send it; keep it (mark it `#[deprecated]`) until no client does"
-        }
-        ("request-added", _) => "compatible: old clients never send it",
-        ("event-removed", _) => {
-            "old clients may wait for it; keep sending it (mark it `#[deprecated]`)"
-        }
-        ("event-added", _) => {
-            "old clients ignore an event name they do not know; gate it with `#[accepts = \"...\"]` to send it only to clients that asked"
-        }
-        ("union-variant-added", true) => {
-            "compatible: the host accepts one more kind; old clients never send it"
-        }
-        ("union-variant-added", false) => {
-            "old clients refuse a whole thread with an item kind they do not know; carry it as an optional field of an existing variant instead"
-        }
-        ("union-variant-removed", _) => {
-            "old clients and stored data still carry it; keep it (mark it `#[deprecated]`)"
-        }
-        ("enum-value-added", true) => {
-            "compatible: the host accepts one more value; old clients never send it"
-        }
-        ("enum-value-added", false) => {
-            "old clients refuse a value they do not know; add a new optional field instead, or make the enum `#[open]` from its first version"
-        }
-        ("enum-value-removed", true) => {
-            "compatible on the wire: the enum is open; the documented set shrank"
-        }
-        ("enum-value-removed", false) => {
-            "old clients and stored data still carry it; keep it (mark it `#[deprecated]` or `#[legacy]`)"
-        }
-        ("legacy-value-removed", _) => {
-            "a `#[legacy]` value is read and written back forever; put it back (this cannot be acknowledged)"
-        }
-        ("field-removed", _) => {
-            "peers built on the old contract still send or require it; keep it and mark it `#[deprecated]`"
-        }
-        ("field-renamed", _) => {
-            "the key is what travels; keep the old key (a Rust-only rename is not a wire change)"
-        }
-        ("field-added-required", _) => "make it optional (`name?: T`, with a default if needed)",
-        ("field-added-optional", _) => "compatible: a contract grows by optional fields",
-        ("optional-to-required", true) => {
-            "compatible for live clients; records written before the change may lack it"
-        }
-        ("optional-to-required", false) => {
-            "old clients may leave it out; keep it optional and give it a default"
-        }
-        ("required-to-optional", true) => "compatible: the host accepts more",
-        ("required-to-optional", false) => "old clients require it; keep sending it",
-        ("nullability-changed", true) if dir == Direction::ClientToServer => {
-            "compatible: the host accepts more"
-        }
-        ("nullability-changed", true) => "compatible: old clients never receive what they refuse",
-        ("nullability-changed", false) => {
-            "the peer built on the old contract refuses or sends null; keep the old nullability"
-        }
-        ("type-changed", _) => {
-            "no peer built on the old contract accepts the new type; add a new optional field instead"
-        }
-        ("constraint-tightened", true) => {
-            "compatible: the host sends a subset of what old clients accept"
-        }
-        ("constraint-tightened", false) => {
-            "old clients may still send values the new limit refuses; keep the old limit"
-        }
-        ("constraint-loosened", true) => "compatible: the host accepts more than old clients send",
-        ("constraint-loosened", false) => {
-            "old clients that check the old limit refuse the new values; keep the limit on what the host sends"
-        }
-        ("default-changed", _) => {
-            "peers that leave the field out now mean something else; keep the default"
-        }
-        ("union-tag-changed", _) => "no old peer can pick the variant; keep the tag",
-        ("union-variants-reordered", _) => "the first variant that accepts wins; keep the order",
-        ("definition-removed", _) => "apps import types by name; keep it (mark it `#[deprecated]`)",
-        _ => "the differ does not model this change; review it, then acknowledge it if it is safe",
     }
 }
