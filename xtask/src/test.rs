@@ -85,6 +85,13 @@ pub fn run(root: &Path) -> ExitCode {
         ));
         steps.push(step("TypeScript tests", dir, "npm", &["test"]));
     }
+    // Installed by the lock files above; see tests/npm-consumer/run.mjs.
+    steps.push(step(
+        "npm packages packed, publint and attw on each tarball, a consumer installed from them",
+        "tests/npm-consumer",
+        "npm",
+        &["test"],
+    ));
     steps.push(step(
         "Rust tests, end to end included",
         ".",

@@ -540,6 +540,7 @@ impl<'a> Emitter<'a> {
              validators are generated from: both sides give every JSON input the same verdict.\n",
             self.model.name
         );
+        out.push_str(&package::readme_install(o));
         if let Some(e) = example {
             let _ = writeln!(
                 out,
@@ -617,6 +618,13 @@ impl<'a> Emitter<'a> {
                 out,
                 "- The base protocols' types and table entries come from {}, imported, not copied: the tables above spread theirs.",
                 code_list(&bases)
+            );
+        }
+        for m in &o.entry_points {
+            let _ = writeln!(
+                out,
+                "- `{}/{m}`: written by hand beside the generated sources, an entry point of its own.",
+                o.package_name
             );
         }
         if !o.extra_exports.is_empty() {

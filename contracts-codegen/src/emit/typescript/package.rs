@@ -321,6 +321,46 @@ fn clone(n: &Node) -> Node {
     }
 }
 
+/// The README's `## Install` section: the install command with the required peers, and what
+/// each peer is for.
+pub fn readme_install(o: &TsOptions) -> String {
+    let mut peers: Vec<(String, String)> = vec![("zod".into(), ZOD_RANGE.into())];
+    for b in o.base_packages.values() {
+        peers.push((b.name.clone(), b.version.clone()));
+    }
+    let required: Vec<&str> = peers.iter().map(|(n, _)| n.as_str()).collect();
+    let list = |ps: &[(String, String)]| {
+        let items: Vec<String> = ps.iter().map(|(n, r)| format!("`{n}` `{r}`")).collect();
+        items.join(", ")
+    };
+    let mut out = format!(
+        "## Install\n\n```sh\nnpm install {} {}\n```\n\nIts peer dependencies, one copy each and the \
+         consumer's: {}. Node 20 or later; ESM only.\n",
+        o.package_name,
+        required.join(" "),
+        list(&peers)
+    );
+    let optional: Vec<(String, String)> = o
+        .peer_dependencies
+        .iter()
+        .map(|(n, p)| (n.clone(), p.range.clone()))
+        .collect();
+    if !optional.is_empty() {
+        let entries: Vec<String> = o
+            .entry_points
+            .iter()
+            .map(|m| format!("`{}/{m}`", o.package_name))
+            .collect();
+        out.push_str(&format!(
+            "\n{} also needs {} (optional peers: the rest of the package works without them).\n",
+            entries.join(", "),
+            list(&optional)
+        ));
+    }
+    out.push('\n');
+    out
+}
+
 /// `tsconfig.json`: `test/` compiled too when the package has tests or a README example.
 pub fn tsconfig(o: &TsOptions, example: bool) -> String {
     let include: Vec<&str> = if o.has_tests || example {
