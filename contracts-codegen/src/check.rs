@@ -550,7 +550,11 @@ fn each_ty<'a>(model: &'a Model, f: &mut impl FnMut(&'a Ty)) {
 }
 
 /// Rule: every type a schema names is defined here, imported, or qualified with a base
-/// protocol that has it. A near miss gets a "did you mean".
+/// protocol that has it. A near miss of a name in scope gets a "did you mean".
+///
+/// An import that fails is reported once, at the `use` (by `imports_resolve`): a use of the
+/// name it imports, or of the name its "did you mean" proposes, says nothing more, and a name
+/// that failed to import is never proposed.
 fn types_are_defined(model: &Model, broken: &HashSet<String>, diags: &mut Diagnostics) {
     let explicitly_imported: HashSet<(&str, &str)> = model
         .imports
@@ -561,9 +565,17 @@ fn types_are_defined(model: &Model, broken: &HashSet<String>, diags: &mut Diagno
                 .map(move |(n, _)| (i.protocol.as_str(), n.as_str()))
         })
         .collect();
+    let failed = failed_imports(model);
     each_ty(model, &mut |t| {
         let TyKind::Ref(r) = &t.kind else { return };
         if model.resolve(r).is_some() || (r.protocol.is_none() && broken.contains(&r.name)) {
+            return;
+        }
+        if r.protocol.is_none()
+            && failed
+                .iter()
+                .any(|(name, meant)| *name == r.name || *meant == Some(r.name.as_str()))
+        {
             return;
         }
         match &r.protocol {
@@ -592,7 +604,12 @@ fn types_are_defined(model: &Model, broken: &HashSet<String>, diags: &mut Diagno
                 let mut candidates: Vec<&str> = PRIMITIVES.to_vec();
                 candidates.extend(model.types.iter().map(|d| d.name.as_str()));
                 for i in &model.imports {
-                    candidates.extend(i.names.iter().map(|(n, _)| n.as_str()));
+                    candidates.extend(
+                        i.names
+                            .iter()
+                            .map(|(n, _)| n.as_str())
+                            .filter(|n| failed.iter().all(|(f, _)| f != n)),
+                    );
                     if i.glob
                         && let Some(b) = model.base(&i.protocol)
                     {
@@ -640,16 +657,43 @@ fn bases_text(model: &Model) -> String {
 
 /// `, did you mean `x`?` when a candidate is close to `name`, else nothing.
 fn did_you_mean<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> String {
+    match nearest(name, candidates) {
+        Some(c) => format!(", did you mean `{c}`?"),
+        None => String::new(),
+    }
+}
+
+/// The candidate closest to `name`, when one is close enough to be a likely misspelling.
+fn nearest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     let limit = (name.chars().count() / 3).max(1);
-    let best = candidates
+    candidates
         .filter(|c| *c != name)
         .map(|c| (distance(&name.to_lowercase(), &c.to_lowercase()), c))
         .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, c)| (*d, c.to_string()));
-    match best {
-        Some((_, c)) => format!(", did you mean `{c}`?"),
-        None => String::new(),
+        .min_by_key(|(d, c)| (*d, c.to_string()))
+        .map(|(_, c)| c)
+}
+
+/// Every name a `use` imports that does not exist (its protocol unknown, or without that
+/// type), with the type `imports_resolve` proposes instead, if any.
+fn failed_imports(model: &Model) -> Vec<(&str, Option<&str>)> {
+    let mut out = Vec::new();
+    for i in &model.imports {
+        let base = model.base(&i.protocol);
+        for (name, _) in &i.names {
+            match base {
+                None => out.push((name.as_str(), None)),
+                Some(b) if b.own_type(name).is_none() => {
+                    out.push((
+                        name.as_str(),
+                        nearest(name, b.types.iter().map(|d| d.name.as_str())),
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
     }
+    out
 }
 
 /// Levenshtein distance, by characters.

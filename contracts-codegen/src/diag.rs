@@ -1,4 +1,9 @@
 //! Diagnostics: collected, never thrown, rendered like rustc with the source line and a caret.
+//!
+//! One rendering serves every caller: a tool prints `path:line:col: error: message`
+//! ([`Diagnostic::render`]); the macro hands `path:line:col: message` to `compile_error!`
+//! ([`Diagnostic::render_for_rustc`]), which rustc prints after its own `error: `. The path is
+//! the one `load` chose: relative to the display root (the workspace), or absolute.
 
 use crate::model::{Loc, SourceFile};
 use std::fmt::Write as _;
@@ -65,13 +70,28 @@ impl Diagnostic {
         self
     }
 
-    /// `path:line:col: error: message`, then the line and a caret under the column, then notes.
+    /// `path:line:col: error: message`, then the line and a caret under the column, then notes:
+    /// what a tool (`cargo xtask check`) prints.
     pub fn render(&self, files: &[SourceFile]) -> String {
         let level = match self.level {
             Level::Error => "error",
             Level::Warning => "warning",
         };
-        let mut out = format!("{}: {level}: {}\n", self.loc, self.message);
+        self.render_after(&format!("{}: {level}: ", self.loc), files)
+    }
+
+    /// The same text for a `compile_error!`, which rustc prints after its own `error: `:
+    /// `path:line:col: message` and the rest as [`Diagnostic::render`] writes it, so the word
+    /// `error` is not written twice.
+    pub fn render_for_rustc(&self, files: &[SourceFile]) -> String {
+        match self.level {
+            Level::Error => self.render_after(&format!("{}: ", self.loc), files),
+            Level::Warning => self.render(files),
+        }
+    }
+
+    fn render_after(&self, head: &str, files: &[SourceFile]) -> String {
+        let mut out = format!("{head}{}\n", self.message);
         snippet(&mut out, files, &self.loc);
         for (loc, msg) in &self.notes {
             let _ = writeln!(out, "{loc}: note: {msg}");
@@ -101,4 +121,44 @@ fn snippet(out: &mut String, files: &[SourceFile], loc: &Loc) {
     let _ = writeln!(out, "{pad} |");
     let _ = writeln!(out, "{num} | {line}");
     let _ = writeln!(out, "{pad} | {caret_pad}^");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn at(line: u32, col: u32) -> Loc {
+        Loc {
+            file: Arc::from("schema/app/a.contract"),
+            line,
+            col,
+        }
+    }
+
+    #[test]
+    fn a_tool_writes_the_level_and_rustc_gets_it_once() {
+        let files = [SourceFile {
+            display: Arc::from("schema/app/a.contract"),
+            absolute: "/w/schema/app/a.contract".into(),
+            text: "struct A { x: int }\nstruct A { y: int }\n".into(),
+        }];
+        let mut diags = Diagnostics::default();
+        diags
+            .error(&at(2, 8), "the type `A` is defined twice")
+            .note(&at(1, 8), "first defined here");
+        let tail = "  |\n2 | struct A { y: int }\n  |        ^\n\
+                    schema/app/a.contract:1:8: note: first defined here\n  |\n\
+                    1 | struct A { x: int }\n  |        ^\n";
+        let d = &diags.items[0];
+        assert_eq!(
+            d.render(&files),
+            format!("schema/app/a.contract:2:8: error: the type `A` is defined twice\n{tail}")
+        );
+        // rustc prints `error: ` before a `compile_error!`'s text.
+        assert_eq!(
+            d.render_for_rustc(&files),
+            format!("schema/app/a.contract:2:8: the type `A` is defined twice\n{tail}")
+        );
+    }
 }

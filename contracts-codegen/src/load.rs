@@ -3,6 +3,10 @@
 //! [`load_dir`] reads every `*.contract` file under a directory (recursively, sorted by path);
 //! [`load_files`] takes the files ready-made (from a git revision, from a test) and does no IO.
 //! Both return the checked model, or every diagnostic with the files needed to render them.
+//!
+//! Diagnostics name files as a reader can open them: relative to the display root when below
+//! it (the workspace root of the crate, [`workspace_root`], for the macro; the checkout for an
+//! xtask), else absolute with `..` resolved (a base protocol's schema in cargo's registry).
 
 use crate::diag::Diagnostics;
 use crate::model::{Loc, Model, SourceFile};
@@ -19,7 +23,8 @@ pub struct LoadOptions {
     /// The protocols this one builds on (an app's `agent`), already loaded.
     pub bases: Vec<Arc<Model>>,
     /// Show file paths relative to this directory (e.g. the workspace root, so paths read
-    /// `schema/agent/chat.contract`); by default paths are shown as given.
+    /// `schema/agent/chat.contract`, see [`workspace_root`]) and paths outside it absolute;
+    /// by default paths are shown as given.
     pub display_root: Option<PathBuf>,
 }
 
@@ -302,18 +307,153 @@ fn walk(
     }
 }
 
-/// `path` as shown to people: relative to `root` when it lies below it, with `/` separators.
+/// `path` as diagnostics show it, with `root` as the display root: see [`LoadOptions`].
+pub fn display_path(path: &Path, root: Option<&Path>) -> String {
+    display(path, root)
+}
+
+/// `path` as shown to people, with `/` separators: relative to `root` when it lies below it,
+/// else absolute with `.` and `..` resolved (a path that opens from anywhere, never a relative
+/// path that only opens from a directory the reader does not know). Without a root, as given.
 fn display(path: &Path, root: Option<&Path>) -> String {
-    let shown = match root {
-        Some(root) => {
-            let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-            let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
-            match abs.strip_prefix(&root) {
+    let Some(root) = root else {
+        return path.to_string_lossy().replace('\\', "/");
+    };
+    // As written first (a path below the root through a link stays below it), then with
+    // links resolved (a root reached through a link).
+    let lexical = lexical_absolute(path);
+    let shown = match lexical.strip_prefix(lexical_absolute(root)) {
+        Ok(rel) => rel.to_path_buf(),
+        Err(_) => {
+            let real = resolved(path);
+            match real.strip_prefix(resolved(root)) {
                 Ok(rel) => rel.to_path_buf(),
-                Err(_) => path.to_path_buf(),
+                Err(_) => real,
             }
         }
-        None => path.to_path_buf(),
     };
     shown.to_string_lossy().replace('\\', "/")
+}
+
+/// `path` made absolute (against the current directory) with `.` and `..` taken away by
+/// their text.
+fn lexical_absolute(path: &Path) -> PathBuf {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut out = PathBuf::new();
+    for c in abs.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// `path` with links resolved when it exists (without Windows' `\\?\` prefix), else as
+/// [`lexical_absolute`] makes it.
+fn resolved(path: &Path) -> PathBuf {
+    match std::fs::canonicalize(path) {
+        Ok(p) => {
+            let text = p.to_string_lossy();
+            match text.strip_prefix(r"\\?\") {
+                Some(rest) if !rest.starts_with("UNC") => PathBuf::from(rest),
+                _ => p,
+            }
+        }
+        Err(_) => lexical_absolute(path),
+    }
+}
+
+/// The root that diagnostics show paths relative to, for a crate whose manifest is in
+/// `manifest_dir`: its workspace's root (the nearest directory at or above it whose
+/// `Cargo.toml` has a `[workspace]` table), else `manifest_dir` itself. Cargo runs rustc
+/// there, so the paths read like rustc's own and open from the same place.
+pub fn workspace_root(manifest_dir: &Path) -> PathBuf {
+    let start = lexical_absolute(manifest_dir);
+    for dir in start.ancestors() {
+        if let Ok(text) = std::fs::read_to_string(dir.join("Cargo.toml"))
+            && declares_workspace(&text)
+        {
+            return dir.to_path_buf();
+        }
+    }
+    start
+}
+
+/// Whether a manifest's text has a `[workspace]` table (or one of its subtables, such as
+/// `[workspace.dependencies]`, which makes one too).
+fn declares_workspace(manifest: &str) -> bool {
+    manifest.lines().any(|line| {
+        let line = line.trim();
+        line.strip_prefix("[workspace")
+            .is_some_and(|rest| rest.trim_start().starts_with([']', '.']))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("contracts-load-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn paths_below_the_root_are_relative_and_others_absolute() {
+        let root = temp("display");
+        std::fs::create_dir_all(root.join("app/schema")).unwrap();
+        std::fs::create_dir_all(root.join("elsewhere/agent")).unwrap();
+        let app = root.join("app/schema/a.contract");
+        assert_eq!(display(&app, Some(&root)), "app/schema/a.contract");
+        // Reached with `..`: still below the root, shown without the detour.
+        let detour = root.join("app/schema/../schema/a.contract");
+        assert_eq!(display(&detour, Some(&root)), "app/schema/a.contract");
+        // Outside the root: absolute, `..` resolved, so it opens from any directory.
+        let base = root.join("app/../elsewhere/agent/chat.contract");
+        let shown = display(&base, Some(&root.join("app")));
+        assert!(Path::new(&shown).is_absolute(), "{shown}");
+        assert!(!shown.contains(".."), "{shown}");
+        assert!(shown.ends_with("elsewhere/agent/chat.contract"), "{shown}");
+        // Without a root: as given.
+        assert_eq!(
+            display(Path::new("x/../y.contract"), None),
+            "x/../y.contract"
+        );
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn the_workspace_root_is_the_nearest_manifest_with_a_workspace() {
+        let root = temp("workspace");
+        let member = root.join("crates/app");
+        std::fs::create_dir_all(&member).unwrap();
+        std::fs::write(member.join("Cargo.toml"), "[package]\nname = \"app\"\n").unwrap();
+        // No workspace anywhere above (below the temporary directory): the manifest's own.
+        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"top\"\n").unwrap();
+        assert_eq!(workspace_root(&member), member);
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[workspace]\nmembers = [\"crates/app\"]\n",
+        )
+        .unwrap();
+        assert_eq!(workspace_root(&member), root);
+        // A workspace made by a subtable alone (as trybuild writes its projects).
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[workspace.dependencies]\nx = \"1\"\n",
+        )
+        .unwrap();
+        assert_eq!(workspace_root(&member), root);
+        // A key that only starts like it is not a workspace.
+        std::fs::write(root.join("Cargo.toml"), "[workspaces]\n").unwrap();
+        assert_eq!(workspace_root(&member), member);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 }

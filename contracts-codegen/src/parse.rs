@@ -4,7 +4,9 @@
 //! `#[doc = "..."]`), then read by hand-written recursive descent over syn's `ParseStream`.
 //! Errors are collected, not returned: a broken item is reported and skipped up to the next
 //! item, a broken field, value, variant or entry up to the next comma, so one file can report
-//! several mistakes and every file is read.
+//! several mistakes and every file is read. A missing `,` or `;` is reported where it belongs,
+//! just after the token before it (not at the start of the next line), and when the next line
+//! starts the next entry or item, that one is still read.
 //!
 //! Locations need proc-macro2's fallback implementation (with `span-locations`); call
 //! [`with_fallback`] around any parsing, as `load` does.
@@ -76,7 +78,7 @@ pub fn parse_file(
                 p.errors.push(e);
             }
             for error in std::mem::take(&mut p.errors) {
-                for e in error {
+                for e in error.into_iter().filter(|e| e.to_string() != REPORTED) {
                     let loc = p.loc(e.span());
                     diags.error(&loc, e.to_string());
                 }
@@ -135,6 +137,15 @@ fn lex_message(text: &str, loc: &Loc) -> String {
     }
 }
 
+/// The message of an error that only unwinds the parser: its diagnostic is already in
+/// `P::located`.
+const REPORTED: &str = "\u{0}already reported";
+
+/// An error that only unwinds: see [`REPORTED`].
+fn reported(input: ParseStream) -> syn::Error {
+    input.error(REPORTED)
+}
+
 /// The parser's state: the file for locations and the errors seen so far.
 struct P {
     file: Arc<str>,
@@ -178,6 +189,29 @@ impl P {
             line: start.line as u32,
             col: start.column as u32 + 1,
         }
+    }
+
+    /// Just past the end of `span`: where a token missing after it would go.
+    fn loc_after(&self, span: Span) -> Loc {
+        let end = span.end();
+        if end.line == 0 {
+            return self.loc(span);
+        }
+        Loc {
+            file: self.file.clone(),
+            line: end.line as u32,
+            col: end.column as u32 + 1,
+        }
+    }
+
+    /// Reports that `token` is missing after the last token read, and answers whether what
+    /// follows starts on a later line (or the input ends): then the text most likely only
+    /// lacks the token, and what follows is read as the next entry or item.
+    fn missing(&mut self, input: ParseStream, token: &str) -> bool {
+        let prev = input.cursor().prev_span();
+        self.located
+            .push((self.loc_after(prev), format!("expected `{token}`")));
+        input.is_empty() || input.span().start().line > prev.end().line
     }
 
     fn name(&self, text: String, span: Span) -> Name {
@@ -249,7 +283,9 @@ fn declared_name(input: ParseStream) -> Option<String> {
 /// Skip a broken item: up to the next `#` or item keyword that starts a line, or just past
 /// a `;`.
 fn recover_item(input: ParseStream, stuck: bool) {
-    let mut line = input.span().start().line;
+    // The line of the last token read: an item keyword that starts a later line (the next
+    // item, after one that lacks its `;`) ends the skipping.
+    let mut line = input.cursor().prev_span().end().line;
     if stuck {
         line = input.span().end().line;
         skip_one(input);
@@ -290,7 +326,7 @@ fn item(input: ParseStream, p: &mut P) -> syn::Result<Option<Item>> {
             let name = type_name(input, p)?;
             input.parse::<Token![=]>()?;
             let ty = ty(input, p)?;
-            input.parse::<Token![;]>()?;
+            semicolon(input, p)?;
             Ok(Some(Item::Alias(Alias { attrs, name, ty })))
         }
         "struct" => {
@@ -348,6 +384,24 @@ fn item(input: ParseStream, p: &mut P) -> syn::Result<Option<Item>> {
     }
 }
 
+/// The `;` that ends an item. Without it, reported after the last token; the item is kept when
+/// the next item starts on a later line, else it is skipped as broken.
+fn semicolon(input: ParseStream, p: &mut P) -> syn::Result<()> {
+    if input.peek(Token![;]) {
+        input.parse::<Token![;]>()?;
+        return Ok(());
+    }
+    let next_line = p.missing(input, ";");
+    let item_next = input.is_empty()
+        || input.peek(Token![#])
+        || peek_word(input).is_some_and(|w| ITEM_KEYWORDS.contains(&w.as_str()));
+    if next_line && item_next {
+        Ok(())
+    } else {
+        Err(reported(input))
+    }
+}
+
 /// Report attributes or docs written where none belong.
 fn no_attrs(attrs: &Attrs, what: &str, p: &mut P) {
     if let Some(a) = attrs.attrs.first() {
@@ -385,7 +439,7 @@ fn use_item(input: ParseStream, p: &mut P, kw_span: Span) -> syn::Result<Use> {
             .map_err(|e| err(e.span(), "expected a type name, `{...}` or `*`"))?;
         names.push(p.name(unraw(&i), i.span()));
     }
-    input.parse::<Token![;]>()?;
+    semicolon(input, p)?;
     Ok(Use {
         protocol,
         names,
@@ -520,7 +574,8 @@ fn unraw(i: &Ident) -> String {
 }
 
 /// Comma-separated entries with recovery: a broken entry is reported and skipped up to the
-/// next comma, and the rest is still read.
+/// next comma, and the rest is still read. A missing comma is reported after the entry; when
+/// the next line starts, it is read as the next entry.
 fn list<T>(
     content: ParseStream,
     p: &mut P,
@@ -534,8 +589,8 @@ fn list<T>(
                 if content.is_empty() {
                     break;
                 }
-                if let Err(e) = content.parse::<Token![,]>() {
-                    p.errors.push(e);
+                if content.parse::<Token![,]>().is_err() && !p.missing(content, ",") {
+                    // Something else follows on the same line: skip it with this entry.
                     skip_past_comma(content);
                 }
             }

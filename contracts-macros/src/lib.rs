@@ -17,15 +17,21 @@
 //! - `extends`: base protocols, `name: rust::module::path = "schema dir"`. The module is where
 //!   the base was generated; the directory is its schema (the macro loads it to resolve the
 //!   types the app imports). Without `= "dir"`, the directory comes from the environment
-//!   variable `CONTRACTS_SCHEMA_<NAME>` (set it with `cargo:rustc-env` in a build script).
+//!   variable `CONTRACTS_SCHEMA_<NAME>`, which the crate's build script sets from what
+//!   `contracts` publishes (`DEP_CONTRACTS_SCHEMA_<NAME>`); when it is unset, the error gives
+//!   the `build.rs` line.
 //! - `runtime`: the runtime's hidden path, by default `::contracts::__private`.
 //!
 //! Every file read is included with `include_str!` so an edit rebuilds the crate. Schema
-//! errors are reported as one `compile_error!` per diagnostic, each `path:line:col: error: ...`
-//! with the source line.
+//! errors are reported as one `compile_error!` per diagnostic, which rustc prints as
+//! `error: path:line:col: message` with the source line and a caret, then the notes. The path
+//! opens from the workspace root (where cargo runs rustc, so rustc's own paths read the same
+//! way): relative to it when the file is below it, else absolute (a base's schema in cargo's
+//! registry). `cargo xtask check` renders the same diagnostics with the same code
+//! (`contracts_codegen::diag`).
 
 use contracts_codegen::emit::rust::{RustOptions, emit};
-use contracts_codegen::load::{LoadOptions, load_dir};
+use contracts_codegen::load::{LoadOptions, display_path, load_dir, workspace_root};
 use contracts_codegen::model::Model;
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as TokenStream2};
@@ -114,57 +120,112 @@ fn error(span: Span, message: &str) -> TokenStream2 {
     quote::quote_spanned!(span=> ::core::compile_error!(#message);)
 }
 
-/// Finds a directory: relative to `CARGO_MANIFEST_DIR`, else to the invoking file's directory.
-/// Answers the directory and the root its paths are shown relative to.
-fn locate(dir: &str) -> Option<(PathBuf, PathBuf)> {
+/// Where schema directories are looked for: `CARGO_MANIFEST_DIR`, then the invoking file's
+/// directory.
+fn search_roots() -> Vec<PathBuf> {
+    let mut roots = Vec::new();
+    if let Some(root) = std::env::var_os("CARGO_MANIFEST_DIR") {
+        roots.push(PathBuf::from(root));
+    }
+    if let Some(dir) = proc_macro::Span::call_site()
+        .local_file()
+        .and_then(|f| std::path::absolute(f.parent()?).ok())
+    {
+        roots.push(dir);
+    }
+    roots
+}
+
+/// Finds a directory: absolute as given, else relative to the first of [`search_roots`] that
+/// has it. Without one, answers every place it looked.
+fn locate(dir: &str) -> Result<PathBuf, Vec<PathBuf>> {
     let given = Path::new(dir);
-    if given.is_absolute() {
-        return given.is_dir().then(|| {
-            (
-                given.to_path_buf(),
-                given.parent().unwrap_or(given).to_path_buf(),
-            )
-        });
+    let tried: Vec<PathBuf> = if given.is_absolute() {
+        vec![given.to_path_buf()]
+    } else {
+        search_roots().iter().map(|r| r.join(given)).collect()
+    };
+    match tried.iter().find(|p| p.is_dir()) {
+        Some(p) => Ok(p.clone()),
+        None => Err(tried),
     }
-    if let Some(root) = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from) {
-        let p = root.join(given);
-        if p.is_dir() {
-            return Some((p, root));
-        }
-    }
-    let file = proc_macro::Span::call_site().local_file()?;
-    let root = std::path::absolute(file.parent()?).ok()?;
-    let p = root.join(given);
-    p.is_dir().then_some((p, root))
+}
+
+/// The directory diagnostics show paths relative to: the workspace root of the crate that
+/// invokes the macro (cargo runs rustc there), found from `CARGO_MANIFEST_DIR`. Files outside
+/// it (a base's schema in cargo's registry) are shown absolute.
+fn display_root() -> Option<PathBuf> {
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")?;
+    Some(workspace_root(Path::new(&manifest)))
+}
+
+fn not_found(span: Span, what: &str, tried: &[PathBuf]) -> TokenStream2 {
+    let root = display_root();
+    let places: Vec<String> = tried
+        .iter()
+        .map(|p| format!("`{}`", display_path(p, root.as_deref())))
+        .collect();
+    let looked = match places.as_slice() {
+        [] => String::new(),
+        [one] => format!(": looked at {one}"),
+        more => format!(": looked at {}", more.join(" and ")),
+    };
+    error(span, &format!("{what} not found{looked}"))
 }
 
 fn expand(input: Input) -> Result<TokenStream2, TokenStream2> {
     expand_inner(&input)
 }
 
-fn load(dir: &LitStr, name: Option<String>, bases: Vec<Arc<Model>>) -> Result<Model, TokenStream2> {
-    let Some((path, root)) = locate(&dir.value()) else {
-        return Err(error(
-            dir.span(),
-            &format!("schema directory `{}` not found", dir.value()),
-        ));
-    };
+/// Loads the schema directory `path`; a failure is one `compile_error!` per diagnostic.
+fn load(path: &Path, name: Option<String>, bases: Vec<Arc<Model>>) -> Result<Model, TokenStream2> {
     let options = LoadOptions {
         name,
         bases,
-        display_root: Some(root),
+        display_root: display_root(),
     };
-    load_dir(&path, &options).map_err(|err| {
+    load_dir(path, &options).map_err(|err| {
         let mut out = TokenStream2::new();
         for d in &err.diagnostics.items {
-            let text = d.render(&err.files);
+            let text = d.render_for_rustc(&err.files);
             out.extend(error(Span::call_site(), text.trim_end()));
-        }
-        if out.is_empty() {
-            out = error(Span::call_site(), err.render().trim_end());
         }
         out
     })
+}
+
+/// The schema directory of a base written without `= "dir"`: the one the environment variable
+/// `CONTRACTS_SCHEMA_<NAME>` names, which the crate's build script sets. Unset, the error gives
+/// the `build.rs` line that sets it.
+fn base_dir_from_env(base: &Base) -> Result<PathBuf, TokenStream2> {
+    let name = base.name.to_string();
+    let upper = name.to_uppercase();
+    let var = format!("CONTRACTS_SCHEMA_{upper}");
+    let module = &base.path;
+    let module = quote!(#module).to_string().replace(' ', "");
+    let Some(value) = std::env::var_os(&var) else {
+        return Err(error(
+            base.name.span(),
+            &format!(
+                "no schema directory for the base protocol `{name}`: {var} is not set.\n\
+                 Set it in the crate's build.rs, from the directory `contracts` publishes to the \
+                 crates that depend on it directly:\n\
+                 \n    println!(\"cargo::rustc-env={var}={{}}\", std::env::var(\"DEP_CONTRACTS_SCHEMA_{upper}\").unwrap());\n\n\
+                 or name the directory here: `{name}: {module} = \"path/to/schema/{name}\"`"
+            ),
+        ));
+    };
+    let path = PathBuf::from(&value);
+    if path.is_dir() {
+        return Ok(path);
+    }
+    Err(error(
+        base.name.span(),
+        &format!(
+            "no schema directory for the base protocol `{name}`: {var} is `{}`, which is not a directory",
+            path.display()
+        ),
+    ))
 }
 
 fn expand_inner(input: &Input) -> Result<TokenStream2, TokenStream2> {
@@ -176,21 +237,14 @@ fn expand_inner(input: &Input) -> Result<TokenStream2, TokenStream2> {
     for b in &input.bases {
         let name = b.name.to_string();
         let dir = match &b.dir {
-            Some(d) => d.clone(),
-            None => {
-                let var = format!("CONTRACTS_SCHEMA_{}", name.to_uppercase());
-                match std::env::var(&var) {
-                    Ok(v) => LitStr::new(&v, b.name.span()),
-                    Err(_) => {
-                        return Err(error(
-                            b.name.span(),
-                            &format!(
-                                "no schema directory for base `{name}`: write `{name}: path = \"dir\"` or set {var}"
-                            ),
-                        ));
-                    }
-                }
-            }
+            Some(d) => locate(&d.value()).map_err(|tried| {
+                not_found(
+                    d.span(),
+                    &format!("schema directory `{}` of the base `{name}`", d.value()),
+                    &tried,
+                )
+            })?,
+            None => base_dir_from_env(b)?,
         };
         let model = load(&dir, Some(name.clone()), Vec::new())?;
         let path = &b.path;
@@ -200,7 +254,14 @@ fn expand_inner(input: &Input) -> Result<TokenStream2, TokenStream2> {
         bases.push(Arc::new(model));
     }
     let dir = input.dir.as_ref().expect("checked by the parser");
-    let model = load(dir, input.name.as_ref().map(LitStr::value), bases)?;
+    let schema_dir = locate(&dir.value()).map_err(|tried| {
+        not_found(
+            dir.span(),
+            &format!("schema directory `{}`", dir.value()),
+            &tried,
+        )
+    })?;
+    let model = load(&schema_dir, input.name.as_ref().map(LitStr::value), bases)?;
     let mut files: Vec<String> = Vec::new();
     for m in model
         .bases
@@ -215,9 +276,10 @@ fn expand_inner(input: &Input) -> Result<TokenStream2, TokenStream2> {
         );
     }
     let body = emit(&model, &options);
-    let schema_dir = locate(&dir.value())
-        .map(|(p, _)| p.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let schema_dir = std::path::absolute(&schema_dir)
+        .unwrap_or(schema_dir)
+        .to_string_lossy()
+        .into_owned();
     Ok(quote! {
         #(const _: &str = ::core::include_str!(#files);)*
         /// Where this protocol's schema was read from (for tools and apps that extend it).

@@ -1,0 +1,3 @@
+contracts_macros::protocol! { dir: "missing-comma" }
+
+fn main() {}
