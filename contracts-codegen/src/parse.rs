@@ -583,14 +583,18 @@ fn list<T>(
 ) -> Vec<T> {
     let mut out = Vec::new();
     while !content.is_empty() {
+        let start = content.cursor();
         match one(content, p) {
             Ok(x) => {
                 out.push(x);
                 if content.is_empty() {
                     break;
                 }
-                if content.parse::<Token![,]>().is_err() && !p.missing(content, ",") {
-                    // Something else follows on the same line: skip it with this entry.
+                // Something else follows on the same line (or nothing was read): skip it with
+                // this entry.
+                if content.parse::<Token![,]>().is_err()
+                    && (!p.missing(content, ",") || content.cursor() == start)
+                {
                     skip_past_comma(content);
                 }
             }
