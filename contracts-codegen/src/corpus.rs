@@ -29,7 +29,10 @@
 //! The lines have the format of `tests/corpus/*.jsonl` (see `tests/corpus/README.md`); the
 //! output is a pure function of the model.
 
-use crate::model::{Literal, Model, Struct, Ty, TyKind, TypeDef, TypeDefKind, Union, UnionTag};
+use crate::examples::{self, Example, Hint, Subject};
+use crate::model::{
+    Literal, Model, Struct, TableKind, Ty, TyKind, TypeDef, TypeDefKind, Union, UnionTag,
+};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -284,6 +287,10 @@ struct Root {
 /// The walker: the model, and what it has already expanded.
 struct Gen<'m> {
     model: &'m Model,
+    /// The example mode ([`crate::examples`]): values are readable, and only the examples
+    /// (each root's value, each union variant, each entry's frame) are recorded.
+    readable: bool,
+    examples: Vec<Example>,
     /// Named structs and unions whose fields were already mutated below a root.
     expanded: BTreeSet<String>,
     /// Enums whose every value was already written.
@@ -296,74 +303,25 @@ struct Gen<'m> {
 /// Every case derived from `model`, in a deterministic order: the request table (each
 /// request's payload, then its result), the event table, the request and event frames that
 /// carry them, then the frame unions.
+/// Last, one line per example ([`crate::examples`]): each holds readable values, so the
+/// reference can show it as the frame that travels.
 pub fn derive(model: &Model) -> Vec<Case> {
-    derive_covering(model).0
+    let mut cases = derive_covering(model).0;
+    for e in derive_examples(model) {
+        let same = |c: &Case| {
+            c.kind == e.case.kind && c.type_name == e.case.type_name && c.input == e.case.input
+        };
+        if !cases.iter().any(same) {
+            cases.push(e.case);
+        }
+    }
+    cases
 }
 
 /// [`derive()`], and the `(struct, field)` pairs whose field the cases mutate.
 fn derive_covering(model: &Model) -> (Vec<Case>, BTreeSet<(String, String)>) {
-    let mut g = Gen {
-        model,
-        expanded: BTreeSet::new(),
-        enums_listed: BTreeSet::new(),
-        out: Vec::new(),
-        covered: BTreeSet::new(),
-    };
-    for (_, r) in model.all_requests() {
-        let root = Root {
-            kind: "payload".into(),
-            type_name: Some(r.name.clone()),
-            stage: Stage::Table,
-            label: format!("{} payload", r.name),
-        };
-        g.root(&root, &r.payload);
-        let root = Root {
-            kind: "result".into(),
-            type_name: Some(r.name.clone()),
-            stage: Stage::Table,
-            label: format!("{} result", r.name),
-        };
-        g.root(&root, &r.result);
-    }
-    for (_, e) in model.all_events() {
-        let root = Root {
-            kind: "event".into(),
-            type_name: Some(e.name.clone()),
-            stage: Stage::Table,
-            label: format!("{} event", e.name),
-        };
-        g.root(&root, &e.payload);
-    }
-    // The types no table entry reaches, as bare values: the frames, and the contracts kept
-    // outside the tables (`TaskChangedEvent`).
-    for def in model.outside_tables() {
-        let root = Root {
-            kind: "type".into(),
-            type_name: Some(def.name.clone()),
-            stage: Stage::Table,
-            label: format!("{} value", def.name),
-        };
-        g.root(&root, &reference(def));
-    }
-    g.frames();
-    for (kind, name) in [("client", "ClientFrame"), ("server", "ServerFrame")] {
-        let Some(def) = model.own_type(name) else {
-            continue;
-        };
-        let TypeDefKind::Union(u) = &def.kind else {
-            continue;
-        };
-        if u.tag == UnionTag::Untagged {
-            continue;
-        }
-        let root = Root {
-            kind: kind.into(),
-            type_name: None,
-            stage: Stage::Envelope,
-            label: format!("{kind} frame"),
-        };
-        g.root(&root, &reference(def));
-    }
+    let mut g = Gen::new(model, false);
+    g.walk();
     // The same input checked the same way twice says nothing new: keep the first.
     let mut seen = BTreeSet::new();
     let cases = g
@@ -372,6 +330,102 @@ fn derive_covering(model: &Model) -> (Vec<Case>, BTreeSet<(String, String)>) {
         .filter(|c| seen.insert((c.kind.clone(), c.type_name.clone(), c.input.text())))
         .collect();
     (cases, g.covered)
+}
+
+/// The examples of `model` ([`crate::examples`]): the walk of [`derive()`] with readable
+/// values, recording each root's value and each union variant where it first meets it. One
+/// example per subject, the first.
+pub(crate) fn derive_examples(model: &Model) -> Vec<Example> {
+    let mut g = Gen::new(model, true);
+    g.walk();
+    let mut out: Vec<Example> = Vec::new();
+    for e in g.examples {
+        if !out.iter().any(|x| x.subject == e.subject) {
+            out.push(e);
+        }
+    }
+    out
+}
+
+/// A readable example of `ty` ([`crate::examples::value`]).
+pub(crate) fn readable_value(model: &Model, ty: &Ty) -> Value {
+    Gen::new(model, true).minimal(ty, 0)
+}
+
+impl<'m> Gen<'m> {
+    fn new(model: &'m Model, readable: bool) -> Gen<'m> {
+        Gen {
+            model,
+            readable,
+            examples: Vec::new(),
+            expanded: BTreeSet::new(),
+            enums_listed: BTreeSet::new(),
+            out: Vec::new(),
+            covered: BTreeSet::new(),
+        }
+    }
+
+    /// Every root in order: the request table (each request's payload, then its result), the
+    /// event table, the types outside the tables, the entry frames, then the frame unions.
+    fn walk(&mut self) {
+        let model = self.model;
+        let g = self;
+        for (_, r) in model.all_requests() {
+            let root = Root {
+                kind: "payload".into(),
+                type_name: Some(r.name.clone()),
+                stage: Stage::Table,
+                label: format!("{} payload", r.name),
+            };
+            g.root(&root, &r.payload);
+            let root = Root {
+                kind: "result".into(),
+                type_name: Some(r.name.clone()),
+                stage: Stage::Table,
+                label: format!("{} result", r.name),
+            };
+            g.root(&root, &r.result);
+        }
+        for (_, e) in model.all_events() {
+            let root = Root {
+                kind: "event".into(),
+                type_name: Some(e.name.clone()),
+                stage: Stage::Table,
+                label: format!("{} event", e.name),
+            };
+            g.root(&root, &e.payload);
+        }
+        // The types no table entry reaches, as bare values: the frames, and the contracts kept
+        // outside the tables (`TaskChangedEvent`).
+        for def in model.outside_tables() {
+            let root = Root {
+                kind: "type".into(),
+                type_name: Some(def.name.clone()),
+                stage: Stage::Table,
+                label: format!("{} value", def.name),
+            };
+            g.root(&root, &reference(def));
+        }
+        g.frames();
+        for (kind, name) in [("client", "ClientFrame"), ("server", "ServerFrame")] {
+            let Some(def) = model.own_type(name) else {
+                continue;
+            };
+            let TypeDefKind::Union(u) = &def.kind else {
+                continue;
+            };
+            if u.tag == UnionTag::Untagged {
+                continue;
+            }
+            let root = Root {
+                kind: kind.into(),
+                type_name: None,
+                stage: Stage::Envelope,
+                label: format!("{kind} frame"),
+            };
+            g.root(&root, &reference(def));
+        }
+    }
 }
 
 /// A reference to `def`, a type of the model at hand, written where it is declared.
@@ -394,6 +448,9 @@ impl<'m> Gen<'m> {
         exact: bool,
         note: String,
     ) {
+        if self.readable {
+            return;
+        }
         let ok = refused.is_none();
         self.out.push(Case {
             kind: root.kind.clone(),
@@ -417,6 +474,28 @@ impl<'m> Gen<'m> {
         self.push(root, input.into(), None, true, note);
     }
 
+    /// In the example mode, records `doc` (a valid value of the root) as the example of
+    /// `subject`, showing the value at `at`.
+    fn example(&mut self, root: &Root, subject: Subject, doc: &Value, at: &[Seg], note: &str) {
+        if !self.readable {
+            return;
+        }
+        let shown = get(doc, at).cloned().unwrap_or(Value::Null);
+        self.examples.push(Example {
+            subject,
+            shown,
+            case: Case {
+                kind: root.kind.clone(),
+                type_name: root.type_name.clone(),
+                input: Input::Json(doc.clone()),
+                ok: true,
+                stage: None,
+                paths: None,
+                note: format!("example: {}: {note}", root.label),
+            },
+        });
+    }
+
     fn refuse(
         &mut self,
         root: &Root,
@@ -432,6 +511,17 @@ impl<'m> Gen<'m> {
     fn root(&mut self, root: &Root, ty: &Ty) {
         let doc = self.minimal(ty, 0);
         self.accept(root, doc.clone(), "a minimal valid value".into());
+        let name = root.type_name.clone().unwrap_or_default();
+        let subject = match root.kind.as_str() {
+            "payload" => Some(Subject::Payload(name)),
+            "result" => Some(Subject::Result(name)),
+            "event" => Some(Subject::Event(name)),
+            "type" => Some(Subject::Type(name)),
+            _ => None,
+        };
+        if let Some(subject) = subject {
+            self.example(root, subject, &doc, &[], "the value");
+        }
         let accepted = self.json_types(ty);
         if !accepted.contains(&JsonType::Null) {
             self.refuse(root, Value::Null, &[], true, "null".into());
@@ -466,11 +556,17 @@ impl<'m> Gen<'m> {
             .collect();
         for (name, payload) in &requests {
             let p = self.minimal(payload, 0);
+            let frame = json!({ "id": "1", "type": name, "payload": p });
             self.accept(
                 &request,
-                json!({ "id": "1", "type": name, "payload": p }),
+                frame.clone(),
                 format!("{name} with a minimal payload"),
             );
+            let subject = Subject::EntryFrame {
+                kind: "request".into(),
+                name: name.clone(),
+            };
+            self.example(&request, subject, &frame, &[], name);
             // The first refusal the table derived for this payload, carried by a frame.
             let refused = self
                 .out
@@ -516,11 +612,17 @@ impl<'m> Gen<'m> {
             .collect();
         for (name, payload) in &events {
             let p = self.minimal(payload, 0);
+            let frame = json!({ "type": "event", "event": name, "payload": p });
             self.accept(
                 &server,
-                json!({ "type": "event", "event": name, "payload": p }),
+                frame.clone(),
                 format!("{name} event with a minimal payload"),
             );
+            let subject = Subject::EntryFrame {
+                kind: "server".into(),
+                name: name.clone(),
+            };
+            self.example(&server, subject, &frame, &[], &format!("{name} event"));
         }
     }
 
@@ -535,53 +637,127 @@ impl<'m> Gen<'m> {
     /// The smallest valid value of `ty`: required fields only, the first variant, the lower
     /// bounds, null for a nullable.
     fn minimal(&self, ty: &Ty, depth: usize) -> Value {
+        self.minimal_hinted(ty, depth, Hint::default())
+    }
+
+    /// [`Self::minimal`], told what names the slot: in the example mode, a string, a number
+    /// or an id is made from those names ([`crate::examples`]).
+    fn minimal_hinted(&self, ty: &Ty, depth: usize, hint: Hint) -> Value {
         if depth > 32 {
             return Value::Null;
         }
+        let mut hint = hint;
+        if let TyKind::Ref(r) = &ty.kind
+            && let Some(TypeDefKind::Alias(_)) = self.model.resolve(r).map(|d| &d.kind)
+            && hint.alias.is_none()
+        {
+            hint.alias = Some(self.model.resolve(r).map_or("", |d| d.name.as_str()));
+        }
         match &self.model.unalias(ty).kind {
+            TyKind::String(l) if self.readable => json!(examples::string(&hint, l)),
             TyKind::String(l) => {
                 let n = l.min.unwrap_or(0).max(1).min(l.max.unwrap_or(u64::MAX));
                 json!("a".repeat(n as usize))
             }
             TyKind::Boolean => json!(false),
+            TyKind::Int(l) if self.readable => json!(examples::int(&hint, l)),
+            TyKind::Number(l) if self.readable => json!(examples::number(&hint, l)),
             TyKind::Int(l) | TyKind::Number(l) => json!(int_minimal(l.min, l.max)),
             TyKind::Unknown => Value::Null,
             TyKind::Literal(l) => literal(l),
             TyKind::Array(inner, l) => {
-                let item = self.minimal(inner, depth + 1);
-                Value::Array(vec![item; l.min.unwrap_or(0) as usize])
+                let item = self.minimal_hinted(inner, depth + 1, hint);
+                // An example shows one item where the limits allow, until deep down.
+                let n = match l.min.unwrap_or(0) {
+                    0 if self.readable && depth < 6 && l.max != Some(0) => 1,
+                    n => n,
+                };
+                Value::Array(vec![item; n as usize])
+            }
+            TyKind::Map(inner) if self.readable && depth < 6 => {
+                let key = hint.key.map_or("key".to_owned(), |k| {
+                    examples::words(k).first().cloned().unwrap_or_default() + "-1"
+                });
+                json!({ key: self.minimal_hinted(inner, depth + 1, hint) })
             }
             TyKind::Map(_) => json!({}),
+            TyKind::Nullable(inner) if self.readable && depth < 6 => {
+                self.minimal_hinted(inner, depth + 1, hint)
+            }
             TyKind::Nullable(_) => Value::Null,
-            TyKind::Ref(r) => match self.model.resolve(r).map(|d| &d.kind) {
-                Some(TypeDefKind::Struct(s)) => self.minimal_struct(s, depth),
-                Some(TypeDefKind::Enum(e)) => {
+            TyKind::Ref(r) => match self.model.resolve(r).map(|d| (d, &d.kind)) {
+                Some((d, TypeDefKind::Struct(s))) => self.minimal_struct(&d.name, s, depth),
+                Some((_, TypeDefKind::Enum(e))) => {
                     let v = e
                         .values
                         .iter()
-                        .find(|v| !v.meta.legacy)
+                        .find(|v| !v.meta.legacy && (!self.readable || v.meta.deprecated.is_none()))
                         .or(e.values.first())
                         .map_or("a", |v| v.value.as_str());
                     json!(v)
                 }
-                Some(TypeDefKind::Union(u)) => match u.variants.first() {
-                    Some(v) => self.minimal_variant(u, v, depth),
-                    None => Value::Null,
-                },
-                Some(TypeDefKind::Alias(inner)) => self.minimal(inner, depth + 1),
+                Some((_, TypeDefKind::Union(u))) => {
+                    let first = if self.readable {
+                        u.variants
+                            .iter()
+                            .find(|v| v.meta.deprecated.is_none())
+                            .or(u.variants.first())
+                    } else {
+                        u.variants.first()
+                    };
+                    match first {
+                        Some(v) => self.minimal_variant(u, v, depth),
+                        None => Value::Null,
+                    }
+                }
+                Some((_, TypeDefKind::Alias(inner))) => self.minimal_hinted(inner, depth + 1, hint),
                 None => Value::Null,
             },
         }
     }
 
-    fn minimal_struct(&self, s: &Struct, depth: usize) -> Value {
+    fn minimal_struct(&self, name: &str, s: &Struct, depth: usize) -> Value {
         let mut o = Map::new();
         for f in &s.fields {
             if !f.optional {
-                o.insert(f.name.clone(), self.minimal(&f.ty, depth + 1));
+                o.insert(f.name.clone(), self.minimal_field(name, f, depth + 1));
+            }
+        }
+        // In the example mode, a `#[table]` payload is the first entry's, named by its key.
+        if self.readable {
+            for f in &s.fields {
+                let Some(k) = &f.meta.table else { continue };
+                let entry = match k.table {
+                    TableKind::Requests => self
+                        .model
+                        .all_requests()
+                        .first()
+                        .map(|(_, r)| (r.name.clone(), r.payload.clone())),
+                    TableKind::Events => self
+                        .model
+                        .all_events()
+                        .first()
+                        .map(|(_, e)| (e.name.clone(), e.payload.clone())),
+                };
+                if let Some((entry, payload)) = entry
+                    && depth < 6
+                {
+                    o.insert(k.key.clone(), json!(entry));
+                    o.insert(f.name.clone(), self.minimal(&payload, depth + 1));
+                }
             }
         }
         Value::Object(o)
+    }
+
+    /// The minimal value of a field of the struct `owner`.
+    fn minimal_field(&self, owner: &str, f: &crate::model::Field, depth: usize) -> Value {
+        let hint = Hint {
+            key: Some(&f.name),
+            alias: None,
+            owner: Some(owner),
+        };
+        self.minimal_hinted(&f.ty, depth, hint)
     }
 
     fn minimal_variant(&self, u: &Union, v: &crate::model::Variant, depth: usize) -> Value {
@@ -807,6 +983,7 @@ impl<'m> Gen<'m> {
         s: &'m Struct,
         exact: bool,
     ) {
+        let owner = name;
         for f in &s.fields {
             self.covered.insert((name.to_owned(), f.name.clone()));
         }
@@ -853,7 +1030,7 @@ impl<'m> Gen<'m> {
             let name = dotted(&fat);
             let doc = if f.optional {
                 self.accept(root, doc.clone(), format!("{name} absent (optional)"));
-                let present = with(doc, &fat, Some(self.minimal(&f.ty, 0)));
+                let present = with(doc, &fat, Some(self.minimal_field(owner, f, 0)));
                 self.accept(root, present.clone(), format!("{name} present"));
                 if let Some(d) = &f.default {
                     self.accept(
@@ -947,6 +1124,19 @@ impl<'m> Gen<'m> {
                     let doc = with(doc, at, Some(value));
                     let tag = v.tag.clone().unwrap_or_default();
                     self.accept(root, doc.clone(), format!("{what} is a minimal {tag:?}"));
+                    let frame = at.is_empty() && matches!(root.kind.as_str(), "client" | "server");
+                    let subject = if frame {
+                        Subject::Frame {
+                            union: name.to_owned(),
+                            tag: tag.clone(),
+                        }
+                    } else {
+                        Subject::Variant {
+                            union: name.to_owned(),
+                            variant: tag.clone(),
+                        }
+                    };
+                    self.example(root, subject, &doc, at, &format!("{what} is {tag:?}"));
                     let Some(def) = self.def_of(&v.ty) else {
                         continue;
                     };
@@ -966,6 +1156,15 @@ impl<'m> Gen<'m> {
                         doc.clone(),
                         format!("{what} is variant {} of {name}", i + 1),
                     );
+                    let variant = match &v.ty.kind {
+                        TyKind::Ref(r) => r.name.clone(),
+                        _ => format!("{}", i + 1),
+                    };
+                    let subject = Subject::Variant {
+                        union: name.to_owned(),
+                        variant: variant.clone(),
+                    };
+                    self.example(root, subject, &doc, at, &format!("{what} is {variant}"));
                     // Zod names the union, not the field, when no variant accepts.
                     self.slot(root, &doc, at, &v.ty, top, false);
                 }
@@ -1211,7 +1410,16 @@ mod tests {
             }
             let model = load_dir(&dir, &LoadOptions::default()).expect("the schema loads");
             let (cases, covered) = derive_covering(&model);
-            assert_eq!(cases, derive(&model), "{protocol}: derive is deterministic");
+            assert_eq!(
+                cases,
+                derive_covering(&model).0,
+                "{protocol}: derive is deterministic"
+            );
+            assert_eq!(
+                derive(&model),
+                derive(&model),
+                "{protocol}: with the examples"
+            );
             let mut pending: Vec<crate::model::TypeRef> = Vec::new();
             let mut note = |ty: &Ty| collect_refs(ty, &mut |r| pending.push(r.clone()));
             for (_, r) in model.all_requests() {

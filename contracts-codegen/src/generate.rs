@@ -213,15 +213,28 @@ impl Outputs {
     /// The Markdown reference, at `path`; its directory is owned. The package named in it and
     /// its tables' prefix come from the TypeScript options.
     pub fn reference(&mut self, p: &Protocol, path: impl AsRef<Path>, ts: &TsOptions) -> &mut Self {
-        let path = path.as_ref();
         let options = DocsOptions {
             package_name: ts.package_name.clone(),
             table_prefix: ts.table_prefix.clone(),
+            ..DocsOptions::default()
         };
+        self.reference_with(p, path, &options)
+    }
+
+    /// The Markdown reference, at `path`, with every option of the page: the bases' pages
+    /// to link into (`agent` at `../../docs/reference/agent.md`), the flows to draw, the
+    /// corpus that checks its examples. Its directory is owned.
+    pub fn reference_with(
+        &mut self,
+        p: &Protocol,
+        path: impl AsRef<Path>,
+        options: &DocsOptions,
+    ) -> &mut Self {
+        let path = path.as_ref();
         if let Some(parent) = path.parent() {
             self.owned.insert(parent.to_path_buf());
         }
-        self.file(path, docs::emit(&p.model, &options))
+        self.file(path, docs::emit(&p.model, options))
     }
 
     /// Any other file, made by the caller.

@@ -16,6 +16,8 @@ pub mod compat;
 pub mod corpus;
 pub mod diag;
 pub mod emit;
+pub mod examples;
+pub mod flows;
 pub mod generate;
 pub mod load;
 pub mod lower;

@@ -103,9 +103,10 @@ fn markdown_reference() {
     let options = DocsOptions {
         package_name: "@fixture/agent-contracts".into(),
         table_prefix: "AGENT".into(),
+        ..DocsOptions::default()
     };
     let text = docs::emit(&fixture::model(), &options);
-    assert!(text.contains("| Send and control | [`chat.send`](#request-chat-send), [`chat.kill`](#request-chat-kill) |"), "{text}");
+    assert!(text.contains("| Send and control | [`chat.send`](#request-chat-send), [`chat.kill`](#request-chat-kill) (deprecated) |"), "{text}");
     let file = GeneratedFile {
         path: "reference.md".into(),
         contents: text,

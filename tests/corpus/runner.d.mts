@@ -49,6 +49,8 @@ export interface AjvLike {
 export interface SchemaChecks {
     /** `$defs[name]` on `value`: ok, or a refusal at `stage` with ajv's message. */
     check(name: string, value: unknown, stage: Stage): Verdict;
+    /** The named root `#name` (`$anchor`, a whole frame with its payload) on `value`. */
+    root(name: string, value: unknown, stage: Stage): Verdict;
     /** Whether `$defs` has an entry `name` of its own. */
     has(name: string): boolean;
     /** Whether `value` passes `$defs[name]`. */

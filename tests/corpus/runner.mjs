@@ -128,7 +128,8 @@ function onJson(verdict) {
     };
 }
 
-/** The `$defs` of a package's schema.json, through ajv: `check`, `has` and `valid`. */
+/** The `$defs` of a package's schema.json, through ajv: `check`, `root` (a named root such as
+ * `#Request`, which checks a frame whole), `has` and `valid`. */
 function schemaChecks(packageUrl, Ajv) {
     const schema = JSON.parse(readFileSync(new URL('schema.json', packageUrl), 'utf8'));
     const ajv = new Ajv({ strict: false, allErrors: true });
@@ -144,9 +145,23 @@ function schemaChecks(packageUrl, Ajv) {
         }
         return v;
     };
+    /** The validator of a named root (`schema.json#Request`), by its `$anchor`. */
+    const root = (name) => {
+        const key = `#${name}`;
+        let v = compiled.get(key);
+        if (v === undefined) {
+            v = ajv.compile({ $ref: `${schema.$id}${key}` });
+            compiled.set(key, v);
+        }
+        return v;
+    };
     return {
         check(name, value, stage) {
             const v = def(name);
+            return v(value) ? { ok: true } : { ok: false, stage, message: ajv.errorsText(v.errors) };
+        },
+        root(name, value, stage) {
+            const v = root(name);
             return v(value) ? { ok: true } : { ok: false, stage, message: ajv.errorsText(v.errors) };
         },
         has: (name) => Object.prototype.hasOwnProperty.call(schema.$defs, name),

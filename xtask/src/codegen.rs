@@ -22,6 +22,7 @@ use contracts_codegen::corpus;
 use contracts_codegen::emit::docs::{self, DocsOptions};
 use contracts_codegen::emit::json_schema::{self, JsonSchemaOptions};
 use contracts_codegen::emit::typescript::{self, BasePackage, PeerDependency, TsAlias, TsOptions};
+use contracts_codegen::flows;
 use contracts_codegen::generate::{Outputs, Protocol};
 use contracts_codegen::load::{LoadOptions, load_dir};
 use contracts_codegen::model::Model;
@@ -158,28 +159,51 @@ pub fn plan(root: &Path, targets: &[Target]) -> Result<BTreeMap<PathBuf, String>
             files.insert(pkg.join(name), text);
         }
         let js = JsonSchemaOptions {
-            id: Some(format!(
-                "https://github.com/adecore/contracts/{}/schema.json",
-                t.package_dir
+            id: Some(json_schema::release_id(
+                env!("CARGO_PKG_REPOSITORY"),
+                &t.ts.package_name,
+                &t.ts.version,
             )),
             title: t.ts.package_name.clone(),
         };
         files.insert(pkg.join("schema.json"), json_schema::emit(&model, &js));
-        let d = DocsOptions {
-            package_name: t.ts.package_name.clone(),
-            table_prefix: t.ts.table_prefix.clone(),
-        };
+        let d = docs_options(root, t, &model)?;
         files.insert(
             Path::new("docs/reference").join(format!("{}.md", t.protocol)),
             docs::emit(&model, &d),
         );
+        // The derived cases, the examples among them, then every frame of every flow.
+        let mut cases = corpus::derive(&model);
+        for c in flows::cases(&d.flows) {
+            if !cases.contains(&c) {
+                cases.push(c);
+            }
+        }
         files.insert(
             Path::new(DERIVED_CORPUS_DIR).join(format!("{}.jsonl", t.protocol)),
-            corpus::to_jsonl(&corpus::derive(&model)),
+            corpus::to_jsonl(&cases),
         );
     }
     files.extend(example_app(root)?.files().clone());
     Ok(files)
+}
+
+/// How a protocol's reference is written: its package, its flows (`schema/<protocol>/*.flows`)
+/// and the derived corpus that checks its examples.
+pub fn docs_options(root: &Path, t: &Target, model: &Model) -> Result<DocsOptions, String> {
+    let dir = root.join("schema").join(t.protocol);
+    Ok(DocsOptions {
+        package_name: t.ts.package_name.clone(),
+        table_prefix: t.ts.table_prefix.clone(),
+        base_pages: BTreeMap::new(),
+        flows: flows::load(&dir, &format!("schema/{}", t.protocol), model)?,
+        examples_corpus: Some(format!("{DERIVED_CORPUS_DIR}/{}.jsonl", t.protocol)),
+    })
+}
+
+/// Load a protocol's schema directory, for the site.
+pub fn load_protocol(root: &Path, protocol: &str) -> Result<Model, String> {
+    load(root, protocol)
 }
 
 /// The example app's package (`examples/documents-app`), planned through the codegen library
@@ -189,15 +213,36 @@ fn example_app(root: &Path) -> Result<Outputs, String> {
     let dir = root.join("examples/documents-app/schema");
     let app = Protocol::load_with_bases("documents", dir, &[&agent]).map_err(|e| e.to_string())?;
     let (ts, mut out) = (example_app_ts(), Outputs::new(root));
-    out.package(&app, EXAMPLE_APP_PACKAGE, &ts).reference(
+    let docs = example_app_docs("../../../docs/reference/agent.md");
+    out.package(&app, EXAMPLE_APP_PACKAGE, &ts).reference_with(
         &app,
         "examples/documents-app/docs/documents.md",
-        &ts,
+        &docs,
     );
     if let Some(e) = out.errors().into_iter().next() {
         return Err(e.to_string());
     }
     Ok(out)
+}
+
+/// The example app and its reference's options, its base's page at `agent_page`, for the site.
+pub fn example_app_reference(root: &Path, agent_page: &str) -> Result<String, String> {
+    let agent = Protocol::load("agent", root.join("schema/agent")).map_err(|e| e.to_string())?;
+    let dir = root.join("examples/documents-app/schema");
+    let app = Protocol::load_with_bases("documents", dir, &[&agent]).map_err(|e| e.to_string())?;
+    Ok(docs::emit(&app.model, &example_app_docs(agent_page)))
+}
+
+/// The example app's reference options: the agent's entries link into `agent_page`.
+fn example_app_docs(agent_page: &str) -> DocsOptions {
+    let ts = example_app_ts();
+    DocsOptions {
+        package_name: ts.package_name.clone(),
+        table_prefix: ts.table_prefix.clone(),
+        base_pages: BTreeMap::from([("agent".to_owned(), agent_page.to_owned())]),
+        flows: Vec::new(),
+        examples_corpus: None,
+    }
 }
 
 /// Where the example app's package goes.

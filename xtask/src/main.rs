@@ -7,11 +7,13 @@
 //! cargo xtask compat [--base REV] [--schema [NAME=]DIR] [--format text|json] [--bless]
 //! cargo xtask validate --protocol agent|connect --as KIND [--type NAME]
 //! cargo xtask test                     every test: Rust, TypeScript, end to end
+//! cargo xtask site [--no-browser]       the reference as a static site, opened in Chromium
 //! ```
 
 mod check;
 mod codegen;
 mod compat;
+mod site;
 mod test;
 mod validate;
 
@@ -48,6 +50,12 @@ enum Command {
     Validate(validate::Args),
     /// Run every test: Rust, TypeScript, end to end.
     Test,
+    /// Build the reference site (target/site/book) and open every page in headless Chromium.
+    Site {
+        /// Build only; do not open the pages.
+        #[arg(long)]
+        no_browser: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -59,6 +67,7 @@ fn main() -> ExitCode {
         Command::Compat(args) => compat::run(&root, args),
         Command::Validate(args) => validate::run(args),
         Command::Test => test::run(&root),
+        Command::Site { no_browser } => site::run(&root, !no_browser),
     }
 }
 

@@ -92,6 +92,13 @@ pub fn run(root: &Path) -> ExitCode {
         "npm",
         &["test"],
     ));
+    // The reference site: built with mdBook, every page opened in headless Chromium.
+    steps.push(step(
+        "reference site in Chromium",
+        ".",
+        "cargo",
+        &["xtask", "site"],
+    ));
     steps.push(step(
         "Rust tests, end to end included",
         ".",

@@ -7,7 +7,8 @@
 //   event's payload by name; `payload`, `result` and `event` are the table's schema for
 //   `type`; `type` (a type no table entry reaches) is the package's `<type>Schema`, from the
 //   root or the module subpath it lives in (`./task`, `./agent`).
-// - JSON Schema: schema.json's `$defs`, the same two stages.
+// - JSON Schema: schema.json's `$defs`, the same two stages: the envelope's `$defs` entry,
+//   then the named root (`#Request`, `#ServerFrame`), which checks the payload by name.
 
 import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -88,23 +89,17 @@ runCorpus({
     },
     schema(line, input, defs) {
         switch (line.as) {
+            // The envelope alone, then the named root, which checks the frame whole: the
+            // payload of the entry its name picks (schema.json#Request, #ServerFrame).
             case 'request': {
                 const frame = defs.check('Request', input, 'envelope');
                 if (!frame.ok) return frame;
-                const { type, payload } = input as { type: string; payload: unknown };
-                const entry = `request:${type}:payload`;
-                if (!defs.has(entry)) return { ok: false, stage: 'table' };
-                return defs.check(entry, payload, 'table');
+                return defs.root('Request', input, 'table');
             }
             case 'server': {
                 const frame = defs.check('ServerFrame', input, 'envelope');
                 if (!frame.ok) return frame;
-                // Tried in order, as the untagged union is: a reply first, then an event.
-                if (defs.valid('ReplyOk', input) || defs.valid('ReplyError', input)) return { ok: true };
-                const { event, payload } = input as { event: string; payload: unknown };
-                const entry = `event:${event}`;
-                if (!defs.has(entry)) return { ok: false, stage: 'table' };
-                return defs.check(entry, payload, 'table');
+                return defs.root('ServerFrame', input, 'table');
             }
             case 'payload':
             case 'result':
