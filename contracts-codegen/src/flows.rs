@@ -639,3 +639,72 @@ pub fn mermaid(f: &Flow) -> String {
 fn clean(s: &str) -> String {
     s.replace([';', '#'], ",").replace('\n', " ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::{LoadOptions, load_dir};
+
+    fn agent() -> Model {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema/agent");
+        load_dir(&dir, &LoadOptions::default()).expect("the agent schema loads")
+    }
+
+    fn file(text: &str) -> SourceFile {
+        SourceFile {
+            display: Arc::from("test.flows"),
+            absolute: "test.flows".into(),
+            text: text.to_owned(),
+        }
+    }
+
+    #[test]
+    fn a_flow_becomes_frames_merged_by_type() {
+        let model = agent();
+        let text = "/// Reconnect\n/// Again.\nflow r {\n    client chat.attach { \"since\": 4 }\n    /// Resumed.\n    host reply { \"resumed\": true, \"items\": [] }\n    host chat.event { \"event\": { \"type\": \"delta\", \"text\": \"Hi\" } }\n}\n";
+        let flows = parse(&model, &file(text)).unwrap();
+        let f = &flows[0];
+        assert_eq!((f.name.as_str(), f.title.as_str()), ("r", "Reconnect"));
+        assert_eq!(f.steps.len(), 3);
+        assert_eq!(f.steps[0].frame["payload"]["since"], 4);
+        assert_eq!(f.steps[0].frame["payload"]["chatId"], "chat-1");
+        assert_eq!(f.steps[1].frame["id"], f.steps[0].frame["id"]);
+        assert_eq!(f.steps[1].note, "Resumed.");
+        // The delta starts from the delta variant's example: no `item` key left over.
+        let event = &f.steps[2].frame["payload"]["event"];
+        assert_eq!(event["type"], "delta");
+        assert!(event.get("item").is_none(), "{event}");
+        assert!(event.get("itemId").is_some(), "{event}");
+        assert_eq!(
+            cases(&flows).len(),
+            4,
+            "three frames and the reply's result"
+        );
+        let diagram = mermaid(f);
+        assert!(
+            diagram.contains("Client->>Host: 1. chat.attach (id 1)"),
+            "{diagram}"
+        );
+        assert!(
+            diagram.contains("Note over Client,Host: Resumed."),
+            "{diagram}"
+        );
+    }
+
+    #[test]
+    fn every_mistake_is_reported_with_its_place() {
+        let model = agent();
+        let text = "flow bad {\n    client chat.atach {}\n    host reply\n    client chat.list { nope }\n    host error no-such-code\n    robot chat.list\n}\nflow open {\n";
+        let e = parse(&model, &file(text)).unwrap_err();
+        for want in [
+            "test.flows:2:12: error: unknown frame `chat.atach`",
+            "test.flows:3:10: error: no request is waiting for a reply",
+            "test.flows:4:24: error: not JSON",
+            "test.flows:5:16: error: `no-such-code` is not an error code",
+            "test.flows:6:5: error: unknown sender `robot`",
+            "test.flows:8:1: error: this flow is never closed",
+        ] {
+            assert!(e.contains(want), "missing {want:?} in:\n{e}");
+        }
+    }
+}

@@ -102,7 +102,7 @@ fn chromium(root: &Path) -> Result<(), String> {
     if Path::new(CHROMIUM).exists() {
         return Ok(());
     }
-    let install = ["install", "-y", "--no-install-recommends", "chromium"];
+    let install = ["install", "-y", "chromium"];
     let envs = [("DEBIAN_FRONTEND", "noninteractive".to_owned())];
     if sh(root, "apt-get", &install, &envs).is_err() {
         sh(root, "apt-get", &["update"], &envs)?;

@@ -204,6 +204,25 @@ impl Page<'_> {
         self.examples.iter().find(|e| &e.subject == subject)
     }
 
+    /// How an entry of `table` travels, linked: `Sent in a Request frame, answered in a
+    /// ServerFrame`.
+    fn travels(&self, table: TableKind) -> Option<String> {
+        let (frame, _, _) = examples::table_frame(self.model, table)?;
+        let server = self
+            .find_type("ServerFrame")
+            .map(|_| self.type_link("ServerFrame"));
+        let sent = format!(
+            "Sent in {} {} frame",
+            article(&frame),
+            self.type_link(&frame)
+        );
+        Some(match (table, server) {
+            (TableKind::Requests, Some(s)) => format!("{sent}, answered in a {s}."),
+            (TableKind::Events, Some(s)) => format!("{sent}, one of a {s}."),
+            (_, None) => format!("{sent}."),
+        })
+    }
+
     fn frames(&self, out: &mut String) {
         if !self.has_frames() {
             return;
@@ -216,7 +235,8 @@ impl Page<'_> {
             if let Some((ty, field, key)) = examples::table_frame(self.model, table) {
                 let _ = writeln!(
                     out,
-                    "{what} travels as a {} frame: its `{key}` names the entry of the {} table, and its `{field}` holds that entry's payload.",
+                    "{what} travels as {} {} frame: its `{key}` names the entry of the {} table, and its `{field}` holds that entry's payload.\n",
+                    article(&ty),
                     self.type_link(&ty),
                     if table == TableKind::Requests {
                         "request"
@@ -285,10 +305,14 @@ impl Page<'_> {
                 paragraph(out, &r.docs, &r.meta);
                 let _ = writeln!(
                     out,
-                    "- Payload: {}\n- Result: {}\n",
+                    "- Payload: {}\n- Result: {}",
                     self.ty(&r.payload),
                     self.ty(&r.result)
                 );
+                if let Some(line) = self.travels(TableKind::Requests) {
+                    let _ = writeln!(out, "- {line}");
+                }
+                out.push('\n');
                 self.request_examples(out, r);
             }
         }
@@ -361,7 +385,11 @@ impl Page<'_> {
                 e.name
             );
             paragraph(out, &e.docs, &e.meta);
-            let _ = writeln!(out, "- Payload: {}\n", self.ty(&e.payload));
+            let _ = writeln!(out, "- Payload: {}", self.ty(&e.payload));
+            if let Some(line) = self.travels(TableKind::Events) {
+                let _ = writeln!(out, "- {line}");
+            }
+            out.push('\n');
             let frame = self.example(&Subject::EntryFrame {
                 kind: "server".into(),
                 name: e.name.clone(),
@@ -817,6 +845,14 @@ impl Page<'_> {
             }
             TyKind::Nullable(inner) => format!("{} or `null`", self.ty_in(m, inner)),
         }
+    }
+}
+
+/// `a` or `an`, for a name read aloud.
+fn article(name: &str) -> &'static str {
+    match name.chars().next().map(|c| c.to_ascii_lowercase()) {
+        Some('a' | 'e' | 'i' | 'o' | 'u') => "an",
+        _ => "a",
     }
 }
 
