@@ -266,3 +266,68 @@ fn every_rule_has_a_hint_and_a_known_id() {
         );
     }
 }
+
+/// Load one protocol from text, on top of `bases`.
+fn load(name: &str, text: &str, bases: &[Arc<Model>]) -> Model {
+    let file = SourceFile {
+        display: Arc::from(format!("{name}/api.contract")),
+        absolute: format!("{name}/api.contract").into(),
+        text: text.into(),
+    };
+    let opts = crate::load::LoadOptions {
+        bases: bases.to_vec(),
+        ..Default::default()
+    };
+    crate::load::load_files(name, vec![file], &opts).unwrap_or_else(|e| panic!("{}", e.render()))
+}
+
+#[test]
+fn a_stored_type_of_a_base_protocol_is_judged_both_ways_in_an_app() {
+    let base = |field: &str| {
+        Arc::new(load(
+            "agent",
+            &format!("#[stored]\nstruct Item {{ {field} }}\n"),
+            &[],
+        ))
+    };
+    let app = "use agent::Item;\nevents {\n    \"doc.item\": { item: Item },\n}\n";
+    let (b, h) = (base("note?: string"), base("note: string"));
+    let f = diff(&load("docs", app, &[b]), &load("docs", app, &[h]));
+    // Only the host sends it, yet a stored record may lack the field: an error, not a warning.
+    assert_eq!(rules_of(&f), vec![("optional-to-required", Level::Error)]);
+    assert_eq!(f[0].direction, Direction::Both);
+}
+
+#[test]
+fn gates_count_only_in_a_protocol_whose_clients_announce_what_they_accept() {
+    let events = |gated: bool| {
+        let extra = if gated {
+            "    #[accepts = \"closing\"]\n    \"s.closed\": S,\n"
+        } else {
+            ""
+        };
+        format!("struct S {{ a: string }}\nevents {{\n    \"s.a\": S,\n{extra}}}\n")
+    };
+    let hello = "struct Hello { accepts?: [string] }\nrequests {\n    \"hello\": Hello -> S,\n}\n";
+    for (handshake, want) in [
+        (false, ("event-added", Level::Warning)),
+        (true, ("event-added-gated", Level::Info)),
+    ] {
+        let pre = if handshake { hello } else { "" };
+        let b = load("p", &format!("{pre}{}", events(false)), &[]);
+        let h = load("p", &format!("{pre}{}", events(true)), &[]);
+        assert_eq!(
+            rules_of(&diff(&b, &h)),
+            vec![want],
+            "handshake: {handshake}"
+        );
+    }
+    // An `accepts` field the host sends announces nothing.
+    let reply = "struct Hello { accepts?: [string] }\nrequests {\n    \"hello\": S -> Hello,\n}\n";
+    let b = load("p", &format!("{reply}{}", events(false)), &[]);
+    let h = load("p", &format!("{reply}{}", events(true)), &[]);
+    assert_eq!(
+        rules_of(&diff(&b, &h)),
+        vec![("event-added", Level::Warning)]
+    );
+}
