@@ -140,3 +140,34 @@ fn a_type_outside_the_tables_is_checked_by_its_name() {
     assert_eq!(run(&["agent", "type", "ChatInfo"], "{}\n").0, 2);
     assert_eq!(run(&["agent", "type"], "{}\n").0, 2);
 }
+
+#[test]
+fn bytes_that_are_not_utf8_are_read_as_u_fffd() {
+    // As the ports and a JavaScript host's TextDecoder read them (docs/wire-semantics.md):
+    // each bad byte is one U+FFFD, one code point toward a string's limit.
+    let cursor = |n: usize| {
+        let mut line =
+            b"{\"id\":\"1\",\"type\":\"chat.history\",\"payload\":{\"chatId\":\"c\",\"cursor\":\""
+                .to_vec();
+        line.extend(std::iter::repeat_n(0xff, n));
+        line.extend_from_slice(b"\"}}\n");
+        line
+    };
+    let mut input = b"{\"id\":\"\xff\",\"type\":\"chat.list\",\"payload\":{}}\n".to_vec();
+    input.extend(cursor(128));
+    input.extend(cursor(129));
+    input.extend_from_slice(b"{\"id\":\"\xc3\",\"type\":\"chat.\xe9\",\"payload\":{}}\n");
+    let (code, lines) = run_bytes(&["agent", "request"], &input);
+    assert_eq!(code, 0);
+    assert_eq!(lines[0], r#"{"ok":true}"#);
+    assert_eq!(lines[1], r#"{"ok":true}"#);
+    assert_eq!(
+        lines[2],
+        r#"{"ok":false,"stage":"table","message":"✖ Too big: expected string to have <=128 characters\n  → at cursor"}"#
+    );
+    assert_eq!(
+        lines[3],
+        r#"{"ok":false,"stage":"table","message":"no table entry is called \"chat.\ufffd\""}"#
+            .replace("\\ufffd", "\u{fffd}")
+    );
+}

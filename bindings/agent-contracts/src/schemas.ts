@@ -3,11 +3,12 @@
 // Every type of the `agent` protocol: a Zod schema and its type.
 
 import { z } from 'zod';
+import { onArray, onString } from './limits.js';
 
 /**
  * A provider's id, such as `claude` or `codex`.
  */
-export const ProviderIdSchema = z.string().min(1);
+export const ProviderIdSchema = z.string().min(1, onString);
 /**
  * A provider's id, such as `claude` or `codex`.
  */
@@ -36,13 +37,13 @@ export type TerminalAgentState = z.infer<typeof TerminalAgentStateSchema>;
  * A tool use the terminal agent waits on a person to allow.
  */
 export const TerminalApprovalSchema = z.object({
-    approvalId: z.string().min(1),
+    approvalId: z.string().min(1, onString),
     tool: z.string(),
     summary: z.string(),
     /**
      * The choices the CLI offers, in its order.
      */
-    options: z.array(z.string()).min(1),
+    options: z.array(z.string()).min(1, onArray),
 });
 /**
  * A tool use the terminal agent waits on a person to allow.
@@ -70,7 +71,7 @@ export const TerminalAgentStatusSchema = z.object({
     /**
      * The session the CLI reported, once it has one.
      */
-    sessionId: z.string().min(1).optional(),
+    sessionId: z.string().min(1, onString).optional(),
     /**
      * The approval it waits on, if any.
      */
@@ -86,11 +87,11 @@ export type TerminalAgentStatus = z.infer<typeof TerminalAgentStatusSchema>;
  * A person's answer to a terminal approval.
  */
 export const TerminalApprovalAnswerSchema = z.object({
-    approvalId: z.string().min(1),
+    approvalId: z.string().min(1, onString),
     /**
      * One of the approval's options.
      */
-    choice: z.string().min(1),
+    choice: z.string().min(1, onString),
 });
 /**
  * A person's answer to a terminal approval.
@@ -100,7 +101,7 @@ export type TerminalApprovalAnswer = z.infer<typeof TerminalApprovalAnswerSchema
 /**
  * A chat's id, as the host made it.
  */
-export const ChatIdSchema = z.string().min(1);
+export const ChatIdSchema = z.string().min(1, onString);
 /**
  * A chat's id, as the host made it.
  */
@@ -109,7 +110,7 @@ export type ChatId = z.infer<typeof ChatIdSchema>;
 /**
  * An item's id in a thread, as the host made it.
  */
-export const ItemIdSchema = z.string().min(1);
+export const ItemIdSchema = z.string().min(1, onString);
 /**
  * An item's id in a thread, as the host made it.
  */
@@ -118,7 +119,7 @@ export type ItemId = z.infer<typeof ItemIdSchema>;
 /**
  * The id of one tool use, as the model named it.
  */
-export const ToolUseIdSchema = z.string().min(1);
+export const ToolUseIdSchema = z.string().min(1, onString);
 /**
  * The id of one tool use, as the model named it.
  */
@@ -158,7 +159,7 @@ export type ChatState = z.infer<typeof ChatStateSchema>;
  * A message sent while a turn ran.
  */
 export const QueuedMessageSchema = z.object({
-    queuedId: z.string().min(1),
+    queuedId: z.string().min(1, onString),
     text: z.string(),
     queuedAt: TimestampSchema,
 });
@@ -334,15 +335,15 @@ export type HistoryIndex = z.infer<typeof HistoryIndexSchema>;
  * A file or image sent with a message.
  */
 export const AttachmentSchema = z.object({
-    name: z.string().min(1),
+    name: z.string().min(1, onString),
     /**
      * A MIME type such as `image/png`.
      */
-    mediaType: z.string().min(1),
+    mediaType: z.string().min(1, onString),
     /**
      * A path the host can read, or a data URL.
      */
-    uri: z.string().min(1),
+    uri: z.string().min(1, onString),
 });
 /**
  * A file or image sent with a message.
@@ -527,7 +528,7 @@ export const ChatSubagentItemSchema = z.object({
     /**
      * The task a `host-task` subagent belongs to.
      */
-    taskId: z.string().min(1).optional(),
+    taskId: z.string().min(1, onString).optional(),
 });
 /**
  * A subagent the chat started. Read it and write it back unchanged: `origin` keeps its
@@ -675,7 +676,7 @@ export type ChatSubagentChangedEvent = z.infer<typeof ChatSubagentChangedEventSc
  * A bookmark on an item.
  */
 export const BookmarkSchema = z.object({
-    bookmarkId: z.string().min(1),
+    bookmarkId: z.string().min(1, onString),
     itemId: ItemIdSchema,
     label: z.string(),
     createdAt: TimestampSchema,
@@ -695,14 +696,14 @@ export type ChatBookmarksEvent = z.infer<typeof ChatBookmarksEventSchema>;
  * Something the chat drew for a person: a chart, a page, an image.
  */
 export const VisualSchema = z.object({
-    visualId: z.string().min(1),
+    visualId: z.string().min(1, onString),
     /**
      * The item that made it.
      */
     itemId: z.optional(ItemIdSchema),
     title: z.string(),
-    mediaType: z.string().min(1),
-    uri: z.string().min(1),
+    mediaType: z.string().min(1, onString),
+    uri: z.string().min(1, onString),
 });
 /**
  * Something the chat drew for a person: a chart, a page, an image.
@@ -729,11 +730,11 @@ export const RequestSchema = z.object({
     /**
      * Chosen by the client; the reply carries it back.
      */
-    id: z.string().min(1),
+    id: z.string().min(1, onString),
     /**
      * The request's name, such as `chat.send`.
      */
-    type: z.string().min(1),
+    type: z.string().min(1, onString),
     /**
      * Any JSON (null too), present; the table says what it must hold.
      */
@@ -753,7 +754,7 @@ export const ReplyOkSchema = z.object({
     /**
      * The id of the request this answers.
      */
-    id: z.string().min(1),
+    id: z.string().min(1, onString),
     ok: z.literal(true),
     /**
      * Any JSON (null too), present; the table says what it must hold.
@@ -821,7 +822,7 @@ export const ReplyErrorSchema = z.object({
     /**
      * The id of the request this answers, or null when the frame was unreadable.
      */
-    id: z.string().min(1).nullable(),
+    id: z.string().min(1, onString).nullable(),
     ok: z.literal(false),
     error: WireErrorSchema,
 });
@@ -851,7 +852,7 @@ export const EventSchema = z.object({
     /**
      * The event's name, such as `chat.status`.
      */
-    event: z.string().min(1),
+    event: z.string().min(1, onString),
     /**
      * Any JSON (null too), present; the event table says what it must hold.
      */
@@ -890,7 +891,7 @@ export type Empty = z.infer<typeof EmptySchema>;
  * A model a provider offers.
  */
 export const ProviderModelSchema = z.object({
-    modelId: z.string().min(1),
+    modelId: z.string().min(1, onString),
     name: z.string(),
     /**
      * The context window, in tokens.
@@ -941,7 +942,7 @@ export type SkillSource = z.infer<typeof SkillSourceSchema>;
  * A skill a chat can use.
  */
 export const SkillSchema = z.object({
-    name: z.string().min(1),
+    name: z.string().min(1, onString),
     description: z.string(),
     /**
      * Where it was found: the host's own, the project's or the user's.
@@ -978,7 +979,7 @@ export type AccountState = z.infer<typeof AccountStateSchema>;
  * One login of one provider.
  */
 export const AccountSchema = z.object({
-    accountId: z.string().min(1),
+    accountId: z.string().min(1, onString),
     provider: ProviderIdSchema,
     label: z.string(),
     /**
@@ -1018,7 +1019,7 @@ export const UsageDaySchema = z.object({
     /**
      * The day as `YYYY-MM-DD`, in the host's time zone.
      */
-    day: z.string().min(10).max(10),
+    day: z.string().min(10, onString).max(10, onString),
     provider: ProviderIdSchema,
     inputTokens: z.int().min(0),
     outputTokens: z.int().min(0),
@@ -1082,7 +1083,7 @@ export const PlanLimitsSchema = z.object({
 export type PlanLimits = z.infer<typeof PlanLimitsSchema>;
 
 export const ChatCreatePayloadSchema = z.object({
-    title: z.string().max(200).optional(),
+    title: z.string().max(200, onString).optional(),
     provider: z.optional(ProviderIdSchema),
     model: z.string().optional(),
     cwd: z.string().optional(),
@@ -1116,7 +1117,7 @@ export type ChatDetachPayload = z.infer<typeof ChatDetachPayloadSchema>;
 /**
  * An opaque history cursor: hand it back as it came.
  */
-export const HistoryCursorSchema = z.string().min(1).max(128);
+export const HistoryCursorSchema = z.string().min(1, onString).max(128, onString);
 /**
  * An opaque history cursor: hand it back as it came.
  */
@@ -1155,7 +1156,7 @@ export type ChatHistoryResult = z.infer<typeof ChatHistoryResultSchema>;
 
 export const ChatSendPayloadSchema = z.object({
     chatId: ChatIdSchema,
-    text: z.string().min(1),
+    text: z.string().min(1, onString),
     attachments: z.array(AttachmentSchema).optional(),
 });
 export type ChatSendPayload = z.infer<typeof ChatSendPayloadSchema>;
@@ -1167,13 +1168,13 @@ export type ChatSendResult = z.infer<typeof ChatSendResultSchema>;
 
 export const ChatUnqueuePayloadSchema = z.object({
     chatId: ChatIdSchema,
-    queuedId: z.string().min(1),
+    queuedId: z.string().min(1, onString),
 });
 export type ChatUnqueuePayload = z.infer<typeof ChatUnqueuePayloadSchema>;
 
 export const ChatSendNowPayloadSchema = z.object({
     chatId: ChatIdSchema,
-    queuedId: z.string().min(1),
+    queuedId: z.string().min(1, onString),
 });
 export type ChatSendNowPayload = z.infer<typeof ChatSendNowPayloadSchema>;
 
@@ -1231,7 +1232,7 @@ export type ChatApprovePayload = z.infer<typeof ChatApprovePayloadSchema>;
 export const ChatAnswerPayloadSchema = z.object({
     chatId: ChatIdSchema,
     itemId: ItemIdSchema,
-    answer: z.string().min(1),
+    answer: z.string().min(1, onString),
 });
 export type ChatAnswerPayload = z.infer<typeof ChatAnswerPayloadSchema>;
 
@@ -1243,7 +1244,7 @@ export type ChatDismissPayload = z.infer<typeof ChatDismissPayloadSchema>;
 
 export const ChatConfigurePayloadSchema = z.object({
     chatId: ChatIdSchema,
-    title: z.string().max(200).optional(),
+    title: z.string().max(200, onString).optional(),
     provider: z.optional(ProviderIdSchema),
     model: z.string().optional(),
 });
@@ -1285,7 +1286,7 @@ export type ChatTurnDiffPayload = z.infer<typeof ChatTurnDiffPayloadSchema>;
  * A file a turn changed.
  */
 export const FileDiffSchema = z.object({
-    path: z.string().min(1),
+    path: z.string().min(1, onString),
     /**
      * A unified diff.
      */
@@ -1306,7 +1307,7 @@ export type ChatTurnDiffResult = z.infer<typeof ChatTurnDiffResultSchema>;
 export const ChatForkPayloadSchema = z.object({
     chatId: ChatIdSchema,
     itemId: ItemIdSchema,
-    title: z.string().max(200).optional(),
+    title: z.string().max(200, onString).optional(),
 });
 export type ChatForkPayload = z.infer<typeof ChatForkPayloadSchema>;
 
@@ -1342,7 +1343,7 @@ export type ChatContinueOnPayload = z.infer<typeof ChatContinueOnPayloadSchema>;
 /**
  * An opaque subagent page cursor: hand it back as it came.
  */
-export const SubagentCursorSchema = z.string().min(1).max(256);
+export const SubagentCursorSchema = z.string().min(1, onString).max(256, onString);
 /**
  * An opaque subagent page cursor: hand it back as it came.
  */
@@ -1373,7 +1374,7 @@ export type ChatStopSubagentPayload = z.infer<typeof ChatStopSubagentPayloadSche
 
 export const ChatStopTaskPayloadSchema = z.object({
     chatId: ChatIdSchema,
-    taskId: z.string().min(1),
+    taskId: z.string().min(1, onString),
 });
 export type ChatStopTaskPayload = z.infer<typeof ChatStopTaskPayloadSchema>;
 
@@ -1391,25 +1392,25 @@ export type ChatAddBookmarkResult = z.infer<typeof ChatAddBookmarkResultSchema>;
 
 export const ChatRenameBookmarkPayloadSchema = z.object({
     chatId: ChatIdSchema,
-    bookmarkId: z.string().min(1),
+    bookmarkId: z.string().min(1, onString),
     label: z.string(),
 });
 export type ChatRenameBookmarkPayload = z.infer<typeof ChatRenameBookmarkPayloadSchema>;
 
 export const ChatRemoveBookmarkPayloadSchema = z.object({
     chatId: ChatIdSchema,
-    bookmarkId: z.string().min(1),
+    bookmarkId: z.string().min(1, onString),
 });
 export type ChatRemoveBookmarkPayload = z.infer<typeof ChatRemoveBookmarkPayloadSchema>;
 
 export const ChatRemoveVisualPayloadSchema = z.object({
     chatId: ChatIdSchema,
-    visualId: z.string().min(1),
+    visualId: z.string().min(1, onString),
 });
 export type ChatRemoveVisualPayload = z.infer<typeof ChatRemoveVisualPayloadSchema>;
 
 export const AccountsSavePayloadSchema = z.object({
-    accountId: z.string().min(1),
+    accountId: z.string().min(1, onString),
     label: z.string().optional(),
     isDefault: z.boolean().optional(),
 });
@@ -1427,7 +1428,7 @@ export const AccountsCreateResultSchema = z.object({
 export type AccountsCreateResult = z.infer<typeof AccountsCreateResultSchema>;
 
 export const AccountsWatchLoginPayloadSchema = z.object({
-    accountId: z.string().min(1),
+    accountId: z.string().min(1, onString),
 });
 export type AccountsWatchLoginPayload = z.infer<typeof AccountsWatchLoginPayloadSchema>;
 
@@ -1513,7 +1514,7 @@ export type TaskState = z.infer<typeof TaskStateSchema>;
  * A host task changed: it started, made progress, or ended.
  */
 export const TaskChangedEventSchema = z.object({
-    taskId: z.string().min(1),
+    taskId: z.string().min(1, onString),
     /**
      * The chat the task runs in, when it runs in one.
      */

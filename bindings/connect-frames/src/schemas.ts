@@ -3,19 +3,20 @@
 // Every type of the `connect` protocol: a Zod schema and its type.
 
 import { z } from 'zod';
+import { onArray, onString } from './limits.js';
 
 /**
  * The writer's own key for an event: a resend with the same key is not written twice.
  */
-export const IdempotencyKeySchema = z.string().min(1).max(200);
+export const IdempotencyKeySchema = z.string().min(1, onString).max(200, onString);
 /**
  * The writer's own key for an event: a resend with the same key is not written twice.
  */
 export type IdempotencyKey = z.infer<typeof IdempotencyKeySchema>;
 
 export const ClientEventMessagePostSchema = z.object({
-    space_id: z.string().min(1),
-    text: z.string().min(1),
+    space_id: z.string().min(1, onString),
+    text: z.string().min(1, onString),
     idempotency_key: IdempotencyKeySchema,
 });
 export type ClientEventMessagePost = z.infer<typeof ClientEventMessagePostSchema>;
@@ -77,7 +78,7 @@ export type ParticipantKind = z.infer<typeof ParticipantKindSchema>;
  * Someone in a workspace.
  */
 export const ParticipantSchema = z.object({
-    participant_id: z.string().min(1),
+    participant_id: z.string().min(1, onString),
     kind: ParticipantKindSchema,
     display_name: z.string(),
 });
@@ -95,15 +96,15 @@ export const ServerEventMessageNewSchema = z.object({
      * The envelope's version.
      */
     v: z.int().min(1).optional(),
-    id: z.string().min(1).optional(),
+    id: z.string().min(1, onString).optional(),
     ts: z.optional(MillisSchema),
-    workspace_id: z.string().min(1).optional(),
+    workspace_id: z.string().min(1, onString).optional(),
     /**
      * Who wrote it, from the credential.
      */
-    actor: z.string().min(1).optional(),
-    space_id: z.string().min(1).optional(),
-    message_id: z.string().min(1),
+    actor: z.string().min(1, onString).optional(),
+    space_id: z.string().min(1, onString).optional(),
+    message_id: z.string().min(1, onString),
     from: ParticipantSchema,
     text: z.string(),
     /**
@@ -148,8 +149,8 @@ export type ProtocolRange = z.infer<typeof ProtocolRangeSchema>;
  * Who a client is.
  */
 export const ClientInfoSchema = z.object({
-    name: z.string().min(1),
-    version: z.string().min(1),
+    name: z.string().min(1, onString),
+    version: z.string().min(1, onString),
 });
 /**
  * Who a client is.
@@ -199,11 +200,11 @@ export const SubscribeSchema = z.object({
     /**
      * Subscribe to a whole workspace ...
      */
-    workspace_id: z.string().min(1).optional(),
+    workspace_id: z.string().min(1, onString).optional(),
     /**
      * ... or to one space.
      */
-    space_id: z.string().min(1).optional(),
+    space_id: z.string().min(1, onString).optional(),
     /**
      * The last seq the client saw; replay starts after it.
      */
@@ -264,7 +265,7 @@ export const ServerFrameEventSchema = z.object({
 export type ServerFrameEvent = z.infer<typeof ServerFrameEventSchema>;
 
 export const ServerFrameEventsSchema = z.object({
-    events: z.array(ServerEventSchema).min(1).max(500),
+    events: z.array(ServerEventSchema).min(1, onArray).max(500, onArray),
 });
 export type ServerFrameEvents = z.infer<typeof ServerFrameEventsSchema>;
 
@@ -272,10 +273,10 @@ export type ServerFrameEvents = z.infer<typeof ServerFrameEventsSchema>;
  * A join request (ADR 0122). Never carries the secret.
  */
 export const JoinRequestSchema = z.object({
-    request_id: z.string().min(1),
-    kind: z.string().min(1),
-    state: z.string().min(1),
-    started_by: z.string().min(1),
+    request_id: z.string().min(1, onString),
+    kind: z.string().min(1, onString),
+    state: z.string().min(1, onString),
+    started_by: z.string().min(1, onString),
     code: z.string().optional(),
     name: z.string().optional(),
     software: z.string().optional(),
@@ -310,7 +311,7 @@ export const HelloReplySchema = z.object({
     /**
      * The token's one harness, when the token is a harness's.
      */
-    harness_id: z.string().min(1).nullable(),
+    harness_id: z.string().min(1, onString).nullable(),
 });
 /**
  * The server's answer to a hello.
@@ -354,7 +355,7 @@ export type ReceiptOutcome = z.infer<typeof ReceiptOutcomeSchema>;
  */
 export const ReceiptSchema = z.object({
     idempotency_key: IdempotencyKeySchema,
-    run_id: z.string().min(1),
+    run_id: z.string().min(1, onString),
     outcome: ReceiptOutcomeSchema,
 });
 /**
@@ -364,7 +365,7 @@ export type Receipt = z.infer<typeof ReceiptSchema>;
 
 export const PresenceStateRestartingSchema = z.object({
     since: MillisSchema,
-    by: z.string().min(1),
+    by: z.string().min(1, onString),
 });
 export type PresenceStateRestarting = z.infer<typeof PresenceStateRestartingSchema>;
 
@@ -386,7 +387,7 @@ export type PresenceState = z.infer<typeof PresenceStateSchema>;
  * A harness's state changed.
  */
 export const PresenceSchema = z.object({
-    participant_id: z.string().min(1),
+    participant_id: z.string().min(1, onString),
     state: PresenceStateSchema,
 });
 /**
@@ -398,7 +399,7 @@ export type Presence = z.infer<typeof PresenceSchema>;
  * A person asks the harness to restart (ADR 0094).
  */
 export const RestartSchema = z.object({
-    asked_by: z.string().min(1),
+    asked_by: z.string().min(1, onString),
     asked_at: MillisSchema,
 });
 /**
@@ -410,13 +411,13 @@ export type Restart = z.infer<typeof RestartSchema>;
  * A person changed a context file (ADR 0134).
  */
 export const ContextEditSchema = z.object({
-    edit_id: z.string().min(1),
-    harness_id: z.string().min(1),
-    agent_id: z.string().min(1).optional(),
-    name: z.string().min(1),
+    edit_id: z.string().min(1, onString),
+    harness_id: z.string().min(1, onString),
+    agent_id: z.string().min(1, onString).optional(),
+    name: z.string().min(1, onString),
     text: z.string(),
     base_hash: z.string(),
-    asked_by: z.string().min(1),
+    asked_by: z.string().min(1, onString),
     asked_at: MillisSchema,
 });
 /**
@@ -428,15 +429,15 @@ export type ContextEdit = z.infer<typeof ContextEditSchema>;
  * A person changed an agent's model or effort (ADR 0140).
  */
 export const ModelChangeSchema = z.object({
-    change_id: z.string().min(1),
-    harness_id: z.string().min(1),
-    agent_id: z.string().min(1),
+    change_id: z.string().min(1, onString),
+    harness_id: z.string().min(1, onString),
+    agent_id: z.string().min(1, onString),
     /**
      * Null for the default model.
      */
     model: z.string().nullable(),
     effort: z.string().nullable(),
-    asked_by: z.string().min(1),
+    asked_by: z.string().min(1, onString),
     asked_at: MillisSchema,
 });
 /**
@@ -448,15 +449,15 @@ export type ModelChange = z.infer<typeof ModelChangeSchema>;
  * A person switched an agent's heartbeat or changed how often it beats (ADR 0143).
  */
 export const HeartbeatChangeSchema = z.object({
-    change_id: z.string().min(1),
-    harness_id: z.string().min(1),
-    agent_id: z.string().min(1),
+    change_id: z.string().min(1, onString),
+    harness_id: z.string().min(1, onString),
+    agent_id: z.string().min(1, onString),
     on: z.boolean(),
     /**
      * Seconds between beats.
      */
     every: z.int().min(1),
-    asked_by: z.string().min(1),
+    asked_by: z.string().min(1, onString),
     asked_at: MillisSchema,
 });
 /**
@@ -468,10 +469,10 @@ export type HeartbeatChange = z.infer<typeof HeartbeatChangeSchema>;
  * A person asked an agent to compact now (ADR 0146).
  */
 export const ContextWindowCompactSchema = z.object({
-    change_id: z.string().min(1),
-    harness_id: z.string().min(1),
-    agent_id: z.string().min(1),
-    asked_by: z.string().min(1),
+    change_id: z.string().min(1, onString),
+    harness_id: z.string().min(1, onString),
+    agent_id: z.string().min(1, onString),
+    asked_by: z.string().min(1, onString),
     asked_at: MillisSchema,
 });
 /**
@@ -483,14 +484,14 @@ export type ContextWindowCompact = z.infer<typeof ContextWindowCompactSchema>;
  * A person changed the limit an agent compacts itself at (ADR 0146).
  */
 export const ContextWindowChangeSchema = z.object({
-    change_id: z.string().min(1),
-    harness_id: z.string().min(1),
-    agent_id: z.string().min(1),
+    change_id: z.string().min(1, onString),
+    harness_id: z.string().min(1, onString),
+    agent_id: z.string().min(1, onString),
     /**
      * The share of the window, in percent, at which the agent compacts itself.
      */
     at: z.int().min(1).max(100),
-    asked_by: z.string().min(1),
+    asked_by: z.string().min(1, onString),
     asked_at: MillisSchema,
 });
 /**

@@ -245,9 +245,16 @@ pub fn emit_with(
         file("src/parse.ts", e.parse()),
         file("src/frames.ts", frames),
         file("src/index.ts", e.module_index(None)),
+        file("src/limits.ts", limits()),
     ];
     if e.has_tables() {
         files.push(file("src/tables.ts", e.tables()));
+    }
+    for f in &mut files {
+        let module = f.path.extension().is_some_and(|e| e == "ts");
+        if module && f.path != std::path::Path::new("src/limits.ts") {
+            import_limits(&mut f.contents);
+        }
     }
     if let Some(example) = &example {
         files.push(file("test/readme-example.ts", e.readme_example_ts(example)));
@@ -257,6 +264,56 @@ pub fn emit_with(
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     files
+}
+
+/// `src/limits.ts`: the parameters every generated length limit is written with.
+fn limits() -> String {
+    format!(
+        "{HEADER}
+//
+// The parameters of every generated length limit: a limit is checked only on a value of its
+// type (docs/wire-semantics.md).
+
+import type {{ z }} from 'zod';
+
+/** The parameters a `.min` or `.max` takes. */
+type LengthParams = z.core.$ZodCheckMinLengthParams & z.core.$ZodCheckMaxLengthParams;
+
+/**
+ * A string's `.min` and `.max`, checked only on a string. Zod 4 runs a length check on any
+ * value that has a `length` (an array, an object with a `length` key), adding an issue to the
+ * type's own, or throwing for a `length` that converts to no number; the value's type is
+ * the one issue, on this side as on the Rust side. (`when` is what Zod's own checks are
+ * built with; its parameter types leave it out.)
+ */
+export const {LIMIT_STRING} = {{ when: (p: z.core.ParsePayload) => typeof p.value === 'string' }} as unknown as LengthParams;
+
+/** An array's `.min` and `.max`, checked only on an array (see {{@link {LIMIT_STRING}}}). */
+export const {LIMIT_ARRAY} = {{ when: (p: z.core.ParsePayload) => Array.isArray(p.value) }} as unknown as LengthParams;
+"
+    )
+}
+
+/// The name of the string limits' parameters in `src/limits.ts`.
+const LIMIT_STRING: &str = "onString";
+/// The name of the array limits' parameters in `src/limits.ts`.
+const LIMIT_ARRAY: &str = "onArray";
+
+/// Imports the limits' parameters a generated module uses, after its import of zod.
+fn import_limits(ts: &mut String) {
+    let used: Vec<&str> = [LIMIT_ARRAY, LIMIT_STRING]
+        .into_iter()
+        .filter(|name| ts.contains(&format!(", {name})")))
+        .collect();
+    if used.is_empty() {
+        return;
+    }
+    let zod = "import { z } from 'zod';\n";
+    let import = format!("import {{ {} }} from './limits.js';\n", used.join(", "));
+    match ts.find(zod) {
+        Some(at) => ts.insert_str(at + zod.len(), &import),
+        None => ts.insert_str(0, &import),
+    }
 }
 
 /// The README's example: what it imports from the package, and the code after the imports
@@ -923,13 +980,14 @@ impl<'a> Emitter<'a> {
     /// The Zod expression for a type expression.
     fn ty(&self, ty: &Ty) -> String {
         match &ty.kind {
+            // Limits are checked only on a value of their type (`limits`).
             TyKind::String(l) => {
                 let mut s = "z.string()".to_owned();
                 if let Some(m) = l.min {
-                    let _ = write!(s, ".min({m})");
+                    let _ = write!(s, ".min({m}, {LIMIT_STRING})");
                 }
                 if let Some(m) = l.max {
-                    let _ = write!(s, ".max({m})");
+                    let _ = write!(s, ".max({m}, {LIMIT_STRING})");
                 }
                 s
             }
@@ -954,10 +1012,10 @@ impl<'a> Emitter<'a> {
             TyKind::Array(inner, l) => {
                 let mut s = format!("z.array({})", self.ty(inner));
                 if let Some(m) = l.min {
-                    let _ = write!(s, ".min({m})");
+                    let _ = write!(s, ".min({m}, {LIMIT_ARRAY})");
                 }
                 if let Some(m) = l.max {
-                    let _ = write!(s, ".max({m})");
+                    let _ = write!(s, ".max({m}, {LIMIT_ARRAY})");
                 }
                 s
             }

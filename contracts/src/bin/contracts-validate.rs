@@ -1,6 +1,7 @@
 //! `contracts-validate PROTOCOL KIND [TYPE]`: reads JSON lines on stdin and writes one verdict
 //! line per input line, `{"ok":true}` or `{"ok":false,"stage":"envelope"|"table","message":"..."}`.
-//! `cargo xtask validate` runs it. One malformed line never stops the rest.
+//! `cargo xtask validate` runs it. One malformed line never stops the rest; bytes that are not
+//! UTF-8 are read with U+FFFD in their place, as the ports and a JavaScript host read them.
 //!
 //! PROTOCOL `agent`: KIND is request | server | payload | result | event | type (the bare kinds
 //! need TYPE: a request or event name, or for `type` the name of a type no table entry reaches,
@@ -28,21 +29,28 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let stdin = std::io::stdin().lock();
+    let mut stdin = std::io::stdin().lock();
     let mut stdout = std::io::stdout().lock();
-    for line in stdin.lines() {
-        let line = match line {
-            Ok(l) => l,
-            // Not UTF-8: the line is not JSON text.
+    let mut bytes = Vec::new();
+    loop {
+        bytes.clear();
+        match stdin.read_until(b'\n', &mut bytes) {
+            Ok(0) => break,
+            Ok(_) => {}
             Err(e) => {
-                let v = contracts::verdict::Verdict::refused_with(
-                    contracts::verdict::Stage::Envelope,
-                    e.to_string(),
-                );
-                let _ = writeln!(stdout, "{}", v.to_line());
-                continue;
+                eprintln!("contracts-validate: reading stdin: {e}");
+                return ExitCode::FAILURE;
             }
-        };
+        }
+        if bytes.last() == Some(&b'\n') {
+            bytes.pop();
+            if bytes.last() == Some(&b'\r') {
+                bytes.pop();
+            }
+        }
+        // Bytes that are not UTF-8 are read as the ports read them, and as a `TextDecoder`
+        // does: U+FFFD in their place (docs/wire-semantics.md).
+        let line = String::from_utf8_lossy(&bytes);
         let verdict = match &judge {
             Judge::Agent(kind, ty) => match agent::verdict(*kind, ty.as_deref(), &line) {
                 Ok(v) => v,

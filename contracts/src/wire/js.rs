@@ -3,33 +3,161 @@
 //! the text with that error, so valid input never pays for them.
 //!
 //! - A number beyond a double's range (`1e400`) is `Infinity` (or `-Infinity`) to JavaScript,
-//!   which Zod refuses at the value's path (`expected number, received Infinity`). Each is
-//!   replaced by a marker string that the value visitor reports as `Infinity`.
+//!   which Zod refuses at the value's path (`expected number, received Infinity`) and
+//!   `z.unknown()` accepts. Each such token is replaced by a marker: a finite number token
+//!   that no number of the text equals (a tiny subnormal, written with an exponent so the
+//!   fast reader never reads it), and the decode of the rewritten text runs inside [`marked`],
+//!   which holds the markers out of band. A number visitor that meets a marker reports
+//!   `Infinity`; a raw `unknown` value that holds one gets its original token back
+//!   ([`restore`]). No wire value can equal a marker: strings are never markers, and the
+//!   numbers of the text are all different from them.
 //! - A lone UTF-16 surrogate escape (`"\ud800"`) is a one-unit string to JavaScript; it
 //!   becomes U+FFFD, one code point like the surrogate, so every length check agrees.
 
-/// The markers: strings no real input holds (they start with a NUL character).
-const POSITIVE: &str = "\u{0}contracts:Infinity";
-const NEGATIVE: &str = "\u{0}contracts:-Infinity";
+use std::cell::RefCell;
 
-/// `Some("Infinity")` or `Some("-Infinity")` when `s` is a marker.
-#[inline]
-pub(crate) fn sentinel(s: &str) -> Option<&'static str> {
-    if !s.starts_with('\u{0}') {
+/// One out-of-range token and the marker that stands for it.
+struct Mark {
+    /// The marker's bits: a positive subnormal double.
+    bits: u64,
+    /// The token as written (`1e400`, `-1E+999`).
+    token: Box<str>,
+}
+
+thread_local! {
+    /// The markers of the rewritten text being decoded on this thread; empty outside
+    /// [`marked`].
+    static MARKS: RefCell<Vec<Mark>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` with the markers of a rewritten text in force (restoring the ones before, for a
+/// nested rewrite).
+pub(crate) fn marked<R>(marks: Marks, f: impl FnOnce() -> R) -> R {
+    struct Restore(Vec<Mark>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let before = std::mem::take(&mut self.0);
+            MARKS.with(|m| *m.borrow_mut() = before);
+        }
+    }
+    let before = MARKS.with(|m| std::mem::replace(&mut *m.borrow_mut(), marks.0));
+    let _restore = Restore(before);
+    f()
+}
+
+/// The markers a rewrite chose, for [`marked`].
+pub(crate) struct Marks(Vec<Mark>);
+
+/// `Some("Infinity")` or `Some("-Infinity")` when `v` is a marker of the text being decoded.
+/// Markers are subnormal, so any other number is answered without looking.
+#[inline(always)]
+pub(crate) fn infinity(v: f64) -> Option<&'static str> {
+    if !v.is_subnormal() {
         return None;
     }
-    match s {
-        POSITIVE => Some("Infinity"),
-        NEGATIVE => Some("-Infinity"),
-        _ => None,
+    infinity_slow(v)
+}
+
+#[cold]
+#[inline(never)]
+fn infinity_slow(v: f64) -> Option<&'static str> {
+    let bits = v.to_bits();
+    MARKS.with(|m| {
+        m.borrow().iter().find(|k| k.bits == bits).map(|k| {
+            if k.token.starts_with('-') {
+                "-Infinity"
+            } else {
+                "Infinity"
+            }
+        })
+    })
+}
+
+/// What a value's text says it is, as `received`: its JSON type, and `Infinity` for a
+/// marker (a tagged union refusing a value it captured as text).
+pub(crate) fn received_number(text: &str) -> &'static str {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .and_then(infinity)
+        .unwrap_or("number")
+}
+
+/// Whether markers are in force on this thread.
+#[inline]
+fn active() -> bool {
+    MARKS.with(|m| !m.borrow().is_empty())
+}
+
+/// A raw value's text with every marker replaced by the token it stands for; `None` when it
+/// holds none (or no markers are in force).
+pub(crate) fn restore(raw: &str) -> Option<String> {
+    if !active() {
+        return None;
+    }
+    MARKS.with(|m| {
+        let marks = m.borrow();
+        rewrite_numbers(raw, |token| {
+            let bits = token.parse::<f64>().ok()?.to_bits();
+            marks
+                .iter()
+                .find(|k| k.bits == bits)
+                .map(|k| k.token.to_string())
+        })
+    })
+}
+
+/// A raw value restored (see [`restore`]): the same value when it holds no marker.
+pub(crate) fn restore_raw(
+    raw: Box<serde_json::value::RawValue>,
+) -> Box<serde_json::value::RawValue> {
+    match restore(raw.get()).and_then(|t| serde_json::value::RawValue::from_string(t).ok()) {
+        Some(restored) => restored,
+        None => raw,
     }
 }
 
-/// The text with every out-of-range number replaced by a marker string; `None` when there is
-/// none (the syntax error was something else).
-pub(crate) fn mark(text: &str) -> Option<String> {
+/// The text with every out-of-range number replaced by a marker, and the markers; `None`
+/// when there is none (the syntax error was something else).
+pub(crate) fn mark(text: &str) -> Option<(String, Marks)> {
+    // Every number of the text, as JavaScript (and serde_json with float_roundtrip) reads it.
+    let mut taken = std::collections::HashSet::new();
+    let _ = rewrite_numbers(text, |token| {
+        if let Ok(v) = token.parse::<f64>() {
+            taken.insert(v.to_bits());
+        }
+        None
+    });
+    let mut next = 0u64;
+    let mut marks = Vec::new();
+    let out = rewrite_numbers(text, |token| {
+        let v = token.parse::<f64>().ok()?;
+        if !v.is_infinite() {
+            return None;
+        }
+        next += 1;
+        while taken.contains(&next) {
+            next += 1;
+        }
+        marks.push(Mark {
+            bits: next,
+            token: token.into(),
+        });
+        Some(marker_token(next))
+    })?;
+    Some((out, Marks(marks)))
+}
+
+/// A marker's text: the shortest exponent form that reads back as the same double.
+fn marker_token(bits: u64) -> String {
+    format!("{:e}", f64::from_bits(bits))
+}
+
+/// The text with each number token outside strings that `f` answers replaced by its
+/// answer; `None` when `f` answered none.
+fn rewrite_numbers(text: &str, mut f: impl FnMut(&str) -> Option<String>) -> Option<String> {
     let bytes = text.as_bytes();
-    let mut out = String::with_capacity(text.len() + 32);
+    let mut out = String::new();
     let mut last = 0;
     let mut i = 0;
     let mut changed = false;
@@ -38,13 +166,12 @@ pub(crate) fn mark(text: &str) -> Option<String> {
             b'"' => i = skip_string(bytes, i),
             b'-' | b'0'..=b'9' => {
                 let end = number_end(bytes, i);
-                let token = &text[i..end];
-                if let Ok(v) = token.parse::<f64>()
-                    && v.is_infinite()
-                {
+                if let Some(new) = f(&text[i..end]) {
+                    if !changed {
+                        out.reserve(text.len() + 16);
+                    }
                     out.push_str(&text[last..i]);
-                    let marker = if v > 0.0 { POSITIVE } else { NEGATIVE };
-                    out.push_str(&serde_json::to_string(marker).unwrap_or_default());
+                    out.push_str(&new);
                     last = end;
                     changed = true;
                 }
@@ -142,14 +269,49 @@ mod tests {
     #[test]
     fn marks_only_numbers_out_of_range_outside_strings() {
         let text = r#"{"a":1e400,"b":"1e400","c":-1E+999,"d":1.5,"e":[2e308]}"#;
-        let marked = mark(text).unwrap();
+        let (marked_text, marks) = mark(text).unwrap();
         assert_eq!(
-            marked,
-            r#"{"a":"\u0000contracts:Infinity","b":"1e400","c":"\u0000contracts:-Infinity","d":1.5,"e":["\u0000contracts:Infinity"]}"#
+            marked_text,
+            r#"{"a":5e-324,"b":"1e400","c":1e-323,"d":1.5,"e":[1.5e-323]}"#
         );
-        assert_eq!(mark(r#"{"a":1e300}"#), None);
-        assert_eq!(sentinel(POSITIVE), Some("Infinity"));
-        assert_eq!(sentinel("Infinity"), None);
+        assert_eq!(mark(r#"{"a":1e300}"#).map(|m| m.0), None);
+        marked(marks, || {
+            assert_eq!(infinity(5e-324), Some("Infinity"));
+            assert_eq!(infinity(1e-323), Some("-Infinity"));
+            assert_eq!(infinity(2e-323), None);
+            assert_eq!(infinity(1.0), None);
+            assert_eq!(
+                restore(r#"[5e-324,"5e-324",{"x":1.5e-323}]"#).as_deref(),
+                Some(r#"[1e400,"5e-324",{"x":2e308}]"#)
+            );
+        });
+        // Outside the rewrite nothing is a marker.
+        assert_eq!(infinity(5e-324), None);
+        assert_eq!(restore("5e-324"), None);
+    }
+
+    #[test]
+    fn a_marker_is_no_number_of_the_text() {
+        // The text already holds the first two candidates: the markers skip them.
+        let text = r#"[5e-324,1e400,0.1e-322,-1e999]"#;
+        let (marked_text, marks) = mark(text).unwrap();
+        assert_eq!(marked_text, r#"[5e-324,1.5e-323,0.1e-322,2e-323]"#);
+        marked(marks, || {
+            assert_eq!(infinity(5e-324), None);
+            assert_eq!(infinity(1e-323), None);
+            assert_eq!(infinity(1.5e-323), Some("Infinity"));
+            assert_eq!(infinity(2e-323), Some("-Infinity"));
+        });
+    }
+
+    #[test]
+    fn markers_read_back_exactly() {
+        for bits in 1..2000u64 {
+            let token = marker_token(bits);
+            assert!(token.contains('e'), "{token}");
+            let v: f64 = serde_json::from_str(&token).unwrap();
+            assert_eq!(v.to_bits(), bits, "{token}");
+        }
     }
 
     #[test]

@@ -146,16 +146,11 @@ fn from_str_ref_once<'a, T: DecodeRef<'a>>(json: &'a str) -> Result<T, ParseErro
     }
 }
 
-/// Parses and validates JSON bytes.
+/// Parses and validates JSON bytes. Bytes that are not UTF-8 are read with U+FFFD in their
+/// place, as the ports and a JavaScript host (`TextDecoder`) read them: the verdict is the
+/// one on that text (docs/wire-semantics.md).
 pub fn from_slice<T: Decode>(json: &[u8]) -> Result<T, ParseError> {
-    match std::str::from_utf8(json) {
-        Ok(text) => from_str(text),
-        // Not UTF-8: let serde_json word the syntax error.
-        Err(_) => run(
-            Named::<T>::new(),
-            serde_json::Deserializer::from_slice(json),
-        ),
-    }
+    from_str(&String::from_utf8_lossy(json))
 }
 
 /// Parses and validates JSON text with any schema (a primitive with limits, an array, ...).
@@ -174,23 +169,31 @@ pub fn from_str_with<S: Schema>(schema: S, json: &str) -> Result<S::Out, ParseEr
 }
 
 /// A syntax error: when it is text `JSON.parse` reads, the text rewritten as JavaScript reads
-/// it, parsed again; else the error.
+/// it (every out-of-range number marked, every lone surrogate replaced), decoded again with
+/// the markers in force; else the error. The decoder alone reads the rewritten text.
 #[cold]
 #[inline(never)]
 fn js_again<S: Schema>(schema: S, json: &str, e: ParseError) -> Result<S::Out, ParseError> {
-    let rewritten = if e.syntax_starts_with("number out of range") {
-        js::mark(json)
-    } else if e.syntax_starts_with("lone leading surrogate")
-        || e.syntax_starts_with("unexpected end of hex escape")
-    {
-        js::replace_lone_surrogates(json)
-    } else {
-        None
+    let js_error = e.syntax_starts_with("number out of range")
+        || e.syntax_starts_with("lone leading surrogate")
+        || e.syntax_starts_with("unexpected end of hex escape");
+    if !js_error {
+        return Err(e);
+    }
+    let surrogates = js::replace_lone_surrogates(json);
+    let text = surrogates.as_deref().unwrap_or(json);
+    let (text, marks) = match js::mark(text) {
+        Some((marked, marks)) => (std::borrow::Cow::Owned(marked), Some(marks)),
+        None => (std::borrow::Cow::Borrowed(text), None),
     };
-    match rewritten {
-        // The rewritten text may hold the other kind too.
-        Some(text) => from_str_with(schema, &text),
-        None => Err(e),
+    if surrogates.is_none() && marks.is_none() {
+        return Err(e);
+    }
+    let decode =
+        || union::with_live_tags(|| run(schema, serde_json::Deserializer::from_str(&text)));
+    match marks {
+        Some(marks) => js::marked(marks, decode),
+        None => decode(),
     }
 }
 

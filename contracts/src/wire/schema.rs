@@ -144,28 +144,23 @@ impl<'de, A: Accept<'de>> Visitor<'de> for Visit<A> {
     }
     #[inline]
     fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
-        Ok(self.0.num(Num::F(v)))
+        // A number JavaScript reads as Infinity arrives as a marker (see `js`).
+        match super::js::infinity(v) {
+            Some(received) => Ok(self.0.reject(received)),
+            None => Ok(self.0.num(Num::F(v))),
+        }
     }
     #[inline]
     fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-        match super::js::sentinel(v) {
-            Some(received) => Ok(self.0.reject(received)),
-            None => Ok(self.0.str(v)),
-        }
+        Ok(self.0.str(v))
     }
     #[inline]
     fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
-        match super::js::sentinel(v) {
-            Some(received) => Ok(self.0.reject(received)),
-            None => Ok(self.0.borrowed_str(v)),
-        }
+        Ok(self.0.borrowed_str(v))
     }
     #[inline]
     fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
-        match super::js::sentinel(&v) {
-            Some(received) => Ok(self.0.reject(received)),
-            None => Ok(self.0.string(v)),
-        }
+        Ok(self.0.string(v))
     }
     #[inline]
     fn visit_unit<E>(self) -> Result<Self::Value, E> {
@@ -493,13 +488,14 @@ impl Schema for Unknown {
         d: D,
         _cx: &mut Cx,
     ) -> Result<Option<RawJson>, D::Error> {
-        serde::Deserialize::deserialize(d).map(|raw| Some(RawJson(raw)))
+        serde::Deserialize::deserialize(d).map(Some)
     }
     /// The value's text, checked by serde_json as `decode` would read it.
     #[inline]
     fn scan(self, r: &mut Scanner<'_>) -> Option<RawJson> {
         let raw = r.raw()?;
-        serde_json::value::RawValue::from_string(raw.to_owned())
+        let text = super::js::restore(raw).unwrap_or_else(|| raw.to_owned());
+        serde_json::value::RawValue::from_string(text)
             .ok()
             .map(RawJson)
     }
@@ -566,7 +562,9 @@ impl serde::Serialize for RawJson {
 impl<'de> serde::Deserialize<'de> for RawJson {
     #[inline]
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<RawJson, D::Error> {
-        Box::<serde_json::value::RawValue>::deserialize(d).map(RawJson)
+        // A number JavaScript reads as Infinity keeps its text (see `js`).
+        Box::<serde_json::value::RawValue>::deserialize(d)
+            .map(|raw| RawJson(super::js::restore_raw(raw)))
     }
 }
 
@@ -707,11 +705,32 @@ struct ArrayA<'a, S> {
 
 impl<'de, S: Schema> Accept<'de> for ArrayA<'_, S> {
     accept_head!(Vec<S::Out>, Expect::Type("array"));
+    /// An array over its `max` is refused with that one issue, its items unread (Zod 4 checks
+    /// the size before the items, and reports nothing else): once past `max`, the issues of
+    /// the items already read are dropped and the rest are skipped.
     fn seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<Vec<S::Out>>, A::Error> {
         let mut out = Vec::new();
         let mut ok = true;
         let mut i = 0usize;
+        let base = self.cx.len();
+        let max = self
+            .s
+            .max
+            .map_or(usize::MAX, |m| usize::try_from(m).unwrap_or(usize::MAX));
         loop {
+            if i == max {
+                if seq.next_element::<IgnoredAny>()?.is_none() {
+                    break;
+                }
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                self.cx.truncate(base);
+                // Zod aborts on it: an untagged union does not report this variant's issues.
+                self.cx.issue(
+                    format!("Too big: expected array to have <={max} items"),
+                    false,
+                );
+                return Ok(None);
+            }
             self.cx.push(Seg::Index(i));
             let next = seq.next_element_seed(Seed(self.s.item, self.cx));
             self.cx.pop();
@@ -722,7 +741,7 @@ impl<'de, S: Schema> Accept<'de> for ArrayA<'_, S> {
             }
             i += 1;
         }
-        ok &= check_len(self.cx, "array", "items", i as u64, self.s.min, self.s.max);
+        ok &= check_len(self.cx, "array", "items", i as u64, self.s.min, None);
         Ok(ok.then_some(out))
     }
 }
@@ -1059,6 +1078,17 @@ impl<'de> SchemaRef<'de> for StrRef {
     }
 }
 
+/// A raw value with the tokens of the markers in it put back (see `js`).
+#[inline]
+fn restore_cow(raw: Cow<'_, serde_json::value::RawValue>) -> Cow<'_, serde_json::value::RawValue> {
+    match super::js::restore(raw.get())
+        .and_then(|t| serde_json::value::RawValue::from_string(t).ok())
+    {
+        Some(restored) => Cow::Owned(restored),
+        None => raw,
+    }
+}
+
 /// [`Unknown`], its text borrowed from the input when the input lends it.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct UnknownRef;
@@ -1071,11 +1101,13 @@ impl<'de> SchemaRef<'de> for UnknownRef {
         d: D,
         _cx: &mut Cx,
     ) -> Result<Option<Self::Out>, D::Error> {
-        super::union::capture_raw(d).map(Some)
+        super::union::capture_raw(d).map(|raw| Some(restore_cow(raw)))
     }
     /// The value's text, checked by serde_json as `decode` would read it.
     #[inline]
     fn scan(self, r: &mut Scanner<'de>) -> Option<Self::Out> {
-        serde_json::from_str(r.raw()?).ok().map(Cow::Borrowed)
+        serde_json::from_str(r.raw()?)
+            .ok()
+            .map(|raw| restore_cow(Cow::Borrowed(raw)))
     }
 }

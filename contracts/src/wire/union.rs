@@ -405,12 +405,9 @@ pub fn decode_tagged<'de, T: Tagged, D: Deserializer<'de>>(
     let text = capture(d)?;
     let received = json_type(&text);
     if received != "object" {
-        // A number JavaScript reads as Infinity arrives as a marker string (see `js`).
+        // A number JavaScript reads as Infinity arrives as a marker (see `js`).
         let received = match received {
-            "string" => serde_json::from_str::<String>(&text)
-                .ok()
-                .and_then(|s| super::js::sentinel(&s))
-                .unwrap_or(received),
+            "number" => super::js::received_number(&text),
             _ => received,
         };
         cx.mismatch(Expect::Type("object"), received);

@@ -3,12 +3,13 @@
 // Every type of the `documents` protocol: a Zod schema and its type.
 
 import { z } from 'zod';
+import { onString } from './limits.js';
 import { ChatIdSchema, ChatInfoSchema } from '@adecore/agent-contracts';
 
 /**
  * A document's id, as the app made it.
  */
-export const DocumentIdSchema = z.string().min(1);
+export const DocumentIdSchema = z.string().min(1, onString);
 /**
  * A document's id, as the app made it.
  */
