@@ -25,9 +25,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 
-/** The workspace's corpus directory (this file's own). */
-const CORPUS = new URL('./', import.meta.url);
+/** The corpus directory: this file's own, or `CONTRACTS_CORPUS_DIR` (where the fuzzer's
+ * differential run, `cargo xtask fuzz --differential`, writes generated lines and Rust's
+ * messages on them). */
+const CORPUS = process.env.CONTRACTS_CORPUS_DIR
+    ? pathToFileURL(`${process.env.CONTRACTS_CORPUS_DIR}/`)
+    : new URL('./', import.meta.url);
 
 /** The lines of one corpus file, relative to tests/corpus/. */
 function readCorpus(relative) {

@@ -6,6 +6,7 @@
 //!                                      parse and check a schema directory, print diagnostics
 //! cargo xtask compat [--base REV] [--schema [NAME=]DIR] [--format text|json] [--bless]
 //! cargo xtask validate --protocol agent|connect --as KIND [--type NAME]
+//! cargo xtask fuzz [--seconds N] [--seed S] [--differential [--per-kind N]]
 //! cargo xtask test                     every test: Rust, TypeScript, end to end
 //! cargo xtask site [--no-browser]       the reference as a static site, opened in Chromium
 //! ```
@@ -13,6 +14,7 @@
 mod check;
 mod codegen;
 mod compat;
+mod fuzz;
 mod site;
 mod test;
 mod validate;
@@ -48,6 +50,8 @@ enum Command {
     Compat(compat::Args),
     /// Validate JSON lines from stdin, one verdict line each.
     Validate(validate::Args),
+    /// Fuzz every parse entry point (or, --differential, compare Rust, Zod and ajv).
+    Fuzz(fuzz::Args),
     /// Run every test: Rust, TypeScript, end to end.
     Test,
     /// Build the reference site (target/site/book) and open every page in headless Chromium.
@@ -66,6 +70,7 @@ fn main() -> ExitCode {
         Command::Check { dir, bases } => check::run(&root, dir, &bases),
         Command::Compat(args) => compat::run(&root, args),
         Command::Validate(args) => validate::run(args),
+        Command::Fuzz(args) => fuzz::run(args),
         Command::Test => test::run(&root),
         Command::Site { no_browser } => site::run(&root, !no_browser),
     }

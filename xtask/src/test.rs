@@ -105,6 +105,35 @@ pub fn run(root: &Path) -> ExitCode {
         "cargo",
         &["test", "--workspace", "--all-features"],
     ));
+    // The fuzzer: a short seeded run of every invariant, then Rust, Zod and ajv on generated
+    // inputs with a new seed each run (printed; a disagreement fails with its minimised input).
+    steps.push(step(
+        "fuzzing, a short seeded run",
+        ".",
+        "cargo",
+        &[
+            "xtask",
+            "fuzz",
+            "--debug",
+            "--per-target",
+            "300",
+            "--seed",
+            "1",
+        ],
+    ));
+    steps.push(step(
+        "differential: Rust, Zod and ajv on generated inputs",
+        ".",
+        "cargo",
+        &[
+            "xtask",
+            "fuzz",
+            "--debug",
+            "--differential",
+            "--per-kind",
+            "10000",
+        ],
+    ));
     for s in &steps {
         eprintln!(
             "\n==> {} ({}: {} {})",
