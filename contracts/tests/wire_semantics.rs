@@ -295,13 +295,11 @@ fn every_issue_in_declaration_order_then_path_length() {
                 "kind".to_owned(),
                 "Invalid input: expected \"item\"".to_owned()
             ),
+            // An array over its max is that one issue, its items unread (as Zod 4 reports
+            // it): no issue for tags[1].
             (
                 "[\"x-odd\"]".to_owned(),
                 "Invalid input: expected boolean, received number".to_owned()
-            ),
-            (
-                "tags[1]".to_owned(),
-                "Invalid input: expected string, received number".to_owned()
             ),
         ]
     );

@@ -136,6 +136,19 @@ fn main() -> ExitCode {
                         eprintln!("differential: DISAGREEMENT on {target} (seed {seed})");
                         eprintln!("differential: minimised input: {text}");
                         eprintln!("differential: {said}");
+                        // A regression line with Rust's verdict: the side that is wrong fails
+                        // on it until it is fixed (the line's verdict flipped if it is Rust).
+                        if let Some(v) = differential::rust_verdict(target, text) {
+                            let note = format!(
+                                "found by cargo xtask fuzz --differential --seed {seed}: Rust and Zod or ajv disagree (the verdict is Rust's)"
+                            );
+                            match contracts_fuzz::write_regression(target, text, &v, &note) {
+                                Ok(path) => {
+                                    eprintln!("differential: written to {}", path.display())
+                                }
+                                Err(e) => eprintln!("differential: {e}"),
+                            }
+                        }
                     }
                     ExitCode::FAILURE
                 }

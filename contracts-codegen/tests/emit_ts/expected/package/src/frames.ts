@@ -5,6 +5,7 @@
 // stages' verdict when it refuses.
 
 import { z } from 'zod';
+import { onString } from './limits.js';
 import { BlobSchema, CircleSchema, EventFrameSchema, LooseSchema, ReplyErrorSchema, ReplyOkSchema, RequestSchema, ServerFrameSchema, ShapeSchema, SquareSchema, WireErrorSchema, type EventFrame, type Loose, type ReplyError, type ReplyOk, type Request, type ServerFrame, type Shape } from './schemas.js';
 import { AGENT_EVENT_SCHEMAS, AGENT_REQUEST_SCHEMAS, isAgentEventType, isAgentRequestType, parseAgentEventPayload, parseAgentRequestPayload } from './tables.js';
 import { parseWith, type ParseResult, noTableEntry, type TypedParseResult } from './parse.js';
@@ -92,9 +93,9 @@ export type Event = EventFrame;
  * the entry's name and `payload` its schema.
  */
 export const RequestTypedSchema = z.discriminatedUnion('type', [
-    z.object({ id: z.string().min(1), type: z.literal('chat.list'), trace: z.string().max(64).optional(), payload: AGENT_REQUEST_SCHEMAS['chat.list'].payload }),
-    z.object({ id: z.string().min(1), type: z.literal('chat.send'), trace: z.string().max(64).optional(), payload: AGENT_REQUEST_SCHEMAS['chat.send'].payload }),
-    z.object({ id: z.string().min(1), type: z.literal('chat.kill'), trace: z.string().max(64).optional(), payload: AGENT_REQUEST_SCHEMAS['chat.kill'].payload }),
+    z.object({ id: z.string().min(1, onString), type: z.literal('chat.list'), trace: z.string().max(64, onString).optional(), payload: AGENT_REQUEST_SCHEMAS['chat.list'].payload }),
+    z.object({ id: z.string().min(1, onString), type: z.literal('chat.send'), trace: z.string().max(64, onString).optional(), payload: AGENT_REQUEST_SCHEMAS['chat.send'].payload }),
+    z.object({ id: z.string().min(1, onString), type: z.literal('chat.kill'), trace: z.string().max(64, onString).optional(), payload: AGENT_REQUEST_SCHEMAS['chat.kill'].payload }),
 ]);
 /** A `Request` whose `type` names an entry of the request table: narrowing on `type` types `payload`. */
 export type RequestTyped = z.infer<typeof RequestTypedSchema>;

@@ -3,11 +3,12 @@
 // Every type of the `agent` protocol: a Zod schema and its type.
 
 import { z } from 'zod';
+import { onArray, onString } from './limits.js';
 
 /**
  * A chat's id, as the host made it.
  */
-export const ChatIdSchema = z.string().min(1);
+export const ChatIdSchema = z.string().min(1, onString);
 /**
  * A chat's id, as the host made it.
  */
@@ -29,12 +30,12 @@ export const RequestSchema = z.object({
     /**
      * Chosen by the client.
      */
-    id: z.string().min(1),
-    type: z.string().min(1),
+    id: z.string().min(1, onString),
+    type: z.string().min(1, onString),
     /**
      * A trace id.
      */
-    trace: z.string().max(64).optional(),
+    trace: z.string().max(64, onString).optional(),
     /**
      * Any JSON, present.
      */
@@ -49,7 +50,7 @@ export type Request = z.infer<typeof RequestSchema>;
  * A success.
  */
 export const ReplyOkSchema = z.object({
-    id: z.string().min(1),
+    id: z.string().min(1, onString),
     ok: z.literal(true),
     result: z.unknown(),
 });
@@ -96,7 +97,7 @@ export type WireError = z.infer<typeof WireErrorSchema>;
  * A failure.
  */
 export const ReplyErrorSchema = z.object({
-    id: z.string().min(1).nullable(),
+    id: z.string().min(1, onString).nullable(),
     ok: z.literal(false),
     error: WireErrorSchema,
 });
@@ -110,7 +111,7 @@ export type ReplyError = z.infer<typeof ReplyErrorSchema>;
  */
 export const EventFrameSchema = z.object({
     type: z.literal('event'),
-    event: z.string().min(1),
+    event: z.string().min(1, onString),
     payload: z.unknown(),
     seq: z.optional(SeqSchema),
 });
@@ -255,7 +256,7 @@ export const ChatInfoSchema = z.object({
     parent: z.nullable(ChatIdSchema),
     note: z.string().nullable().optional(),
     labels: z.record(z.string(), z.string()),
-    tags: z.array(z.string().min(1).max(64)).min(1).max(500).optional(),
+    tags: z.array(z.string().min(1, onString).max(64, onString)).min(1, onArray).max(500, onArray).optional(),
     /**
      * Lines of context.
      */
@@ -315,7 +316,7 @@ export type ChatEvent = z.infer<typeof ChatEventSchema>;
 
 export const ChatSendPayloadSchema = z.object({
     chatId: ChatIdSchema,
-    text: z.string().max(16000),
+    text: z.string().max(16000, onString),
 });
 export type ChatSendPayload = z.infer<typeof ChatSendPayloadSchema>;
 
@@ -335,7 +336,7 @@ export type ChatStatusEvent = z.infer<typeof ChatStatusEventSchema>;
  * A task changed.
  */
 export const TaskChangedEventSchema = z.object({
-    taskId: z.string().min(1),
+    taskId: z.string().min(1, onString),
     chat: z.optional(ChatIdSchema),
 });
 /**
