@@ -131,7 +131,7 @@ pub fn run(root: &Path) -> ExitCode {
             "--debug",
             "--differential",
             "--per-kind",
-            "10000",
+            "20000",
         ],
     ));
     for s in &steps {
