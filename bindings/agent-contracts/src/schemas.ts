@@ -126,11 +126,19 @@ export const ToolUseIdSchema = z.string().min(1, onString);
 export type ToolUseId = z.infer<typeof ToolUseIdSchema>;
 
 /**
- * A chat's event sequence number: it grows by one with every chat.event of that chat.
+ * A chat's event sequence number: it grows by one with every chat.event of that chat. A host
+ * may carry an epoch in it, `floor(seq / 2^32)`, that changes when a chat's numbering starts
+ * over (another chat, another life of a host that lost it): a `since` of another epoch is
+ * answered with a snapshot, never `resumed`, and a client treats a resumed answer whose seq is
+ * of another epoch than its `since` as a snapshot's.
  */
 export const SeqSchema = z.int().min(0);
 /**
- * A chat's event sequence number: it grows by one with every chat.event of that chat.
+ * A chat's event sequence number: it grows by one with every chat.event of that chat. A host
+ * may carry an epoch in it, `floor(seq / 2^32)`, that changes when a chat's numbering starts
+ * over (another chat, another life of a host that lost it): a `since` of another epoch is
+ * answered with a snapshot, never `resumed`, and a client treats a resumed answer whose seq is
+ * of another epoch than its `since` as a snapshot's.
  */
 export type Seq = z.infer<typeof SeqSchema>;
 
@@ -778,9 +786,15 @@ export type ReplyOk = z.infer<typeof ReplyOkSchema>;
  * - `'unknown-request'`: No table has a request of this name.
  * - `'invalid-payload'`: The payload does not match the request's schema; the message says where.
  * - `'unknown-chat'`: No chat has this id.
+ * - `'unknown-item'`: The chat has no item with this id (a bookmark's `itemId`, say).
+ * - `'unknown-bookmark'`: The chat has no bookmark with this id.
+ * - `'unknown-visual'`: The chat has no visual with this id.
+ * - `'unknown-account'`: No account has this id.
+ * - `'unknown-provider'`: No provider has this id.
+ * - `'frame-too-large'`: A frame over the host's size limit: the request itself, or a frame it would make (an item or an event that could never be sent). The message names the limit in bytes.
  * - `'internal'`: Anything else that went wrong in the host.
  */
-export type ErrorCode = 'chat-unsupported' | 'history-expired' | 'unreadable-frame' | 'unknown-request' | 'invalid-payload' | 'unknown-chat' | 'internal' | (string & {});
+export type ErrorCode = 'chat-unsupported' | 'history-expired' | 'unreadable-frame' | 'unknown-request' | 'invalid-payload' | 'unknown-chat' | 'unknown-item' | 'unknown-bookmark' | 'unknown-visual' | 'unknown-account' | 'unknown-provider' | 'frame-too-large' | 'internal' | (string & {});
 /**
  * The codes a host answers with. The set is open: an app that extends the protocol may add
  * codes of its own, so a client branches on the codes it knows and shows the message
@@ -793,11 +807,17 @@ export type ErrorCode = 'chat-unsupported' | 'history-expired' | 'unreadable-fra
  * - `'unknown-request'`: No table has a request of this name.
  * - `'invalid-payload'`: The payload does not match the request's schema; the message says where.
  * - `'unknown-chat'`: No chat has this id.
+ * - `'unknown-item'`: The chat has no item with this id (a bookmark's `itemId`, say).
+ * - `'unknown-bookmark'`: The chat has no bookmark with this id.
+ * - `'unknown-visual'`: The chat has no visual with this id.
+ * - `'unknown-account'`: No account has this id.
+ * - `'unknown-provider'`: No provider has this id.
+ * - `'frame-too-large'`: A frame over the host's size limit: the request itself, or a frame it would make (an item or an event that could never be sent). The message names the limit in bytes.
  * - `'internal'`: Anything else that went wrong in the host.
  */
 export const ErrorCodeSchema = z.string() as z.ZodType<ErrorCode, string>;
 /** The known values of ErrorCode. */
-export const ERROR_CODE_VALUES = ['chat-unsupported', 'history-expired', 'unreadable-frame', 'unknown-request', 'invalid-payload', 'unknown-chat', 'internal'] as const;
+export const ERROR_CODE_VALUES = ['chat-unsupported', 'history-expired', 'unreadable-frame', 'unknown-request', 'invalid-payload', 'unknown-chat', 'unknown-item', 'unknown-bookmark', 'unknown-visual', 'unknown-account', 'unknown-provider', 'frame-too-large', 'internal'] as const;
 
 /**
  * What went wrong: branch on the code, show the message.
