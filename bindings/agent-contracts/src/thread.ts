@@ -23,12 +23,15 @@ export interface ThreadState {
  * duplicate the conversation); a `resumed` answer keeps `previous` and its items, and the
  * missed chat.event frames follow. `previous` is the thread whose seq the attach sent as
  * `since`: only then can the answer be resumed. A host that predates the `resumed` flag
- * resumes, as the spec words it, with an empty `items` (and a seq not below `since`: a lower
- * one is a chat that started over).
+ * resumes, as the spec words it, with an empty `items`. Never resumed across epochs: an
+ * answer whose seq is below `since` or of another epoch (`seqEpoch`: another chat, or a host
+ * that lost it) is a chat that started over, and its thread is the snapshot's.
  */
 export function threadFromAttach(result: AttachResult, previous?: ThreadState): ThreadState {
     const since = previous?.seq;
-    const resumed = result.resumed ?? (result.items.length === 0 && (result.seq === undefined || since === undefined || result.seq >= since));
+    const sameEpoch =
+        result.seq === undefined || since === undefined || (result.seq >= since && seqEpoch(result.seq) === seqEpoch(since));
+    const resumed = sameEpoch && (result.resumed ?? result.items.length === 0);
     if (previous !== undefined && since !== undefined && resumed) {
         return {
             ...previous,
@@ -48,6 +51,11 @@ export function threadFromAttach(result: AttachResult, previous?: ThreadState): 
         bookmarks: result.bookmarks,
         visuals: result.visuals,
     };
+}
+
+/** The epoch a seq carries: the part above 2^32 (see `Seq` in the schema). */
+export function seqEpoch(seq: number): number {
+    return Math.floor(seq / 2 ** 32);
 }
 
 /** Where an item with this historyIndex goes: before the first item placed after it. */

@@ -9,6 +9,7 @@ import {
     createAgentClient,
     createPortPair,
     parseRequest,
+    seqEpoch,
     threadFromAttach,
     type AttachResult,
     type ChatEvent,
@@ -145,6 +146,20 @@ test('threadFromAttach: resumed only after a since; the flag decides, else an em
     // Without a since (the previous thread has no seq), never resumed.
     const unsent = threadFromAttach({ info: info('a'), items: [reply('a', 'A')] });
     assert.deepEqual(texts(threadFromAttach({ info: info('b'), items: [] }, unsent).items), []);
+});
+
+test('threadFromAttach: never resumed across epochs, whatever the host says', () => {
+    const epoch = (e: number, n: number) => e * 2 ** 32 + n;
+    assert.equal(seqEpoch(epoch(7, 12)), 7);
+    const previous = threadFromAttach({ info: info('a'), items: [reply('a', 'A')], seq: epoch(7, 12) });
+    const answer = (seq: number): AttachResult => ({ info: info('b'), items: [reply('z', 'Z')], seq, resumed: true });
+    // Another epoch (another chat, or a host that lost it), even with a larger seq: a snapshot.
+    assert.deepEqual(texts(threadFromAttach(answer(epoch(8, 20)), previous).items), ['z:Z']);
+    assert.equal(threadFromAttach(answer(epoch(8, 20)), previous).seq, epoch(8, 20));
+    // Below the since: a snapshot.
+    assert.deepEqual(texts(threadFromAttach(answer(epoch(7, 3)), previous).items), ['z:Z']);
+    // The same epoch, not below: resumed, the thread kept.
+    assert.deepEqual(texts(threadFromAttach(answer(epoch(7, 15)), previous).items), ['a:A']);
 });
 
 test('reconnect replaces the thread with a snapshot when the host no longer holds the events', async () => {

@@ -18,7 +18,11 @@
 //!   flight wait in it and are applied after the reply. An event is applied only when its seq
 //!   is above the last one applied: after a snapshot that is the reply's seq, after a
 //!   `resumed` reply it is the `since` the thread sent, so the replayed events apply in order.
+//! - A `resumed` answer is believed only when its seq is of the epoch of the `since` (the part
+//!   above 2^32, see `Seq`) and not below it; otherwise the thread is a snapshot's, so a host
+//!   that lost the chat can never replay another conversation onto it.
 
+use super::host::seq_epoch;
 use super::thread::Thread;
 use super::{
     AttachResult, Bookmark, ChatAttachPayload, ChatDetachPayload, ChatItem, EventPayload,
@@ -400,10 +404,13 @@ impl ChatThread {
     fn apply_attach(&mut self, result: AttachResult) -> Attached {
         // Only after a `since`; a host without the flag resumes with an empty `items` (and a
         // seq not below the `since`: a lower one is a chat that started over).
+        // Never resumed across epochs: a seq of another epoch than the `since` (another chat,
+        // or a host that lost it) or below it is a chat that started over.
         let resumed = self.seq.is_some_and(|since| {
-            result
-                .resumed
-                .unwrap_or(result.items.is_empty() && result.seq.is_none_or(|seq| seq >= since))
+            let same_epoch = result
+                .seq
+                .is_none_or(|seq| seq >= since && seq_epoch(seq) == seq_epoch(since));
+            same_epoch && result.resumed.unwrap_or(result.items.is_empty())
         });
         if let Some(bookmarks) = result.bookmarks {
             self.bookmarks = bookmarks;

@@ -2,55 +2,111 @@
 //! [`serve`], the loop that runs one connection over any [`FramePort`].
 //!
 //! The hub keeps, per chat, the thread (through the same reducer the client uses), a `seq`
-//! that grows with every chat.event, a bounded log of the latest events, the bookmarks and the
-//! visuals. It routes what a host publishes as the spec says: chat.status to every client;
-//! chat.event, chat.bookmarks, chat.visuals and chat.subagentChanged only to the clients
-//! attached to that chat; usage.changed only to clients that called usage.subscribe;
-//! accounts.changed and usage.limitsChanged to every client.
+//! that grows with every chat.event, a log of the latest events bounded by count and by bytes,
+//! the bookmarks and the visuals. It routes what a host publishes as the spec says: chat.status
+//! to every client; chat.event, chat.bookmarks, chat.visuals and chat.subagentChanged only to
+//! the clients attached to that chat; usage.changed only to clients that called
+//! usage.subscribe; accounts.changed and usage.limitsChanged to every client.
 //!
-//! Attach and replay: [`Hub::attach`] answers a client that sends `since` with `resumed` and
-//! every later event in order when the log still holds them all, and with a fresh snapshot
-//! otherwise. The events go out after the attach reply: the hub holds a client's frames while
-//! one of its attaches runs and [`serve`] releases them once the reply is sent, so a client
-//! never sees a chat.event before the attach that makes it meaningful. Other requests run
-//! concurrently and hold nothing.
+//! # Durable, restart-safe
+//!
+//! Every change goes to a [`Store`] under the hub's lock before anything is sent for it
+//! ([`Hub::open`]; [`Hub::new`] uses a [`MemoryStore`]). On open the hub rebuilds each thread
+//! from the stored events, its seqs continue, and a reply left streaming by a crash is closed
+//! (an `item` event with `streaming: false`). Chat ids and the ids a host makes with
+//! [`Hub::life`] never repeat across restarts.
+//!
+//! A chat's seqs carry its epoch: the first seq is `epoch << 32` and each chat.event adds one.
+//! Epochs come from the store's serial, so two chats (or two lives of a host that lost its
+//! store) do not share one. A `since` of another epoch, above the chat's seq, or older than the
+//! log is answered with a snapshot (`resumed: false`), never `resumed`.
+//!
+//! # Frames never too large
+//!
+//! The size limit is [`HubConfig::limits`], the same [`Limits`] the ports get. An event whose
+//! chat.event frame (or chat.status frame) could not be sent within the limit, less
+//! [`ENVELOPE_RESERVE`], is refused where it is made: [`Hub::publish`] answers
+//! `frame-too-large` naming the limit, and nothing is stored or sent. Attach snapshots and
+//! history pages are cut to fit: fewer items than asked, with `history` set so the client pages
+//! back for the rest. [`serve`] answers a request frame over the limit with `frame-too-large`
+//! before the port closes, and a reply over the limit with `frame-too-large` instead.
+//!
+//! # Memory per client
+//!
+//! Frames for a client go through [`serve`] into its port at once; the port's queue is bounded
+//! by bytes (`Limits::max_queued_bytes`) and closes a client that falls behind as a slow
+//! consumer (it resumes with `since`). chat.status is whole state, so it is sent coalesced per
+//! chat: a newer one replaces the one still waiting. A resumed attach replays at most half the
+//! queue bound; a `since` further behind gets a snapshot.
+//!
+//! # Attach and replay
+//!
+//! [`Hub::attach`] answers a client that sends `since` with `resumed` and every later event in
+//! order when the log still holds them all, and with a fresh snapshot otherwise. The events go
+//! out after the attach reply: the hub holds a client's frames while one of its attaches runs
+//! and [`serve`] releases them once the reply is sent, so a client never sees a chat.event
+//! before the attach that makes it meaningful. A client attached already gets no event twice:
+//! the replay starts after the last seq already queued for it. Other requests run concurrently
+//! and hold nothing.
+//!
+//! History cursors name the chat's last reset and a position, so they need no table, survive a
+//! restart, and die with a reset (chat.clear): an older cursor is `history-expired`.
 
+use super::store::{MemoryStore, Store, StoreError};
 use super::thread::{Thread, history_index, is_pending};
 use super::{
-    AttachResult, Bookmark, ChatAttachPayload, ChatEvent, ChatEventEvent, ChatHistoryPayload,
-    ChatHistoryResult, ChatInfo, ChatItem, ChatStatusEvent, ErrorCode, HistoryPosition, Seq,
-    Visual, WireError, events,
+    AttachResult, Bookmark, ChatAttachPayload, ChatEvent, ChatEventEvent, ChatEventItem,
+    ChatHistoryPayload, ChatHistoryResult, ChatInfo, ChatItem, ChatStatusEvent, ErrorCode,
+    HistoryPosition, Seq, Visual, WireError, events,
 };
-use crate::port::{FramePort, FrameReceiver, Incoming, Outgoing};
+use crate::port::{FramePort, FrameReceiver, Incoming, Limits, Outgoing, SendError};
 use crate::wire::{Event as _, Request as _};
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::mpsc;
+
+/// Bytes every page and event leaves free under the size limit for a reply's envelope and its
+/// id (a request id longer than about this gets `frame-too-large` for a page cut to fit).
+pub const ENVELOPE_RESERVE: usize = 1024;
+
+/// The bits of a seq below its epoch.
+pub const EPOCH_SHIFT: u32 = 32;
+
+/// The largest epoch: seqs stay below 2^53, so JavaScript reads them exactly.
+const EPOCH_MAX: u64 = (1 << (53 - EPOCH_SHIFT)) - 1;
+
+/// The epoch a seq carries.
+pub fn seq_epoch(seq: Seq) -> i64 {
+    seq >> EPOCH_SHIFT
+}
 
 /// A connected client, as the hub knows it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ClientId(u64);
 
-/// How much the hub keeps.
+/// How much the hub keeps and how large its frames may be.
 #[derive(Clone, Debug)]
 pub struct HubConfig {
     /// Events kept per chat for replay; an older `since` gets a snapshot.
     pub log_capacity: usize,
+    /// Bytes of chat.event frames kept per chat for replay.
+    pub log_bytes: usize,
     /// Items in an attach snapshot when the client gives no `historyLimit`.
     pub default_history_limit: usize,
-    /// History cursors remembered; an older one is refused with `history-expired`.
-    pub cursor_capacity: usize,
+    /// The frame size limit and the ports' queue bound: give the ports the same value.
+    pub limits: Limits,
 }
 
 impl Default for HubConfig {
     fn default() -> Self {
         HubConfig {
             log_capacity: 1000,
+            log_bytes: 8 * 1024 * 1024,
             default_history_limit: 50,
-            cursor_capacity: 4096,
+            limits: Limits::default(),
         }
     }
 }
@@ -61,30 +117,42 @@ pub struct Hub {
     state: Mutex<State>,
 }
 
-#[derive(Default)]
 struct State {
+    life: u64,
     next_client: u64,
-    next_cursor: u64,
     clients: HashMap<ClientId, Client>,
     chats: BTreeMap<String, Chat>,
-    /// Opaque cursor -> (chat, index of the first item after the page it starts).
-    cursors: HashMap<String, (String, usize)>,
-    cursor_order: VecDeque<String>,
+    store: Box<dyn Store>,
 }
 
+/// A frame on its way to one client, with the key a newer frame replaces it by.
+#[derive(Debug)]
+struct ClientFrame {
+    text: String,
+    key: Option<String>,
+}
+
+/// The frames the hub has for one client, as [`serve`] takes them.
+#[derive(Debug)]
+pub struct ClientQueue(mpsc::UnboundedReceiver<ClientFrame>);
+
 struct Client {
-    out: mpsc::UnboundedSender<Outgoing>,
-    attached: HashSet<String>,
+    out: mpsc::UnboundedSender<ClientFrame>,
+    /// Chats attached, with the last seq queued for this client.
+    attached: HashMap<String, Seq>,
     usage: bool,
     /// How many of the client's attaches are in flight; frames wait in `held` until none is.
     holds: usize,
-    held: Vec<Outgoing>,
+    held: Vec<ClientFrame>,
 }
 
 impl Client {
     /// Sends a frame, or keeps it while an attach of this client is in flight.
-    fn deliver(&mut self, frame: Outgoing) {
+    fn deliver(&mut self, frame: ClientFrame) {
         if self.holds > 0 {
+            if let Some(key) = &frame.key {
+                self.held.retain(|held| held.key.as_ref() != Some(key));
+            }
             self.held.push(frame);
         } else {
             let _ = self.out.send(frame);
@@ -93,19 +161,110 @@ impl Client {
 }
 
 struct Chat {
+    epoch: i64,
+    /// The seq of the last reset, or the chat's first seq: what a cursor is valid for.
+    reset_at: Seq,
     thread: Thread,
     seq: Seq,
-    log: VecDeque<(Seq, ChatEvent)>,
+    /// The latest chat.event frames, with their seqs, and their bytes.
+    log: VecDeque<(Seq, String)>,
+    log_bytes: usize,
     bookmarks: Vec<Bookmark>,
     visuals: Vec<Visual>,
 }
 
+fn store_failed(error: StoreError) -> WireError {
+    WireError::new(ErrorCode::Internal, error.to_string())
+}
+
+/// `frame-too-large` for `what`, of `size` bytes, over `limit`.
+fn too_large(what: &str, size: usize, limit: usize) -> WireError {
+    WireError::new(
+        ErrorCode::FrameTooLarge,
+        format!("{what} would be {size} bytes, over the limit of {limit} bytes"),
+    )
+}
+
+/// The key chat.status frames of one chat are coalesced by.
+fn status_key(chat_id: &str) -> String {
+    format!("{}\u{0}{chat_id}", events::ChatStatus::NAME)
+}
+
 impl Hub {
+    /// A hub on a fresh [`MemoryStore`] (its serials start from the clock, so ids differ from
+    /// an earlier run's).
     pub fn new(config: HubConfig) -> Arc<Hub> {
-        Arc::new(Hub {
+        let first = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        Hub::open(config, MemoryStore::starting_at(first))
+            .expect("a fresh memory store always loads")
+    }
+
+    /// A hub on what `store` holds: every chat rebuilt from its events, seqs continuing. A
+    /// reply or thought left streaming (the host stopped mid-turn) is closed with an `item`
+    /// event, stored and numbered like any other.
+    pub fn open(config: HubConfig, store: impl Store + 'static) -> Result<Arc<Hub>, StoreError> {
+        let mut store: Box<dyn Store> = Box::new(store);
+        let loaded = store.load()?;
+        let mut chats = BTreeMap::new();
+        for stored in loaded.chats {
+            let mut chat = Chat {
+                epoch: stored.epoch,
+                reset_at: stored.epoch << EPOCH_SHIFT,
+                thread: Thread::from_snapshot(stored.info, Vec::new()),
+                seq: stored.seq,
+                log: VecDeque::new(),
+                log_bytes: 0,
+                bookmarks: stored.bookmarks,
+                visuals: stored.visuals,
+            };
+            for (seq, event) in stored.events {
+                let frame = chat_event_frame(&stored.chat_id, seq, &event);
+                chat.apply(seq, event, frame, &config);
+            }
+            chats.insert(stored.chat_id, chat);
+        }
+        let hub = Arc::new(Hub {
             config,
-            state: Mutex::new(State::default()),
-        })
+            state: Mutex::new(State {
+                life: loaded.life,
+                next_client: 0,
+                clients: HashMap::new(),
+                chats,
+                store,
+            }),
+        });
+        hub.close_interrupted().map_err(|e| StoreError(e.message))?;
+        Ok(hub)
+    }
+
+    /// Closes every reply and thought left streaming.
+    fn close_interrupted(&self) -> Result<(), WireError> {
+        let mut s = self.lock();
+        let open: Vec<(String, ChatItem)> = s
+            .chats
+            .iter()
+            .flat_map(|(chat_id, chat)| {
+                chat.thread.items.iter().filter_map(move |item| {
+                    let mut item = item.clone();
+                    let streaming = match &mut item {
+                        ChatItem::Reply(r) => &mut r.streaming,
+                        ChatItem::Thought(t) => &mut t.streaming,
+                        _ => return None,
+                    };
+                    if *streaming != Some(true) {
+                        return None;
+                    }
+                    *streaming = Some(false);
+                    Some((chat_id.clone(), item))
+                })
+            })
+            .collect();
+        for (chat_id, item) in open {
+            self.publish_locked(&mut s, &chat_id, ChatEvent::Item(ChatEventItem { item }))?;
+        }
+        Ok(())
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -113,8 +272,14 @@ impl Hub {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Registers a client; frames for it arrive on the receiver.
-    pub fn connect(&self) -> (ClientId, mpsc::UnboundedReceiver<Outgoing>) {
+    /// How many times the store was opened, this time included: ids a host makes carry it so
+    /// they never repeat an earlier life's.
+    pub fn life(&self) -> u64 {
+        self.lock().life
+    }
+
+    /// Registers a client; its frames wait in the answered queue for [`serve`].
+    pub fn connect(&self) -> (ClientId, ClientQueue) {
         let (tx, rx) = mpsc::unbounded_channel();
         let mut s = self.lock();
         s.next_client += 1;
@@ -123,13 +288,13 @@ impl Hub {
             id,
             Client {
                 out: tx,
-                attached: HashSet::new(),
+                attached: HashMap::new(),
                 usage: false,
                 holds: 0,
                 held: Vec::new(),
             },
         );
-        (id, rx)
+        (id, ClientQueue(rx))
     }
 
     /// Forgets a client.
@@ -167,38 +332,63 @@ impl Hub {
         self.lock().chats.get(chat_id).map(|c| c.seq)
     }
 
+    /// A chat id never given before by this hub's store, across restarts.
+    pub fn new_chat_id(&self) -> Result<String, WireError> {
+        let serial = self.lock().store.next_serial().map_err(store_failed)?;
+        Ok(format!("c{serial}"))
+    }
+
     /// A new chat with this info and an empty thread; every client hears chat.status.
-    pub fn create_chat(&self, info: ChatInfo) {
+    pub fn create_chat(&self, info: ChatInfo) -> Result<(), WireError> {
         let mut s = self.lock();
         let chat_id = info.chat_id.clone();
+        if s.chats.contains_key(&chat_id) {
+            return Err(WireError::new(
+                ErrorCode::Internal,
+                format!("a chat is called {chat_id:?} already"),
+            ));
+        }
+        let status = ChatStatusEvent {
+            chat_id: chat_id.clone(),
+            info: Box::new(info.clone()),
+        };
+        let frame = super::event_frame(events::ChatStatus::NAME, &status);
+        let limit = self.config.limits.max_frame_size;
+        if frame.len() > limit {
+            return Err(too_large("the chat's chat.status", frame.len(), limit));
+        }
+        let serial = s.store.next_serial().map_err(store_failed)?;
+        let epoch = (serial % EPOCH_MAX + 1) as i64;
+        s.store
+            .create_chat(&chat_id, epoch, &info)
+            .map_err(store_failed)?;
+        let seq = epoch << EPOCH_SHIFT;
         s.chats.insert(
             chat_id.clone(),
             Chat {
-                thread: Thread::from_snapshot(info.clone(), Vec::new()),
-                seq: 0,
+                epoch,
+                reset_at: seq,
+                thread: Thread::from_snapshot(info, Vec::new()),
+                seq,
                 log: VecDeque::new(),
+                log_bytes: 0,
                 bookmarks: Vec::new(),
                 visuals: Vec::new(),
             },
         );
-        broadcast(
-            &mut s,
-            |_| true,
-            events::ChatStatus::NAME,
-            &ChatStatusEvent {
-                chat_id,
-                info: Box::new(info),
-            },
-        );
+        send_all(&mut s, |_| true, &frame, Some(status_key(&chat_id)));
+        Ok(())
     }
 
     /// Forgets a chat; its attached clients are detached.
-    pub fn remove_chat(&self, chat_id: &str) {
+    pub fn remove_chat(&self, chat_id: &str) -> Result<(), WireError> {
         let mut s = self.lock();
+        s.store.remove_chat(chat_id).map_err(store_failed)?;
         s.chats.remove(chat_id);
         for c in s.clients.values_mut() {
             c.attached.remove(chat_id);
         }
+        Ok(())
     }
 
     /// Every chat's info, in id order.
@@ -223,49 +413,103 @@ impl Hub {
         self.lock().chats.get(chat_id).map(|c| c.thread.clone())
     }
 
-    /// Applies an event to a chat, logs it under the next seq and sends it as chat.event to
-    /// every attached client. An `info` or `reset` also goes out as chat.status to every
-    /// client. Answers the event's seq.
-    pub fn publish(&self, chat_id: &str, event: ChatEvent) -> Result<Seq, WireError> {
-        let mut s = self.lock();
-        let capacity = self.config.log_capacity;
+    /// Whether `event` could be published to the chat: `frame-too-large` when its frame could
+    /// never be sent. Nothing changes.
+    pub fn check_event(&self, chat_id: &str, event: &ChatEvent) -> Result<(), WireError> {
+        let s = self.lock();
         let chat = s
             .chats
+            .get(chat_id)
+            .ok_or_else(|| WireError::unknown_chat(chat_id))?;
+        let frame = chat_event_frame(chat_id, chat.seq + 1, event);
+        self.check_frames(chat_id, event, &frame)
+    }
+
+    /// Refuses an event whose chat.event frame leaves no room for a page's envelope, or whose
+    /// chat.status frame is over the limit.
+    fn check_frames(&self, chat_id: &str, event: &ChatEvent, frame: &str) -> Result<(), WireError> {
+        let limit = self.config.limits.max_frame_size;
+        let room = limit.saturating_sub(ENVELOPE_RESERVE);
+        if frame.len() > room {
+            return Err(too_large("the chat.event", frame.len(), room));
+        }
+        if let Some(status) = status_of(chat_id, event) {
+            let status = super::event_frame(events::ChatStatus::NAME, &status);
+            if status.len() > limit {
+                return Err(too_large("the chat.status", status.len(), limit));
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies an event to a chat, stores it under the next seq and sends it as chat.event to
+    /// every attached client. An `info` or `reset` also goes out as chat.status to every
+    /// client. Answers the event's seq; an event too large for a frame is refused with
+    /// `frame-too-large` and changes nothing.
+    pub fn publish(&self, chat_id: &str, event: ChatEvent) -> Result<Seq, WireError> {
+        self.publish_locked(&mut self.lock(), chat_id, event)
+    }
+
+    fn publish_locked(
+        &self,
+        s: &mut State,
+        chat_id: &str,
+        event: ChatEvent,
+    ) -> Result<Seq, WireError> {
+        let State {
+            chats,
+            clients,
+            store,
+            ..
+        } = s;
+        let chat = chats
             .get_mut(chat_id)
             .ok_or_else(|| WireError::unknown_chat(chat_id))?;
-        chat.thread.apply(&event);
-        chat.seq += 1;
-        let seq = chat.seq;
-        chat.log.push_back((seq, event.clone()));
-        while chat.log.len() > capacity {
-            chat.log.pop_front();
+        let seq = chat.seq + 1;
+        let frame = chat_event_frame(chat_id, seq, &event);
+        self.check_frames(chat_id, &event, &frame)?;
+        store.append(chat_id, seq, &event).map_err(store_failed)?;
+        let status = status_of(chat_id, &event);
+        chat.apply(seq, event, frame.clone(), &self.config);
+        for c in clients.values_mut() {
+            if let Some(last) = c.attached.get_mut(chat_id) {
+                *last = seq;
+                c.deliver(ClientFrame {
+                    text: frame.clone(),
+                    key: None,
+                });
+            }
         }
-        let status = matches!(event, ChatEvent::Info(_) | ChatEvent::Reset(_))
-            .then(|| chat.thread.info.clone())
-            .flatten();
-        let frame = ChatEventEvent {
-            chat_id: chat_id.to_owned(),
-            event,
-            seq: Some(seq),
-        };
-        broadcast(
-            &mut s,
-            |c| c.attached.contains(chat_id),
-            events::ChatEvent::NAME,
-            &frame,
-        );
-        if let Some(info) = status {
-            broadcast(
-                &mut s,
-                |_| true,
-                events::ChatStatus::NAME,
-                &ChatStatusEvent {
-                    chat_id: chat_id.to_owned(),
-                    info: Box::new(info),
-                },
-            );
+        if let Some(status) = status {
+            let text = super::event_frame(events::ChatStatus::NAME, &status);
+            send_all(s, |_| true, &text, Some(status_key(chat_id)));
         }
         Ok(seq)
+    }
+
+    /// Changes a chat's info under the hub's lock and publishes it (an `info` event and
+    /// chat.status): no other change comes between the read and the write. `change` must not
+    /// call the hub. Answers what `change` answered.
+    pub fn update_info<R>(
+        &self,
+        chat_id: &str,
+        change: impl FnOnce(&mut ChatInfo) -> R,
+    ) -> Result<R, WireError> {
+        let mut s = self.lock();
+        let mut info = s
+            .chats
+            .get(chat_id)
+            .and_then(|c| c.thread.info.clone())
+            .ok_or_else(|| WireError::unknown_chat(chat_id))?;
+        let answer = change(&mut info);
+        self.publish_locked(
+            &mut s,
+            chat_id,
+            ChatEvent::Info(super::ChatEventInfo {
+                info: Box::new(info),
+            }),
+        )?;
+        Ok(answer)
     }
 
     /// Replaces a chat's info (an `info` event) and tells every client.
@@ -279,25 +523,45 @@ impl Hub {
         )
     }
 
-    /// Replaces a chat's bookmarks; attached clients hear chat.bookmarks.
-    pub fn set_bookmarks(&self, chat_id: &str, bookmarks: Vec<Bookmark>) -> Result<(), WireError> {
+    /// Changes a chat's bookmarks under the hub's lock; attached clients hear chat.bookmarks.
+    /// `change` may refuse (then nothing changes) and must not call the hub.
+    pub fn update_bookmarks<R>(
+        &self,
+        chat_id: &str,
+        change: impl FnOnce(&mut Vec<Bookmark>) -> Result<R, WireError>,
+    ) -> Result<R, WireError> {
         let mut s = self.lock();
         let chat = s
             .chats
-            .get_mut(chat_id)
+            .get(chat_id)
             .ok_or_else(|| WireError::unknown_chat(chat_id))?;
-        chat.bookmarks = bookmarks.clone();
+        let mut bookmarks = chat.bookmarks.clone();
+        let answer = change(&mut bookmarks)?;
         let payload = super::ChatBookmarksEvent {
             chat_id: chat_id.to_owned(),
             bookmarks,
         };
-        broadcast(
-            &mut s,
-            |c| c.attached.contains(chat_id),
-            events::ChatBookmarks::NAME,
-            &payload,
-        );
-        Ok(())
+        let frame = super::event_frame(events::ChatBookmarks::NAME, &payload);
+        let limit = self.config.limits.max_frame_size;
+        if frame.len() > limit {
+            return Err(too_large("the chat.bookmarks", frame.len(), limit));
+        }
+        s.store
+            .set_bookmarks(chat_id, &payload.bookmarks)
+            .map_err(store_failed)?;
+        if let Some(chat) = s.chats.get_mut(chat_id) {
+            chat.bookmarks = payload.bookmarks;
+        }
+        send_all(&mut s, |c| c.attached.contains_key(chat_id), &frame, None);
+        Ok(answer)
+    }
+
+    /// Replaces a chat's bookmarks; attached clients hear chat.bookmarks.
+    pub fn set_bookmarks(&self, chat_id: &str, bookmarks: Vec<Bookmark>) -> Result<(), WireError> {
+        self.update_bookmarks(chat_id, |b| {
+            *b = bookmarks;
+            Ok(())
+        })
     }
 
     /// A chat's bookmarks.
@@ -309,25 +573,45 @@ impl Hub {
             .ok_or_else(|| WireError::unknown_chat(chat_id))
     }
 
-    /// Replaces a chat's visuals; attached clients hear chat.visuals.
-    pub fn set_visuals(&self, chat_id: &str, visuals: Vec<Visual>) -> Result<(), WireError> {
+    /// Changes a chat's visuals under the hub's lock; attached clients hear chat.visuals.
+    /// `change` may refuse (then nothing changes) and must not call the hub.
+    pub fn update_visuals<R>(
+        &self,
+        chat_id: &str,
+        change: impl FnOnce(&mut Vec<Visual>) -> Result<R, WireError>,
+    ) -> Result<R, WireError> {
         let mut s = self.lock();
         let chat = s
             .chats
-            .get_mut(chat_id)
+            .get(chat_id)
             .ok_or_else(|| WireError::unknown_chat(chat_id))?;
-        chat.visuals = visuals.clone();
+        let mut visuals = chat.visuals.clone();
+        let answer = change(&mut visuals)?;
         let payload = super::ChatVisualsEvent {
             chat_id: chat_id.to_owned(),
             visuals,
         };
-        broadcast(
-            &mut s,
-            |c| c.attached.contains(chat_id),
-            events::ChatVisuals::NAME,
-            &payload,
-        );
-        Ok(())
+        let frame = super::event_frame(events::ChatVisuals::NAME, &payload);
+        let limit = self.config.limits.max_frame_size;
+        if frame.len() > limit {
+            return Err(too_large("the chat.visuals", frame.len(), limit));
+        }
+        s.store
+            .set_visuals(chat_id, &payload.visuals)
+            .map_err(store_failed)?;
+        if let Some(chat) = s.chats.get_mut(chat_id) {
+            chat.visuals = payload.visuals;
+        }
+        send_all(&mut s, |c| c.attached.contains_key(chat_id), &frame, None);
+        Ok(answer)
+    }
+
+    /// Replaces a chat's visuals; attached clients hear chat.visuals.
+    pub fn set_visuals(&self, chat_id: &str, visuals: Vec<Visual>) -> Result<(), WireError> {
+        self.update_visuals(chat_id, |v| {
+            *v = visuals;
+            Ok(())
+        })
     }
 
     /// A chat's visuals.
@@ -340,52 +624,56 @@ impl Hub {
     }
 
     /// Tells a chat's attached clients to ask for the watched subagent page again.
-    pub fn subagent_changed(&self, chat_id: &str, tool_use_id: &str) {
+    pub fn subagent_changed(&self, chat_id: &str, tool_use_id: &str) -> Result<(), WireError> {
         let payload = super::ChatSubagentChangedEvent {
             chat_id: chat_id.to_owned(),
             tool_use_id: tool_use_id.to_owned(),
         };
-        broadcast(
-            &mut self.lock(),
-            |c| c.attached.contains(chat_id),
+        self.send_event(
+            |c| c.attached.contains_key(chat_id),
             events::ChatSubagentChanged::NAME,
             &payload,
-        );
+        )
     }
 
-    /// An event of any table (an app's own, say) to every client.
-    pub fn broadcast<P: Serialize>(&self, event: &str, payload: &P) {
-        broadcast(&mut self.lock(), |_| true, event, payload);
+    /// An event of any table (an app's own, say) to every client; `frame-too-large` when its
+    /// frame is over the limit (then nobody gets it).
+    pub fn broadcast<P: Serialize>(&self, event: &str, payload: &P) -> Result<(), WireError> {
+        self.send_event(|_| true, event, payload)
     }
 
     /// The whole account snapshot, to every client.
-    pub fn accounts_changed(&self, snapshot: &super::AccountSnapshot) {
-        broadcast(
-            &mut self.lock(),
-            |_| true,
-            events::AccountsChanged::NAME,
-            snapshot,
-        );
+    pub fn accounts_changed(&self, snapshot: &super::AccountSnapshot) -> Result<(), WireError> {
+        self.send_event(|_| true, events::AccountsChanged::NAME, snapshot)
     }
 
     /// The whole plan limit snapshot, to every client.
-    pub fn limits_changed(&self, limits: &super::PlanLimits) {
-        broadcast(
-            &mut self.lock(),
-            |_| true,
-            events::UsageLimitsChanged::NAME,
-            limits,
-        );
+    pub fn limits_changed(&self, limits: &super::PlanLimits) -> Result<(), WireError> {
+        self.send_event(|_| true, events::UsageLimitsChanged::NAME, limits)
     }
 
     /// usage.changed, to the clients that called usage.subscribe.
-    pub fn usage_changed(&self, scanned_at: super::Timestamp) {
-        broadcast(
-            &mut self.lock(),
+    pub fn usage_changed(&self, scanned_at: super::Timestamp) -> Result<(), WireError> {
+        self.send_event(
             |c| c.usage,
             events::UsageChanged::NAME,
             &super::UsageChangedEvent { scanned_at },
-        );
+        )
+    }
+
+    fn send_event<P: Serialize>(
+        &self,
+        to: impl Fn(&Client) -> bool,
+        event: &str,
+        payload: &P,
+    ) -> Result<(), WireError> {
+        let text = super::event_frame(event, payload);
+        let limit = self.config.limits.max_frame_size;
+        if text.len() > limit {
+            return Err(too_large(&format!("the {event} event"), text.len(), limit));
+        }
+        send_all(&mut self.lock(), to, &text, None);
+        Ok(())
     }
 
     /// usage.subscribe (`true`) and usage.unsubscribe (`false`) for a client.
@@ -396,9 +684,9 @@ impl Hub {
     }
 
     /// chat.attach for a client: registers it as attached and answers a snapshot (with
-    /// `resumed: false` when `since` was given), or, when `since` is given and the log holds
-    /// every event after it, `resumed` with an empty `items`, queueing those events (held
-    /// until the reply is out).
+    /// `resumed: false` when `since` was given), or, when `since` is of the chat's epoch and
+    /// the log holds every event after it, `resumed` with an empty `items`, queueing those
+    /// events (held until the reply is out; none the client was already sent).
     pub fn attach(
         &self,
         client: ClientId,
@@ -418,21 +706,18 @@ impl Hub {
         let c = clients
             .get_mut(&client)
             .ok_or_else(|| WireError::new(ErrorCode::Internal, "client is gone"))?;
-        c.attached.insert(chat_id.to_owned());
+        let queued = c.attached.get(chat_id).copied();
+        let budget = self.config.limits.queue_bound() / 2;
         if let Some(since) = payload.since
-            && let Some(missed) = replay_after(chat, since)
+            && let Some(missed) = chat.replay_after(since, queued, budget)
         {
-            for (seq, event) in missed {
-                let frame = ChatEventEvent {
-                    chat_id: chat_id.to_owned(),
-                    event,
-                    seq: Some(seq),
-                };
-                c.deliver(Outgoing::Text(super::event_frame(
-                    events::ChatEvent::NAME,
-                    &frame,
-                )));
+            for frame in missed {
+                c.deliver(ClientFrame {
+                    text: frame,
+                    key: None,
+                });
             }
+            c.attached.insert(chat_id.to_owned(), chat.seq);
             return Ok(AttachResult {
                 info: Box::new(info),
                 items: Vec::new(),
@@ -444,12 +729,7 @@ impl Hub {
                 resumed: Some(true),
             });
         }
-        let limit = payload
-            .history_limit
-            .map_or(self.config.default_history_limit, |l| l as usize);
-        let end = chat.thread.items.len();
-        let start = end.saturating_sub(limit);
-        let items = chat.thread.items[start..].to_vec();
+        c.attached.insert(chat_id.to_owned(), chat.seq);
         let pending: Vec<ChatItem> = chat
             .thread
             .items
@@ -457,25 +737,59 @@ impl Hub {
             .filter(|i| is_pending(i))
             .cloned()
             .collect();
-        let (bookmarks, visuals, seq) = (chat.bookmarks.clone(), chat.visuals.clone(), chat.seq);
-        let history = Some(position(
-            &mut s,
-            self.config.cursor_capacity,
-            chat_id,
-            start,
-            &items,
-        ));
-        Ok(AttachResult {
+        let mut result = AttachResult {
             info: Box::new(info),
-            items,
-            history,
+            items: Vec::new(),
+            history: Some(widest_position()),
             pending: Some(pending),
-            bookmarks: Some(bookmarks),
-            visuals: Some(visuals),
-            seq: Some(seq),
+            bookmarks: Some(chat.bookmarks.clone()),
+            visuals: Some(chat.visuals.clone()),
+            seq: Some(chat.seq),
             // Said outright when `since` was sent: an empty `items` alone would read as resumed.
             resumed: payload.since.map(|_| false),
-        })
+        };
+        let limit = payload
+            .history_limit
+            .map_or(self.config.default_history_limit, |l| l as usize);
+        let end = chat.thread.items.len();
+        let start = self.fit(&chat.thread.items, end, limit, json_len(&result))?;
+        result.items = chat.thread.items[start..end].to_vec();
+        result.history = Some(chat.position(start, &result.items));
+        Ok(result)
+    }
+
+    /// Where a page that ends at `end` starts: at most `limit` items, as many as fit beside
+    /// the rest of the reply (`around` bytes). `frame-too-large` when not even one fits.
+    fn fit(
+        &self,
+        items: &[ChatItem],
+        end: usize,
+        limit: usize,
+        around: usize,
+    ) -> Result<usize, WireError> {
+        let room = self
+            .config
+            .limits
+            .max_frame_size
+            .saturating_sub(ENVELOPE_RESERVE);
+        let Some(mut left) = room.checked_sub(around) else {
+            return Err(too_large("the page without its items", around, room));
+        };
+        let mut start = end;
+        while start > end.saturating_sub(limit) {
+            // The item and the comma before it.
+            let size = json_len(&items[start - 1]) + 1;
+            if size > left {
+                break;
+            }
+            left -= size;
+            start -= 1;
+        }
+        if start == end && end > 0 && limit > 0 {
+            let size = json_len(&items[end - 1]);
+            return Err(too_large("the page's newest item", around + size, room));
+        }
+        Ok(start)
     }
 
     /// chat.detach for a client.
@@ -490,95 +804,154 @@ impl Hub {
         self.lock()
             .clients
             .get(&client)
-            .is_some_and(|c| c.attached.contains(chat_id))
+            .is_some_and(|c| c.attached.contains_key(chat_id))
     }
 
-    /// chat.history: the page before an opaque cursor, `history-expired` when the cursor is no
-    /// longer known.
+    /// chat.history: the page before an opaque cursor, cut to fit the size limit;
+    /// `history-expired` when the cursor is from before the chat's last reset, of another
+    /// chat, or not one of this hub's.
     pub fn history(&self, payload: &ChatHistoryPayload) -> Result<ChatHistoryResult, WireError> {
-        let mut s = self.lock();
-        let Some((chat_id, end)) = s.cursors.get(&payload.cursor).cloned() else {
-            return Err(WireError::new(
-                ErrorCode::HistoryExpired,
-                "this cursor is no longer known; attach again",
-            ));
-        };
-        if chat_id != payload.chat_id {
-            return Err(WireError::new(
-                ErrorCode::HistoryExpired,
-                "this cursor belongs to another chat; attach again",
-            ));
-        }
+        let s = self.lock();
         let chat = s
             .chats
-            .get(&chat_id)
-            .ok_or_else(|| WireError::unknown_chat(&chat_id))?;
+            .get(&payload.chat_id)
+            .ok_or_else(|| WireError::unknown_chat(&payload.chat_id))?;
+        let expired = || {
+            WireError::new(
+                ErrorCode::HistoryExpired,
+                "this cursor is not one of this chat's since its last reset; attach again",
+            )
+        };
+        let (reset_at, end) = payload.cursor.split_once('.').ok_or_else(expired)?;
+        let reset_at: Seq = reset_at.parse().map_err(|_| expired())?;
+        let end: usize = end.parse().map_err(|_| expired())?;
+        if reset_at != chat.reset_at || seq_epoch(reset_at) != chat.epoch {
+            return Err(expired());
+        }
         let end = end.min(chat.thread.items.len());
         let limit = payload
             .limit
             .map_or(self.config.default_history_limit, |l| l as usize);
-        let start = end.saturating_sub(limit);
-        let items = chat.thread.items[start..end].to_vec();
-        let history = position(&mut s, self.config.cursor_capacity, &chat_id, start, &items);
-        Ok(ChatHistoryResult { items, history })
+        let mut result = ChatHistoryResult {
+            items: Vec::new(),
+            history: widest_position(),
+        };
+        let start = self.fit(&chat.thread.items, end, limit, json_len(&result))?;
+        result.items = chat.thread.items[start..end].to_vec();
+        result.history = chat.position(start, &result.items);
+        Ok(result)
     }
 }
 
-/// Every logged event after `since`, when the log still holds them all; `None` otherwise.
-fn replay_after(chat: &Chat, since: Seq) -> Option<Vec<(Seq, ChatEvent)>> {
-    if since > chat.seq || since < 0 {
-        return None;
+impl Chat {
+    /// Applies a stored event: the thread, the seq, the log (trimmed to its bounds).
+    fn apply(&mut self, seq: Seq, event: ChatEvent, frame: String, config: &HubConfig) {
+        if matches!(event, ChatEvent::Reset(_)) {
+            self.reset_at = seq;
+        }
+        self.thread.apply(&event);
+        self.seq = seq;
+        self.log_bytes += frame.len();
+        self.log.push_back((seq, frame));
+        while self.log.len() > config.log_capacity || self.log_bytes > config.log_bytes {
+            match self.log.pop_front() {
+                Some((_, frame)) => self.log_bytes -= frame.len(),
+                None => break,
+            }
+        }
     }
-    let oldest = chat.log.front().map_or(chat.seq + 1, |(seq, _)| *seq);
-    if since + 1 < oldest {
-        return None;
+
+    /// The chat.event frames after `since`, when `since` is of this chat's epoch, not ahead of
+    /// it, the log still holds every event after it, and they fit in `budget` bytes; `None`
+    /// otherwise. Frames up to `queued` (already queued for this client) are left out.
+    fn replay_after(&self, since: Seq, queued: Option<Seq>, budget: usize) -> Option<Vec<String>> {
+        if seq_epoch(since) != self.epoch || since > self.seq {
+            return None;
+        }
+        let oldest = self.log.front().map_or(self.seq + 1, |(seq, _)| *seq);
+        if since + 1 < oldest {
+            return None;
+        }
+        let from = queued.map_or(since, |queued| queued.max(since));
+        let mut bytes = 0;
+        let mut frames = Vec::new();
+        for (seq, frame) in &self.log {
+            if *seq > from {
+                bytes += frame.len();
+                if bytes > budget {
+                    return None;
+                }
+                frames.push(frame.clone());
+            }
+        }
+        Some(frames)
     }
-    Some(
-        chat.log
-            .iter()
-            .filter(|(seq, _)| *seq > since)
-            .cloned()
-            .collect(),
+
+    /// Where a page starts, with a cursor for the page before it (null at the thread's start).
+    fn position(&self, start: usize, items: &[ChatItem]) -> HistoryPosition {
+        let first = items
+            .first()
+            .and_then(history_index)
+            .unwrap_or(start as i64);
+        HistoryPosition {
+            start: first,
+            cursor: (start > 0).then(|| format!("{}.{start}", self.reset_at)),
+        }
+    }
+}
+
+/// A position as large as any this hub writes, to measure a page's frame before its items.
+fn widest_position() -> HistoryPosition {
+    HistoryPosition {
+        start: i64::MAX,
+        cursor: Some(format!("{}.{}", i64::MAX, usize::MAX)),
+    }
+}
+
+/// A value's size as compact JSON.
+fn json_len<T: Serialize>(value: &T) -> usize {
+    serde_json::to_string(value).map_or(usize::MAX / 4, |text| text.len())
+}
+
+/// The chat.event frame of an event.
+fn chat_event_frame(chat_id: &str, seq: Seq, event: &ChatEvent) -> String {
+    super::event_frame(
+        events::ChatEvent::NAME,
+        &ChatEventEvent {
+            chat_id: chat_id.to_owned(),
+            event: event.clone(),
+            seq: Some(seq),
+        },
     )
 }
 
-/// Where a page starts, with a new cursor for the page before it (null at the thread's start).
-fn position(
-    s: &mut State,
-    capacity: usize,
-    chat_id: &str,
-    start: usize,
-    items: &[ChatItem],
-) -> HistoryPosition {
-    let first = items
-        .first()
-        .and_then(history_index)
-        .unwrap_or(start as i64);
-    let cursor = (start > 0).then(|| {
-        s.next_cursor += 1;
-        let cursor = format!("h{}.{}", s.next_cursor, start);
-        s.cursors
-            .insert(cursor.clone(), (chat_id.to_owned(), start));
-        s.cursor_order.push_back(cursor.clone());
-        while s.cursor_order.len() > capacity {
-            if let Some(old) = s.cursor_order.pop_front() {
-                s.cursors.remove(&old);
-            }
-        }
-        cursor
-    });
-    HistoryPosition {
-        start: first,
-        cursor,
+/// The chat.status an `info` or `reset` event makes.
+fn status_of(chat_id: &str, event: &ChatEvent) -> Option<ChatStatusEvent> {
+    let info = match event {
+        ChatEvent::Info(e) => &e.info,
+        ChatEvent::Reset(e) => &e.info,
+        _ => return None,
+    };
+    Some(ChatStatusEvent {
+        chat_id: chat_id.to_owned(),
+        info: info.clone(),
+    })
+}
+
+/// Sends a frame to every client `to` picks (held while an attach of theirs runs).
+fn send_all(s: &mut State, to: impl Fn(&Client) -> bool, text: &str, key: Option<String>) {
+    for c in s.clients.values_mut().filter(|c| to(c)) {
+        c.deliver(ClientFrame {
+            text: text.to_owned(),
+            key: key.clone(),
+        });
     }
 }
 
-/// Sends an event frame to every client `to` picks (held while an attach of theirs runs).
-fn broadcast<P: Serialize>(s: &mut State, to: impl Fn(&Client) -> bool, event: &str, payload: &P) {
-    let text = super::event_frame(event, payload);
-    for c in s.clients.values_mut().filter(|c| to(c)) {
-        c.deliver(Outgoing::Text(text.clone()));
-    }
+/// Whether a refused send ends the connection: the port is closed (the peer, a policy such as
+/// a slow consumer's, or shutdown). A frame the port refuses for its size is dropped instead.
+fn ends(sent: &Result<(), SendError>) -> bool {
+    matches!(sent, Err(SendError::Closed | SendError::SlowConsumer(_)))
 }
 
 /// Runs one connection until the port ends. Requests run concurrently, so a slow one (an
@@ -586,33 +959,59 @@ fn broadcast<P: Serialize>(s: &mut State, to: impl Fn(&Client) -> bool, event: &
 /// reply goes out as soon as it is ready, with the request's id. While a chat.attach runs, the
 /// client's event frames are held and go out after its reply. `host` is the dispatcher for
 /// this connection (it usually holds the hub and the client id).
+///
+/// A request frame over the size limit is answered at once with `frame-too-large` (null id:
+/// it was not read), before the port closes; a reply over the limit is answered with
+/// `frame-too-large` and the request's id instead. Only the port ending ends the loop.
 pub async fn serve<D: super::Dispatch, P: FramePort + ?Sized>(
     hub: &Hub,
     client: ClientId,
-    mut outgoing: mpsc::UnboundedReceiver<Outgoing>,
+    mut outgoing: ClientQueue,
     port: &P,
     host: &D,
 ) {
+    let limit = hub.config().limits.max_frame_size;
     let mut incoming = FrameReceiver::new(port);
     let mut running = FuturesUnordered::new();
     loop {
         tokio::select! {
             frame = incoming.recv() => {
                 let Some(frame) = frame else { break };
+                if let Incoming::TooLarge(e) = &frame {
+                    let error = WireError::new(
+                        ErrorCode::FrameTooLarge,
+                        format!("{e}; the request was not read"),
+                    );
+                    if ends(&port.send(Outgoing::Text(super::error_frame(None, &error)))) {
+                        break;
+                    }
+                    continue;
+                }
                 running.push(answer(hub, client, host, frame));
             }
-            Some((reply, held)) = running.next(), if !running.is_empty() => {
+            Some((id, reply, held)) = running.next(), if !running.is_empty() => {
+                let reply = if reply.len() > limit {
+                    let error = too_large("the reply", reply.len(), limit);
+                    super::error_frame(id.as_deref(), &error)
+                } else {
+                    reply
+                };
                 let sent = port.send(Outgoing::Text(reply));
                 if held {
                     hub.release(client);
                 }
-                if sent.is_err() {
+                if ends(&sent) {
                     break;
                 }
             }
-            frame = outgoing.recv() => {
+            frame = outgoing.0.recv() => {
                 let Some(frame) = frame else { break };
-                if port.send(frame).is_err() {
+                let text = Outgoing::Text(frame.text);
+                let sent = match &frame.key {
+                    Some(key) => port.send_coalesced(key, text),
+                    None => port.send(text),
+                };
+                if ends(&sent) {
                     break;
                 }
             }
@@ -621,30 +1020,25 @@ pub async fn serve<D: super::Dispatch, P: FramePort + ?Sized>(
     hub.disconnect(client);
 }
 
-/// The reply to one incoming frame, and whether the client's frames were held for it (a
-/// chat.attach). An unreadable frame is answered with a null id.
+/// The reply to one incoming frame with its request's id (none for an unreadable frame), and
+/// whether the client's frames were held for it (a chat.attach).
 async fn answer<D: super::Dispatch>(
     hub: &Hub,
     client: ClientId,
     host: &D,
     frame: Incoming,
-) -> (String, bool) {
+) -> (Option<String>, String, bool) {
     let text = match &frame {
         Incoming::Text(text) => std::borrow::Cow::Borrowed(text.as_str()),
         Incoming::Value(value) => std::borrow::Cow::Owned(value.to_string()),
         Incoming::TooLarge(e) => {
-            return (
-                super::error_frame(
-                    None,
-                    &WireError::new(ErrorCode::UnreadableFrame, e.to_string()),
-                ),
-                false,
-            );
+            let error = WireError::new(ErrorCode::FrameTooLarge, e.to_string());
+            return (None, super::error_frame(None, &error), false);
         }
     };
     let request = match super::parse_request_typed::<D::Payload>(&text) {
         Ok(request) => request,
-        Err(refused) => return (super::frames::refusal_frame(&refused), false),
+        Err(refused) => return (None, super::frames::refusal_frame(&refused), false),
     };
     let held = request.r#type == super::requests::ChatAttach::METHOD;
     if held {
@@ -654,5 +1048,5 @@ async fn answer<D: super::Dispatch>(
         Ok(result) => super::reply_frame(&request.id, result),
         Err(error) => super::error_frame(Some(&request.id), &error),
     };
-    (reply, held)
+    (Some(request.id.to_string()), reply, held)
 }

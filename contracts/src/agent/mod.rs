@@ -1,7 +1,8 @@
 //! The agent protocol (`spec/agent-contracts.txt`), generated from `schema/agent`: the frames,
 //! the request and event tables, the thread, and the `task` and `agent` modules outside the
 //! tables. Beside the generated items: the envelope parse functions, the frame-level
-//! dispatcher, the thread reducer, and (feature `tokio`) the host and client machinery.
+//! dispatcher, the thread reducer, the hub's store (in memory; SQLite with feature `sqlite`),
+//! and (feature `tokio`) the host and client machinery.
 //!
 //! Two stages, as in the spec: the envelope (`parse_request`, `parse_server_frame`) leaves
 //! payloads unchecked; the tables (`RequestPayload::parse`, `RequestResult::parse`,
@@ -11,6 +12,9 @@
 crate::protocol! { name: "agent", dir: "schema/agent" }
 
 mod frames;
+#[cfg(feature = "sqlite")]
+pub mod sqlite;
+pub mod store;
 pub mod thread;
 
 #[cfg(feature = "tokio")]

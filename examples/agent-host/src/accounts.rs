@@ -45,7 +45,7 @@ fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
 
 fn no_account(id: &str) -> WireError {
     WireError {
-        code: ErrorCode::InvalidPayload,
+        code: ErrorCode::UnknownAccount,
         message: format!("no account is called {id:?}"),
     }
 }
@@ -143,7 +143,7 @@ impl FakeCli {
     pub fn create(&self, payload: &AccountsCreatePayload) -> Result<Account, WireError> {
         if !Self::PROVIDERS.contains(&payload.provider.as_str()) {
             return Err(WireError {
-                code: ErrorCode::InvalidPayload,
+                code: ErrorCode::UnknownProvider,
                 message: format!("no provider is called {:?}", payload.provider),
             });
         }

@@ -8,12 +8,31 @@
 //! the reply as an item, its text as delta events, and the chat's state from running back to
 //! idle as info events. Requests the echo agent does not do (the forks, subagents, approvals,
 //! usage summaries) keep the trait's default answer, `chat-unsupported`.
+//!
+//! What a real host needs, and this one does:
+//!
+//! - [`EchoAgent::open`] keeps the hub in a SQLite file in a data directory (what the binary
+//!   does by default): after a crash and a restart every chat is there, seqs continue, a
+//!   `since` resumes exactly, and a turn the crash cut short is closed (its reply stops
+//!   streaming, the chat is idle, its queue is dropped).
+//! - Every change of a chat's info (the queue, the state, the usage) is one
+//!   [`Hub::update_info`] under the hub's lock, and the queue changes under the agent's turn
+//!   lock too (always taken before the hub's), so no update is lost under concurrent sends.
+//! - A message whose user item or reply could never be sent in one frame is refused with
+//!   `frame-too-large` before anything happens; a queued message that would make the chat's
+//!   info too large likewise.
+//! - Connections use the hub's [`Limits`](contracts::port::Limits): the same frame size limit,
+//!   the outgoing queue bound (a client that falls behind is closed as a slow consumer and
+//!   resumes with `since`), a heartbeat and an idle timeout.
 
 mod accounts;
 
 pub use accounts::{FakeCli, LoginMode};
 
 use contracts::agent::host::{ClientId, Hub, HubConfig, serve};
+use contracts::agent::sqlite::SqliteStore;
+use contracts::agent::store::StoreError;
+use contracts::agent::thread::history_index;
 use contracts::agent::{
     AccountSnapshot, AccountsCreatePayload, AccountsCreateResult, AccountsSavePayload,
     AccountsWatchLoginPayload, AttachResult, Bookmark, ChatAddBookmarkPayload,
@@ -26,7 +45,8 @@ use contracts::agent::{
     Timestamp, Visual, WireError,
 };
 use contracts::port::{FramePort, WebSocketOptions, WebSocketPort};
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -43,7 +63,8 @@ pub fn now() -> Timestamp {
 /// How the echo agent behaves.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// What the hub keeps: the replay log per chat, the default snapshot size, the cursors.
+    /// What the hub keeps (the replay log per chat, the default snapshot size) and the limits
+    /// its connections share (frame size, outgoing queue bound).
     pub hub: HubConfig,
     /// The pause between two deltas of a reply, so a person sees it stream; zero in tests.
     pub delta_delay: Duration,
@@ -51,6 +72,10 @@ pub struct Options {
     pub login: LoginMode,
     /// How long each provider CLI takes to answer accounts.refresh.
     pub cli_delay: Duration,
+    /// How often the host pings each client.
+    pub heartbeat: Option<Duration>,
+    /// How long a client may be silent (no frame, no pong) before it is closed.
+    pub idle_timeout: Option<Duration>,
 }
 
 impl Default for Options {
@@ -60,6 +85,8 @@ impl Default for Options {
             delta_delay: Duration::from_millis(30),
             login: LoginMode::After(Duration::from_millis(1500)),
             cli_delay: Duration::from_millis(100),
+            heartbeat: Some(Duration::from_secs(15)),
+            idle_timeout: Some(Duration::from_secs(45)),
         }
     }
 }
@@ -73,7 +100,8 @@ pub struct EchoAgent {
     next_id: AtomicU64,
 }
 
-/// A chat's turns: the next historyIndex, the running turn and the queued messages.
+/// A chat's turns: the next historyIndex and the running turn. The queue is the chat's
+/// `info.queued`, in the hub.
 #[derive(Default)]
 struct Turns {
     next_index: i64,
@@ -82,20 +110,74 @@ struct Turns {
     running: Option<JoinHandle<()>>,
     /// The reply item of the running turn, to close it when the turn is cancelled.
     reply: Option<String>,
-    queued: VecDeque<QueuedMessage>,
 }
 
+/// The name of the database file in a data directory.
+pub const DATABASE: &str = "agent-host.sqlite3";
+
 impl EchoAgent {
-    /// An agent with these options.
+    /// An agent with these options whose chats live in memory only.
     pub fn new(options: Options) -> Arc<EchoAgent> {
+        let hub = Hub::new(options.hub.clone());
+        EchoAgent::on(hub, options)
+    }
+
+    /// An agent whose chats live in `data_dir` (made if missing), in a SQLite file: what it
+    /// finds there it serves again, and a turn a crash cut short is closed.
+    pub fn open(options: Options, data_dir: &Path) -> Result<Arc<EchoAgent>, StoreError> {
+        std::fs::create_dir_all(data_dir).map_err(|e| {
+            StoreError(format!(
+                "cannot make the data directory {}: {e}",
+                data_dir.display()
+            ))
+        })?;
+        let store = SqliteStore::open(data_dir.join(DATABASE))?;
+        let hub = Hub::open(options.hub.clone(), store)?;
+        let agent = EchoAgent::on(hub, options);
+        agent.recover().map_err(|e| StoreError(e.message))?;
+        Ok(agent)
+    }
+
+    fn on(hub: Arc<Hub>, options: Options) -> Arc<EchoAgent> {
         let cli = FakeCli::new(options.login.clone(), options.cli_delay);
         Arc::new(EchoAgent {
-            hub: Hub::new(options.hub.clone()),
+            hub,
             options,
             cli,
             chats: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
         })
+    }
+
+    /// After a restart: every chat's turn state starts from its thread (the next
+    /// historyIndex), and a chat left running or with a queue is idle with none (the turns
+    /// that would have answered it died with the process).
+    fn recover(&self) -> Result<(), WireError> {
+        let mut turns = self.turns();
+        for info in self.hub.chats() {
+            let thread = self.hub.thread(&info.chat_id).unwrap_or_default();
+            let next_index = thread
+                .items
+                .iter()
+                .filter_map(history_index)
+                .max()
+                .map_or(0, |h| h + 1);
+            turns.insert(
+                info.chat_id.clone(),
+                Turns {
+                    next_index,
+                    ..Turns::default()
+                },
+            );
+            if info.state != ChatState::Idle || !info.queued.is_empty() {
+                self.hub.update_info(&info.chat_id, |info| {
+                    info.state = ChatState::Idle;
+                    info.queued.clear();
+                    info.updated_at = now();
+                })?;
+            }
+        }
+        Ok(())
     }
 
     /// The hub, for tests that look at what the host holds.
@@ -108,16 +190,32 @@ impl EchoAgent {
         &self.cli
     }
 
+    /// An id never made before, in this life of the hub or an earlier one.
     fn id(&self, prefix: &str) -> String {
-        format!("{prefix}{}", self.next_id.fetch_add(1, Ordering::Relaxed))
+        let n = self.next_id.fetch_add(1, Ordering::Relaxed);
+        format!("{prefix}{}.{n}", self.hub.life())
     }
 
     fn turns(&self) -> MutexGuard<'_, HashMap<String, Turns>> {
         self.chats.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// The WebSocket options of every connection: the hub's limits, the heartbeat, the idle
+    /// timeout.
+    pub fn websocket_options(&self) -> WebSocketOptions {
+        let mut options = WebSocketOptions::default().limits(self.options.hub.limits);
+        if let Some(every) = self.options.heartbeat {
+            options = options.heartbeat(every);
+        }
+        if let Some(after) = self.options.idle_timeout {
+            options = options.idle_timeout(after);
+        }
+        options
+    }
+
     /// Accepts WebSocket connections until the listener fails, serving each on a task.
     pub async fn serve(self: &Arc<Self>, listener: TcpListener) -> std::io::Result<()> {
+        let options = self.websocket_options();
         loop {
             let (stream, _) = match listener.accept().await {
                 Ok(accepted) => accepted,
@@ -126,9 +224,9 @@ impl EchoAgent {
                 Err(e) => return Err(e),
             };
             let agent = self.clone();
+            let options = options.clone();
             tokio::spawn(async move {
-                if let Ok(port) = WebSocketPort::accept(stream, &WebSocketOptions::default()).await
-                {
+                if let Ok(port) = WebSocketPort::accept(stream, &options).await {
                     agent.serve_port(&port).await;
                 }
             });
@@ -152,20 +250,16 @@ impl EchoAgent {
         .await;
     }
 
-    /// Changes a chat's info and publishes it (an info event and chat.status).
-    fn update_info(
+    /// Changes a chat's info atomically and publishes it (an info event and chat.status).
+    fn update_info<R>(
         &self,
         chat_id: &str,
-        change: impl FnOnce(&mut ChatInfo),
-    ) -> Result<ChatInfo, WireError> {
-        let mut info = self
-            .hub
-            .info(chat_id)
-            .ok_or_else(|| WireError::unknown_chat(chat_id))?;
-        change(&mut info);
-        info.updated_at = now();
-        self.hub.set_info(info.clone())?;
-        Ok(info)
+        change: impl FnOnce(&mut ChatInfo) -> R,
+    ) -> Result<R, WireError> {
+        self.hub.update_info(chat_id, |info| {
+            info.updated_at = now();
+            change(info)
+        })
     }
 
     /// The next historyIndex of a chat.
@@ -174,6 +268,31 @@ impl EchoAgent {
         let t = turns.entry(chat_id.to_owned()).or_default();
         t.next_index += 1;
         t.next_index - 1
+    }
+
+    /// The user item and the finished reply a message makes: both must fit in a frame, or the
+    /// message is refused before anything happens.
+    fn check_fits(&self, chat_id: &str, text: &str) -> Result<(), WireError> {
+        let user = ChatItem::User(ChatItemUser {
+            id: self.id("u"),
+            history_index: Some(i64::MAX),
+            text: text.to_owned(),
+            attachments: None,
+            created_at: now(),
+        });
+        let reply = ChatItem::Reply(ChatItemReply {
+            id: self.id("r"),
+            history_index: Some(i64::MAX),
+            text: answer_to(text),
+            model: Some("echo-1".to_owned()),
+            streaming: Some(false),
+            created_at: now(),
+        });
+        for item in [user, reply] {
+            self.hub
+                .check_event(chat_id, &ChatEvent::Item(ChatEventItem { item }))?;
+        }
+        Ok(())
     }
 
     /// Publishes the user's message and starts the turn that answers it.
@@ -185,12 +304,18 @@ impl EchoAgent {
             attachments: None,
             created_at: now(),
         };
-        self.hub.publish(
+        let published = self.hub.publish(
             chat_id,
             ChatEvent::Item(ChatEventItem {
                 item: ChatItem::User(user),
             }),
-        )?;
+        );
+        if let Err(e) = published {
+            if let Some(t) = self.turns().get_mut(chat_id) {
+                t.busy = false;
+            }
+            return Err(e);
+        }
         let agent = self.clone();
         let chat = chat_id.to_owned();
         let handle = tokio::spawn(async move { agent.run_turns(chat, text).await });
@@ -215,7 +340,20 @@ impl EchoAgent {
                     return;
                 };
                 t.reply = None;
-                let next = t.queued.pop_front();
+                // The queue changes only under the turn lock, so what is read here stays.
+                let queued = self
+                    .hub
+                    .info(&chat_id)
+                    .is_some_and(|info| !info.queued.is_empty());
+                let next = if queued {
+                    self.update_info(&chat_id, |info| {
+                        (!info.queued.is_empty()).then(|| info.queued.remove(0))
+                    })
+                    .ok()
+                    .flatten()
+                } else {
+                    None
+                };
                 if next.is_none() {
                     t.busy = false;
                     t.running = None;
@@ -230,10 +368,6 @@ impl EchoAgent {
                 attachments: None,
                 created_at: now(),
             };
-            let queued_id = next.queued_id.clone();
-            let _ = self.update_info(&chat_id, |info| {
-                info.queued.retain(|q| q.queued_id != queued_id)
-            });
             if self
                 .hub
                 .publish(
@@ -271,7 +405,7 @@ impl EchoAgent {
                 item: ChatItem::Reply(reply.clone()),
             }),
         )?;
-        let answer = format!("echo: {text}");
+        let answer = answer_to(text);
         for chunk in answer.split_inclusive(' ') {
             if !self.options.delta_delay.is_zero() {
                 tokio::time::sleep(self.options.delta_delay).await;
@@ -297,18 +431,20 @@ impl EchoAgent {
         )?;
         // `/visual TITLE` draws something, so visuals have something to show.
         if let Some(title) = text.strip_prefix("/visual ") {
-            let mut visuals = self.hub.visuals(chat_id)?;
-            visuals.push(Visual {
+            let visual = Visual {
                 visual_id: self.id("v"),
                 item_id: Some(id),
                 title: title.to_owned(),
                 media_type: "image/svg+xml".to_owned(),
                 uri: "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='8' height='8'/%3E".to_owned(),
-            });
-            self.hub.set_visuals(chat_id, visuals)?;
+            };
+            self.hub.update_visuals(chat_id, |visuals| {
+                visuals.push(visual);
+                Ok(())
+            })?;
         }
         // Before the final status, so a client that sees idle has seen usage.changed too.
-        self.hub.usage_changed(now());
+        self.hub.usage_changed(now())?;
         let words = |s: &str| s.split_whitespace().count() as i64;
         self.update_info(chat_id, |info| {
             info.state = ChatState::Idle;
@@ -323,27 +459,27 @@ impl EchoAgent {
         Ok(())
     }
 
-    /// Stops the running turn, closes its reply and drops the queue. Answers whether a turn ran.
-    fn stop_turn(&self, chat_id: &str) -> bool {
-        let (busy, handle, reply) = {
-            let mut turns = self.turns();
-            let Some(t) = turns.get_mut(chat_id) else {
-                return false;
-            };
-            t.queued.clear();
-            (
+    /// Stops the running turn, closes its reply, and with the turn lock still held lets
+    /// `after` change the info (so no send comes between). Answers whether a turn ran.
+    fn stop_turn(
+        &self,
+        chat_id: &str,
+        after: impl FnOnce(bool) -> Result<(), WireError>,
+    ) -> Result<bool, WireError> {
+        let mut turns = self.turns();
+        let (busy, handle, reply) = match turns.get_mut(chat_id) {
+            Some(t) => (
                 std::mem::take(&mut t.busy),
                 t.running.take(),
                 t.reply.take(),
-            )
+            ),
+            None => (false, None, None),
         };
         if let Some(handle) = handle {
             handle.abort();
         }
-        if !busy {
-            return false;
-        }
-        if let Some(reply) = reply
+        if busy
+            && let Some(reply) = reply
             && let Some(ChatItem::Reply(r)) = self
                 .hub
                 .thread(chat_id)
@@ -353,14 +489,16 @@ impl EchoAgent {
                 streaming: Some(false),
                 ..r
             };
-            let _ = self.hub.publish(
+            self.hub.publish(
                 chat_id,
                 ChatEvent::Item(ChatEventItem {
                     item: ChatItem::Reply(done),
                 }),
-            );
+            )?;
         }
-        true
+        after(busy)?;
+        drop(turns);
+        Ok(busy)
     }
 
     fn known(&self, chat_id: &str) -> Result<ChatInfo, WireError> {
@@ -370,11 +508,16 @@ impl EchoAgent {
     }
 
     /// Sends the account snapshot to every client and answers it.
-    fn accounts_changed(&self) -> AccountSnapshot {
+    fn accounts_changed(&self) -> Result<AccountSnapshot, WireError> {
         let snapshot = self.cli.snapshot();
-        self.hub.accounts_changed(&snapshot);
-        snapshot
+        self.hub.accounts_changed(&snapshot)?;
+        Ok(snapshot)
     }
+}
+
+/// What the echo agent answers to a message.
+fn answer_to(text: &str) -> String {
+    format!("echo: {text}")
 }
 
 /// Whether an accept error concerns one connection only.
@@ -395,7 +538,7 @@ pub struct Connection {
 impl Host for Connection {
     async fn chat_create(&self, payload: ChatCreatePayload) -> Result<ChatCreated, WireError> {
         let a = &self.agent;
-        let chat_id = a.id("c");
+        let chat_id = a.hub.new_chat_id()?;
         let at = now();
         let info = ChatInfo {
             chat_id: chat_id.clone(),
@@ -413,7 +556,7 @@ impl Host for Connection {
             usage: None,
         };
         a.turns().insert(chat_id.clone(), Turns::default());
-        a.hub.create_chat(info.clone());
+        a.hub.create_chat(info.clone())?;
         Ok(ChatCreated {
             chat_id,
             info: Box::new(info),
@@ -446,75 +589,72 @@ impl Host for Connection {
     async fn chat_send(&self, payload: ChatSendPayload) -> Result<ChatSendResult, WireError> {
         let a = &self.agent;
         a.known(&payload.chat_id)?;
-        let queued = {
-            let mut turns = a.turns();
-            let t = turns.entry(payload.chat_id.clone()).or_default();
-            if t.busy {
-                let message = QueuedMessage {
-                    queued_id: a.id("q"),
-                    text: payload.text.clone(),
-                    queued_at: now(),
-                };
-                t.queued.push_back(message.clone());
-                Some(message)
-            } else {
-                t.busy = true;
-                None
-            }
-        };
-        match queued {
-            Some(message) => {
-                a.update_info(&payload.chat_id, |info| info.queued.push(message))?;
-                Ok(ChatSendResult { queued: true })
-            }
-            None => {
-                a.start_turn(&payload.chat_id, payload.text)?;
-                Ok(ChatSendResult { queued: false })
-            }
+        a.check_fits(&payload.chat_id, &payload.text)?;
+        // The turn lock is held while the queue changes (the hub's lock inside it), so a turn
+        // that ends meanwhile sees the message or starts after it.
+        let mut turns = a.turns();
+        let t = turns.entry(payload.chat_id.clone()).or_default();
+        if t.busy {
+            let message = QueuedMessage {
+                queued_id: a.id("q"),
+                text: payload.text,
+                queued_at: now(),
+            };
+            a.update_info(&payload.chat_id, |info| info.queued.push(message))?;
+            return Ok(ChatSendResult { queued: true });
         }
+        t.busy = true;
+        drop(turns);
+        a.start_turn(&payload.chat_id, payload.text)?;
+        Ok(ChatSendResult { queued: false })
     }
 
     async fn chat_cancel(&self, payload: ChatCancelPayload) -> Result<Empty, WireError> {
         let a = &self.agent;
         a.known(&payload.chat_id)?;
-        if a.stop_turn(&payload.chat_id) {
-            a.update_info(&payload.chat_id, |info| {
-                info.state = ChatState::Idle;
-                info.queued.clear();
-            })?;
-        }
+        a.stop_turn(&payload.chat_id, |ran| {
+            if ran {
+                a.update_info(&payload.chat_id, |info| {
+                    info.state = ChatState::Idle;
+                    info.queued.clear();
+                })?;
+            }
+            Ok(())
+        })?;
         Ok(Empty {})
     }
 
     async fn chat_clear(&self, payload: ChatClearPayload) -> Result<Empty, WireError> {
         let a = &self.agent;
-        let mut info = a.known(&payload.chat_id)?;
-        a.stop_turn(&payload.chat_id);
-        if let Some(t) = a.turns().get_mut(&payload.chat_id) {
+        let chat_id = &payload.chat_id;
+        a.known(chat_id)?;
+        a.stop_turn(chat_id, |_| {
+            let mut info = a.known(chat_id)?;
+            info.state = ChatState::Idle;
+            info.queued.clear();
+            info.usage = None;
+            info.updated_at = now();
+            a.hub.publish(
+                chat_id,
+                ChatEvent::Reset(ChatEventReset {
+                    info: Box::new(info),
+                    items: Vec::new(),
+                }),
+            )?;
+            a.hub.set_bookmarks(chat_id, Vec::new())?;
+            a.hub.set_visuals(chat_id, Vec::new())
+        })?;
+        if let Some(t) = a.turns().get_mut(chat_id) {
             t.next_index = 0;
         }
-        info.state = ChatState::Idle;
-        info.queued.clear();
-        info.usage = None;
-        info.updated_at = now();
-        a.hub.publish(
-            &payload.chat_id,
-            ChatEvent::Reset(ChatEventReset {
-                info: Box::new(info),
-                items: Vec::new(),
-            }),
-        )?;
-        a.hub.set_bookmarks(&payload.chat_id, Vec::new())?;
-        a.hub.set_visuals(&payload.chat_id, Vec::new())?;
         Ok(Empty {})
     }
 
     async fn chat_kill(&self, payload: ChatKillPayload) -> Result<Empty, WireError> {
         let a = &self.agent;
         a.known(&payload.chat_id)?;
-        a.stop_turn(&payload.chat_id);
+        a.stop_turn(&payload.chat_id, |_| a.hub.remove_chat(&payload.chat_id))?;
         a.turns().remove(&payload.chat_id);
-        a.hub.remove_chat(&payload.chat_id);
         Ok(Empty {})
     }
 
@@ -529,7 +669,7 @@ impl Host for Connection {
             .ok_or_else(|| WireError::unknown_chat(&payload.chat_id))?;
         if thread.item(&payload.item_id).is_none() {
             return Err(WireError::new(
-                ErrorCode::InvalidPayload,
+                ErrorCode::UnknownItem,
                 format!("the chat has no item called {:?}", payload.item_id),
             ));
         }
@@ -539,9 +679,10 @@ impl Host for Connection {
             label: payload.label.unwrap_or_default(),
             created_at: now(),
         };
-        let mut bookmarks = a.hub.bookmarks(&payload.chat_id)?;
-        bookmarks.push(bookmark.clone());
-        a.hub.set_bookmarks(&payload.chat_id, bookmarks)?;
+        a.hub.update_bookmarks(&payload.chat_id, |bookmarks| {
+            bookmarks.push(bookmark.clone());
+            Ok(())
+        })?;
         Ok(ChatAddBookmarkResult { bookmark })
     }
 
@@ -549,14 +690,16 @@ impl Host for Connection {
         &self,
         payload: ChatRenameBookmarkPayload,
     ) -> Result<Empty, WireError> {
-        let hub = &self.agent.hub;
-        let mut bookmarks = hub.bookmarks(&payload.chat_id)?;
-        let b = bookmarks
-            .iter_mut()
-            .find(|b| b.bookmark_id == payload.bookmark_id)
-            .ok_or_else(|| no_bookmark(&payload.bookmark_id))?;
-        b.label = payload.label;
-        hub.set_bookmarks(&payload.chat_id, bookmarks)?;
+        self.agent
+            .hub
+            .update_bookmarks(&payload.chat_id, |bookmarks| {
+                let b = bookmarks
+                    .iter_mut()
+                    .find(|b| b.bookmark_id == payload.bookmark_id)
+                    .ok_or_else(|| no_bookmark(&payload.bookmark_id))?;
+                b.label = payload.label.clone();
+                Ok(())
+            })?;
         Ok(Empty {})
     }
 
@@ -564,14 +707,16 @@ impl Host for Connection {
         &self,
         payload: ChatRemoveBookmarkPayload,
     ) -> Result<Empty, WireError> {
-        let hub = &self.agent.hub;
-        let mut bookmarks = hub.bookmarks(&payload.chat_id)?;
-        let before = bookmarks.len();
-        bookmarks.retain(|b| b.bookmark_id != payload.bookmark_id);
-        if bookmarks.len() == before {
-            return Err(no_bookmark(&payload.bookmark_id));
-        }
-        hub.set_bookmarks(&payload.chat_id, bookmarks)?;
+        self.agent
+            .hub
+            .update_bookmarks(&payload.chat_id, |bookmarks| {
+                let before = bookmarks.len();
+                bookmarks.retain(|b| b.bookmark_id != payload.bookmark_id);
+                if bookmarks.len() == before {
+                    return Err(no_bookmark(&payload.bookmark_id));
+                }
+                Ok(())
+            })?;
         Ok(Empty {})
     }
 
@@ -579,20 +724,19 @@ impl Host for Connection {
         &self,
         payload: ChatRemoveVisualPayload,
     ) -> Result<Empty, WireError> {
-        let hub = &self.agent.hub;
-        let mut visuals = hub.visuals(&payload.chat_id)?;
-        let before = visuals.len();
-        visuals.retain(|v| v.visual_id != payload.visual_id);
-        if visuals.len() == before {
-            return Err(WireError::new(
-                ErrorCode::InvalidPayload,
-                format!("the chat has no visual called {:?}", payload.visual_id),
-            ));
-        }
-        hub.set_visuals(&payload.chat_id, visuals)?;
+        self.agent.hub.update_visuals(&payload.chat_id, |visuals| {
+            let before = visuals.len();
+            visuals.retain(|v| v.visual_id != payload.visual_id);
+            if visuals.len() == before {
+                return Err(WireError::new(
+                    ErrorCode::UnknownVisual,
+                    format!("the chat has no visual called {:?}", payload.visual_id),
+                ));
+            }
+            Ok(())
+        })?;
         Ok(Empty {})
     }
-
     async fn provider_list(&self, _: Empty) -> Result<ProviderListResult, WireError> {
         let snapshot = self.agent.cli.snapshot();
         let providers = FakeCli::PROVIDERS
@@ -622,14 +766,14 @@ impl Host for Connection {
         payload: AccountsSavePayload,
     ) -> Result<AccountSnapshot, WireError> {
         self.agent.cli.save(&payload)?;
-        Ok(self.agent.accounts_changed())
+        self.agent.accounts_changed()
     }
 
     /// Answers only once every provider CLI was asked again (they are asked at once, side by
     /// side); every client then hears accounts.changed.
     async fn accounts_refresh(&self, _: Empty) -> Result<AccountSnapshot, WireError> {
         self.agent.cli.refresh().await;
-        Ok(self.agent.accounts_changed())
+        self.agent.accounts_changed()
     }
 
     async fn accounts_create(
@@ -637,7 +781,7 @@ impl Host for Connection {
         payload: AccountsCreatePayload,
     ) -> Result<AccountsCreateResult, WireError> {
         let account = self.agent.cli.create(&payload)?;
-        self.agent.accounts_changed();
+        self.agent.accounts_changed()?;
         Ok(AccountsCreateResult { account })
     }
 
@@ -649,10 +793,11 @@ impl Host for Connection {
     ) -> Result<Empty, WireError> {
         let agent = self.agent.clone();
         let done = agent.cli.start_login(&payload.account_id)?;
-        agent.accounts_changed();
+        agent.accounts_changed()?;
         tokio::spawn(async move {
             if done.await {
-                agent.accounts_changed();
+                // Every client hears it; a snapshot too large for a frame is told nobody.
+                let _ = agent.accounts_changed();
             }
         });
         Ok(Empty {})
@@ -671,7 +816,7 @@ impl Host for Connection {
 
 fn no_bookmark(id: &str) -> WireError {
     WireError::new(
-        ErrorCode::InvalidPayload,
+        ErrorCode::UnknownBookmark,
         format!("the chat has no bookmark called {id:?}"),
     )
 }

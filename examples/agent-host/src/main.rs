@@ -5,12 +5,16 @@
 //! ```
 //!
 //! Prints `listening on ws://HOST:PORT` once the socket is bound, then serves until killed.
-//! Each WebSocket text message is one JSON frame of the agent protocol.
+//! Each WebSocket text message is one JSON frame of the agent protocol. Chats are kept in
+//! `--data-dir` (a SQLite file, `agent-host-data/` by default) and served again after a
+//! restart; `--memory` keeps them in memory only.
 
 use agent_host::{EchoAgent, LoginMode, Options};
 use clap::Parser;
 use contracts::agent::host::HubConfig;
+use contracts::port::Limits;
 use std::io::Write as _;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -33,6 +37,30 @@ struct Args {
     /// Milliseconds a login started with accounts.watchLogin takes.
     #[arg(long, default_value_t = 1500)]
     login_delay_ms: u64,
+    /// Where the chats are kept (a SQLite file in it); made if missing.
+    #[arg(long, default_value = "agent-host-data")]
+    data_dir: PathBuf,
+    /// Keep the chats in memory only: they die with the process.
+    #[arg(long)]
+    memory: bool,
+    /// The largest frame accepted or sent, in bytes.
+    #[arg(long, default_value_t = Limits::default().max_frame_size)]
+    max_frame_size: usize,
+    /// Bytes queued for a client before it is closed as a slow consumer.
+    #[arg(long, default_value_t = Limits::default().max_queued_bytes)]
+    max_queued_bytes: usize,
+    /// Milliseconds between two pings of a client; 0 for none.
+    #[arg(long, default_value_t = 15_000)]
+    heartbeat_ms: u64,
+    /// Milliseconds a client may stay silent (no frame, no pong) before it is closed; 0 for
+    /// never.
+    #[arg(long, default_value_t = 45_000)]
+    idle_timeout_ms: u64,
+}
+
+/// `Some` duration of that many milliseconds, `None` for 0.
+fn millis(ms: u64) -> Option<Duration> {
+    (ms > 0).then(|| Duration::from_millis(ms))
 }
 
 #[tokio::main]
@@ -42,11 +70,28 @@ async fn main() -> ExitCode {
         hub: HubConfig {
             log_capacity: args.log_capacity,
             default_history_limit: args.history_limit,
+            limits: Limits {
+                max_frame_size: args.max_frame_size,
+                max_queued_bytes: args.max_queued_bytes,
+            },
             ..HubConfig::default()
         },
         delta_delay: Duration::from_millis(args.delta_delay_ms),
         login: LoginMode::After(Duration::from_millis(args.login_delay_ms)),
+        heartbeat: millis(args.heartbeat_ms),
+        idle_timeout: millis(args.idle_timeout_ms),
         ..Options::default()
+    };
+    let agent = if args.memory {
+        EchoAgent::new(options)
+    } else {
+        match EchoAgent::open(options, &args.data_dir) {
+            Ok(agent) => agent,
+            Err(e) => {
+                eprintln!("agent-host: {}: {e}", args.data_dir.display());
+                return ExitCode::FAILURE;
+            }
+        }
     };
     let listener = match tokio::net::TcpListener::bind(&args.addr).await {
         Ok(l) => l,
@@ -63,7 +108,7 @@ async fn main() -> ExitCode {
         }
     }
     let _ = std::io::stdout().flush();
-    match EchoAgent::new(options).serve(listener).await {
+    match agent.serve(listener).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("agent-host: {e}");

@@ -122,23 +122,26 @@ async fn until_replied(thread: &mut ChatThread) -> Vec<(Option<i64>, ChatEvent)>
     }
 }
 
-/// Reads raw events until the chat's chat.status says idle; answers every event before it.
+/// Reads raw events until the chat's chat.status says idle after the turns so far, `input`
+/// words in all (the turn's last status: a running one may be coalesced away); answers every
+/// event before it.
 async fn until_idle_status(
     events: &mut UnboundedReceiver<EventPayload>,
     chat_id: &str,
+    input: i64,
 ) -> Vec<EventPayload> {
     let mut seen = Vec::new();
-    let mut running = false;
     loop {
         let event = within(events.recv()).await.expect("the connection ended");
         if let EventPayload::ChatStatus(s) = &event
             && s.chat_id == chat_id
+            && s.info.state == ChatState::Idle
+            && s.info
+                .usage
+                .as_ref()
+                .is_some_and(|u| u.input_tokens == input)
         {
-            match s.info.state {
-                ChatState::Running => running = true,
-                ChatState::Idle if running => return seen,
-                _ => {}
-            }
+            return seen;
         }
         seen.push(event);
     }
@@ -160,7 +163,10 @@ async fn create_attach_send_receive_detach() {
     let mut thread = ChatThread::new(&client, &chat_id);
     assert_eq!(within(thread.attach()).await.unwrap(), Attached::Snapshot);
     assert!(thread.thread().items.is_empty());
-    assert_eq!(thread.seq(), Some(0));
+    // A new chat's seq is its epoch's first: the epoch above 2^32, the count below.
+    let first = thread.seq().expect("the attach's seq");
+    assert_eq!(first % (1 << 32), 0);
+    assert!(first >> 32 > 0, "the chat has an epoch");
 
     send(&client, &chat_id, "hello there").await;
     let seen = until_replied(&mut thread).await;
@@ -169,7 +175,10 @@ async fn create_attach_send_receive_detach() {
         .iter()
         .map(|(s, _)| s.expect("the hub numbers every event"))
         .collect();
-    assert_eq!(seqs, (1..=seqs.len() as i64).collect::<Vec<_>>());
+    assert_eq!(
+        seqs,
+        (first + 1..=first + seqs.len() as i64).collect::<Vec<_>>()
+    );
     let deltas: String = seen
         .iter()
         .filter_map(|(_, e)| match e {
@@ -196,7 +205,7 @@ async fn create_attach_send_receive_detach() {
     thread.detach().await.unwrap();
     let mut events = client.subscribe();
     send(&client, &chat_id, "again").await;
-    let after = until_idle_status(&mut events, &chat_id).await;
+    let after = until_idle_status(&mut events, &chat_id, 3).await;
     assert_eq!(
         chat_events(&after),
         0,
@@ -216,9 +225,9 @@ async fn an_unattached_client_sees_status_but_not_events() {
     let mut b_events = b.subscribe();
     send(&a, &chat_id, "hi").await;
     until_replied(&mut thread).await;
-    let b_seen = until_idle_status(&mut b_events, &chat_id).await;
+    // The idle status after the turn arrives: b sees the chat's status, and no chat.event.
+    let b_seen = until_idle_status(&mut b_events, &chat_id, 1).await;
     assert_eq!(chat_events(&b_seen), 0, "{b_seen:?}");
-    assert!(b_seen.iter().any(|e| matches!(e, EventPayload::ChatStatus(s) if s.chat_id == chat_id && s.info.state == ChatState::Running)));
 }
 
 /// One client attached, then gone while another one talks; answers the first one's thread
@@ -644,19 +653,19 @@ async fn usage_events_follow_the_subscription() {
 
     let mut events = client.subscribe();
     send(&client, &chat_id, "before").await;
-    assert_eq!(usage(&until_idle_status(&mut events, &chat_id).await), 0);
+    assert_eq!(usage(&until_idle_status(&mut events, &chat_id, 1).await), 0);
 
     within(client.request::<requests::UsageSubscribe>(Empty {}))
         .await
         .unwrap();
     send(&client, &chat_id, "during").await;
-    assert_eq!(usage(&until_idle_status(&mut events, &chat_id).await), 1);
+    assert_eq!(usage(&until_idle_status(&mut events, &chat_id, 2).await), 1);
 
     within(client.request::<requests::UsageUnsubscribe>(Empty {}))
         .await
         .unwrap();
     send(&client, &chat_id, "after").await;
-    assert_eq!(usage(&until_idle_status(&mut events, &chat_id).await), 0);
+    assert_eq!(usage(&until_idle_status(&mut events, &chat_id, 3).await), 0);
 }
 
 /// Bookmarks and visuals reach the attached thread; clear resets it; kill forgets the chat.

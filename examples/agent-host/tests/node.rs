@@ -21,9 +21,18 @@ fn the_node_client_attaches_sends_and_reconnects_with_since() {
     let client = root.join("examples/agent-host/client-test");
     prepare(&client, Build::WhenMissing);
 
+    let data = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("agent-host-node");
+    let _ = std::fs::remove_dir_all(&data);
     let (host, url) = start(
         env!("CARGO_BIN_EXE_agent-host"),
-        &["--addr", "127.0.0.1:0", "--delta-delay-ms", "1"],
+        &[
+            "--addr",
+            "127.0.0.1:0",
+            "--delta-delay-ms",
+            "1",
+            "--data-dir",
+            data.to_str().expect("a UTF-8 path"),
+        ],
     );
     let report = node_test(
         &client,

@@ -68,7 +68,8 @@ impl Documents {
     pub fn write(&self, id: &str, text: &str) {
         lock(&self.texts).insert(id.to_owned(), text.to_owned());
         let payload = DocumentChangedEvent { id: id.to_owned() };
-        self.hub.broadcast(events::DocumentChanged::NAME, &payload);
+        // A document change is a short frame: only its id.
+        let _ = self.hub.broadcast(events::DocumentChanged::NAME, &payload);
     }
 }
 
@@ -123,7 +124,7 @@ impl agent::Host for Connection {
             preferences: payload.preferences,
             usage: None,
         };
-        self.app.hub.create_chat(info.clone());
+        self.app.hub.create_chat(info.clone())?;
         Ok(ChatCreated {
             chat_id,
             info: Box::new(info),

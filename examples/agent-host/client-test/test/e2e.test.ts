@@ -53,15 +53,18 @@ test('attach, send, receive events, reconnect with since', { skip, timeout: 4 * 
     const first = watched(a.client, chatId);
     const attached = await first.thread.attach();
     assert.deepEqual(attached.items, []);
-    assert.equal(attached.seq, 0);
+    // A new chat's seq is the first of its epoch (the part above 2^32).
+    assert.equal(attached.seq! % 2 ** 32, 0);
+    assert.ok(attached.seq! >= 2 ** 32, 'the chat has an epoch');
 
     const sent = await a.client.request('chat.send', { chatId, text: 'hi from node' });
     assert.equal(sent.queued, false);
     const afterFirst = await first.until(replied('hi from node'), 'the first reply');
     assert.deepEqual(afterFirst.items.map((i) => i.kind), ['user', 'reply']);
-    assert.ok(statuses.includes('running') && statuses.includes('idle'), `chat.status seen: ${statuses}`);
+    // chat.status is coalesced per chat: the running one may be replaced before it is sent.
+    assert.ok(statuses.includes('idle'), `chat.status seen: ${statuses}`);
     const leftAt = afterFirst.seq!;
-    assert.ok(leftAt > 0);
+    assert.ok(leftAt > attached.seq!);
     first.thread.dispose();
     a.client.close();
     a.socket.close();

@@ -1,0 +1,238 @@
+//! [`SqliteStore`]: the hub's [`Store`] in one SQLite file (rusqlite, bundled; feature
+//! `sqlite`).
+//!
+//! Three tables: `meta` (the life and serial counters), `chats` (id, epoch, the info it was
+//! made with, bookmarks, visuals, its last seq) and `events` (chat id, seq, the event as JSON).
+//! Each change is one statement or one transaction. The database is in WAL mode with
+//! `synchronous = NORMAL`: a commit is in the log before the hub sends the event, so it
+//! survives the process being killed; a power cut may lose the last commits. A reset deletes
+//! the chat's events before it.
+
+use super::store::{Loaded, Store, StoreError, StoredChat};
+use super::{Bookmark, ChatEvent, ChatInfo, Seq, Visual};
+use rusqlite::{Connection, params};
+use serde::Serialize;
+use std::path::Path;
+
+/// A store in one SQLite file.
+pub struct SqliteStore {
+    db: Connection,
+}
+
+impl std::fmt::Debug for SqliteStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteStore")
+            .field("path", &self.db.path())
+            .finish()
+    }
+}
+
+fn failed(error: impl std::fmt::Display) -> StoreError {
+    StoreError(error.to_string())
+}
+
+fn json<T: Serialize + ?Sized>(value: &T) -> Result<String, StoreError> {
+    serde_json::to_string(value).map_err(failed)
+}
+
+/// Reads a stored JSON column back through the generated decoder.
+fn read<T: crate::wire::Decode>(what: &str, text: &str) -> Result<T, StoreError> {
+    crate::wire::from_str(text)
+        .map_err(|e| StoreError(format!("a stored {what} does not read: {e}")))
+}
+
+/// Reads a stored JSON array back, each element through the generated decoder.
+fn read_list<T: crate::wire::Decode>(what: &str, text: &str) -> Result<Vec<T>, StoreError> {
+    let items: Vec<&serde_json::value::RawValue> = serde_json::from_str(text)
+        .map_err(|e| StoreError(format!("a stored {what} list does not read: {e}")))?;
+    items.iter().map(|item| read(what, item.get())).collect()
+}
+
+const SCHEMA: &str = "
+    CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+    CREATE TABLE IF NOT EXISTS chats (
+        chat_id TEXT PRIMARY KEY,
+        made INTEGER NOT NULL,
+        epoch INTEGER NOT NULL,
+        info TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        bookmarks TEXT NOT NULL DEFAULT '[]',
+        visuals TEXT NOT NULL DEFAULT '[]'
+    );
+    CREATE TABLE IF NOT EXISTS events (
+        chat_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        event TEXT NOT NULL,
+        PRIMARY KEY (chat_id, seq)
+    ) WITHOUT ROWID;
+";
+
+impl SqliteStore {
+    /// Opens (or makes) the database at `path`.
+    pub fn open(path: impl AsRef<Path>) -> Result<SqliteStore, StoreError> {
+        let db = Connection::open(path).map_err(failed)?;
+        db.pragma_update(None, "journal_mode", "WAL")
+            .map_err(failed)?;
+        db.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(failed)?;
+        db.execute_batch(SCHEMA).map_err(failed)?;
+        Ok(SqliteStore { db })
+    }
+
+    /// An in-memory database, for tests of the SQL.
+    pub fn open_in_memory() -> Result<SqliteStore, StoreError> {
+        let db = Connection::open_in_memory().map_err(failed)?;
+        db.execute_batch(SCHEMA).map_err(failed)?;
+        Ok(SqliteStore { db })
+    }
+
+    /// Adds one to a counter in `meta` and answers it.
+    fn bump(&self, key: &str) -> Result<u64, StoreError> {
+        let value: i64 = self
+            .db
+            .query_row(
+                "INSERT INTO meta (key, value) VALUES (?1, 1)
+                 ON CONFLICT (key) DO UPDATE SET value = value + 1 RETURNING value",
+                params![key],
+                |row| row.get(0),
+            )
+            .map_err(failed)?;
+        Ok(value as u64)
+    }
+
+    fn update(&self, sql: &str, chat_id: &str, value: &str) -> Result<(), StoreError> {
+        let changed = self
+            .db
+            .execute(sql, params![chat_id, value])
+            .map_err(failed)?;
+        if changed == 0 {
+            return Err(StoreError(format!("no chat {chat_id:?} is stored")));
+        }
+        Ok(())
+    }
+}
+
+impl Store for SqliteStore {
+    fn load(&mut self) -> Result<Loaded, StoreError> {
+        let life = self.bump("life")?;
+        let mut chats = Vec::new();
+        let mut rows = self
+            .db
+            .prepare(
+                "SELECT chat_id, epoch, info, seq, bookmarks, visuals FROM chats ORDER BY made",
+            )
+            .map_err(failed)?;
+        let found = rows
+            .query_map([], |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, i64>(1)?,
+                    row.get::<_, String>(2)?,
+                    row.get::<_, i64>(3)?,
+                    row.get::<_, String>(4)?,
+                    row.get::<_, String>(5)?,
+                ))
+            })
+            .map_err(failed)?;
+        let mut events = self
+            .db
+            .prepare("SELECT seq, event FROM events WHERE chat_id = ?1 ORDER BY seq")
+            .map_err(failed)?;
+        for row in found {
+            let (chat_id, epoch, info, seq, bookmarks, visuals) = row.map_err(failed)?;
+            let mut chat = StoredChat {
+                chat_id: chat_id.clone(),
+                epoch,
+                info: read("chat info", &info)?,
+                events: Vec::new(),
+                seq,
+                bookmarks: read_list::<Bookmark>("bookmark", &bookmarks)?,
+                visuals: read_list::<Visual>("visual", &visuals)?,
+            };
+            let stored = events
+                .query_map(params![chat_id], |row| {
+                    Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
+                })
+                .map_err(failed)?;
+            for event in stored {
+                let (seq, event) = event.map_err(failed)?;
+                chat.events
+                    .push((seq, read::<ChatEvent>("chat event", &event)?));
+            }
+            chats.push(chat);
+        }
+        Ok(Loaded { life, chats })
+    }
+
+    fn next_serial(&mut self) -> Result<u64, StoreError> {
+        self.bump("serial")
+    }
+
+    fn create_chat(
+        &mut self,
+        chat_id: &str,
+        epoch: i64,
+        info: &ChatInfo,
+    ) -> Result<(), StoreError> {
+        let made = self.bump("made")?;
+        self.db
+            .execute(
+                "INSERT INTO chats (chat_id, made, epoch, info, seq) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![chat_id, made as i64, epoch, json(info)?, epoch << 32],
+            )
+            .map_err(failed)?;
+        Ok(())
+    }
+
+    fn append(&mut self, chat_id: &str, seq: Seq, event: &ChatEvent) -> Result<(), StoreError> {
+        let text = json(event)?;
+        let tx = self.db.transaction().map_err(failed)?;
+        if matches!(event, ChatEvent::Reset(_)) {
+            tx.execute(
+                "DELETE FROM events WHERE chat_id = ?1 AND seq < ?2",
+                params![chat_id, seq],
+            )
+            .map_err(failed)?;
+        }
+        tx.execute(
+            "INSERT INTO events (chat_id, seq, event) VALUES (?1, ?2, ?3)",
+            params![chat_id, seq, text],
+        )
+        .map_err(failed)?;
+        let changed = tx
+            .execute(
+                "UPDATE chats SET seq = ?2 WHERE chat_id = ?1",
+                params![chat_id, seq],
+            )
+            .map_err(failed)?;
+        if changed == 0 {
+            return Err(StoreError(format!("no chat {chat_id:?} is stored")));
+        }
+        tx.commit().map_err(failed)
+    }
+
+    fn set_bookmarks(&mut self, chat_id: &str, bookmarks: &[Bookmark]) -> Result<(), StoreError> {
+        self.update(
+            "UPDATE chats SET bookmarks = ?2 WHERE chat_id = ?1",
+            chat_id,
+            &json(bookmarks)?,
+        )
+    }
+
+    fn set_visuals(&mut self, chat_id: &str, visuals: &[Visual]) -> Result<(), StoreError> {
+        self.update(
+            "UPDATE chats SET visuals = ?2 WHERE chat_id = ?1",
+            chat_id,
+            &json(visuals)?,
+        )
+    }
+
+    fn remove_chat(&mut self, chat_id: &str) -> Result<(), StoreError> {
+        let tx = self.db.transaction().map_err(failed)?;
+        tx.execute("DELETE FROM events WHERE chat_id = ?1", params![chat_id])
+            .map_err(failed)?;
+        tx.execute("DELETE FROM chats WHERE chat_id = ?1", params![chat_id])
+            .map_err(failed)?;
+        tx.commit().map_err(failed)
+    }
+}
