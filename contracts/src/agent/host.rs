@@ -431,7 +431,13 @@ impl Hub {
         let limit = self.config.limits.max_frame_size;
         let room = limit.saturating_sub(ENVELOPE_RESERVE);
         if frame.len() > room {
-            return Err(too_large("the chat.event", frame.len(), room));
+            return Err(too_large(
+                &format!(
+                    "the chat.event (which must fit the frame limit of {limit} bytes less {ENVELOPE_RESERVE} for a page's envelope)"
+                ),
+                frame.len(),
+                room,
+            ));
         }
         if let Some(status) = status_of(chat_id, event) {
             let status = super::event_frame(events::ChatStatus::NAME, &status);
