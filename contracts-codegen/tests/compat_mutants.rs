@@ -11,7 +11,7 @@
 //! request or an event). The expected
 //! findings of each mutant are worked out here from the rule table and the way the mutated type
 //! travels, and the differ must yield exactly those: a mutant is caught when it does. The count
-//! is printed (`cargo test -p contracts-codegen --test compat_mutants -- --nocapture`).
+//! is printed (`cargo test -p adecore-contracts-codegen --test compat_mutants -- --nocapture`).
 
 use contracts_codegen::compat::rules::{self, Rule};
 use contracts_codegen::compat::{self, Level, reach};

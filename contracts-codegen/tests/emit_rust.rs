@@ -1,6 +1,6 @@
 //! Snapshot of the Rust emitter: `emit_pretty` of the wire-semantics schema
 //! (`contracts/tests/wire_schema`) and of an app extending it, compared with the files in
-//! `tests/emit_rust/`. Update them with `UPDATE_EXPECT=1 cargo test -p contracts-codegen --test emit_rust`.
+//! `tests/emit_rust/`. Update them with `UPDATE_EXPECT=1 cargo test -p adecore-contracts-codegen --test emit_rust`.
 
 use contracts_codegen::emit::rust::{RustOptions, emit_pretty};
 use contracts_codegen::load::{LoadOptions, load_dir};

@@ -1,5 +1,5 @@
 //! The TypeScript emitter over a fixture model: the generated package is compared with
-//! `tests/emit_ts/expected/`, file by file. `UPDATE_EXPECT=1 cargo test -p contracts-codegen
+//! `tests/emit_ts/expected/`, file by file. `UPDATE_EXPECT=1 cargo test -p adecore-contracts-codegen
 //! --test emit_ts` rewrites the expected files.
 
 #[path = "emit_ts/model.rs"]

@@ -4,7 +4,7 @@
 //!
 //! Each output kind is one function in [`OUTPUTS`]: it gets the loaded case and returns the
 //! text expected in its file, or `None` when the kind does not apply (no Rust for a schema that
-//! fails). Add a kind by adding a function. `UPDATE_EXPECT=1 cargo test -p contracts-codegen
+//! fails). Add a kind by adding a function. `UPDATE_EXPECT=1 cargo test -p adecore-contracts-codegen
 //! --test fixtures` rewrites every expected file (expect-test); otherwise a difference fails
 //! with a diff.
 

@@ -231,7 +231,7 @@ fn base_dir_from_env(base: &Base) -> Result<PathBuf, TokenStream2> {
 fn expand_inner(input: &Input) -> Result<TokenStream2, TokenStream2> {
     let mut options = RustOptions::default();
     if let Some(rt) = &input.runtime {
-        options.runtime = quote!(#rt).to_string().replace(' ', "");
+        options.runtime = quote!(#rt);
     }
     let mut bases = Vec::new();
     for b in &input.bases {

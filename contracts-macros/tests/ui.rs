@@ -1,5 +1,5 @@
 //! Compile-fail tests of `protocol!`: every macro error, with its `.stderr`.
-//! Update the expected output with `TRYBUILD=overwrite cargo test -p contracts-macros --test ui`.
+//! Update the expected output with `TRYBUILD=overwrite cargo test -p adecore-contracts-macros --test ui`.
 //!
 //! The schema directories sit beside the cases, outside the project trybuild builds them in:
 //! their paths are absolute in the messages, which trybuild writes as `$DIR/...` (this crate)

@@ -22,7 +22,7 @@
 //! parse's. Compare the two lines of a group (a ratio measured in one run), not absolute
 //! times. See docs/benchmarks.md.
 //!
-//! `UPDATE_EXPECT=1 cargo bench -p contracts --bench frames` rewrites the stored frames.
+//! `UPDATE_EXPECT=1 cargo bench -p adecore-contracts --bench frames` rewrites the stored frames.
 
 mod frames {
     pub mod baseline;

@@ -2,6 +2,8 @@
 
 pub use crate::wire::*;
 pub use serde;
+/// The proc macro behind [`crate::protocol!`], which hands it this module's path.
+pub use contracts_macros::protocol as protocol_impl;
 pub use serde_json;
 pub use serde_json::value::RawValue;
 

@@ -14,5 +14,30 @@ pub mod port;
 pub mod verdict;
 pub mod wire;
 
-pub use contracts_macros::protocol;
+/// Derives a protocol's Rust types, tables, `Host` trait and dispatcher from a schema directory.
+///
+/// ```ignore
+/// contracts::protocol! { name: "agent", dir: "schema/agent" }
+///
+/// // An app's protocol on top of the agent's: the base's Rust module; its schema directory
+/// // comes from `CONTRACTS_SCHEMA_AGENT` (set by the app's build script), or is named here
+/// // with `= "path/to/schema/agent"`, relative to the app's manifest.
+/// contracts::protocol! {
+///     name: "documents",
+///     dir: "schema",
+///     extends: { agent: ::contracts::agent },
+/// }
+/// ```
+///
+/// Keys: `dir` (required, relative to `CARGO_MANIFEST_DIR`), `name` (by default the
+/// directory's name), `extends` (base protocols). The generated code reaches this crate
+/// through `$crate`, so it compiles whatever name the app gives the dependency in its
+/// `Cargo.toml` (`adecore-contracts = ..`, seen as `contracts`, or `wire = { package =
+/// "adecore-contracts", .. }`).
+#[macro_export]
+macro_rules! protocol {
+    ($($input:tt)*) => {
+        $crate::__private::protocol_impl! { runtime: $crate::__private, $($input)* }
+    };
+}
 pub use wire::{Event, Request};

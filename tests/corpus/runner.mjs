@@ -65,7 +65,7 @@ function readCorpus(relative) {
 }
 
 /** How to make the message records again. */
-const REMAKE = 'run UPDATE_EXPECT=1 cargo test -p contracts --test corpus';
+const REMAKE = 'run UPDATE_EXPECT=1 cargo test -p adecore-contracts --test corpus';
 
 /** FNV-1a (32 bits) of a line's UTF-8 bytes, in hex, as contracts/tests/common/mod.rs computes it. */
 function fingerprint(line) {

@@ -8,18 +8,22 @@
 //! cargo xtask validate --protocol agent|connect --as KIND [--type NAME]
 //! cargo xtask fuzz [--seconds N] [--seed S] [--differential [--per-kind N]]
 //! cargo xtask test                     every test: Rust, TypeScript, end to end
+//! cargo xtask test-app [--update]      the template app out of tree, on the packaged crates
 //! cargo xtask site [--no-browser]       the reference as a static site, opened in Chromium
 //! ```
+//!
+//! Built on `contracts-xtask`, the library an app's xtask is made of: `check`, `compat` and
+//! `validate` are the library's, and every command works on the checkout it is run in (found
+//! from the current directory, refused when this binary was built from another).
 
-mod check;
 mod codegen;
-mod compat;
-mod fuzz;
 mod site;
+mod template_app;
 mod test;
-mod validate;
 
 use clap::{Parser, Subcommand};
+use contracts_xtask::validate::Validator;
+use contracts_xtask::{Project, compat, validate};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -54,6 +58,13 @@ enum Command {
     Fuzz(fuzz::Args),
     /// Run every test: Rust, TypeScript, end to end.
     Test,
+    /// Build and test the template app (examples/notes-app) out of tree, against the packaged
+    /// crates and the agent package's tarball.
+    TestApp {
+        /// First regenerate the template's generated files with its own xtask.
+        #[arg(long)]
+        update: bool,
+    },
     /// Build the reference site (target/site/book) and open every page in headless Chromium.
     Site {
         /// Build only; do not open the pages.
@@ -62,24 +73,38 @@ enum Command {
     },
 }
 
-fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let root = workspace_root();
-    match cli.command {
-        Command::Codegen { check } => codegen::run(&root, check),
-        Command::Check { dir, bases } => check::run(&root, dir, &bases),
-        Command::Compat(args) => compat::run(&root, args),
-        Command::Validate(args) => validate::run(args),
-        Command::Fuzz(args) => fuzz::run(args),
-        Command::Test => test::run(&root),
-        Command::Site { no_browser } => site::run(&root, !no_browser),
-    }
+/// This repository as the library sees it: two protocols under `schema/`, judged by the
+/// runtime's `contracts-validate`.
+fn project() -> Project {
+    Project::new(env!("CARGO_MANIFEST_DIR"))
+        .protocol("agent", "schema/agent", &[])
+        .protocol("connect", "schema/connect", &[])
+        .validator(Validator {
+            package: "adecore-contracts".into(),
+            bin: "contracts-validate".into(),
+            takes_protocol: true,
+        })
 }
 
-/// The workspace root: xtask's manifest directory's parent.
-fn workspace_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask lives in the workspace")
-        .to_path_buf()
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let project = project();
+    let root = match project.root() {
+        Ok(root) => root,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let common = |c| project.run_in(&root, c);
+    match cli.command {
+        Command::Codegen { check } => codegen::run(&root, check),
+        Command::Check { dir, bases } => common(contracts_xtask::Command::Check { dir, bases }),
+        Command::Compat(args) => common(contracts_xtask::Command::Compat(args)),
+        Command::Validate(args) => common(contracts_xtask::Command::Validate(args)),
+        Command::Fuzz(args) => fuzz::run(args),
+        Command::Test => test::run(&root),
+        Command::TestApp { update } => template_app::run(&root, update),
+        Command::Site { no_browser } => site::run(&root, !no_browser),
+    }
 }

@@ -134,6 +134,14 @@ pub fn run(root: &Path) -> ExitCode {
             "20000",
         ],
     ));
+    // Last: the template app as its users meet it, out of tree on the packaged crates (it
+    // packs the agent package built above).
+    steps.push(step(
+        "the template app, out of tree, on the packaged crates",
+        ".",
+        "cargo",
+        &["xtask", "test-app"],
+    ));
     for s in &steps {
         eprintln!(
             "\n==> {} ({}: {} {})",

@@ -19,7 +19,7 @@ pkg=bindings/agent-contracts
 out=$(mktemp -d)
 for i in $(seq 1 "$runs"); do
     echo "run $i/$runs" >&2
-    cargo bench -q -p contracts --bench frames >/dev/null 2>"$out/cargo.$i.err" || { cat "$out/cargo.$i.err" >&2; exit 1; }
+    cargo bench -q -p adecore-contracts --bench frames >/dev/null 2>"$out/cargo.$i.err" || { cat "$out/cargo.$i.err" >&2; exit 1; }
     for g in requests server; do
         for p in generated generated-owned handwritten; do
             cp "target/criterion/$g/$p/new/estimates.json" "$out/rust.$i.$g.$p.json"

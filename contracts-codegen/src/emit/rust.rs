@@ -20,8 +20,10 @@ mod view;
 /// How the generated code is wired to the runtime and to base protocols.
 #[derive(Clone, Debug)]
 pub struct RustOptions {
-    /// The runtime's hidden path, e.g. `::contracts::__private`.
-    pub runtime: String,
+    /// The runtime's hidden path, as tokens so that a `$crate` from the runtime's own
+    /// `protocol!` wrapper keeps its meaning (the path works whatever an app names the
+    /// dependency). By default `::contracts::__private`.
+    pub runtime: TokenStream,
     /// For each base protocol, the Rust path of the module it was generated in
     /// (`"agent" -> "::contracts::agent"`).
     pub bases: BTreeMap<String, String>,
@@ -30,7 +32,7 @@ pub struct RustOptions {
 impl Default for RustOptions {
     fn default() -> Self {
         RustOptions {
-            runtime: "::contracts::__private".to_owned(),
+            runtime: quote!(::contracts::__private),
             bases: BTreeMap::new(),
         }
     }
@@ -131,7 +133,7 @@ impl<'a> Emitter<'a> {
     fn new(model: &'a Model, options: &'a RustOptions) -> Self {
         let mut e = Emitter {
             model,
-            rt: parse_path(&options.runtime),
+            rt: options.runtime.clone(),
             bases: &options.bases,
             boxed: BTreeSet::new(),
             texts: RefCell::default(),

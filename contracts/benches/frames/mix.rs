@@ -3,7 +3,7 @@
 //! as JSON lines under `benches/data/`, where the node benchmark reads the same bytes.
 //!
 //! The bench checks the stored files against these values on every run;
-//! `UPDATE_EXPECT=1 cargo bench -p contracts --bench frames` rewrites them.
+//! `UPDATE_EXPECT=1 cargo bench -p adecore-contracts --bench frames` rewrites them.
 
 use contracts::agent::*;
 use contracts::wire::RawJson;
@@ -160,7 +160,7 @@ fn info() -> ChatInfo {
                 item_id: s("item-0440"),
                 tool_use_id: s("toolu_01HXk2"),
                 tool: s("Bash"),
-                summary: s("cargo bench -p contracts --bench frames"),
+                summary: s("cargo bench -p adecore-contracts --bench frames"),
             }),
             PendingCard::Approval(PendingCardApproval {
                 item_id: s("item-0441"),
@@ -190,7 +190,7 @@ fn info() -> ChatInfo {
 /// The server frames a UI receives while a turn streams: mostly deltas, a few items, a status.
 pub fn server() -> Vec<String> {
     let tool_input = RawJson::from_value(&serde_json::json!({
-        "command": "cargo bench -p contracts --bench frames -- --save-baseline before",
+        "command": "cargo bench -p adecore-contracts --bench frames -- --save-baseline before",
         "description": "Measure the frame mix before the change",
         "timeout": 600000
     }))

@@ -176,7 +176,7 @@ fn check_messages(file: &str, text: &str) {
     let stored = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         stored == text,
-        "tests/corpus/messages/{file} is stale: run UPDATE_EXPECT=1 cargo test -p contracts --test corpus"
+        "tests/corpus/messages/{file} is stale: run UPDATE_EXPECT=1 cargo test -p adecore-contracts --test corpus"
     );
 }
 

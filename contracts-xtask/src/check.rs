@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-pub fn run(root: &Path, dir: Option<PathBuf>, bases: &[String]) -> ExitCode {
+/// Checks `dirs` (every directory under `schema/` when empty) on the protocols `bases`.
+pub fn run(root: &Path, dirs: &[PathBuf], bases: &[String]) -> ExitCode {
     let display_root = Some(root.to_path_buf());
     // The base protocols, loaded first and in the order given.
     let mut loaded: Vec<Arc<Model>> = Vec::new();
@@ -38,9 +39,9 @@ pub fn run(root: &Path, dir: Option<PathBuf>, bases: &[String]) -> ExitCode {
             }
         }
     }
-    let dirs = match dir {
-        Some(d) => vec![resolve(root, &d)],
-        None => {
+    let dirs = match dirs {
+        [_, ..] => dirs.iter().map(|d| resolve(root, d)).collect::<Vec<_>>(),
+        [] => {
             let schema = root.join("schema");
             let mut dirs: Vec<PathBuf> = match std::fs::read_dir(&schema) {
                 Ok(entries) => entries

@@ -165,6 +165,19 @@ pub fn check(root: &Path, args: &Args) -> Result<Outcome, String> {
                 "compat: --base-protocol wants NAME=DIR, got `{spec}`"
             ));
         };
+        if let Some(outside) = outside(root, Path::new(dir)) {
+            // A base the project depends on (the runtime's published schema): one version of
+            // it, read from disk, serves both sides; only the project's own change is judged.
+            let options = LoadOptions {
+                name: Some(name.to_owned()),
+                bases: bases_head.clone(),
+                display_root: Some(root.to_path_buf()),
+            };
+            let model = Arc::new(load_dir(&outside, &options).map_err(|e| e.render())?);
+            bases_head.push(model.clone());
+            bases_rev.push(model);
+            continue;
+        }
         let rel = relative(root, Path::new(dir))?;
         if !root.join(&rel).is_dir() {
             return Err(format!(
@@ -421,6 +434,18 @@ fn schema_dirs(root: &Path, given: &[String]) -> Result<Vec<String>, String> {
     }
     out.sort();
     Ok(out)
+}
+
+/// `dir`, absolute, when it is a directory outside the repository.
+fn outside(root: &Path, dir: &Path) -> Option<PathBuf> {
+    let abs = if dir.is_absolute() {
+        dir.to_path_buf()
+    } else {
+        root.join(dir)
+    };
+    let abs = abs.canonicalize().ok()?;
+    let root = root.canonicalize().ok()?;
+    (!abs.starts_with(&root)).then_some(abs)
 }
 
 /// `dir` relative to the root, with `/` separators; it must lie inside the repository. It need

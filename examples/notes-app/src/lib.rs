@@ -1,0 +1,96 @@
+//! The notes app: the agent protocol with notes of its own, served over WebSocket.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use contracts::agent::host::{Hub, HubConfig};
+use contracts::agent::{self, ChatListResult, Empty, ErrorCode, WireError};
+use contracts::port::{WebSocketOptions, WebSocketPort};
+use contracts::wire::Event as _;
+use tokio::net::TcpListener;
+
+/// The app's protocol, on top of the agent's.
+pub mod notes {
+    contracts::protocol! {
+        name: "notes",
+        dir: "schema",
+        // The agent's Rust module; its schema directory comes from CONTRACTS_SCHEMA_AGENT.
+        extends: { agent: ::contracts::agent },
+    }
+}
+
+use notes::{NoteChangedEvent, NoteReadPayload, NoteReadResult, NoteWritePayload};
+
+/// The app's state: the agent hub, and the notes by id.
+pub struct App {
+    pub hub: Arc<Hub>,
+    notes: Mutex<BTreeMap<String, String>>,
+}
+
+impl App {
+    pub fn new() -> Arc<App> {
+        Arc::new(App {
+            hub: Hub::new(HubConfig::default()),
+            notes: Mutex::default(),
+        })
+    }
+}
+
+/// The app's own error code: the agent's `ErrorCode` is open, and an app's codes travel as
+/// `Other`.
+fn unknown_note(id: &str) -> WireError {
+    WireError {
+        code: ErrorCode::Other("unknown-note".to_owned()),
+        message: format!("no note is called {id:?}"),
+    }
+}
+
+/// One client's host: the agent requests it does, and the app's.
+pub struct Connection {
+    pub app: Arc<App>,
+}
+
+impl agent::Host for Connection {
+    async fn chat_list(&self, _: Empty) -> Result<ChatListResult, WireError> {
+        Ok(ChatListResult {
+            chats: self.app.hub.chats(),
+        })
+    }
+}
+
+impl notes::Host for Connection {
+    async fn note_read(&self, p: NoteReadPayload) -> Result<NoteReadResult, WireError> {
+        let notes = self.app.notes.lock().unwrap_or_else(|e| e.into_inner());
+        let text = notes.get(&p.id).cloned().ok_or_else(|| unknown_note(&p.id))?;
+        Ok(NoteReadResult { text })
+    }
+
+    async fn note_write(&self, p: NoteWritePayload) -> Result<Empty, WireError> {
+        let mut notes = self.app.notes.lock().unwrap_or_else(|e| e.into_inner());
+        notes.insert(p.id.clone(), p.text);
+        drop(notes);
+        let event = NoteChangedEvent { id: p.id };
+        self.app.hub.broadcast(notes::events::NoteChanged::NAME, &event);
+        Ok(Empty {})
+    }
+}
+
+/// Accepts WebSocket connections on `/v1/ws` forever, one task per connection.
+pub async fn listen(app: Arc<App>, listener: TcpListener) {
+    let options = WebSocketOptions::default().path("/v1/ws");
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
+        let (app, options) = (app.clone(), options.clone());
+        tokio::spawn(async move {
+            let Ok(port) = WebSocketPort::accept(stream, &options).await else {
+                return;
+            };
+            let (client, outgoing) = app.hub.connect();
+            let hub = app.hub.clone();
+            let host = Connection { app };
+            agent::host::serve(&hub, client, outgoing, &port, &notes::Dispatcher(&host)).await;
+        });
+    }
+}
