@@ -216,8 +216,16 @@ impl Project {
 
     /// The checkout to work on, refusing one the binary was not built from.
     pub fn root(&self) -> Result<PathBuf, String> {
-        let here = std::env::current_dir().map_err(|e| format!("xtask: no current directory: {e}"))?;
-        let root = find_root(&here).ok_or_else(|| {
+        let here =
+            std::env::current_dir().map_err(|e| format!("xtask: no current directory: {e}"))?;
+        let root = self.root_from(&here)?;
+        eprintln!("xtask: in {}", root.display());
+        Ok(root)
+    }
+
+    /// The checkout that holds `here`, when it is the one this xtask was built from.
+    pub fn root_from(&self, here: &Path) -> Result<PathBuf, String> {
+        let root = find_root(here).ok_or_else(|| {
             format!(
                 "xtask: {} is not inside a cargo workspace; run it from the project",
                 here.display()
@@ -233,7 +241,6 @@ impl Project {
                 built.display()
             ));
         }
-        eprintln!("xtask: in {}", root.dir.display());
         Ok(root.dir)
     }
 
@@ -315,5 +322,51 @@ impl Project {
                 .map(|s| format!("{}={}", s.name, s.dir.display()))
                 .collect();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two checkouts of one project, each a workspace with an xtask member.
+    fn checkouts(tag: &str) -> (PathBuf, PathBuf, PathBuf) {
+        let tmp = std::env::temp_dir().join(format!("xtask-guard-{tag}-{}", std::process::id()));
+        for name in ["one", "two"] {
+            let dir = tmp.join(name);
+            std::fs::create_dir_all(dir.join("xtask/src")).unwrap();
+            std::fs::write(
+                dir.join("Cargo.toml"),
+                "[workspace]\nmembers = [\"xtask\"]\n",
+            )
+            .unwrap();
+            std::fs::write(
+                dir.join("xtask/Cargo.toml"),
+                "[package]\nname = \"xtask\"\n",
+            )
+            .unwrap();
+        }
+        (tmp.clone(), tmp.join("one"), tmp.join("two"))
+    }
+
+    #[test]
+    fn a_command_works_on_the_checkout_it_is_run_in() {
+        let (tmp, one, _) = checkouts("same");
+        let project = Project::new(one.join("xtask"));
+        let root = project.root_from(&one.join("xtask/src")).unwrap();
+        assert!(root::same(&root, &one), "{}", root.display());
+        let _ = std::fs::remove_dir_all(tmp);
+    }
+
+    #[test]
+    fn a_binary_built_from_another_checkout_refuses() {
+        let (tmp, one, two) = checkouts("other");
+        // The binary was built from `one` (a shared target directory) and is run in `two`.
+        let project = Project::new(one.join("xtask"));
+        let err = project.root_from(&two).unwrap_err();
+        assert!(err.contains("refusing to work on"), "{err}");
+        assert!(err.contains(&two.display().to_string()), "{err}");
+        assert!(err.contains(&one.display().to_string()), "{err}");
+        let _ = std::fs::remove_dir_all(tmp);
     }
 }

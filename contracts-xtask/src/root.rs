@@ -46,8 +46,16 @@ mod tests {
         let tmp = std::env::temp_dir().join(format!("xtask-root-{}", std::process::id()));
         let inner = tmp.join("app/xtask/src");
         std::fs::create_dir_all(&inner).unwrap();
-        std::fs::write(tmp.join("app/Cargo.toml"), "[workspace]\nmembers = [\"xtask\"]\n").unwrap();
-        std::fs::write(tmp.join("app/xtask/Cargo.toml"), "[package]\nname = \"xtask\"\n").unwrap();
+        std::fs::write(
+            tmp.join("app/Cargo.toml"),
+            "[workspace]\nmembers = [\"xtask\"]\n",
+        )
+        .unwrap();
+        std::fs::write(
+            tmp.join("app/xtask/Cargo.toml"),
+            "[package]\nname = \"xtask\"\n",
+        )
+        .unwrap();
         let root = find_root(&inner).unwrap();
         assert!(same(&root.dir, &tmp.join("app")), "{:?}", root.dir);
         assert!(!same(&root.dir, &tmp.join("app/xtask")));

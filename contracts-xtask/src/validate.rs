@@ -35,12 +35,21 @@ pub struct Args {
 
 pub fn run(root: &Path, validator: Option<&Validator>, args: Args) -> ExitCode {
     let Some(v) = validator else {
-        eprintln!("xtask validate: this project's xtask names no validator binary (Project::validator)");
+        eprintln!(
+            "xtask validate: this project's xtask names no validator binary (Project::validator)"
+        );
         return ExitCode::from(2);
     };
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    cmd.current_dir(root)
-        .args(["run", "--quiet", "--package", &v.package, "--bin", &v.bin, "--"]);
+    cmd.current_dir(root).args([
+        "run",
+        "--quiet",
+        "--package",
+        &v.package,
+        "--bin",
+        &v.bin,
+        "--",
+    ]);
     match (&args.protocol, v.takes_protocol) {
         (Some(p), true) => {
             cmd.arg(p);
@@ -50,7 +59,9 @@ pub fn run(root: &Path, validator: Option<&Validator>, args: Args) -> ExitCode {
             return ExitCode::from(2);
         }
         (Some(_), false) => {
-            eprintln!("xtask validate: this project's validator judges one protocol; leave out --protocol");
+            eprintln!(
+                "xtask validate: this project's validator judges one protocol; leave out --protocol"
+            );
             return ExitCode::from(2);
         }
         (None, false) => {}

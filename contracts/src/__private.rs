@@ -1,9 +1,9 @@
 //! The only path generated code uses to reach the runtime. Not a public API.
 
 pub use crate::wire::*;
-pub use serde;
 /// The proc macro behind [`crate::protocol!`], which hands it this module's path.
 pub use contracts_macros::protocol as protocol_impl;
+pub use serde;
 pub use serde_json;
 pub use serde_json::value::RawValue;
 

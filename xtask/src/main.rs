@@ -17,6 +17,7 @@
 //! from the current directory, refused when this binary was built from another).
 
 mod codegen;
+mod fuzz;
 mod site;
 mod template_app;
 mod test;

@@ -36,7 +36,8 @@ pub const PUBLISHED: &[&str] = &[
 /// A failed step: what was run, where, and what it printed.
 type Step = Result<(), String>;
 
-/// The directories of the template its own xtask generates, copied back by `--update`.
+/// The directories of the template its own xtask generates, copied back by `--update` (with
+/// the app's `Cargo.lock`).
 const GENERATED: &[&str] = &["bindings", "docs"];
 
 pub fn run(root: &Path, update: bool) -> ExitCode {
@@ -71,6 +72,12 @@ fn run_all(root: &Path, update: bool) -> Step {
             copy_dir(&app.join(dir), &root.join(TEMPLATE).join(dir))
                 .map_err(|e| format!("copying {dir} back: {e}"))?;
         }
+        // The lock file the build resolved, so the app's builds are repeatable.
+        std::fs::copy(
+            app.join("Cargo.lock"),
+            root.join(TEMPLATE).join("Cargo.lock"),
+        )
+        .map_err(|e| format!("copying Cargo.lock back: {e}"))?;
         eprintln!("test-app: the template's generated files are updated");
     }
     git(&app, &["init", "-q", "-b", "main"])?;
@@ -78,7 +85,11 @@ fn run_all(root: &Path, update: bool) -> Step {
     git(&app, &["commit", "-q", "-m", "notes app v0.1.0"])?;
     git(&app, &["tag", "v0.1.0"])?;
 
-    expect(cargo(&["xtask", "codegen", "--check"]), 0, "codegen --check")?;
+    expect(
+        cargo(&["xtask", "codegen", "--check"]),
+        0,
+        "codegen --check",
+    )?;
     expect(cargo(&["xtask", "compat", "--base", "v0.1.0"]), 0, "compat")?;
     expect(cargo(&["test", "--quiet"]), 0, "cargo test")?;
 
@@ -91,13 +102,21 @@ fn run_all(root: &Path, update: bool) -> Step {
         "\"note.write\": { id: NoteId, text: string, pinned?: boolean }",
     )?;
     expect(cargo(&["xtask", "codegen"]), 0, "codegen")?;
-    expect(cargo(&["xtask", "codegen", "--check"]), 0, "codegen --check")?;
+    expect(
+        cargo(&["xtask", "codegen", "--check"]),
+        0,
+        "codegen --check",
+    )?;
     expect(
         cargo(&["xtask", "compat", "--base", "v0.1.0"]),
         0,
         "compat after a new optional field",
     )?;
-    expect(cargo(&["test", "--quiet"]), 0, "cargo test after a new optional field")?;
+    expect(
+        cargo(&["test", "--quiet"]),
+        0,
+        "cargo test after a new optional field",
+    )?;
 
     // A breaking change: a new required payload field fails with the rule's id.
     edit(
@@ -122,6 +141,7 @@ fn run_all(root: &Path, update: bool) -> Step {
 
 /// Packages and verifies the published crates; answers the unpacked package directories.
 fn package(root: &Path, target: &Path) -> Result<Vec<(String, PathBuf)>, String> {
+    forget_verified_sources();
     let mut args = vec!["package", "--quiet"];
     for p in PUBLISHED {
         args.extend(["-p", p]);
@@ -144,6 +164,37 @@ fn package(root: &Path, target: &Path) -> Result<Vec<(String, PathBuf)>, String>
             }
         })
         .collect()
+}
+
+/// Removes what earlier runs of `cargo package` unpacked. Cargo verifies a package against the
+/// others through a temporary registry whose crates it unpacks under
+/// `$CARGO_HOME/registry/src/-HASH/NAME-VERSION`, and never unpacks one again while that
+/// directory exists: a second run at the same version would verify the first run's sources.
+fn forget_verified_sources() {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    let Some(src) = home.map(|h| h.join("registry/src")) else {
+        return;
+    };
+    let Ok(registries) = std::fs::read_dir(&src) else {
+        return;
+    };
+    // Local registries are the ones without a host name: `-HASH`.
+    for registry in registries
+        .flatten()
+        .filter(|r| r.file_name().to_string_lossy().starts_with('-'))
+    {
+        let Ok(crates) = std::fs::read_dir(registry.path()) else {
+            continue;
+        };
+        for c in crates.flatten() {
+            let name = c.file_name().to_string_lossy().into_owned();
+            if PUBLISHED.iter().any(|p| name.starts_with(&format!("{p}-"))) {
+                let _ = std::fs::remove_dir_all(c.path());
+            }
+        }
+    }
 }
 
 /// Copies the template, without build outputs, to a fresh temporary directory.
@@ -179,7 +230,10 @@ fn write_patch(app: &Path, packages: &[(String, PathBuf)]) -> Step {
     let mut text = std::fs::read_to_string(&config).unwrap_or_default();
     text.push_str("\n# Written by the contracts repository's `cargo xtask test-app`: the packaged crates.\n[patch.crates-io]\n");
     for (name, dir) in packages {
-        text.push_str(&format!("{name} = {{ path = {:?} }}\n", dir.display().to_string()));
+        text.push_str(&format!(
+            "{name} = {{ path = {:?} }}\n",
+            dir.display().to_string()
+        ));
     }
     std::fs::write(&config, text).map_err(|e| format!("{}: {e}", config.display()))
 }
@@ -269,7 +323,10 @@ pub fn readme_blocks(root: &Path) -> Step {
         };
         let fence = lines.next().map(|(_, l)| l).unwrap_or_default();
         if !fence.starts_with("```") {
-            return Err(format!("README.md:{}: a file marker must precede a code block", n + 1));
+            return Err(format!(
+                "README.md:{}: a file marker must precede a code block",
+                n + 1
+            ));
         }
         let mut block = String::new();
         for (_, l) in lines.by_ref() {
@@ -298,13 +355,124 @@ pub fn readme_blocks(root: &Path) -> Step {
 }
 
 pub mod node {
-    //! The app's TypeScript side, out of tree: its package built against the agent package's
-    //! tarball, and its node client run against its host over a real socket.
+    //! The app's TypeScript side, out of tree, installed as its users install it: the agent
+    //! package's tarball (`npm pack` of `bindings/agent-contracts`, built by its `prepare`),
+    //! the app's package built against it and packed in turn, and the node client installed
+    //! from the two tarballs (the rest from the registry at the versions the package files
+    //! name), built and run against the app's host over a real socket.
 
-    use super::Step;
-    use std::path::Path;
+    use super::{Output, Step, run_cmd};
+    use std::io::{BufRead, BufReader};
+    use std::path::{Path, PathBuf};
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
 
-    pub fn run(_root: &Path, _app: &Path, _target: &Path) -> Step {
+    pub fn run(root: &Path, app: &Path, target: &Path) -> Step {
+        let tarballs = app.join("../tarballs");
+        std::fs::create_dir_all(&tarballs).map_err(|e| e.to_string())?;
+        let agent_dir = root.join("bindings/agent-contracts");
+        if !agent_dir.join("node_modules").is_dir() {
+            // Its `prepare` builds it with its dev dependencies, from its lock file.
+            npm(&agent_dir, &["ci", "--no-audit", "--no-fund"])?;
+        }
+        let agent = pack(&agent_dir, &tarballs)?;
+        let package = app.join("bindings/notes-contracts");
+        npm(&package, &["install", "--no-audit", "--no-fund", &agent])?;
+        npm(&package, &["run", "build"])?;
+        let notes = pack(&package, &tarballs)?;
+        let client = app.join("client");
+        npm(
+            &client,
+            &["install", "--no-audit", "--no-fund", &agent, &notes],
+        )?;
+        npm(&client, &["run", "build"])?;
+
+        // The host, as `cargo run` starts it, on a port of its own.
+        let binary = target.join("debug/notes-app");
+        let mut host = Command::new(&binary)
+            .arg("127.0.0.1:0")
+            .current_dir(app)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("{}: {e}", binary.display()))?;
+        let url = listening(&mut host);
+        let result = url.and_then(|url| {
+            eprintln!("test-app: the node client against {url}");
+            let out = run_cmd(
+                Command::new("npm")
+                    .args(["test"])
+                    .current_dir(&client)
+                    .env("NOTES_URL", &url),
+            )?;
+            check(out, "the node client")
+        });
+        let _ = host.kill();
+        let _ = host.wait();
+        result?;
+        eprintln!("test-app: the node client talked to the host over a real socket");
         Ok(())
+    }
+
+    /// The `listening on ws://...` line the host prints once bound, within 30 s.
+    fn listening(host: &mut std::process::Child) -> Result<String, String> {
+        let stdout = host.stdout.take().ok_or("the host has no stdout")?;
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let start = Instant::now();
+        let line = rx
+            .recv_timeout(Duration::from_secs(30))
+            .map_err(|_| format!("the host printed no address in {:?}", start.elapsed()))?;
+        line.trim()
+            .strip_prefix("listening on ")
+            .map(str::to_owned)
+            .ok_or_else(|| format!("the host printed {line:?}, not its address"))
+    }
+
+    /// `npm pack` of `dir` into `into`; answers the tarball's path.
+    fn pack(dir: &Path, into: &Path) -> Result<String, String> {
+        let into = into.display().to_string();
+        let out = npm(dir, &["pack", "--silent", "--pack-destination", &into])?;
+        let name = out
+            .stdout
+            .lines()
+            .last()
+            .map(str::trim)
+            .filter(|n| n.ends_with(".tgz"))
+            .ok_or_else(|| {
+                format!(
+                    "npm pack in {} named no tarball: {}",
+                    dir.display(),
+                    out.stdout
+                )
+            })?;
+        Ok(PathBuf::from(into).join(name).display().to_string())
+    }
+
+    fn npm(dir: &Path, args: &[&str]) -> Result<Output, String> {
+        eprintln!("test-app: npm {} ({})", args.join(" "), dir.display());
+        let out = run_cmd(Command::new("npm").args(args).current_dir(dir))?;
+        let what = format!("npm {} in {}", args.join(" "), dir.display());
+        if out.code != 0 {
+            return Err(format!(
+                "{what}: exit {}:\n{}{}",
+                out.code, out.stdout, out.stderr
+            ));
+        }
+        Ok(out)
+    }
+
+    fn check(out: Output, what: &str) -> Step {
+        if out.code == 0 {
+            return Ok(());
+        }
+        Err(format!(
+            "{what}: exit {}:\n{}{}",
+            out.code, out.stdout, out.stderr
+        ))
     }
 }

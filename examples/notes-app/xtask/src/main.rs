@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let mut ts = TsOptions::new("@acme/notes-contracts", "NOTES");
+    ts.description = "The notes app: its tables beside the agent ones, types and Zod schemas.".into();
     ts.base_packages.insert(
         "agent".into(),
         BasePackage::new("@adecore/agent-contracts", "AGENT", "^0.1.0"),
