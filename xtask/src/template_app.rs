@@ -142,6 +142,16 @@ fn run_all(root: &Path, update: bool) -> Step {
 /// Packages and verifies the published crates; answers the unpacked package directories.
 fn package(root: &Path, target: &Path) -> Result<Vec<(String, PathBuf)>, String> {
     forget_verified_sources();
+    // Cargo takes a registry crate's build for fresh by its version alone, so the verify
+    // builds of an earlier run (same version, other sources) are cleaned first.
+    let mut clean = vec!["clean", "--quiet"];
+    for p in PUBLISHED {
+        clean.extend(["-p", p]);
+    }
+    let out = run_cmd(Command::new(cargo()).args(&clean).current_dir(root))?;
+    if out.code != 0 {
+        return Err(format!("cargo clean failed:\n{}", out.stderr));
+    }
     let mut args = vec!["package", "--quiet"];
     for p in PUBLISHED {
         args.extend(["-p", p]);
@@ -377,13 +387,23 @@ pub mod node {
         }
         let agent = pack(&agent_dir, &tarballs)?;
         let package = app.join("bindings/notes-contracts");
-        npm(&package, &["install", "--no-audit", "--no-fund", &agent])?;
+        npm(
+            &package,
+            &["install", "--no-save", "--no-audit", "--no-fund", &agent],
+        )?;
         npm(&package, &["run", "build"])?;
         let notes = pack(&package, &tarballs)?;
         let client = app.join("client");
         npm(
             &client,
-            &["install", "--no-audit", "--no-fund", &agent, &notes],
+            &[
+                "install",
+                "--no-save",
+                "--no-audit",
+                "--no-fund",
+                &agent,
+                &notes,
+            ],
         )?;
         npm(&client, &["run", "build"])?;
 

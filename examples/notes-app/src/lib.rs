@@ -69,8 +69,9 @@ impl notes::Host for Connection {
         let mut notes = self.app.notes.lock().unwrap_or_else(|e| e.into_inner());
         notes.insert(p.id.clone(), p.text);
         drop(notes);
+        // Every client hears it; an event too large for a frame is refused here, not sent.
         let event = NoteChangedEvent { id: p.id };
-        self.app.hub.broadcast(notes::events::NoteChanged::NAME, &event);
+        self.app.hub.broadcast(notes::events::NoteChanged::NAME, &event)?;
         Ok(Empty {})
     }
 }
