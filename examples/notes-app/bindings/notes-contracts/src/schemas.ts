@@ -3,11 +3,12 @@
 // Every type of the `notes` protocol: a Zod schema and its type.
 
 import { z } from 'zod';
+import { onString } from './limits.js';
 
 /**
  * A note's id, as the app made it.
  */
-export const NoteIdSchema = z.string().min(1).max(64);
+export const NoteIdSchema = z.string().min(1, onString).max(64, onString);
 /**
  * A note's id, as the app made it.
  */
