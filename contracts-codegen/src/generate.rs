@@ -1,4 +1,4 @@
-//! generate: the codegen library an app's xtask is made of (and ours, for the example app).
+//! generate: the codegen library an app's xtask is made of (and this repository's).
 //!
 //! Three steps: load the protocols the app builds on, load the app's own schema directory on
 //! top of them, then plan the outputs (a TypeScript package, its JSON Schema, the Markdown
@@ -99,6 +99,8 @@ pub enum Error {
     Schema { dir: PathBuf, error: LoadError },
     /// An app's existing `package.json` that cannot be read back for its own keys.
     PackageJson { path: PathBuf, message: String },
+    /// An input of the plan that could not be read (a file it copies).
+    Read { path: PathBuf, message: String },
     /// A file that could not be written or removed.
     Io {
         path: PathBuf,
@@ -111,6 +113,7 @@ impl fmt::Display for Error {
         match self {
             Error::Schema { error, .. } => f.write_str(error.render().trim_end()),
             Error::PackageJson { path, message } => write!(f, "{}:{message}", path.display()),
+            Error::Read { path, message } => write!(f, "{}: {message}", path.display()),
             Error::Io { path, error } => write!(f, "{}: {error}", path.display()),
         }
     }
@@ -139,15 +142,25 @@ impl fmt::Display for Change {
     }
 }
 
+/// An input that could not be read while planning, by path with the reason.
+#[derive(Clone, Debug)]
+enum PlanError {
+    PackageJson(PathBuf, String),
+    Read(PathBuf, String),
+}
+
 /// Every file a codegen run owns, by path relative to its root.
 #[derive(Clone, Debug)]
 pub struct Outputs {
     root: PathBuf,
     files: BTreeMap<PathBuf, String>,
     owned: BTreeSet<PathBuf>,
+    /// Directories whose every file with an extension is generated (JSON lines carry no
+    /// header), by directory and extension.
+    owned_by_extension: BTreeSet<(PathBuf, String)>,
     /// Inputs that could not be read while planning, by path with the reason; `write` and
     /// `run` refuse with them.
-    errors: Vec<(PathBuf, String)>,
+    errors: Vec<PlanError>,
 }
 
 impl Outputs {
@@ -157,8 +170,14 @@ impl Outputs {
             root: root.into(),
             files: BTreeMap::new(),
             owned: BTreeSet::new(),
+            owned_by_extension: BTreeSet::new(),
             errors: Vec::new(),
         }
+    }
+
+    /// The root every path is relative to.
+    pub fn root(&self) -> &Path {
+        &self.root
     }
 
     /// The TypeScript package in `dir` (`package.json`, `tsconfig.json`, `src/*.ts`) and its
@@ -187,7 +206,7 @@ impl Outputs {
             Ok(text) => match typescript::package::parse_existing(&text) {
                 Ok(map) => Some(map),
                 Err(e) => {
-                    self.errors.push((path, e.0));
+                    self.errors.push(PlanError::PackageJson(path, e.0));
                     return self;
                 }
             },
@@ -249,11 +268,41 @@ impl Outputs {
         self
     }
 
+    /// Owns every file of `dir` (not its subdirectories) whose name ends with `.extension`,
+    /// for generated files that cannot carry a header (JSON lines): one that is not planned is
+    /// extra.
+    pub fn own_files(&mut self, dir: impl AsRef<Path>, extension: &str) -> &mut Self {
+        self.owned_by_extension
+            .insert((dir.as_ref().to_path_buf(), extension.to_owned()));
+        self
+    }
+
+    /// A file of the root copied into the plan at `to` (a license file every package ships:
+    /// npm packs only what is under the package). A file that cannot be read is an error of
+    /// the plan.
+    pub fn copy(&mut self, from: impl AsRef<Path>, to: impl AsRef<Path>) -> &mut Self {
+        let from = from.as_ref();
+        match std::fs::read_to_string(self.root.join(from)) {
+            Ok(text) => self.file(to, text),
+            Err(e) => {
+                self.errors
+                    .push(PlanError::Read(from.to_path_buf(), e.to_string()));
+                self
+            }
+        }
+    }
+
     /// What could not be read while planning (an app's `package.json` that is not JSON).
     pub fn errors(&self) -> Vec<Error> {
-        let error = |(path, message): &(PathBuf, String)| Error::PackageJson {
-            path: path.clone(),
-            message: message.clone(),
+        let error = |e: &PlanError| match e {
+            PlanError::PackageJson(path, message) => Error::PackageJson {
+                path: path.clone(),
+                message: message.clone(),
+            },
+            PlanError::Read(path, message) => Error::Read {
+                path: path.clone(),
+                message: message.clone(),
+            },
         };
         self.errors.iter().map(error).collect()
     }
@@ -272,6 +321,7 @@ impl Outputs {
     pub fn extend(&mut self, other: Outputs) -> &mut Self {
         self.files.extend(other.files);
         self.owned.extend(other.owned);
+        self.owned_by_extension.extend(other.owned_by_extension);
         self.errors.extend(other.errors);
         self
     }
@@ -288,6 +338,13 @@ impl Outputs {
         }
         for dir in &self.owned {
             for path in generated_files(&self.root, dir) {
+                if !self.files.contains_key(&path) {
+                    out.push((path, Change::Extra));
+                }
+            }
+        }
+        for (dir, extension) in &self.owned_by_extension {
+            for path in files_with_extension(&self.root, dir, extension) {
                 if !self.files.contains_key(&path) {
                     out.push((path, Change::Extra));
                 }
@@ -372,6 +429,21 @@ impl Outputs {
 /// Whether a file's text starts with a header this crate writes.
 pub fn is_generated(text: &str) -> bool {
     text.starts_with(typescript::HEADER) || text.starts_with(docs::HEADER)
+}
+
+/// Files directly in `root/dir` whose name ends with `.extension`, relative to `root`.
+fn files_with_extension(root: &Path, dir: &Path, extension: &str) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| e.path().is_file())
+        .map(|e| dir.join(e.file_name()))
+        .filter(|p| p.extension().is_some_and(|x| x == extension))
+        .collect();
+    out.sort();
+    out
 }
 
 /// Files under `root/dir` (recursively) that start with a generated header, relative to `root`.
@@ -476,6 +548,51 @@ mod tests {
         assert_eq!(out.run(false, "cargo xtask codegen"), 0);
         assert!(!root.join("pkg/src/gone.ts").exists());
         assert!(root.join("pkg/src/client.ts").exists());
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn files_owned_by_extension_and_copies() {
+        let root = temp("by-extension");
+        write(&root, "corpus/kept.jsonl", "old\n");
+        write(&root, "corpus/gone.jsonl", "{}\n");
+        write(&root, "corpus/notes.md", "hand-written\n");
+        write(&root, "corpus/deeper/other.jsonl", "{}\n");
+        write(&root, "LICENSE", "the license\n");
+        let mut out = Outputs::new(&root);
+        out.file("corpus/kept.jsonl", "new\n".into())
+            .own_files("corpus", "jsonl")
+            .copy("LICENSE", "pkg/LICENSE");
+        assert!(out.errors().is_empty());
+        // Only `.jsonl` files directly in the directory are the plan's.
+        assert_eq!(
+            out.differences(),
+            vec![
+                (PathBuf::from("corpus/gone.jsonl"), Change::Extra),
+                (PathBuf::from("corpus/kept.jsonl"), Change::Stale),
+                (PathBuf::from("pkg/LICENSE"), Change::Missing),
+            ]
+        );
+        assert_eq!(out.run(false, "cargo xtask codegen"), 0);
+        assert!(out.differences().is_empty());
+        assert!(!root.join("corpus/gone.jsonl").exists());
+        assert!(root.join("corpus/notes.md").exists());
+        assert!(root.join("corpus/deeper/other.jsonl").exists());
+        assert_eq!(
+            std::fs::read_to_string(root.join("pkg/LICENSE")).unwrap(),
+            "the license\n"
+        );
+
+        // A file the plan copies and cannot read is an error: nothing is written.
+        let mut missing = Outputs::new(&root);
+        missing
+            .file("other.txt", "x".into())
+            .copy("NOPE", "pkg/NOPE");
+        let errors: Vec<String> = missing.errors().iter().map(ToString::to_string).collect();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].starts_with("NOPE: "), "{errors:?}");
+        assert_eq!(missing.run(false, "cargo xtask codegen"), 1);
+        assert!(!root.join("other.txt").exists());
         let _ = std::fs::remove_dir_all(&root);
     }
 

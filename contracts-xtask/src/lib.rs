@@ -87,13 +87,13 @@ struct Cli {
 
 /// One protocol of the project: its name, where its schema is, what it builds on.
 #[derive(Clone, Debug)]
-struct Spec {
-    name: String,
-    dir: PathBuf,
-    bases: Vec<String>,
+pub(crate) struct Spec {
+    pub(crate) name: String,
+    pub(crate) dir: PathBuf,
+    pub(crate) bases: Vec<String>,
     /// A base read from outside the tree (the runtime's published schema): loaded and used,
     /// never generated for nor judged by compat.
-    external: bool,
+    pub(crate) external: bool,
 }
 
 /// The protocols of a project, loaded and checked, by name.
@@ -198,14 +198,11 @@ impl Project {
         let root = root.to_path_buf();
         match command {
             Command::Codegen { check } => self.codegen(&root, check),
-            Command::Check { dir, bases } => {
-                let (dirs, bases) = match dir {
-                    Some(d) => (vec![d], bases),
-                    None if bases.is_empty() => self.check_dirs(&root),
-                    None => (Vec::new(), bases),
-                };
-                check::run(&root, &dirs, &bases)
-            }
+            Command::Check { dir, bases } => match dir {
+                Some(d) => check::run(&root, &[d], &bases),
+                None if bases.is_empty() => check::protocols(&root, &self.specs),
+                None => check::run(&root, &[], &bases),
+            },
             Command::Compat(mut args) => {
                 self.compat_defaults(&root, &mut args);
                 compat::run(&root, args)
@@ -287,18 +284,6 @@ impl Project {
         }
     }
 
-    /// `check` with no directory: every own protocol, with its bases.
-    fn check_dirs(&self, root: &Path) -> (Vec<PathBuf>, Vec<String>) {
-        let own: Vec<&Spec> = self.specs.iter().filter(|s| !s.external).collect();
-        let bases = self
-            .specs
-            .iter()
-            .filter(|s| s.external)
-            .map(|s| format!("{}={}", s.name, root.join(&s.dir).display()))
-            .collect();
-        (own.iter().map(|s| s.dir.clone()).collect(), bases)
-    }
-
     /// `compat` with no `--schema`: the project's own protocols, on its external bases.
     fn compat_defaults(&self, root: &Path, args: &mut compat::Args) {
         if self.specs.iter().all(|s| !s.external) {
@@ -347,6 +332,43 @@ mod tests {
             .unwrap();
         }
         (tmp.clone(), tmp.join("one"), tmp.join("two"))
+    }
+
+    #[test]
+    fn check_without_a_directory_checks_each_protocol_on_its_bases() {
+        let tmp = std::env::temp_dir().join(format!("xtask-check-{}", std::process::id()));
+        let write = |path: &str, text: &str| {
+            let p = tmp.join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        write("base/a.contract", "type Id = string(min = 1);\n");
+        write("app/b.contract", "use base::{Id};\nstruct Doc { id: Id }\n");
+        let project =
+            Project::new(&tmp)
+                .protocol("base", "base", &[])
+                .protocol("app", "app", &["base"]);
+        let check = |p: &Project| {
+            p.run_in(
+                &tmp,
+                Command::Check {
+                    dir: None,
+                    bases: Vec::new(),
+                },
+            )
+        };
+        // The app's import resolves only through its declared base.
+        assert_eq!(check(&project), ExitCode::SUCCESS);
+        write(
+            "app/b.contract",
+            "use base::{Id};\nstruct Doc { id: Missing }\n",
+        );
+        assert_eq!(check(&project), ExitCode::from(1));
+        // A base that fails: the app on it is not checked, and the command fails.
+        write("app/b.contract", "use base::{Id};\nstruct Doc { id: Id }\n");
+        write("base/a.contract", "type Id = strin;\n");
+        assert_eq!(check(&project), ExitCode::from(1));
+        let _ = std::fs::remove_dir_all(tmp);
     }
 
     #[test]

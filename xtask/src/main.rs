@@ -12,8 +12,8 @@
 //! cargo xtask site [--no-browser]       the reference as a static site, opened in Chromium
 //! ```
 //!
-//! Built on `contracts-xtask`, the library an app's xtask is made of: `check`, `compat` and
-//! `validate` are the library's, and every command works on the checkout it is run in (found
+//! Built on `contracts-xtask`, the library an app's xtask is made of: `codegen` (planned by
+//! [`codegen::plan`]), `check`, `compat` and `validate` are the library's, and every command works on the checkout it is run in (found
 //! from the current directory, refused when this binary was built from another).
 
 mod codegen;
@@ -43,8 +43,8 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
-    /// Parse and check a schema directory and print its diagnostics (default: every directory
-    /// under `schema/`).
+    /// Parse and check a schema directory and print its diagnostics (default: every protocol
+    /// of the project, each on its bases).
     Check {
         dir: Option<PathBuf>,
         /// Protocols the directory builds on, as `name=DIR` (an app's `agent=schema/agent`).
@@ -74,12 +74,19 @@ enum Command {
     },
 }
 
-/// This repository as the library sees it: two protocols under `schema/`, judged by the
-/// runtime's `contracts-validate`.
-fn project() -> Project {
+/// This repository as the library sees it: two protocols under `schema/` and the example app
+/// on the agent's, its outputs ([`codegen::plan`]), and the runtime's `contracts-validate`
+/// to judge frames.
+pub fn project() -> Project {
     Project::new(env!("CARGO_MANIFEST_DIR"))
         .protocol("agent", "schema/agent", &[])
         .protocol("connect", "schema/connect", &[])
+        .protocol(
+            codegen::EXAMPLE_APP,
+            "examples/documents-app/schema",
+            &["agent"],
+        )
+        .outputs(codegen::plan)
         .validator(Validator {
             package: "adecore-contracts".into(),
             bin: "contracts-validate".into(),
@@ -99,7 +106,7 @@ fn main() -> ExitCode {
     };
     let common = |c| project.run_in(&root, c);
     match cli.command {
-        Command::Codegen { check } => codegen::run(&root, check),
+        Command::Codegen { check } => common(contracts_xtask::Command::Codegen { check }),
         Command::Check { dir, bases } => common(contracts_xtask::Command::Check { dir, bases }),
         Command::Compat(args) => common(contracts_xtask::Command::Compat(args)),
         Command::Validate(args) => common(contracts_xtask::Command::Validate(args)),

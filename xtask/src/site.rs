@@ -120,14 +120,12 @@ fn chromium(root: &Path) -> Result<(), String> {
 /// The site's pages, by file name, in the order of its table of contents, each with its
 /// title and the number of diagrams on it.
 pub fn pages(root: &Path) -> Result<Vec<(String, String, String, usize)>, String> {
+    let protocols = crate::project().load(root)?;
     let mut out = Vec::new();
     for t in targets() {
-        if !root.join("schema").join(t.protocol).is_dir() {
-            continue;
-        }
-        let model = codegen::load_protocol(root, t.protocol)?;
-        let options = codegen::docs_options(root, &t, &model)?;
-        let text = docs::emit(&model, &options);
+        let protocol = protocols.get(t.protocol);
+        let options = codegen::docs_options(root, &t, protocol)?;
+        let text = docs::emit(&protocol.model, &options);
         out.push((
             format!("{}.md", t.protocol),
             format!("The {} protocol", t.protocol),
@@ -135,8 +133,9 @@ pub fn pages(root: &Path) -> Result<Vec<(String, String, String, usize)>, String
             options.flows.len(),
         ));
     }
-    let app = codegen::example_app_reference(root, "agent.md")?;
-    out.push(("documents.md".into(), "An app: documents".into(), app, 0));
+    let app = protocols.get(codegen::EXAMPLE_APP);
+    let text = docs::emit(&app.model, &codegen::example_app_docs("agent.md"));
+    out.push(("documents.md".into(), "An app: documents".into(), text, 0));
     Ok(out)
 }
 
