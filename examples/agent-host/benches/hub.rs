@@ -2,8 +2,10 @@
 //! publishes chat.event deltas, the hub routes them to the attached clients, `serve` queues
 //! them on each client's port, and the client ports read them off the socket. One group each
 //! for 1 and 4 attached clients (the throughput counts frames received, all clients
-//! together), and one for request round trips (chat.list, one at a time). Figures are in
-//! docs/benchmarks.md. Run: `cargo bench -p agent-host --bench hub`.
+//! together), and one for request round trips (chat.list, one at a time). Each runs twice, on
+//! the memory store and on the SQLite store the host uses by default, so the cost of writing
+//! every event before it is sent is a ratio of one run. Figures are in docs/benchmarks.md.
+//! Run: `cargo bench -p agent-host --bench hub`.
 
 use agent_host::{EchoAgent, Options};
 use contracts::agent::client::Client;
@@ -16,29 +18,70 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// Where the hub keeps its chats.
+#[derive(Clone, Copy)]
+enum Store {
+    Memory,
+    Sqlite,
+}
+
+impl Store {
+    fn name(self) -> &'static str {
+        match self {
+            Store::Memory => "memory",
+            Store::Sqlite => "sqlite",
+        }
+    }
+}
+
 struct Bench {
     rt: tokio::runtime::Runtime,
+    /// The SQLite store's data directory, removed when the bench ends.
+    data_dir: Option<std::path::PathBuf>,
     agent: Arc<EchoAgent>,
     chat_id: String,
     /// Each attached client's raw frames.
     readers: Vec<FrameReceiver>,
     client: Client,
+    /// The other clients: a port closes when its last handle (here, its client) drops, so
+    /// they are kept for as long as their readers read.
+    _others: Vec<Client>,
 }
 
-fn setup(clients: usize) -> Bench {
+impl Drop for Bench {
+    fn drop(&mut self) {
+        if let Some(dir) = &self.data_dir {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+fn setup(clients: usize, store: Store) -> Bench {
+    let data_dir = match store {
+        Store::Memory => None,
+        Store::Sqlite => {
+            let dir = std::env::temp_dir()
+                .join(format!("agent-host-bench-{}-{clients}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            Some(dir)
+        }
+    };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .unwrap();
-    let (agent, chat_id, readers, client) = rt.block_on(async {
+    let (agent, chat_id, readers, mut others) = rt.block_on(async {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("ws://{}", listener.local_addr().unwrap());
-        let agent = EchoAgent::new(Options::default());
+        let agent = match &data_dir {
+            None => EchoAgent::new(Options::default()),
+            Some(dir) => EchoAgent::open(Options::default(), dir).unwrap(),
+        };
         let serving = agent.clone();
         tokio::spawn(async move { serving.serve(listener).await });
         let mut readers = Vec::new();
-        let mut first = None;
+        let mut clients_made = Vec::new();
         let mut chat_id = String::new();
         for n in 0..clients {
             let port = WebSocketPort::connect(&url, &WebSocketOptions::default())
@@ -67,16 +110,18 @@ fn setup(clients: usize) -> Bench {
                 .await
                 .unwrap();
             readers.push(port.receiver());
-            first.get_or_insert(client);
+            clients_made.push(client);
         }
-        (agent, chat_id, readers, first.unwrap())
+        (agent, chat_id, readers, clients_made)
     });
     let bench = Bench {
         rt,
+        data_dir,
         agent,
         chat_id,
         readers,
-        client,
+        client: others.remove(0),
+        _others: others,
     };
     // A reply to append the deltas to.
     bench
@@ -136,33 +181,38 @@ fn frames(c: &mut Criterion) {
     let mut group = c.benchmark_group("hub_websocket");
     group.sample_size(20);
     group.measurement_time(Duration::from_secs(5));
-    for clients in [1usize, 4] {
-        let mut bench = setup(clients);
-        const BATCH: u64 = 200;
-        group.throughput(Throughput::Elements(BATCH * clients as u64));
-        group.bench_function(format!("chat_event_to_{clients}_clients"), |b| {
-            b.iter_custom(|iters| {
-                let mut total = Duration::ZERO;
-                for _ in 0..iters {
-                    total += publish_and_read(&mut bench, BATCH);
-                }
-                total
+    for store in [Store::Memory, Store::Sqlite] {
+        for clients in [1usize, 4] {
+            let mut bench = setup(clients, store);
+            const BATCH: u64 = 200;
+            group.throughput(Throughput::Elements(BATCH * clients as u64));
+            group.bench_function(
+                format!("chat_event_to_{clients}_clients/{}", store.name()),
+                |b| {
+                    b.iter_custom(|iters| {
+                        let mut total = Duration::ZERO;
+                        for _ in 0..iters {
+                            total += publish_and_read(&mut bench, BATCH);
+                        }
+                        total
+                    })
+                },
+            );
+        }
+        let bench = setup(1, store);
+        group.throughput(Throughput::Elements(1));
+        group.bench_function(format!("request_round_trip/{}", store.name()), |b| {
+            b.iter(|| {
+                bench.rt.block_on(async {
+                    bench
+                        .client
+                        .request::<requests::ChatList>(Empty {})
+                        .await
+                        .unwrap()
+                })
             })
         });
     }
-    let bench = setup(1);
-    group.throughput(Throughput::Elements(1));
-    group.bench_function("request_round_trip", |b| {
-        b.iter(|| {
-            bench.rt.block_on(async {
-                bench
-                    .client
-                    .request::<requests::ChatList>(Empty {})
-                    .await
-                    .unwrap()
-            })
-        })
-    });
     group.finish();
 }
 
