@@ -1,7 +1,8 @@
 //! Every rule of the Agent Connect session core, frames in and frames out.
 
 use contracts::connect::session::{
-    Action, Config, ContextBudget, EventLog, Hub, Identity, MemoryLog, Notice, Role, SocketId,
+    Action, Config, ContextBudget, EventLog, Hub, Identity, LogError, MemoryLog, Notice, ReadError,
+    Role, SocketId, Written,
 };
 use contracts::connect::{
     ContextEdit, ContextWindowChange, ContextWindowCompact, ErrorCode, HeartbeatChange,
@@ -788,13 +789,13 @@ fn now_or_never_frames_are_not_in_the_log_and_a_reconnect_never_hears_them() {
 #[test]
 fn the_log_trait_serves_a_custom_retention() {
     let mut log = MemoryLog::new(2);
-    assert_eq!(log.next_seq(WS), 1);
+    assert_eq!(log.head(WS), Ok(0));
     let mut hub = Hub::new(Config::default(), std::mem::take(&mut log));
     fill(&mut hub, 3, "s");
     assert_eq!(hub.log().len(WS), 2);
     assert_eq!(hub.log().read(WS, 1, 10).unwrap().len(), 2);
     assert!(hub.log().read(WS, 0, 10).is_err());
-    assert_eq!(hub.log().find_key(WS, "usr_mo", "fill-s-0"), Some(1));
+    assert_eq!(hub.log().find_key(WS, "usr_mo", "fill-s-0"), Ok(Some(1)));
 }
 
 #[test]
@@ -804,10 +805,10 @@ fn the_log_forgets_the_oldest_keys_past_its_key_retention() {
     fill(&mut hub, 5, "s");
     assert_eq!(hub.log().len(WS), 2);
     assert_eq!(hub.log().key_count(WS), 3);
-    assert_eq!(hub.log().find_key(WS, "usr_mo", "fill-s-1"), None);
+    assert_eq!(hub.log().find_key(WS, "usr_mo", "fill-s-1"), Ok(None));
     // A key outlives its event: seq 3 was dropped, its key is still known.
-    assert_eq!(hub.log().find_key(WS, "usr_mo", "fill-s-2"), Some(3));
-    assert_eq!(hub.log().find_key(WS, "usr_mo", "fill-s-4"), Some(5));
+    assert_eq!(hub.log().find_key(WS, "usr_mo", "fill-s-2"), Ok(Some(3)));
+    assert_eq!(hub.log().find_key(WS, "usr_mo", "fill-s-4"), Ok(Some(5)));
     // A resend of a remembered key is a duplicate; of a forgotten one, a new event.
     let id = connect(&mut hub, member(), &[]);
     let ack =
@@ -826,7 +827,7 @@ fn the_log_keeps_at_least_a_key_per_event_it_holds() {
     let mut hub = Hub::new(Config::default(), MemoryLog::new(4).with_key_retain(1));
     fill(&mut hub, 6, "s");
     assert_eq!(hub.log().key_count(WS), 4);
-    assert_eq!(hub.log().find_key(WS, "usr_mo", "fill-s-2"), Some(3));
+    assert_eq!(hub.log().find_key(WS, "usr_mo", "fill-s-2"), Ok(Some(3)));
     // By default a workspace keeps ten keys per event it keeps.
     let mut hub = Hub::new(Config::default(), MemoryLog::new(1));
     fill(&mut hub, 12, "s");
@@ -909,3 +910,226 @@ const KNOWN: [&str; 8] = [
     "heartbeats",
     "context_windows",
 ];
+
+// ---- cursors the log cannot honour, pages by size, pacing ----
+
+fn subscribe_since(since: i64) -> String {
+    json!({ "frame": "subscribe", "workspace_id": WS, "since": since }).to_string()
+}
+
+#[test]
+fn since_ahead_of_the_head_is_not_found_never_silence() {
+    let mut hub = Hub::in_memory();
+    let reader = connect(&mut hub, owner(), &["events"]);
+    // An empty log (a server that lost its tail, or a cursor from another server).
+    let (code, _) = error_of(&only(
+        &hub.receive(reader, &subscribe_since(151), T0),
+        reader,
+    ));
+    assert_eq!(code, ErrorCode::NotFound);
+    fill(&mut hub, 3, "s");
+    let (code, _) = error_of(&only(&hub.receive(reader, &subscribe_since(4), T0), reader));
+    assert_eq!(code, ErrorCode::NotFound);
+    // Not subscribed: a later write is not heard; resuming from 0 replays the log and goes live.
+    let w = connect(&mut hub, member(), &[]);
+    assert!(to(&hub.receive(w, &post("s", "x", "k9"), T0), reader).is_empty());
+    let out = hub.receive(reader, &subscribe_since(0), T0);
+    assert_eq!(seqs(&only(&out, reader)), [1, 2, 3, 4]);
+    assert_eq!(
+        seqs(&only(&hub.receive(w, &post("s", "x", "k10"), T0), reader)),
+        [5]
+    );
+    // At the head exactly: nothing to replay, and live.
+    let again = connect(&mut hub, owner(), &["events"]);
+    assert!(to(&hub.receive(again, &subscribe_since(5), T0), again).is_empty());
+}
+
+#[test]
+fn pages_are_cut_by_bytes_too_and_never_exceed_the_frame_limit() {
+    let config = Config {
+        max_frame_bytes: 64 * 1024,
+        replay_budget: usize::MAX,
+        ..Config::default()
+    };
+    let mut hub = Hub::new(config, MemoryLog::default());
+    let w = connect(&mut hub, member(), &[]);
+    let text = "x".repeat(5_000);
+    for i in 0..60 {
+        hub.receive(w, &post("s", &text, &format!("big-{i}")), T0);
+    }
+    for accepts in [&["events"][..], &[][..]] {
+        let reader = connect(&mut hub, owner(), accepts);
+        let frames = to(&hub.receive(reader, &subscribe_since(0), T0), reader);
+        assert!(frames.len() > 1);
+        for f in &frames {
+            assert!(serde_json::to_string(f).unwrap().len() <= 64 * 1024);
+        }
+        let all: Vec<i64> = frames.iter().flat_map(seqs).collect();
+        assert_eq!(all, (1..=60).collect::<Vec<_>>());
+    }
+}
+
+#[test]
+fn a_replay_is_paced_by_its_budget_and_live_events_wait_for_it() {
+    let config = Config {
+        max_frame_bytes: 16 * 1024,
+        replay_budget: 1,
+        ..Config::default()
+    };
+    let mut hub = Hub::new(config, MemoryLog::default());
+    let w = connect(&mut hub, member(), &[]);
+    let text = "y".repeat(3_000);
+    for i in 0..20 {
+        hub.receive(w, &post("s", &text, &format!("p-{i}")), T0);
+    }
+    let reader = connect(&mut hub, owner(), &["events"]);
+    let mut got: Vec<i64> = to(&hub.receive(reader, &subscribe_since(0), T0), reader)
+        .iter()
+        .flat_map(seqs)
+        .collect();
+    let mut n = 20;
+    while hub.replaying(reader) {
+        // A write while the replay is under way is not sent live: the replay reaches it.
+        n += 1;
+        let live = hub.receive(w, &post("s", "z", &format!("p-{n}")), T0);
+        assert!(to(&live, reader).is_empty());
+        got.extend(to(&hub.pump(reader), reader).iter().flat_map(seqs));
+        assert!(n < 200, "the replay never caught up: {got:?}");
+    }
+    assert_eq!(got, (1..=n).collect::<Vec<_>>());
+    // Caught up: live again.
+    let live = hub.receive(w, &post("s", "z", "p-last"), T0);
+    assert_eq!(seqs(&only(&live, reader)), [n + 1]);
+    assert!(hub.pump(reader).is_empty());
+}
+
+#[test]
+fn an_event_too_large_to_ever_be_sent_is_invalid_event_before_it_is_acked() {
+    let config = Config {
+        max_frame_bytes: 4096,
+        ..Config::default()
+    };
+    let mut hub = Hub::new(config, MemoryLog::default());
+    let reader = connect(&mut hub, owner(), &["events"]);
+    hub.receive(
+        reader,
+        &json!({ "frame": "subscribe", "workspace_id": WS }).to_string(),
+        T0,
+    );
+    let w = connect(&mut hub, member(), &[]);
+    // The client frame fits, but the server's frame (envelope filled in) would not.
+    let text = "a".repeat(3_900);
+    let out = hub.receive(w, &post("s", &text, "too-big"), T0);
+    assert_eq!(
+        error_of(&only(&out, w)),
+        (ErrorCode::InvalidEvent, Some("too-big".to_owned()))
+    );
+    assert!(to(&out, reader).is_empty());
+    assert!(hub.log().is_empty(WS));
+    // Just under: acked, and its frame reaches the subscriber within the limit.
+    let text = "a".repeat(3_000);
+    let out = hub.receive(w, &post("s", &text, "fits"), T0);
+    assert!(matches!(only(&out, w), ServerFrame::Ack(_)));
+    let live = only(&out, reader);
+    assert!(serde_json::to_string(&live).unwrap().len() <= 4096);
+}
+
+#[test]
+fn no_socket_is_pinged_before_its_hello() {
+    let mut hub = Hub::in_memory();
+    let fresh = hub.open(member(), T0);
+    let ready = connect(&mut hub, owner(), &[]);
+    let out = hub.tick(T0 + 20_000);
+    assert!(to(&out, fresh).is_empty(), "{out:?}");
+    assert!(matches!(only(&out, ready), ServerFrame::Ping(_)));
+    // The idle timeout still closes a socket that never said hello.
+    let out = hub.tick(T0 + 60_000);
+    assert!(out.contains(&Action::Close { socket: fresh }));
+}
+
+/// A log whose store fails: nothing is acked, the writer is told `internal` with its key.
+#[derive(Default)]
+struct Broken;
+
+impl EventLog for Broken {
+    fn head(&self, _: &str) -> Result<i64, LogError> {
+        Ok(0)
+    }
+    fn find_key(&self, _: &str, _: &str, _: &str) -> Result<Option<i64>, LogError> {
+        Err(LogError("disk full".into()))
+    }
+    fn write(
+        &mut self,
+        _: &str,
+        _: &str,
+        _: &str,
+        _: &mut dyn FnMut(i64) -> contracts::connect::session::LogEntry,
+    ) -> Result<Written, LogError> {
+        Err(LogError("disk full".into()))
+    }
+    fn read(
+        &self,
+        _: &str,
+        _: i64,
+        _: usize,
+    ) -> Result<Vec<contracts::connect::session::LogEntry>, ReadError> {
+        Err(ReadError::Log(LogError("disk gone".into())))
+    }
+}
+
+#[test]
+fn a_failing_log_is_internal_and_never_acked() {
+    let mut hub = Hub::new(Config::default(), Broken);
+    let id = hub.open(member(), T0);
+    hub.receive(id, &hello_with(&["events"]), T0);
+    let out = hub.receive(id, &post("s", "x", "k1"), T0);
+    assert_eq!(
+        error_of(&only(&out, id)),
+        (ErrorCode::Internal, Some("k1".to_owned()))
+    );
+    let out = hub.receive(id, &subscribe_since(0), T0);
+    assert_eq!(error_of(&only(&out, id)).0, ErrorCode::Internal);
+}
+
+#[test]
+fn a_pong_waits_for_the_replay_under_way_so_it_marks_its_end() {
+    let config = Config {
+        max_frame_bytes: 8 * 1024,
+        replay_budget: 1,
+        ..Config::default()
+    };
+    let mut hub = Hub::new(config, MemoryLog::default());
+    let w = connect(&mut hub, member(), &[]);
+    for i in 0..10 {
+        hub.receive(w, &post("s", &"q".repeat(3_000), &format!("q-{i}")), T0);
+    }
+    let reader = connect(&mut hub, owner(), &["events"]);
+    let mut frames = to(&hub.receive(reader, &subscribe_since(0), T0), reader);
+    frames.extend(to(
+        &hub.receive(
+            reader,
+            &json!({ "frame": "ping", "ts": 77 }).to_string(),
+            T0,
+        ),
+        reader,
+    ));
+    for _ in 0..20 {
+        frames.extend(to(&hub.pump(reader), reader));
+    }
+    let last = frames.pop();
+    assert!(
+        matches!(&last, Some(ServerFrame::Pong(p)) if p.ts == 77),
+        "{last:?}"
+    );
+    assert_eq!(
+        frames.iter().flat_map(seqs).collect::<Vec<_>>(),
+        (1..=10).collect::<Vec<_>>()
+    );
+    // Live: a ping is answered at once.
+    let out = hub.receive(
+        reader,
+        &json!({ "frame": "ping", "ts": 78 }).to_string(),
+        T0,
+    );
+    assert!(matches!(only(&out, reader), ServerFrame::Pong(p) if p.ts == 78));
+}

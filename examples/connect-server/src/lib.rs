@@ -1,16 +1,31 @@
-//! A reference Agent Connect server: WebSocket on `/v1/ws`, built on the sans-IO
-//! [`Hub`].
+//! A reference Agent Connect server: WebSocket on `/v1/ws`, `GET /v1/join` and the admin
+//! routes on the same listener, built on the sans-IO [`Hub`].
 //!
-//! Each connection's token comes from its upgrade request: `Authorization: Bearer TOKEN`, or
-//! the `token` query parameter when there is no such header (browsers cannot set headers on a
-//! WebSocket). A connection without a known token is answered with an `unauthorized` error
-//! frame and closed. The hub, every connection's port and a ticker (pings, idle sockets) share
-//! one lock that is never held across an await: the hub answers at once, and sending on a
-//! port only queues.
+//! Each connection's token comes from its request: `Authorization: Bearer TOKEN`, or the
+//! `token` query parameter when there is no such header (browsers cannot set headers on a
+//! WebSocket). A WebSocket without a known token is answered with an `unauthorized` error frame
+//! and closed.
+//!
+//! The hub, every socket's [`WebSocketPort`] and a ticker (pings, idle sockets) share one
+//! lock that is never held across an await: the hub answers at once (a durable log has
+//! committed before it answers), and sending on a port only queues.
+//!
+//! # Memory per socket
+//!
+//! Each port's outgoing queue is bounded by bytes ([`Limits::max_queued_bytes`], one
+//! [`Limits`] with the hub's frame limit). A frame that would go past it closes the socket as a
+//! slow consumer: the port drops what it held and closes with WebSocket code 1008 and the
+//! reason, and the client reconnects and resumes with `since`. A replay is sent a page at a
+//! time, only while the queue has room for a page and one more frame, so a reader catching up
+//! never fills it by itself. Every frame the hub asks for is queued or its failure handled: a
+//! closed or slow socket is forgotten (the hub told), a frame over the limit (which the hub
+//! never makes) closes the socket with an `internal` error.
 
+pub mod admin;
+pub mod http;
 pub mod tokens;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -19,15 +34,18 @@ use contracts::connect::ErrorCode;
 use contracts::connect::session::{
     Action, Config, EventLog, Hub, MemoryLog, SocketId, error_frame,
 };
-use contracts::port::{FramePortExt, WebSocketOptions, WebSocketPort};
+use contracts::port::{FramePortExt, Limits, SendError, WebSocketOptions, WebSocketPort};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
 use tokio_tungstenite::tungstenite::http::StatusCode;
 
 pub use tokens::TokenTable;
 
-/// The path the server speaks on.
+/// The path the WebSocket speaks on.
 pub const PATH: &str = "/v1/ws";
+
+/// How often a socket whose replay waits for room looks at its queue again.
+const ROOM_POLL: Duration = Duration::from_millis(5);
 
 /// Milliseconds since the Unix epoch: the clock the hub is given.
 pub fn now_millis() -> i64 {
@@ -36,21 +54,78 @@ pub fn now_millis() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
-/// The hub and the port of each of its sockets.
-struct State<L: EventLog> {
-    hub: Hub<L>,
+/// How a server behaves: the hub's [`Config`] and the ports' [`Limits`], one frame size for
+/// both.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// The hub's settings; its `max_frame_bytes` is the ports' `max_frame_size`.
+    pub config: Config,
+    /// The most bytes of frames a socket's queue holds before it is closed as a slow consumer.
+    pub queue_bytes: usize,
+}
+
+impl Settings {
+    /// The limits the ports are given.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            max_frame_size: self.config.max_frame_bytes,
+            max_queued_bytes: self.queue_bytes,
+        }
+    }
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        let limits = Limits::default();
+        let config = Config {
+            max_frame_bytes: limits.max_frame_size,
+            // A replay is pumped a frame at a time as the queue drains.
+            replay_budget: limits.max_frame_size,
+            ..Config::default()
+        };
+        Settings {
+            config,
+            queue_bytes: limits.max_queued_bytes,
+        }
+    }
+}
+
+/// The hub and each of its sockets' ports.
+pub struct State<L: EventLog> {
+    /// The session core.
+    pub hub: Hub<L>,
     ports: HashMap<SocketId, WebSocketPort>,
 }
 
 impl<L: EventLog> State<L> {
-    /// Carries out what the hub asked: frames to send, sockets to close.
-    fn apply(&mut self, actions: Vec<Action>) {
-        for action in actions {
+    /// Carries out what the hub asked: frames to send, sockets to close, and what a failed
+    /// send leads to (a slow or closed socket forgotten, the hub told, whose answers are
+    /// carried out too). Answers how many frames were queued.
+    pub fn apply(&mut self, actions: Vec<Action>) -> usize {
+        let mut work: VecDeque<Action> = actions.into();
+        let mut queued = 0;
+        while let Some(action) = work.pop_front() {
             match action {
                 Action::Send { to, frame } => {
-                    if let Some(port) = self.ports.get(&to) {
-                        // A closed port: its connection task forgets the socket.
-                        let _ = port.send_json(&frame);
+                    let Some(port) = self.ports.get(&to) else {
+                        continue;
+                    };
+                    match port.send_json(&frame) {
+                        Ok(()) => queued += 1,
+                        // The port closed itself, telling the peer why (1008 for a slow one).
+                        Err(SendError::Closed | SendError::SlowConsumer(_)) => {
+                            self.forget(to, &mut work)
+                        }
+                        // The hub never makes such a frame; if it did, the peer hears why.
+                        Err(e) => {
+                            let refusal = error_frame(
+                                ErrorCode::Internal,
+                                format!("a frame was not sent: {e}"),
+                                None,
+                            );
+                            let _ = port.send_json(&refusal);
+                            self.forget(to, &mut work);
+                        }
                     }
                 }
                 Action::Close { socket } => {
@@ -60,6 +135,16 @@ impl<L: EventLog> State<L> {
                 }
             }
         }
+        queued
+    }
+
+    /// A socket is gone for good: its port closed, the hub told (a harness leaving is
+    /// presence for the others).
+    fn forget(&mut self, socket: SocketId, work: &mut VecDeque<Action>) {
+        if let Some(port) = self.ports.remove(&socket) {
+            port.close();
+            work.extend(self.hub.close(socket, now_millis()));
+        }
     }
 }
 
@@ -67,27 +152,32 @@ impl<L: EventLog> State<L> {
 pub struct Server<L: EventLog = MemoryLog> {
     tokens: TokenTable,
     state: Arc<Mutex<State<L>>>,
+    settings: Settings,
     options: WebSocketOptions,
 }
 
 impl Server<MemoryLog> {
-    /// A server with the spec's settings and an in-memory log.
+    /// A server with the default settings and an in-memory log.
     pub fn new(tokens: TokenTable) -> Self {
-        Server::with_log(tokens, Config::default(), MemoryLog::default())
+        Server::with_log(tokens, Settings::default(), MemoryLog::default())
     }
 }
 
 impl<L: EventLog + Send + 'static> Server<L> {
     /// A server over any event log.
-    pub fn with_log(tokens: TokenTable, config: Config, log: L) -> Self {
+    pub fn with_log(tokens: TokenTable, settings: Settings, log: L) -> Self {
         let state = State {
-            hub: Hub::new(config, log),
+            hub: Hub::new(settings.config.clone(), log),
             ports: HashMap::new(),
         };
+        let options = WebSocketOptions::default()
+            .path(PATH)
+            .limits(settings.limits());
         Server {
             tokens,
             state: Arc::new(Mutex::new(state)),
-            options: WebSocketOptions::default().path(PATH),
+            settings,
+            options,
         }
     }
 
@@ -112,8 +202,15 @@ impl<L: EventLog + Send + 'static> Server<L> {
         }
     }
 
-    /// One connection, from its upgrade to its end.
-    async fn connection(&self, stream: TcpStream) {
+    /// One connection: plain HTTP, or a WebSocket from its upgrade to its end.
+    async fn connection(&self, mut stream: TcpStream) {
+        let Some(head) = http::peek_head(&stream).await else {
+            return;
+        };
+        if !head.upgrade {
+            let _ = self.http(&mut stream, &head).await;
+            return;
+        }
         let Some((port, token)) = self.upgrade(stream).await else {
             return;
         };
@@ -135,15 +232,53 @@ impl<L: EventLog + Send + 'static> Server<L> {
             state.ports.insert(socket, port.clone());
             socket
         };
-        while let Some(frame) = frames.recv().await {
-            let mut state = lock(&self.state);
-            let actions = state.hub.receive_incoming(socket, &frame, now_millis());
-            state.apply(actions);
+        // A replay page is pumped while a whole page and one more frame fit in the queue.
+        let frame_limit = self.settings.config.max_frame_bytes;
+        let pump_at = self
+            .settings
+            .limits()
+            .queue_bound()
+            .saturating_sub(self.settings.config.replay_budget.max(1) + frame_limit);
+        loop {
+            let replaying = lock(&self.state).hub.replaying(socket);
+            let room = replaying && port.queued_bytes() <= pump_at;
+            tokio::select! {
+                frame = frames.recv() => {
+                    let Some(frame) = frame else { break };
+                    let mut state = lock(&self.state);
+                    let actions = state.hub.receive_incoming(socket, &frame, now_millis());
+                    state.apply(actions);
+                }
+                () = std::future::ready(()), if room => {
+                    let mut state = lock(&self.state);
+                    let actions = state.hub.pump(socket);
+                    state.apply(actions);
+                }
+                () = tokio::time::sleep(ROOM_POLL), if replaying && !room => {}
+            }
         }
         let mut state = lock(&self.state);
-        state.ports.remove(&socket);
-        let actions = state.hub.close(socket, now_millis());
-        state.apply(actions);
+        if state.ports.remove(&socket).is_some() {
+            let actions = state.hub.close(socket, now_millis());
+            state.apply(actions);
+        }
+    }
+
+    /// A request that is not a WebSocket: `GET /v1/join` and the admin routes.
+    async fn http(&self, stream: &mut TcpStream, head: &http::Head) -> io::Result<()> {
+        let body = match http::read_body(stream, head).await? {
+            Ok(body) => body,
+            Err(message) => {
+                return http::respond(stream, 400, &serde_json::json!({ "error": message })).await;
+            }
+        };
+        let token = tokens::token_of(head.authorization.as_deref(), head.query.as_deref());
+        let identity = token.as_deref().and_then(|t| self.tokens.get(t));
+        let (status, answer) = {
+            let mut state = lock(&self.state);
+            admin::route(&mut state, identity, head, &body, now_millis())
+        };
+        http::respond(stream, status, &answer).await
     }
 
     /// The WebSocket handshake: only `/v1/ws`, and the request's token.

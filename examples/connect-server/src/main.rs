@@ -1,20 +1,41 @@
 //! `connect-server`: a reference Agent Connect server on `ws://ADDR/v1/ws`.
 //!
 //! ```text
-//! connect-server --addr 127.0.0.1:0
+//! connect-server --addr 127.0.0.1:0 --data-dir ./connect-data
 //! connect-server --addr 127.0.0.1:8787 --workspace ws_1 --token t1=harness:h1:Scout --token t2=person:u1:Dana:owner
+//! connect-server --log memory --retain 10000
 //! ```
 //!
-//! Prints `listening on ws://HOST:PORT/v1/ws` once the socket is bound, then serves until
-//! killed. Without `--token`, the demo tokens of [`TokenTable::demo`] are used.
+//! Prints `listening on ws://HOST:PORT/v1/ws` once the socket is bound and the log is open,
+//! then serves until killed. Without `--token`, the demo tokens of [`TokenTable::demo`] are
+//! used. The log is SQLite in `--data-dir` unless `--log memory`.
 
+use std::io::Write as _;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{Parser, ValueEnum};
 use connect_server::tokens::DEMO_WORKSPACE;
-use connect_server::{PATH, Server, TokenTable};
-use contracts::connect::session::{Config, MemoryLog};
-use std::io::Write as _;
+use connect_server::{PATH, Server, Settings, TokenTable};
+use contracts::connect::session::{Durability, EventLog, MemoryLog, SqliteLog};
+
+/// Where events are kept.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum LogKind {
+    /// SQLite in the data directory: every acked event survives a crash.
+    Sqlite,
+    /// In memory: everything is gone when the process ends.
+    Memory,
+}
+
+/// When a SQLite commit reaches the disk.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Sync {
+    /// fsync at every commit: an acked event survives a power cut.
+    Full,
+    /// fsync at checkpoints: an acked event survives kill -9, not a power cut.
+    Normal,
+}
 
 /// A reference Agent Connect server.
 #[derive(Parser)]
@@ -31,13 +52,26 @@ struct Args {
     /// mo-token, gus-token in ws_demo).
     #[arg(long = "token", value_name = "SPEC")]
     tokens: Vec<String>,
-    /// How many events the in-memory log keeps per workspace.
-    #[arg(long, default_value_t = MemoryLog::DEFAULT_RETAIN)]
-    retain: usize,
-    /// How many idempotency keys the log remembers per workspace (at least --retain); ten per
-    /// event kept when not given.
+    /// Where events are kept.
+    #[arg(long, value_enum, default_value_t = LogKind::Sqlite)]
+    log: LogKind,
+    /// The directory of the SQLite log (`events.sqlite3`), made if missing.
+    #[arg(long, default_value = "connect-data")]
+    data_dir: PathBuf,
+    /// When a SQLite commit reaches the disk (docs/benchmarks.md has the cost).
+    #[arg(long, value_enum, default_value_t = Sync::Full)]
+    sync: Sync,
+    /// How many events the log keeps per workspace: 10,000 in memory, every one in SQLite
+    /// unless given.
+    #[arg(long, value_name = "N")]
+    retain: Option<usize>,
+    /// How many idempotency keys the log remembers per workspace (at least --retain): ten per
+    /// event kept in memory, every one in SQLite unless given.
     #[arg(long, value_name = "N")]
     key_retain: Option<usize>,
+    /// The most bytes of frames queued for one socket before it is closed as a slow consumer.
+    #[arg(long, value_name = "BYTES")]
+    queue_bytes: Option<usize>,
 }
 
 #[tokio::main]
@@ -55,27 +89,66 @@ async fn main() -> ExitCode {
         }
         table
     };
-    let listener = match tokio::net::TcpListener::bind(&args.addr).await {
+    let mut settings = Settings::default();
+    if let Some(bytes) = args.queue_bytes {
+        settings.queue_bytes = bytes;
+    }
+    match args.log {
+        LogKind::Memory => {
+            let mut log = MemoryLog::new(args.retain.unwrap_or(MemoryLog::DEFAULT_RETAIN));
+            if let Some(keys) = args.key_retain {
+                log = log.with_key_retain(keys);
+            }
+            serve(&args.addr, Server::with_log(tokens, settings, log)).await
+        }
+        LogKind::Sqlite => {
+            if let Err(e) = std::fs::create_dir_all(&args.data_dir) {
+                eprintln!(
+                    "connect-server: cannot make {}: {e}",
+                    args.data_dir.display()
+                );
+                return ExitCode::FAILURE;
+            }
+            let durability = match args.sync {
+                Sync::Full => Durability::Full,
+                Sync::Normal => Durability::Normal,
+            };
+            let path = args.data_dir.join("events.sqlite3");
+            let mut log = match SqliteLog::open(&path, durability) {
+                Ok(log) => log,
+                Err(e) => {
+                    eprintln!("connect-server: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            if let Some(n) = args.retain {
+                log = log.retain(n as u64);
+            }
+            if let Some(n) = args.key_retain {
+                log = log.key_retain(n as u64);
+            }
+            serve(&args.addr, Server::with_log(tokens, settings, log)).await
+        }
+    }
+}
+
+async fn serve<L: EventLog + Send + 'static>(addr: &str, server: Server<L>) -> ExitCode {
+    let listener = match tokio::net::TcpListener::bind(addr).await {
         Ok(l) => l,
         Err(e) => {
-            eprintln!("connect-server: cannot listen on {}: {e}", args.addr);
+            eprintln!("connect-server: cannot listen on {addr}: {e}");
             return ExitCode::FAILURE;
         }
     };
-    let addr = match listener.local_addr() {
+    let local = match listener.local_addr() {
         Ok(a) => a,
         Err(e) => {
             eprintln!("connect-server: {e}");
             return ExitCode::FAILURE;
         }
     };
-    println!("listening on ws://{addr}{PATH}");
+    println!("listening on ws://{local}{PATH}");
     let _ = std::io::stdout().flush();
-    let mut log = MemoryLog::new(args.retain);
-    if let Some(keys) = args.key_retain {
-        log = log.with_key_retain(keys);
-    }
-    let server = Server::with_log(tokens, Config::default(), log);
     match server.serve(listener).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

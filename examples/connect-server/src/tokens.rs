@@ -90,10 +90,15 @@ pub fn token_of(authorization: Option<&str>, query: Option<&str>) -> Option<Stri
     if let Some(token) = authorization.and_then(|h| h.strip_prefix("Bearer ")) {
         return Some(token.trim().to_owned());
     }
-    query?
+    query_param(query?, "token")
+}
+
+/// The value of the query parameter `name` in `query` (without `?`), percent-decoded.
+pub fn query_param(query: &str, name: &str) -> Option<String> {
+    query
         .split('&')
         .filter_map(|pair| pair.split_once('='))
-        .find(|(k, _)| *k == "token")
+        .find(|(k, _)| *k == name)
         .map(|(_, v)| percent_decode(v))
 }
 

@@ -1,6 +1,11 @@
 //! The event log behind a hub: a small trait, and the in-memory log a server starts with.
+//!
+//! A write is one call, [`EventLog::write`]: the key is looked up, the seq given, the event
+//! and its key stored, all at once. Whatever the log answers `Ok` for is what a hub acks, so
+//! a durable log must have made the write durable before it returns (the ack point).
 
 use std::collections::{HashMap, VecDeque};
+use std::fmt;
 
 use crate::connect::ServerEvent;
 
@@ -18,6 +23,36 @@ pub struct LogEntry {
     pub event: ServerEvent,
 }
 
+/// What a write did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Written {
+    /// The event was stored at this seq.
+    New(Seq),
+    /// The writer's key was already stored, at this seq: nothing was written.
+    Duplicate(Seq),
+}
+
+impl Written {
+    /// The seq the event sits at, new or not.
+    pub fn seq(self) -> Seq {
+        match self {
+            Written::New(seq) | Written::Duplicate(seq) => seq,
+        }
+    }
+}
+
+/// The store failed: a write answered with it was not made, a read has no answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogError(pub String);
+
+impl fmt::Display for LogError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the event log failed: {}", self.0)
+    }
+}
+
+impl std::error::Error for LogError {}
+
 /// `since` is older than the log holds: history after it was dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TooFarBehind {
@@ -25,29 +60,64 @@ pub struct TooFarBehind {
     pub oldest_since: Seq,
 }
 
+/// Why a read has no events to answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReadError {
+    /// Events after `since` were dropped.
+    TooFarBehind(TooFarBehind),
+    /// `since` is past the newest event: a log that lost its tail, or a cursor from another
+    /// server. Nothing the log will ever hold continues it.
+    AheadOfHead {
+        /// The newest seq the log holds (0: none).
+        head: Seq,
+    },
+    /// The store failed.
+    Log(LogError),
+}
+
+impl From<LogError> for ReadError {
+    fn from(e: LogError) -> Self {
+        ReadError::Log(e)
+    }
+}
+
 /// Where a hub writes events and reads them back.
 ///
-/// Events are kept per workspace, in seq order. Each write names the writer's idempotency key,
-/// so a resend finds the seq it was written at. Frames that are "now or never" (presence,
-/// restart, join, context.edit, ...) never reach the log.
+/// Events are kept per workspace, in seq order, with no gap. Each write names the writer's
+/// idempotency key, so a resend finds the seq it was written at, for as long as the log
+/// remembers the key. Frames that are "now or never" (presence, restart, join,
+/// context.edit, ...) never reach the log.
 pub trait EventLog {
-    /// The seq the next event of `workspace_id` will get.
-    fn next_seq(&self, workspace_id: &str) -> Seq;
+    /// The newest seq of `workspace_id` (0: nothing written).
+    fn head(&self, workspace_id: &str) -> Result<Seq, LogError>;
 
-    /// The seq of the event `writer` wrote under `key` in `workspace_id`, if there is one.
-    fn find_key(&self, workspace_id: &str, writer: &str, key: &str) -> Option<Seq>;
+    /// The seq of the event `writer` wrote under `key` in `workspace_id`, if it is remembered.
+    fn find_key(
+        &self,
+        workspace_id: &str,
+        writer: &str,
+        key: &str,
+    ) -> Result<Option<Seq>, LogError>;
 
-    /// Appends an entry whose seq is [`next_seq`](Self::next_seq), under `writer`'s `key`.
-    fn append(&mut self, workspace_id: &str, writer: &str, key: &str, entry: LogEntry);
+    /// Writes one event under `writer`'s `key`, as one step: a remembered key answers
+    /// [`Written::Duplicate`] and writes nothing; otherwise `make` is called with the next seq
+    /// and its entry is stored with the key. Answers only once the write is as safe as the
+    /// log promises: a hub acks what this answers.
+    fn write(
+        &mut self,
+        workspace_id: &str,
+        writer: &str,
+        key: &str,
+        make: &mut dyn FnMut(Seq) -> LogEntry,
+    ) -> Result<Written, LogError>;
 
-    /// Up to `limit` entries after `since`, in seq order; or [`TooFarBehind`] when events
-    /// after `since` were dropped.
+    /// Up to `limit` entries after `since`, in seq order: empty when `since` is the head.
     fn read(
         &self,
         workspace_id: &str,
         since: Seq,
         limit: usize,
-    ) -> Result<Vec<LogEntry>, TooFarBehind>;
+    ) -> Result<Vec<LogEntry>, ReadError>;
 }
 
 /// An in-memory log that keeps the newest `retain` events of each workspace.
@@ -137,22 +207,42 @@ impl Default for MemoryLog {
 }
 
 impl EventLog for MemoryLog {
-    fn next_seq(&self, workspace_id: &str) -> Seq {
-        self.workspaces.get(workspace_id).map_or(0, |w| w.head) + 1
+    fn head(&self, workspace_id: &str) -> Result<Seq, LogError> {
+        Ok(self.workspaces.get(workspace_id).map_or(0, |w| w.head))
     }
 
-    fn find_key(&self, workspace_id: &str, writer: &str, key: &str) -> Option<Seq> {
-        let w = self.workspaces.get(workspace_id)?;
-        w.keys.get(writer)?.get(key).copied()
+    fn find_key(
+        &self,
+        workspace_id: &str,
+        writer: &str,
+        key: &str,
+    ) -> Result<Option<Seq>, LogError> {
+        let Some(w) = self.workspaces.get(workspace_id) else {
+            return Ok(None);
+        };
+        Ok(w.keys.get(writer).and_then(|k| k.get(key)).copied())
     }
 
-    fn append(&mut self, workspace_id: &str, writer: &str, key: &str, entry: LogEntry) {
-        let w = self.workspaces.entry(workspace_id.to_owned()).or_default();
-        w.head = w.head.max(entry.seq);
-        let keys = w.keys.entry(writer.to_owned()).or_default();
-        if keys.insert(key.to_owned(), entry.seq).is_none() {
-            w.key_order.push_back((writer.to_owned(), key.to_owned()));
+    fn write(
+        &mut self,
+        workspace_id: &str,
+        writer: &str,
+        key: &str,
+        make: &mut dyn FnMut(Seq) -> LogEntry,
+    ) -> Result<Written, LogError> {
+        if let Some(seq) = self.find_key(workspace_id, writer, key)? {
+            return Ok(Written::Duplicate(seq));
         }
+        let w = self.workspaces.entry(workspace_id.to_owned()).or_default();
+        let seq = w.head + 1;
+        let mut entry = make(seq);
+        entry.seq = seq;
+        w.head = seq;
+        w.keys
+            .entry(writer.to_owned())
+            .or_default()
+            .insert(key.to_owned(), seq);
+        w.key_order.push_back((writer.to_owned(), key.to_owned()));
         w.entries.push_back(entry);
         while w.entries.len() > self.retain {
             if let Some(dropped) = w.entries.pop_front() {
@@ -170,6 +260,7 @@ impl EventLog for MemoryLog {
                 }
             }
         }
+        Ok(Written::New(seq))
     }
 
     fn read(
@@ -177,14 +268,20 @@ impl EventLog for MemoryLog {
         workspace_id: &str,
         since: Seq,
         limit: usize,
-    ) -> Result<Vec<LogEntry>, TooFarBehind> {
+    ) -> Result<Vec<LogEntry>, ReadError> {
         let Some(w) = self.workspaces.get(workspace_id) else {
-            return Ok(Vec::new());
+            return match since {
+                ..=0 => Ok(Vec::new()),
+                _ => Err(ReadError::AheadOfHead { head: 0 }),
+            };
         };
+        if since > w.head {
+            return Err(ReadError::AheadOfHead { head: w.head });
+        }
         if since < w.dropped_through {
-            return Err(TooFarBehind {
+            return Err(ReadError::TooFarBehind(TooFarBehind {
                 oldest_since: w.dropped_through,
-            });
+            }));
         }
         let start = w.entries.partition_point(|e| e.seq <= since);
         Ok(w.entries.iter().skip(start).take(limit).cloned().collect())

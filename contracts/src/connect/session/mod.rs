@@ -15,24 +15,54 @@
 //!   answer is a hello naming the token's participant and its one harness; a `harnesses` list
 //!   or a `since` in a hello is ignored.
 //! - Subscribe is by workspace or by space (exactly one), optionally from `since`. A replay
-//!   goes out in `events` pages of at most 500, in seq order, to a socket that accepts
-//!   `events`, and as single `event` frames otherwise. `since` older than the log holds is
-//!   answered `too_far_behind`. Live events are always single `event` frames.
+//!   goes out in `events` pages of at most 500 events and at most [`Config::max_frame_bytes`],
+//!   in seq order, to a socket that accepts `events`, and as single `event` frames otherwise;
+//!   it is paced ([`Hub::pump`], [`Config::replay_budget`]), and live events of its scope wait
+//!   until it caught up. `since` older than the log holds is `too_far_behind`; ahead of its
+//!   head, `not_found` (see [Cursors](self#cursors)). Live events are always single `event`
+//!   frames.
 //! - An event is written once per idempotency key: a resend is acked with `duplicate: true`
 //!   and the seq it was written at, for as long as the log remembers the key (a
-//!   [`MemoryLog`] remembers the newest ten keys per event it keeps). An event frame without
-//!   its own key is `invalid_frame`; an event its type refuses is `invalid_event`. An error names the key at fault when there
-//!   was one.
+//!   [`MemoryLog`] remembers the newest ten keys per event it keeps, a `SqliteLog` every key
+//!   unless told otherwise). An event frame without its own key is `invalid_frame`; an event
+//!   its type refuses, or whose frame would be over [`Config::max_frame_bytes`], is
+//!   `invalid_event`; a log that fails is `internal`, and nothing is acked. An error names
+//!   the key at fault when there was one.
+//! - Harness-only events (`run.start`, `run.finish`, `context.copy`, `context.refuse`,
+//!   `agent.copy`) from anyone else are `forbidden`; an answer naming a change the harness was
+//!   not sent is `not_found`. A post to a space with a run under way is answered with a
+//!   `receipt` after its ack (`write.rs` has the minimal runs).
 //! - Gated frames go only to sockets whose hello accepted them: presence to a person's socket
 //!   and never a guest's, join to an owner's or admin's, restart, context.edit, model.change,
 //!   heartbeat.change and the context_window frames to the harness's own. They are now or
-//!   never: not in the log, so a reconnect never hears them.
-//! - A ping goes to every socket every 20 seconds; a ping is answered with a pong echoing its
-//!   timestamp.
+//!   never: not in the log, so a reconnect never hears them. Presence carries `trouble`
+//!   ([`Hub::set_trouble`]) and `restarting` while a person's restart request
+//!   ([`Hub::request_restart`]) stands, until the harness reconnects.
+//! - A ping goes to every socket that said hello every 20 seconds; a ping is answered with a
+//!   pong echoing its timestamp, after the replay under way if there is one: a ping sent after
+//!   a subscribe is answered once its replay caught up, so its pong marks the replay's end.
+//!
+//! # Cursors
+//!
+//! A `since` is checked when it is subscribed with: older than the log holds is
+//! `too_far_behind` (the message names the oldest `since` served); ahead of the log's head is
+//! `not_found`: the seq it names is not in this log (a log that lost its tail, a cursor from
+//! another server), so the client drops its cursor and resumes from `since: 0`, keeping the
+//! events it has by their ids. Not `too_far_behind`, whose "resume later" would skip what is
+//! new; not `invalid_frame`, since the frame is well formed.
 
+mod harness;
 mod log;
+mod replay;
+#[cfg(feature = "sqlite")]
+mod sqlite;
+mod write;
 
-pub use log::{EventLog, LogEntry, MemoryLog, Seq, TooFarBehind};
+pub use harness::JOIN_WAITING;
+
+pub use log::{EventLog, LogEntry, LogError, MemoryLog, ReadError, Seq, TooFarBehind, Written};
+#[cfg(feature = "sqlite")]
+pub use sqlite::{Durability, SqliteLog};
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -42,10 +72,10 @@ use super::{
     Ack, ClientEvent, ClientFrame, ContextEdit, ContextWindowChange, ContextWindowCompact,
     ErrorCode, ErrorFrame, HeartbeatChange, Hello, HelloContext, HelloReply, JoinRequest,
     ModelChange, Participant, ParticipantKind, Ping, Presence, PresenceState, Restart, ServerEvent,
-    ServerEventMessageNew, ServerFrame, ServerFrameEvent, ServerFrameEvents, ServerFrameJoin,
-    Subscribe, parse_client_frame,
+    ServerFrame, ServerFrameEvent, ServerFrameEvents, ServerFrameJoin, Subscribe,
+    parse_client_frame,
 };
-use crate::port::Incoming;
+use crate::port::{DEFAULT_MAX_FRAME_SIZE, Incoming};
 use crate::wire::{ParseError, Seg};
 
 /// Milliseconds since the Unix epoch, as the caller's clock reads them.
@@ -64,6 +94,13 @@ pub struct Config {
     pub idle_timeout: Option<Millis>,
     /// The most events in one `events` page (500).
     pub page_size: usize,
+    /// The largest frame the port may send, in bytes: a page never exceeds it, and an event
+    /// whose frame would is refused before it is written ([`DEFAULT_MAX_FRAME_SIZE`]).
+    pub max_frame_bytes: usize,
+    /// How many bytes of replay one [`Hub::subscribe`](Hub::receive) or [`Hub::pump`] answers
+    /// at most (at least one frame). A server that paces a replay by its socket's room pumps
+    /// again once the socket drained.
+    pub replay_budget: usize,
 }
 
 impl Default for Config {
@@ -74,6 +111,8 @@ impl Default for Config {
             ping_every: 20_000,
             idle_timeout: Some(60_000),
             page_size: 500,
+            max_frame_bytes: DEFAULT_MAX_FRAME_SIZE,
+            replay_budget: 4 * DEFAULT_MAX_FRAME_SIZE,
         }
     }
 }
@@ -341,12 +380,32 @@ struct Socket {
     protocol: Option<i64>,
     accepts: BTreeSet<&'static str>,
     context: ContextBudget,
-    scopes: BTreeSet<Scope>,
+    /// What it subscribed to, in order: each live, or replaying from a cursor.
+    subs: Vec<Sub>,
+    /// Pongs held while a replay is under way: sent once it caught up, so a ping round trip
+    /// marks the end of a replay.
+    held: Vec<ServerFrame>,
     last_ping: Millis,
     last_heard: Millis,
 }
 
+/// One subscription of a socket.
+#[derive(Debug)]
+struct Sub {
+    scope: Scope,
+    /// While a replay is under way, the last seq read: live events of this scope are not sent
+    /// then (they are in the log, and the replay reaches them in order).
+    replay: Option<Seq>,
+}
+
 impl Socket {
+    /// Whether a live event goes to this socket: a live subscription covers it.
+    fn hears_live(&self, entry: &LogEntry) -> bool {
+        self.subs
+            .iter()
+            .any(|sub| sub.replay.is_none() && sub.scope.covers(entry))
+    }
+
     fn accepts(&self, name: &str) -> bool {
         self.accepts.contains(name)
     }
@@ -374,6 +433,14 @@ pub struct Hub<L: EventLog = MemoryLog> {
     log: L,
     sockets: BTreeMap<SocketId, Socket>,
     next_id: u64,
+    /// Each harness's presence, by (workspace, harness id).
+    harnesses: BTreeMap<(String, String), harness::HarnessState>,
+    /// The run under way in each (workspace, space).
+    runs: BTreeMap<(String, String), write::Run>,
+    /// Changes and edits sent to a harness and not answered, by (workspace, id).
+    pending: harness::PendingChanges,
+    /// Join requests waiting, by (workspace, request id).
+    joins: BTreeMap<(String, String), JoinRequest>,
 }
 
 impl Hub<MemoryLog> {
@@ -391,6 +458,10 @@ impl<L: EventLog> Hub<L> {
             log,
             sockets: BTreeMap::new(),
             next_id: 1,
+            harnesses: BTreeMap::new(),
+            runs: BTreeMap::new(),
+            pending: harness::PendingChanges::default(),
+            joins: BTreeMap::new(),
         }
     }
 
@@ -413,7 +484,8 @@ impl<L: EventLog> Hub<L> {
             protocol: None,
             accepts: BTreeSet::new(),
             context: ContextBudget::default(),
-            scopes: BTreeSet::new(),
+            subs: Vec::new(),
+            held: Vec::new(),
             last_ping: now,
             last_heard: now,
         };
@@ -496,14 +568,23 @@ impl<L: EventLog> Hub<L> {
         }
         match frame {
             ClientFrame::Hello(hello) => self.hello(socket, hello, now),
-            ClientFrame::Ping(Ping { ts }) => send(socket, ServerFrame::Pong(Ping { ts })),
+            ClientFrame::Ping(Ping { ts }) => {
+                let pong = ServerFrame::Pong(Ping { ts });
+                match self.sockets.get_mut(&socket) {
+                    Some(s) if s.subs.iter().any(|sub| sub.replay.is_some()) => {
+                        s.held.push(pong);
+                        Vec::new()
+                    }
+                    _ => send(socket, pong),
+                }
+            }
             ClientFrame::Pong(_) => Vec::new(),
             ClientFrame::Subscribe(subscribe) => match self.ready(socket) {
                 Some(()) => self.subscribe(socket, subscribe),
                 None => not_ready(socket, None),
             },
             ClientFrame::Event(frame) => {
-                let key = event_key(&frame.event).to_owned();
+                let key = write::event_key(&frame.event).to_owned();
                 match self.ready(socket) {
                     Some(()) => self.write(socket, frame.event, now),
                     None => not_ready(socket, Some(key)),
@@ -528,8 +609,9 @@ impl<L: EventLog> Hub<L> {
             out.push(Action::Close { socket: id });
             self.forget(id, now, &mut out);
         }
+        // A socket is pinged only once it said hello: before, it has no protocol to ping in.
         for (id, s) in &mut self.sockets {
-            if now.saturating_sub(s.last_ping) >= self.config.ping_every {
+            if s.protocol.is_some() && now.saturating_sub(s.last_ping) >= self.config.ping_every {
                 s.last_ping = now;
                 out.push(Action::Send {
                     to: *id,
@@ -577,7 +659,8 @@ impl<L: EventLog> Hub<L> {
             }
         };
         let gate = gate(&frame);
-        self.sockets
+        let out: Vec<Action> = self
+            .sockets
             .iter()
             .filter(|(_, s)| s.protocol.is_some() && s.identity.workspace_id == workspace_id)
             .filter(|(_, s)| gate.is_none_or(|g| s.accepts(g)) && audience.hears(s))
@@ -585,7 +668,18 @@ impl<L: EventLog> Hub<L> {
                 to: *id,
                 frame: frame.clone(),
             })
-            .collect()
+            .collect();
+        // A change a harness heard waits for its answer; one nobody heard never gets one.
+        if let (Some(id), Audience::Harness(harness_id)) = (answered_by(&frame), &audience)
+            && !out.is_empty()
+        {
+            let pending = harness::Pending {
+                harness_id: harness_id.clone(),
+            };
+            self.pending
+                .insert((workspace_id.to_owned(), id.to_owned()), pending);
+        }
+        out
     }
 
     /// Records that a socket was heard from; false when the hub does not know it.
@@ -652,141 +746,7 @@ impl<L: EventLog> Hub<L> {
         if let Some(harness_id) = identity.harness_id()
             && self.harness_sockets(&identity.workspace_id, harness_id) == 1
         {
-            out.extend(self.presence(&identity.workspace_id, harness_id, true, now));
-        }
-        out
-    }
-
-    fn subscribe(&mut self, socket: SocketId, subscribe: Subscribe) -> Vec<Action> {
-        let Some(s) = self.sockets.get(&socket) else {
-            return Vec::new();
-        };
-        let scope = match (subscribe.workspace_id, subscribe.space_id) {
-            (Some(w), None) if w == s.identity.workspace_id => Scope::Workspace,
-            (Some(w), None) => {
-                let message = format!("the token is not for workspace {w}");
-                return refuse(socket, ErrorCode::Forbidden, message, None);
-            }
-            (None, Some(space)) => Scope::Space(space),
-            _ => {
-                let message = "subscribe names a workspace_id or a space_id, exactly one";
-                return refuse(socket, ErrorCode::InvalidFrame, message, None);
-            }
-        };
-        let mut out = Vec::new();
-        if let Some(since) = subscribe.since {
-            match self.replay(&s.identity.workspace_id, &scope, since) {
-                Ok(events) => {
-                    if s.accepts("events") {
-                        for page in events.chunks(self.config.page_size.max(1)) {
-                            let events = page.iter().map(|e| e.event.clone()).collect();
-                            out.push(Action::Send {
-                                to: socket,
-                                frame: ServerFrame::Events(ServerFrameEvents { events }),
-                            });
-                        }
-                    } else {
-                        for e in events {
-                            out.push(Action::Send {
-                                to: socket,
-                                frame: ServerFrame::Event(ServerFrameEvent { event: e.event }),
-                            });
-                        }
-                    }
-                }
-                Err(TooFarBehind { oldest_since }) => {
-                    let message = format!(
-                        "since {since} is older than the log holds; resume with since {oldest_since} or later"
-                    );
-                    return refuse(socket, ErrorCode::TooFarBehind, message, None);
-                }
-            }
-        }
-        if let Some(s) = self.sockets.get_mut(&socket) {
-            s.scopes.insert(scope);
-        }
-        out
-    }
-
-    /// Every event of `scope` after `since`, in seq order.
-    fn replay(
-        &self,
-        workspace_id: &str,
-        scope: &Scope,
-        since: Seq,
-    ) -> Result<Vec<LogEntry>, TooFarBehind> {
-        let mut events = Vec::new();
-        let mut cursor = since;
-        loop {
-            let batch = self
-                .log
-                .read(workspace_id, cursor, self.config.page_size.max(1))?;
-            let Some(last) = batch.last() else { break };
-            cursor = last.seq;
-            events.extend(batch.into_iter().filter(|e| scope.covers(e)));
-        }
-        Ok(events)
-    }
-
-    fn write(&mut self, socket: SocketId, event: ClientEvent, now: Millis) -> Vec<Action> {
-        let Some(s) = self.sockets.get(&socket) else {
-            return Vec::new();
-        };
-        let identity = s.identity.clone();
-        let workspace_id = identity.workspace_id.as_str();
-        let writer = identity.participant_id();
-        let key = event_key(&event).to_owned();
-        if let Some(seq) = self.log.find_key(workspace_id, writer, &key) {
-            return send(
-                socket,
-                ServerFrame::Ack(Ack {
-                    idempotency_key: key,
-                    seq,
-                    duplicate: true,
-                }),
-            );
-        }
-        let seq = self.log.next_seq(workspace_id);
-        let entry = match event {
-            ClientEvent::MessagePost(post) => LogEntry {
-                seq,
-                space_id: Some(post.space_id.clone()),
-                event: ServerEvent::MessageNew(Box::new(ServerEventMessageNew {
-                    seq,
-                    v: Some(1),
-                    id: Some(format!("evt_{seq}")),
-                    ts: Some(now.max(0)),
-                    workspace_id: Some(workspace_id.to_owned()),
-                    actor: Some(writer.to_owned()),
-                    space_id: Some(post.space_id),
-                    message_id: format!("msg_{seq}"),
-                    from: identity.participant(),
-                    text: post.text,
-                    idempotency_key: Some(post.idempotency_key),
-                })),
-            },
-        };
-        self.log.append(workspace_id, writer, &key, entry.clone());
-        let mut out = send(
-            socket,
-            ServerFrame::Ack(Ack {
-                idempotency_key: key,
-                seq,
-                duplicate: false,
-            }),
-        );
-        // Live events are always single event frames.
-        for (id, s) in &self.sockets {
-            if s.identity.workspace_id == workspace_id
-                && s.scopes.iter().any(|scope| scope.covers(&entry))
-            {
-                out.push(Action::Send {
-                    to: *id,
-                    frame: ServerFrame::Event(ServerFrameEvent {
-                        event: entry.event.clone(),
-                    }),
-                });
-            }
+            out.extend(self.set_connected(&identity.workspace_id, harness_id, true, now));
         }
         out
     }
@@ -802,25 +762,6 @@ impl<L: EventLog> Hub<L> {
             .count()
     }
 
-    fn presence(
-        &mut self,
-        workspace_id: &str,
-        harness_id: &str,
-        connected: bool,
-        now: Millis,
-    ) -> Vec<Action> {
-        let presence = Presence {
-            participant_id: harness_id.to_owned(),
-            state: PresenceState {
-                connected,
-                since: now.max(0),
-                trouble: None,
-                restarting: None,
-            },
-        };
-        self.notify(workspace_id, Notice::Presence(presence))
-    }
-
     /// Forgets a socket; a harness's last ready socket going tells people it left.
     fn forget(&mut self, socket: SocketId, now: Millis, out: &mut Vec<Action>) {
         let Some(s) = self.sockets.remove(&socket) else {
@@ -830,14 +771,20 @@ impl<L: EventLog> Hub<L> {
             && let Some(harness_id) = s.identity.harness_id()
             && self.harness_sockets(&s.identity.workspace_id, harness_id) == 0
         {
-            out.extend(self.presence(&s.identity.workspace_id, harness_id, false, now));
+            out.extend(self.set_connected(&s.identity.workspace_id, harness_id, false, now));
         }
     }
 }
 
-fn event_key(event: &ClientEvent) -> &str {
-    match event {
-        ClientEvent::MessagePost(post) => &post.idempotency_key,
+/// The id a harness's answer names, for a frame that asks for one.
+fn answered_by(frame: &ServerFrame) -> Option<&str> {
+    match frame {
+        ServerFrame::ContextEdit(f) => Some(&f.edit_id),
+        ServerFrame::ModelChange(f) => Some(&f.change_id),
+        ServerFrame::HeartbeatChange(f) => Some(&f.change_id),
+        ServerFrame::ContextWindowCompact(f) => Some(&f.change_id),
+        ServerFrame::ContextWindowChange(f) => Some(&f.change_id),
+        _ => None,
     }
 }
 

@@ -1,0 +1,336 @@
+//! The durable event log: SQLite (rusqlite, bundled), one file per server (feature `sqlite`).
+//!
+//! # What is promised
+//!
+//! A write is one transaction: the key looked up, the workspace's next seq taken, the event
+//! and its key stored, the head moved, retention applied, then `COMMIT`. [`EventLog::write`]
+//! answers only after the commit returned, so every ack a hub sends names a committed write.
+//! The database runs in WAL mode; [`Durability`] says when a commit reaches the disk:
+//!
+//! - [`Durability::Full`] (the default, `PRAGMA synchronous = FULL`): the WAL is fsynced at
+//!   every commit. An acked event survives `kill -9`, an OS crash and a power cut.
+//! - [`Durability::Normal`] (`synchronous = NORMAL`): the WAL is fsynced at checkpoints only.
+//!   An acked event survives `kill -9` (the WAL is in the OS's page cache), but the newest
+//!   commits may be lost on an OS crash or a power cut.
+//!
+//! `docs/benchmarks.md` measures what each costs in acks per second.
+//!
+//! # Tables
+//!
+//! `workspaces` (head and the highest seq dropped per workspace), `events` (by workspace and
+//! seq; the event as JSON text, read back through the generated parser) and `keys` (writer and
+//! idempotency key to seq). Nothing is dropped unless a retention is set: with
+//! [`retain`](SqliteLog::retain) the newest N events of a workspace are kept, with
+//! [`key_retain`](SqliteLog::key_retain) the newest N keys (never fewer than the events kept).
+//! Each write stores one key and one seq, so "the newest N keys" are those with a seq above
+//! `head - N`, deleted in the same transaction.
+
+use std::path::Path;
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+
+use super::log::{EventLog, LogEntry, LogError, ReadError, Seq, TooFarBehind, Written};
+use crate::connect::ServerEvent;
+
+/// When a commit reaches the disk; see the [module docs](self).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Durability {
+    /// `synchronous = FULL`: fsync at every commit. Survives a power cut.
+    #[default]
+    Full,
+    /// `synchronous = NORMAL`: fsync at checkpoints. Survives `kill -9`, not a power cut.
+    Normal,
+}
+
+impl Durability {
+    /// `full` or `normal`.
+    pub fn from_name(name: &str) -> Option<Durability> {
+        match name {
+            "full" => Some(Durability::Full),
+            "normal" => Some(Durability::Normal),
+            _ => None,
+        }
+    }
+
+    fn pragma(self) -> &'static str {
+        match self {
+            Durability::Full => "FULL",
+            Durability::Normal => "NORMAL",
+        }
+    }
+}
+
+/// The version of the tables below, in `PRAGMA user_version`.
+const SCHEMA_VERSION: i64 = 1;
+
+const TABLES: &str = "
+CREATE TABLE IF NOT EXISTS workspaces (
+    workspace_id TEXT PRIMARY KEY,
+    head INTEGER NOT NULL,
+    dropped_through INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS events (
+    workspace_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    space_id TEXT,
+    event TEXT NOT NULL,
+    PRIMARY KEY (workspace_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS keys (
+    workspace_id TEXT NOT NULL,
+    writer TEXT NOT NULL,
+    key TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (workspace_id, writer, key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS keys_by_seq ON keys (workspace_id, seq);
+";
+
+/// An event log in one SQLite file; see the [module docs](self).
+#[derive(Debug)]
+pub struct SqliteLog {
+    db: Connection,
+    retain: Option<i64>,
+    key_retain: Option<i64>,
+}
+
+fn failed(e: rusqlite::Error) -> LogError {
+    LogError(e.to_string())
+}
+
+impl SqliteLog {
+    /// Opens (or makes) the log in the file `path`, with the promise `durability`.
+    pub fn open(path: &Path, durability: Durability) -> Result<SqliteLog, LogError> {
+        let db =
+            Connection::open(path).map_err(|e| LogError(format!("{}: {e}", path.display())))?;
+        SqliteLog::on(db, durability)
+    }
+
+    /// A log in memory, for tests and benchmarks: nothing survives the process.
+    pub fn in_memory() -> Result<SqliteLog, LogError> {
+        SqliteLog::on(
+            Connection::open_in_memory().map_err(failed)?,
+            Durability::Full,
+        )
+    }
+
+    fn on(db: Connection, durability: Durability) -> Result<SqliteLog, LogError> {
+        // journal_mode answers a row, so it is read, not executed.
+        let _mode: String = db
+            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+            .map_err(failed)?;
+        db.execute_batch(&format!(
+            "PRAGMA synchronous = {}; PRAGMA foreign_keys = ON;",
+            durability.pragma()
+        ))
+        .map_err(failed)?;
+        let version: i64 = db
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(failed)?;
+        if version > SCHEMA_VERSION {
+            return Err(LogError(format!(
+                "the database is of version {version}; this server reads version {SCHEMA_VERSION} and older"
+            )));
+        }
+        db.execute_batch(TABLES).map_err(failed)?;
+        db.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION}"))
+            .map_err(failed)?;
+        Ok(SqliteLog {
+            db,
+            retain: None,
+            key_retain: None,
+        })
+    }
+
+    /// Keeps only the newest `events` events of each workspace (at least one); older ones are
+    /// deleted in the transaction that writes past them. Unset: every event is kept.
+    pub fn retain(mut self, events: u64) -> SqliteLog {
+        self.retain = Some(i64::try_from(events.max(1)).unwrap_or(i64::MAX));
+        self.key_retain = self.key_retain.map(|k| k.max(self.retain.unwrap_or(k)));
+        self
+    }
+
+    /// Remembers only the newest `keys` idempotency keys of each workspace, never fewer than
+    /// the events kept. Unset: every key is remembered.
+    pub fn key_retain(mut self, keys: u64) -> SqliteLog {
+        let keys = i64::try_from(keys).unwrap_or(i64::MAX);
+        self.key_retain = Some(self.retain.map_or(keys, |r| keys.max(r)));
+        self
+    }
+
+    /// How many events `workspace_id` holds now.
+    pub fn len(&self, workspace_id: &str) -> Result<u64, LogError> {
+        self.count(
+            "SELECT count(*) FROM events WHERE workspace_id = ?1",
+            workspace_id,
+        )
+    }
+
+    /// How many idempotency keys `workspace_id` remembers now.
+    pub fn key_count(&self, workspace_id: &str) -> Result<u64, LogError> {
+        self.count(
+            "SELECT count(*) FROM keys WHERE workspace_id = ?1",
+            workspace_id,
+        )
+    }
+
+    fn count(&self, sql: &str, workspace_id: &str) -> Result<u64, LogError> {
+        let n: i64 = self
+            .db
+            .query_row(sql, [workspace_id], |r| r.get(0))
+            .map_err(failed)?;
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+
+    /// The head and the highest seq dropped, (0, 0) for a workspace never written.
+    fn bounds(db: &Connection, workspace_id: &str) -> Result<(Seq, Seq), LogError> {
+        let row = db
+            .query_row(
+                "SELECT head, dropped_through FROM workspaces WHERE workspace_id = ?1",
+                [workspace_id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+            .map_err(failed)?;
+        Ok(row.unwrap_or((0, 0)))
+    }
+}
+
+impl EventLog for SqliteLog {
+    fn head(&self, workspace_id: &str) -> Result<Seq, LogError> {
+        Ok(SqliteLog::bounds(&self.db, workspace_id)?.0)
+    }
+
+    fn find_key(
+        &self,
+        workspace_id: &str,
+        writer: &str,
+        key: &str,
+    ) -> Result<Option<Seq>, LogError> {
+        self.db
+            .query_row(
+                "SELECT seq FROM keys WHERE workspace_id = ?1 AND writer = ?2 AND key = ?3",
+                params![workspace_id, writer, key],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(failed)
+    }
+
+    fn write(
+        &mut self,
+        workspace_id: &str,
+        writer: &str,
+        key: &str,
+        make: &mut dyn FnMut(Seq) -> LogEntry,
+    ) -> Result<Written, LogError> {
+        let (retain, key_retain) = (self.retain, self.key_retain);
+        // IMMEDIATE: the write lock is taken at BEGIN, so no other writer of the file can take
+        // the same seq between the read of the head and the insert.
+        let tx = self
+            .db
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(failed)?;
+        let known: Option<Seq> = tx
+            .query_row(
+                "SELECT seq FROM keys WHERE workspace_id = ?1 AND writer = ?2 AND key = ?3",
+                params![workspace_id, writer, key],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(failed)?;
+        if let Some(seq) = known {
+            // Nothing was written; dropping the transaction rolls it back.
+            return Ok(Written::Duplicate(seq));
+        }
+        let (head, mut dropped_through) = SqliteLog::bounds(&tx, workspace_id)?;
+        let seq = head + 1;
+        let entry = make(seq);
+        let text = serde_json::to_string(&entry.event).map_err(|e| LogError(e.to_string()))?;
+        tx.execute(
+            "INSERT INTO events (workspace_id, seq, space_id, event) VALUES (?1, ?2, ?3, ?4)",
+            params![workspace_id, seq, entry.space_id, text],
+        )
+        .map_err(failed)?;
+        tx.execute(
+            "INSERT INTO keys (workspace_id, writer, key, seq) VALUES (?1, ?2, ?3, ?4)",
+            params![workspace_id, writer, key, seq],
+        )
+        .map_err(failed)?;
+        if let Some(retain) = retain
+            && seq - retain > dropped_through
+        {
+            dropped_through = seq - retain;
+            tx.execute(
+                "DELETE FROM events WHERE workspace_id = ?1 AND seq <= ?2",
+                params![workspace_id, dropped_through],
+            )
+            .map_err(failed)?;
+        }
+        if let Some(keys) = key_retain {
+            tx.execute(
+                "DELETE FROM keys WHERE workspace_id = ?1 AND seq <= ?2",
+                params![workspace_id, seq - keys],
+            )
+            .map_err(failed)?;
+        }
+        tx.execute(
+            "INSERT INTO workspaces (workspace_id, head, dropped_through) VALUES (?1, ?2, ?3)
+             ON CONFLICT (workspace_id) DO UPDATE SET head = ?2, dropped_through = ?3",
+            params![workspace_id, seq, dropped_through],
+        )
+        .map_err(failed)?;
+        // The ack point: the commit has returned (and, with Durability::Full, been fsynced).
+        tx.commit().map_err(failed)?;
+        Ok(Written::New(seq))
+    }
+
+    fn read(
+        &self,
+        workspace_id: &str,
+        since: Seq,
+        limit: usize,
+    ) -> Result<Vec<LogEntry>, ReadError> {
+        let (head, dropped_through) = SqliteLog::bounds(&self.db, workspace_id)?;
+        if since > head {
+            return Err(ReadError::AheadOfHead { head });
+        }
+        if since < dropped_through {
+            return Err(ReadError::TooFarBehind(TooFarBehind {
+                oldest_since: dropped_through,
+            }));
+        }
+        let mut query = self
+            .db
+            .prepare_cached(
+                "SELECT seq, space_id, event FROM events
+                 WHERE workspace_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
+            )
+            .map_err(failed)?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = query
+            .query_map(params![workspace_id, since, limit], |r| {
+                Ok((
+                    r.get::<_, Seq>(0)?,
+                    r.get::<_, Option<String>>(1)?,
+                    r.get::<_, String>(2)?,
+                ))
+            })
+            .map_err(failed)?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (seq, space_id, text) = row.map_err(failed)?;
+            // Read back through the generated parser: a row that is not a valid event is an
+            // error of the store, never a frame sent as it is.
+            let event = crate::wire::from_str::<ServerEvent>(&text).map_err(|e| {
+                LogError(format!("event {seq} of {workspace_id} does not parse: {e}"))
+            })?;
+            out.push(LogEntry {
+                seq,
+                space_id,
+                event,
+            });
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,203 @@
+//! The event logs behind the session core: one contract, run against the memory log and the
+//! SQLite log, and what only a durable log can do (reopened, everything acked is there).
+#![cfg(feature = "sqlite")]
+
+use std::path::PathBuf;
+
+use contracts::connect::session::{
+    Config, Durability, EventLog, Hub, Identity, LogEntry, MemoryLog, ReadError, Role, SqliteLog,
+    TooFarBehind, Written,
+};
+use contracts::connect::{Participant, ParticipantKind, ServerEvent, ServerEventMessageNew};
+use serde_json::json;
+
+const WS: &str = "ws_1";
+
+fn entry(seq: i64, space: &str, text: &str) -> LogEntry {
+    LogEntry {
+        seq,
+        space_id: Some(space.to_owned()),
+        event: ServerEvent::MessageNew(Box::new(ServerEventMessageNew {
+            seq,
+            v: Some(1),
+            id: Some(format!("evt_{seq}")),
+            ts: Some(1),
+            workspace_id: Some(WS.to_owned()),
+            actor: Some("usr_mo".to_owned()),
+            space_id: Some(space.to_owned()),
+            run_id: None,
+            message_id: format!("msg_{seq}"),
+            from: Participant {
+                participant_id: "usr_mo".to_owned(),
+                kind: ParticipantKind::Person,
+                display_name: "Mo".to_owned(),
+            },
+            text: text.to_owned(),
+            idempotency_key: None,
+        })),
+    }
+}
+
+fn write(log: &mut dyn EventLog, writer: &str, key: &str, text: &str) -> Written {
+    log.write(WS, writer, key, &mut |seq| entry(seq, "s", text))
+        .expect("the write succeeds")
+}
+
+/// A fresh file in the target's temp dir, removed with its WAL when dropped.
+struct TempDb(PathBuf);
+
+impl TempDb {
+    fn new(name: &str) -> TempDb {
+        let dir = std::env::temp_dir().join(format!("connect-log-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDb(dir)
+    }
+    fn path(&self) -> PathBuf {
+        self.0.join("events.sqlite3")
+    }
+}
+
+impl Drop for TempDb {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// What every log must do.
+fn the_contract(log: &mut dyn EventLog) {
+    assert_eq!(log.head(WS), Ok(0));
+    assert_eq!(log.read(WS, 0, 10), Ok(Vec::new()));
+    assert_eq!(log.read(WS, 1, 10), Err(ReadError::AheadOfHead { head: 0 }));
+    assert_eq!(write(log, "a", "k1", "one"), Written::New(1));
+    assert_eq!(write(log, "a", "k2", "two"), Written::New(2));
+    // The same key from another writer is another event; a resend is a duplicate, unwritten.
+    assert_eq!(write(log, "b", "k1", "three"), Written::New(3));
+    assert_eq!(write(log, "a", "k1", "changed"), Written::Duplicate(1));
+    assert_eq!(log.head(WS), Ok(3));
+    assert_eq!(log.find_key(WS, "a", "k2"), Ok(Some(2)));
+    assert_eq!(log.find_key(WS, "c", "k2"), Ok(None));
+    let read = log.read(WS, 1, 10).unwrap();
+    assert_eq!(read.iter().map(|e| e.seq).collect::<Vec<_>>(), [2, 3]);
+    assert_eq!(read[0], entry(2, "s", "two"));
+    assert_eq!(log.read(WS, 0, 2).unwrap().len(), 2);
+    assert_eq!(log.read(WS, 3, 10), Ok(Vec::new()));
+    assert_eq!(log.read(WS, 4, 10), Err(ReadError::AheadOfHead { head: 3 }));
+    // Workspaces are apart.
+    assert_eq!(log.head("ws_2"), Ok(0));
+}
+
+#[test]
+fn the_memory_log_keeps_the_contract() {
+    the_contract(&mut MemoryLog::default());
+}
+
+#[test]
+fn the_sqlite_log_keeps_the_contract() {
+    the_contract(&mut SqliteLog::in_memory().unwrap());
+    let db = TempDb::new("contract");
+    the_contract(&mut SqliteLog::open(&db.path(), Durability::Normal).unwrap());
+}
+
+#[test]
+fn a_reopened_sqlite_log_holds_every_write_its_seqs_continue_and_keys_are_remembered() {
+    let db = TempDb::new("reopen");
+    {
+        let mut log = SqliteLog::open(&db.path(), Durability::Full).unwrap();
+        for i in 0..50 {
+            write(&mut log, "a", &format!("k{i}"), "x");
+        }
+        // Dropped without a clean shutdown step: the commits are what counts.
+    }
+    let mut log = SqliteLog::open(&db.path(), Durability::Full).unwrap();
+    assert_eq!(log.head(WS), Ok(50));
+    assert_eq!(write(&mut log, "a", "k7", "x"), Written::Duplicate(8));
+    assert_eq!(write(&mut log, "a", "k50", "x"), Written::New(51));
+    let all = log.read(WS, 0, 100).unwrap();
+    assert_eq!(
+        all.iter().map(|e| e.seq).collect::<Vec<_>>(),
+        (1..=51).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn sqlite_retention_drops_the_oldest_and_keys_outlive_their_events() {
+    let mut log = SqliteLog::in_memory().unwrap().retain(3).key_retain(5);
+    for i in 0..8 {
+        write(&mut log, "a", &format!("k{i}"), "x");
+    }
+    assert_eq!(log.len(WS), Ok(3));
+    assert_eq!(log.key_count(WS), Ok(5));
+    assert_eq!(
+        log.read(WS, 1, 10),
+        Err(ReadError::TooFarBehind(TooFarBehind { oldest_since: 5 }))
+    );
+    assert_eq!(log.read(WS, 5, 10).unwrap().len(), 3);
+    // Seq 4's event is gone, its key is not: a resend is still a duplicate.
+    assert_eq!(write(&mut log, "a", "k3", "x"), Written::Duplicate(4));
+    assert_eq!(log.find_key(WS, "a", "k2"), Ok(None));
+    // Never fewer keys than events.
+    let log = SqliteLog::in_memory().unwrap().retain(4).key_retain(1);
+    let mut log = log;
+    for i in 0..6 {
+        write(&mut log, "a", &format!("k{i}"), "x");
+    }
+    assert_eq!(log.key_count(WS), Ok(4));
+}
+
+#[test]
+fn a_row_that_is_not_an_event_is_an_error_of_the_store_never_sent() {
+    let db = TempDb::new("corrupt");
+    {
+        let mut log = SqliteLog::open(&db.path(), Durability::Normal).unwrap();
+        write(&mut log, "a", "k1", "x");
+    }
+    // Another program writes to the file: the event's text is no longer an event.
+    let db2 = rusqlite::Connection::open(db.path()).unwrap();
+    db2.execute("UPDATE events SET event = '{\"type\":\"message.new\"}'", [])
+        .unwrap();
+    drop(db2);
+    let log = SqliteLog::open(&db.path(), Durability::Normal).unwrap();
+    assert!(matches!(log.read(WS, 0, 10), Err(ReadError::Log(_))));
+}
+
+#[test]
+fn a_hub_over_sqlite_acks_what_a_reopened_hub_still_holds() {
+    let db = TempDb::new("hub");
+    let mo = Identity::person(WS, "usr_mo", "Mo", Role::Member);
+    let hello = json!({ "frame": "hello", "protocol": { "min": 1, "max": 1 }, "client": { "name": "t", "version": "1" } }).to_string();
+    let post = |key: &str| {
+        json!({ "frame": "event", "event": { "type": "message.post", "space_id": "s", "text": "t", "idempotency_key": key } }).to_string()
+    };
+    let ack = |out: Vec<contracts::connect::session::Action>| -> serde_json::Value {
+        match &out[0] {
+            contracts::connect::session::Action::Send { frame, .. } => {
+                serde_json::to_value(frame).unwrap()
+            }
+            other => panic!("{other:?}"),
+        }
+    };
+    {
+        let log = SqliteLog::open(&db.path(), Durability::Full).unwrap();
+        let mut hub = Hub::new(Config::default(), log);
+        let s = hub.open(mo.clone(), 0);
+        hub.receive(s, &hello, 0);
+        for k in ["a", "b", "c"] {
+            assert_eq!(ack(hub.receive(s, &post(k), 0))["duplicate"], false);
+        }
+    }
+    let log = SqliteLog::open(&db.path(), Durability::Full).unwrap();
+    let mut hub = Hub::new(Config::default(), log);
+    let s = hub.open(mo, 0);
+    hub.receive(s, &hello, 0);
+    let again = ack(hub.receive(s, &post("b"), 0));
+    assert_eq!(
+        (again["seq"].as_i64(), again["duplicate"].as_bool()),
+        (Some(2), Some(true))
+    );
+    let next = ack(hub.receive(s, &post("d"), 0));
+    assert_eq!(
+        (next["seq"].as_i64(), next["duplicate"].as_bool()),
+        (Some(4), Some(false))
+    );
+}
