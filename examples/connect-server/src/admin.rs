@@ -38,11 +38,10 @@ enum May {
 }
 
 fn allowed(identity: &Identity, may: May) -> bool {
-    match (identity.role(), may) {
-        (Some(Role::Owner | Role::Admin), _) => true,
-        (Some(Role::Member), May::Person) => true,
-        _ => false,
-    }
+    matches!(
+        (identity.role(), may),
+        (Some(Role::Owner | Role::Admin), _) | (Some(Role::Member), May::Person)
+    )
 }
 
 /// Answers one HTTP request that is not a WebSocket upgrade.

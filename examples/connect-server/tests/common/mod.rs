@@ -111,9 +111,9 @@ impl Client {
     /// The next ack or error.
     pub async fn answer(&mut self) -> ServerFrame {
         loop {
-            match self.next().await.expect("the connection stays up") {
-                f @ (ServerFrame::Ack(_) | ServerFrame::Error(_)) => return f,
-                _ => {}
+            let f = self.next().await.expect("the connection stays up");
+            if matches!(f, ServerFrame::Ack(_) | ServerFrame::Error(_)) {
+                return f;
             }
         }
     }
