@@ -17,9 +17,90 @@ export type IdempotencyKey = z.infer<typeof IdempotencyKeySchema>;
 export const ClientEventMessagePostSchema = z.object({
     space_id: z.string().min(1, onString),
     text: z.string().min(1, onString),
+    /**
+     * The run under way in the space this message steers. A run that is not under way
+     * there is `not_found`.
+     */
+    run_id: z.string().min(1, onString).optional(),
     idempotency_key: IdempotencyKeySchema,
 });
 export type ClientEventMessagePost = z.infer<typeof ClientEventMessagePostSchema>;
+
+export const ClientEventRunStartSchema = z.object({
+    space_id: z.string().min(1, onString),
+    idempotency_key: IdempotencyKeySchema,
+});
+export type ClientEventRunStart = z.infer<typeof ClientEventRunStartSchema>;
+
+export const ClientEventRunFinishSchema = z.object({
+    run_id: z.string().min(1, onString),
+    idempotency_key: IdempotencyKeySchema,
+});
+export type ClientEventRunFinish = z.infer<typeof ClientEventRunFinishSchema>;
+
+export const ClientEventContextCopySchema = z.object({
+    edit_id: z.string().min(1, onString),
+    agent_id: z.string().min(1, onString).optional(),
+    name: z.string().min(1, onString),
+    text: z.string(),
+    hash: z.string(),
+    idempotency_key: IdempotencyKeySchema,
+});
+export type ClientEventContextCopy = z.infer<typeof ClientEventContextCopySchema>;
+
+export const ClientEventContextRefuseSchema = z.object({
+    edit_id: z.string().min(1, onString),
+    reason: z.string(),
+    idempotency_key: IdempotencyKeySchema,
+});
+export type ClientEventContextRefuse = z.infer<typeof ClientEventContextRefuseSchema>;
+
+/**
+ * An agent's heartbeat: whether it beats, and every how many seconds.
+ */
+export const AgentHeartbeatSchema = z.object({
+    on: z.boolean(),
+    every: z.int().min(1),
+});
+/**
+ * An agent's heartbeat: whether it beats, and every how many seconds.
+ */
+export type AgentHeartbeat = z.infer<typeof AgentHeartbeatSchema>;
+
+/**
+ * Where a compaction the harness was asked for stands.
+ *
+ * Values:
+ * - `'started'`
+ * - `'done'`
+ */
+export const CompactionSchema = z.enum(['started', 'done']);
+/**
+ * Where a compaction the harness was asked for stands.
+ *
+ * Values:
+ * - `'started'`
+ * - `'done'`
+ */
+export type Compaction = z.infer<typeof CompactionSchema>;
+
+export const ClientEventAgentCopySchema = z.object({
+    change_id: z.string().min(1, onString),
+    agent_id: z.string().min(1, onString),
+    /**
+     * Null for the default model.
+     */
+    model: z.string().nullable().optional(),
+    effort: z.string().nullable().optional(),
+    heartbeat: z.optional(AgentHeartbeatSchema),
+    /**
+     * The share of the window, in percent, at which the agent compacts itself.
+     */
+    compact_at: z.int().min(1).max(100).optional(),
+    compaction: z.optional(CompactionSchema),
+    idempotency_key: IdempotencyKeySchema,
+});
+export type ClientEventAgentCopy = z.infer<typeof ClientEventAgentCopySchema>;
 
 /**
  * An event a client writes: its type, its fields, the space or run it belongs to, and its
@@ -27,9 +108,38 @@ export type ClientEventMessagePost = z.infer<typeof ClientEventMessagePostSchema
  */
 export const ClientEventSchema = z.discriminatedUnion('type', [
     /**
-     * Post a message to a space.
+     * Post a message to a space. While a run is under way there, the post is a mid-run
+     * message and is answered with a `receipt` beside its ack: `steered` into the run when it
+     * names the run (`run_id`), `queued` for after it otherwise.
      */
     ClientEventMessagePostSchema.extend({ type: z.literal('message.post') }),
+    /**
+     * A harness starts a run in a space: one at a time per space, until it finishes. The spec
+     * names runs (an event belongs to "the space or run"), not how they start: this is the
+     * least a `receipt` needs. Only a harness writes it.
+     */
+    ClientEventRunStartSchema.extend({ type: z.literal('run.start') }),
+    /**
+     * The harness's run is done: later posts to its space are plain messages again.
+     */
+    ClientEventRunFinishSchema.extend({ type: z.literal('run.finish') }),
+    /**
+     * A harness answers a `context.edit` with its copy of the file, naming the edit. The spec
+     * says "answer with the copy ... naming edit_id", not its fields: this is the least that
+     * implies (the file's name, text and hash, and which agent's it is).
+     */
+    ClientEventContextCopySchema.extend({ type: z.literal('context.copy') }),
+    /**
+     * A harness refuses a `context.edit`, naming it, with a reason for a person to read.
+     */
+    ClientEventContextRefuseSchema.extend({ type: z.literal('context.refuse') }),
+    /**
+     * A harness answers a `model.change`, `heartbeat.change` or `context_window.*` with the
+     * agent's copy of what the change touched, naming the change. The spec says "answer with
+     * the agent's copy", not its fields: each setting is present when the agent has it to
+     * tell. A compaction is answered twice: `compaction: "started"`, then `"done"`.
+     */
+    ClientEventAgentCopySchema.extend({ type: z.literal('agent.copy') }),
 ]);
 /**
  * An event a client writes: its type, its fields, the space or run it belongs to, and its
@@ -104,6 +214,10 @@ export const ServerEventMessageNewSchema = z.object({
      */
     actor: z.string().min(1, onString).optional(),
     space_id: z.string().min(1, onString).optional(),
+    /**
+     * The run it was steered into, when it was.
+     */
+    run_id: z.string().min(1, onString).optional(),
     message_id: z.string().min(1, onString),
     from: ParticipantSchema,
     text: z.string(),
@@ -114,6 +228,79 @@ export const ServerEventMessageNewSchema = z.object({
 });
 export type ServerEventMessageNew = z.infer<typeof ServerEventMessageNewSchema>;
 
+export const ServerEventRunStartedSchema = z.object({
+    seq: SeqSchema,
+    v: z.int().min(1).optional(),
+    id: z.string().min(1, onString).optional(),
+    ts: z.optional(MillisSchema),
+    workspace_id: z.string().min(1, onString).optional(),
+    actor: z.string().min(1, onString).optional(),
+    space_id: z.string().min(1, onString),
+    run_id: z.string().min(1, onString),
+    idempotency_key: z.optional(IdempotencyKeySchema),
+});
+export type ServerEventRunStarted = z.infer<typeof ServerEventRunStartedSchema>;
+
+export const ServerEventRunFinishedSchema = z.object({
+    seq: SeqSchema,
+    v: z.int().min(1).optional(),
+    id: z.string().min(1, onString).optional(),
+    ts: z.optional(MillisSchema),
+    workspace_id: z.string().min(1, onString).optional(),
+    actor: z.string().min(1, onString).optional(),
+    space_id: z.string().min(1, onString),
+    run_id: z.string().min(1, onString),
+    idempotency_key: z.optional(IdempotencyKeySchema),
+});
+export type ServerEventRunFinished = z.infer<typeof ServerEventRunFinishedSchema>;
+
+export const ServerEventContextCopiedSchema = z.object({
+    seq: SeqSchema,
+    v: z.int().min(1).optional(),
+    id: z.string().min(1, onString).optional(),
+    ts: z.optional(MillisSchema),
+    workspace_id: z.string().min(1, onString).optional(),
+    actor: z.string().min(1, onString).optional(),
+    edit_id: z.string().min(1, onString),
+    agent_id: z.string().min(1, onString).optional(),
+    name: z.string().min(1, onString),
+    text: z.string(),
+    hash: z.string(),
+    idempotency_key: z.optional(IdempotencyKeySchema),
+});
+export type ServerEventContextCopied = z.infer<typeof ServerEventContextCopiedSchema>;
+
+export const ServerEventContextRefusedSchema = z.object({
+    seq: SeqSchema,
+    v: z.int().min(1).optional(),
+    id: z.string().min(1, onString).optional(),
+    ts: z.optional(MillisSchema),
+    workspace_id: z.string().min(1, onString).optional(),
+    actor: z.string().min(1, onString).optional(),
+    edit_id: z.string().min(1, onString),
+    reason: z.string(),
+    idempotency_key: z.optional(IdempotencyKeySchema),
+});
+export type ServerEventContextRefused = z.infer<typeof ServerEventContextRefusedSchema>;
+
+export const ServerEventAgentCopiedSchema = z.object({
+    seq: SeqSchema,
+    v: z.int().min(1).optional(),
+    id: z.string().min(1, onString).optional(),
+    ts: z.optional(MillisSchema),
+    workspace_id: z.string().min(1, onString).optional(),
+    actor: z.string().min(1, onString).optional(),
+    change_id: z.string().min(1, onString),
+    agent_id: z.string().min(1, onString),
+    model: z.string().nullable().optional(),
+    effort: z.string().nullable().optional(),
+    heartbeat: z.optional(AgentHeartbeatSchema),
+    compact_at: z.int().min(1).max(100).optional(),
+    compaction: z.optional(CompactionSchema),
+    idempotency_key: z.optional(IdempotencyKeySchema),
+});
+export type ServerEventAgentCopied = z.infer<typeof ServerEventAgentCopiedSchema>;
+
 /**
  * An event as the server sends it, with the envelope fields it filled in.
  */
@@ -122,6 +309,26 @@ export const ServerEventSchema = z.discriminatedUnion('type', [
      * A message was posted.
      */
     ServerEventMessageNewSchema.extend({ type: z.literal('message.new') }),
+    /**
+     * A harness started a run in a space.
+     */
+    ServerEventRunStartedSchema.extend({ type: z.literal('run.started') }),
+    /**
+     * A harness's run is done.
+     */
+    ServerEventRunFinishedSchema.extend({ type: z.literal('run.finished') }),
+    /**
+     * A harness's copy of a context file, answering an edit.
+     */
+    ServerEventContextCopiedSchema.extend({ type: z.literal('context.copied') }),
+    /**
+     * A harness refused an edit.
+     */
+    ServerEventContextRefusedSchema.extend({ type: z.literal('context.refused') }),
+    /**
+     * An agent's copy after a change.
+     */
+    ServerEventAgentCopiedSchema.extend({ type: z.literal('agent.copied') }),
 ]);
 /**
  * An event as the server sends it, with the envelope fields it filled in.
@@ -624,3 +831,16 @@ export const ServerFrameSchema = z.discriminatedUnion('frame', [
  * Everything a server sends, by `frame`.
  */
 export type ServerFrame = z.infer<typeof ServerFrameSchema>;
+
+/**
+ * What `GET /v1/join` answers an owner or admin: the join requests waiting, for a client that
+ * reconnected after missing their `join` frames (now or never). Never carries the secret.
+ */
+export const JoinListSchema = z.object({
+    requests: z.array(JoinRequestSchema),
+});
+/**
+ * What `GET /v1/join` answers an owner or admin: the join requests waiting, for a client that
+ * reconnected after missing their `join` frames (now or never). Never carries the secret.
+ */
+export type JoinList = z.infer<typeof JoinListSchema>;
