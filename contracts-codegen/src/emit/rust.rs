@@ -104,6 +104,31 @@ enum At<'a> {
 /// (clippy's `large_enum_variant`, for generated types). `ChatInfo` is above it.
 const LARGE: usize = 192;
 
+/// How many values a type's storage never takes, which `Option` uses for `None` (Rust's
+/// niches): an `Option` of a type without one is a word larger.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Niches {
+    None,
+    One,
+    Many,
+}
+
+impl Niches {
+    /// The niches left in an `Option` of a type with these: one used for `None`, or the
+    /// new tag's spare values.
+    fn inside_option(self) -> Niches {
+        match self {
+            Niches::One => Niches::None,
+            Niches::None | Niches::Many => Niches::Many,
+        }
+    }
+}
+
+/// The bytes an `Option` adds around a type with `niches` (estimated at a word's alignment).
+fn option_cost(niches: Niches) -> usize {
+    if niches == Niches::None { 8 } else { 0 }
+}
+
 struct Emitter<'a> {
     model: &'a Model,
     rt: TokenStream,
@@ -267,9 +292,14 @@ impl<'a> Emitter<'a> {
                         // A required literal is not stored; an optional one is a flag.
                         (TyKind::Literal(_), false) => 0,
                         (TyKind::Literal(_), true) => 1,
-                        (TyKind::String(_) | TyKind::Array(..) | TyKind::Map(_), _)
-                        | (_, false) => self.stored_size(m, &f.ty, stack),
-                        (_, true) => self.stored_size(m, &f.ty, stack) + 8,
+                        // Required, or optional with a default: stored as the value.
+                        (_, false) => self.stored_size(m, &f.ty, stack),
+                        (_, true) if f.default.is_some() => self.stored_size(m, &f.ty, stack),
+                        // `Option<T>`: a word more only when `T` has no niche for `None`.
+                        (_, true) => {
+                            self.stored_size(m, &f.ty, stack)
+                                + option_cost(self.stored_niches(m, &f.ty, stack))
+                        }
                     })
                     .sum::<usize>()
                     .next_multiple_of(8)
@@ -291,6 +321,65 @@ impl<'a> Emitter<'a> {
         size
     }
 
+    /// The niches of a field or variant of `m`'s as stored: a boxed large struct is a `Box`
+    /// (one niche, null), a nullable one `Option<Box<_>>`.
+    fn stored_niches(&self, m: &Model, ty: &Ty, stack: &mut BTreeSet<String>) -> Niches {
+        match &ty.kind {
+            TyKind::Nullable(inner) => self.stored_niches(m, inner, stack).inside_option(),
+            _ if self.boxes_large(m, ty, stack) => Niches::One,
+            _ => self.ty_niches(m, ty, stack),
+        }
+    }
+
+    /// The niches of a type expression of `m`'s, stored inline.
+    fn ty_niches(&self, m: &Model, ty: &Ty, stack: &mut BTreeSet<String>) -> Niches {
+        match &ty.kind {
+            // A `String`'s or `Vec`'s capacity, a `bool`'s 254 spare values.
+            TyKind::String(_) | TyKind::Array(..) | TyKind::Map(_) | TyKind::Boolean => {
+                Niches::Many
+            }
+            TyKind::Literal(Literal::Bool(_)) => Niches::Many,
+            TyKind::Int(_) | TyKind::Number(_) | TyKind::Literal(Literal::Int(_)) => Niches::None,
+            // `&'static str` and `RawJson`'s `Box<RawValue>`: a pointer that is never null.
+            TyKind::Literal(Literal::String(_)) | TyKind::Unknown => Niches::One,
+            TyKind::Nullable(inner) => self.ty_niches(m, inner, stack).inside_option(),
+            TyKind::Ref(r) => {
+                let owner = self.owner_of(m, r);
+                owner
+                    .resolve(r)
+                    .map_or(Niches::One, |def| self.def_niches(owner, def, stack))
+            }
+        }
+    }
+
+    /// The niches of `def` (defined in `m`): a struct has its fields' best, an enum or a
+    /// union its tag's spare values, a type already on `stack` (recursion) is a `Box`.
+    fn def_niches(&self, m: &Model, def: &TypeDef, stack: &mut BTreeSet<String>) -> Niches {
+        let key = format!("{}.{}", m.name, def.name);
+        if !stack.insert(key.clone()) {
+            return Niches::One;
+        }
+        let niches = match &def.kind {
+            TypeDefKind::Struct(s) => s
+                .fields
+                .iter()
+                .map(|f| match (&f.ty.kind, f.optional) {
+                    (TyKind::Literal(_), false) => Niches::None,
+                    (TyKind::Literal(_), true) => Niches::Many,
+                    (_, true) if f.default.is_none() => {
+                        self.stored_niches(m, &f.ty, stack).inside_option()
+                    }
+                    _ => self.stored_niches(m, &f.ty, stack),
+                })
+                .max()
+                .unwrap_or(Niches::None),
+            TypeDefKind::Union(_) | TypeDefKind::Enum(_) => Niches::Many,
+            TypeDefKind::Alias(t) => self.ty_niches(m, t, stack),
+        };
+        stack.remove(&key);
+        niches
+    }
+
     /// The estimated size in bytes of a type expression of `m`'s, stored inline.
     fn ty_size(&self, m: &Model, ty: &Ty, stack: &mut BTreeSet<String>) -> usize {
         match &ty.kind {
@@ -298,7 +387,9 @@ impl<'a> Emitter<'a> {
             TyKind::Boolean => 1,
             TyKind::Int(_) | TyKind::Number(_) | TyKind::Literal(_) => 8,
             TyKind::Unknown => 16,
-            TyKind::Nullable(inner) => self.ty_size(m, inner, stack) + 8,
+            TyKind::Nullable(inner) => {
+                self.ty_size(m, inner, stack) + option_cost(self.ty_niches(m, inner, stack))
+            }
             TyKind::Ref(r) => {
                 let owner = self.owner_of(m, r);
                 owner

@@ -154,8 +154,7 @@ impl<L: EventLog> Hub<L> {
                     bytes = grown;
                     events.push(entry.event);
                 } else {
-                    let frame =
-                        ServerFrame::Event(Box::new(ServerFrameEvent { event: entry.event }));
+                    let frame = ServerFrame::Event(ServerFrameEvent { event: entry.event });
                     let size = json_len(&frame);
                     if size > limit {
                         if frames.is_empty() {

@@ -125,9 +125,9 @@ impl<L: EventLog> Hub<L> {
             {
                 out.push(Action::Send {
                     to: *id,
-                    frame: ServerFrame::Event(Box::new(ServerFrameEvent {
+                    frame: ServerFrame::Event(ServerFrameEvent {
                         event: entry.event.clone(),
-                    })),
+                    }),
                 });
             }
         }
