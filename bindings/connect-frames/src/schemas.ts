@@ -413,7 +413,9 @@ export const SubscribeSchema = z.object({
      */
     space_id: z.string().min(1, onString).optional(),
     /**
-     * The last seq the client saw; replay starts after it.
+     * The last seq the client saw; replay starts after it. One the log cannot honour is
+     * refused, never answered with silence: older than the log holds, `too_far_behind`;
+     * ahead of its head, `not_found`.
      */
     since: z.optional(SeqSchema),
 });
@@ -713,7 +715,7 @@ export type ContextWindowChange = z.infer<typeof ContextWindowChangeSchema>;
  * - `'protocol_unsupported'`: No protocol version both sides speak.
  * - `'unauthorized'`
  * - `'forbidden'`
- * - `'not_found'`
+ * - `'not_found'`: What a frame names is not there: a run under way, an edit or a change awaiting its answer, or a subscribe's `since` ahead of the log's head (a log that lost its tail, a cursor from another server). For a `since`: drop the cursor and resume from `since: 0`, keeping the events held by their ids; a later `since` would skip what is new.
  * - `'invalid_event'`: The event does not match its type's schema.
  * - `'invalid_frame'`: The frame is not a frame this server reads, or an event has no key of its own.
  * - `'rate_limited'`
@@ -729,7 +731,7 @@ export const ErrorCodeSchema = z.enum(['protocol_unsupported', 'unauthorized', '
  * - `'protocol_unsupported'`: No protocol version both sides speak.
  * - `'unauthorized'`
  * - `'forbidden'`
- * - `'not_found'`
+ * - `'not_found'`: What a frame names is not there: a run under way, an edit or a change awaiting its answer, or a subscribe's `since` ahead of the log's head (a log that lost its tail, a cursor from another server). For a `since`: drop the cursor and resume from `since: 0`, keeping the events held by their ids; a later `since` would skip what is new.
  * - `'invalid_event'`: The event does not match its type's schema.
  * - `'invalid_frame'`: The frame is not a frame this server reads, or an event has no key of its own.
  * - `'rate_limited'`

@@ -343,3 +343,140 @@ async fn a_mid_run_message_gets_a_receipt_queued_or_steered() {
         "no receipt after the run"
     );
 }
+
+/// Pings `c` and reads to the pong: every frame queued for it before the ping came first.
+/// Answers the tags of the frames that did (pings aside).
+async fn drain(c: &mut Client, ts: i64) -> Vec<&'static str> {
+    c.send(json!({ "frame": "ping", "ts": ts }));
+    let mut before = Vec::new();
+    for _ in 0..50 {
+        match c.next().await.expect("the connection stays up") {
+            ServerFrame::Pong(p) if p.ts == ts => return before,
+            f => before.push(f.tag()),
+        }
+    }
+    panic!("no pong for {ts}")
+}
+
+/// Every gate the admin routes can trip, one by one: of two sockets of the same participant,
+/// the one whose hello accepts the capability hears the frame and the one that does not never
+/// does (`sent` counts one socket, and a ping round trip on the other finds nothing before its
+/// pong); the harness answers each change with its copy.
+#[tokio::test]
+async fn each_gate_live_only_a_socket_that_accepts_it_hears_its_frame() {
+    let data = DataDir::new("each-gate");
+    let (_s, url) = server(&["--data-dir", &data.arg()]);
+    let host = host_of(&url);
+    let mut owner = Client::hello(&url, "dana-token", &["presence", "join"]).await;
+    let mut owner_without = Client::hello(&url, "dana-token", &[]).await;
+    let all = [
+        "restart",
+        "context",
+        "models",
+        "heartbeats",
+        "context_windows",
+    ];
+    let mut harness = Client::hello(&url, "scout-token", &all).await;
+    let mut harness_without = Client::hello(&url, "scout-token", &[]).await;
+    // The harness's sockets came up: presence to the owner that accepts it only.
+    next_of(&mut owner, "presence").await;
+    assert!(!drain(&mut owner_without, 1).await.contains(&"presence"));
+    let notify = |frame: serde_json::Value| {
+        let (status, body) = http(
+            &host,
+            "POST",
+            "/v1/admin/notify",
+            Some("dana-token"),
+            &frame.to_string(),
+        );
+        assert_eq!((status, body["sent"].as_i64()), (200, Some(1)), "{frame}");
+    };
+    let at = json!(1_767_225_600_000i64);
+    let changes = [
+        (
+            json!({ "frame": "context.edit", "edit_id": "ed_9", "harness_id": "h_scout",
+                "name": "AGENTS.md", "text": "be brief", "base_hash": "h0", "asked_by": "usr_dana", "asked_at": at }),
+            json!({ "type": "context.refuse", "edit_id": "ed_9", "reason": "managed elsewhere" }),
+        ),
+        (
+            json!({ "frame": "model.change", "change_id": "chg_m", "harness_id": "h_scout", "agent_id": "ag_1",
+                "model": "large", "effort": null, "asked_by": "usr_dana", "asked_at": at }),
+            json!({ "type": "agent.copy", "change_id": "chg_m", "agent_id": "ag_1", "model": "large", "effort": null }),
+        ),
+        (
+            json!({ "frame": "heartbeat.change", "change_id": "chg_h", "harness_id": "h_scout", "agent_id": "ag_1",
+                "on": true, "every": 60, "asked_by": "usr_dana", "asked_at": at }),
+            json!({ "type": "agent.copy", "change_id": "chg_h", "agent_id": "ag_1",
+                "heartbeat": { "on": true, "every": 60 } }),
+        ),
+        (
+            json!({ "frame": "context_window.compact", "change_id": "chg_c", "harness_id": "h_scout",
+                "agent_id": "ag_1", "asked_by": "usr_dana", "asked_at": at }),
+            json!({ "type": "agent.copy", "change_id": "chg_c", "agent_id": "ag_1", "compaction": "done" }),
+        ),
+        (
+            json!({ "frame": "context_window.change", "change_id": "chg_w", "harness_id": "h_scout",
+                "agent_id": "ag_1", "at": 80, "asked_by": "usr_dana", "asked_at": at }),
+            json!({ "type": "agent.copy", "change_id": "chg_w", "agent_id": "ag_1", "compact_at": 80 }),
+        ),
+    ];
+    for (n, (frame, mut answer)) in changes.into_iter().enumerate() {
+        let tag = frame["frame"].as_str().unwrap().to_owned();
+        notify(frame);
+        assert_eq!(next_of(&mut harness, &tag).await.tag(), tag);
+        assert_eq!(
+            drain(&mut harness_without, 10 + n as i64).await,
+            Vec::<&str>::new(),
+            "{tag}"
+        );
+        answer["idempotency_key"] = json!(format!("answer-{n}"));
+        harness.send(json!({ "frame": "event", "event": answer }));
+        assert!(
+            matches!(harness.answer().await, ServerFrame::Ack(a) if !a.duplicate),
+            "the answer to {tag}"
+        );
+    }
+    // Restart: to the harness socket that accepts it; presence `restarting` to the owner's.
+    let (status, _) = http(
+        &host,
+        "POST",
+        "/v1/admin/restart?harness_id=h_scout",
+        Some("dana-token"),
+        "",
+    );
+    assert_eq!(status, 200);
+    next_of(&mut harness, "restart").await;
+    assert_eq!(drain(&mut harness_without, 20).await, Vec::<&str>::new());
+    let ServerFrame::Presence(p) = next_of(&mut owner, "presence").await else {
+        unreachable!()
+    };
+    assert!(p.state.restarting.is_some());
+    // Trouble: presence to the owner's socket that accepts it.
+    http(
+        &host,
+        "POST",
+        "/v1/admin/trouble?harness_id=h_scout",
+        Some("dana-token"),
+        "out of disk",
+    );
+    let ServerFrame::Presence(p) = next_of(&mut owner, "presence").await else {
+        unreachable!()
+    };
+    assert_eq!(p.state.trouble.as_deref(), Some("out of disk"));
+    // Join: to the owner's socket that accepts it, one socket.
+    let request = json!({
+        "request_id": "jr_9", "kind": "harness", "state": "waiting", "started_by": "usr_dana",
+        "wants": ["workspace"], "capabilities": [], "url": "https://example.test/join/jr_9",
+    });
+    let (status, body) = http(
+        &host,
+        "POST",
+        "/v1/admin/join",
+        Some("dana-token"),
+        &request.to_string(),
+    );
+    assert_eq!((status, body["sent"].as_i64()), (200, Some(1)));
+    next_of(&mut owner, "join").await;
+    // The owner's socket without capabilities heard none of it: presence, restart, join.
+    assert_eq!(drain(&mut owner_without, 30).await, Vec::<&str>::new());
+}
