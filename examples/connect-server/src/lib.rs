@@ -208,6 +208,7 @@ impl<L: EventLog + Send + 'static> Server<L> {
             return;
         };
         if !head.upgrade {
+            // An error here is the peer gone mid-answer: there is no one left to tell.
             let _ = self.http(&mut stream, &head).await;
             return;
         }
@@ -220,6 +221,7 @@ impl<L: EventLog + Send + 'static> Server<L> {
                 "no known token: send Authorization: Bearer TOKEN or ?token=TOKEN",
                 None,
             );
+            // Closed either way: a refusal the port cannot take changes nothing.
             let _ = port.send_json(&refusal);
             port.close();
             return;
