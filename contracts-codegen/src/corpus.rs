@@ -31,7 +31,7 @@
 
 use crate::examples::{self, Example, Hint, Subject};
 use crate::model::{
-    Literal, Model, Struct, TableKind, Ty, TyKind, TypeDef, TypeDefKind, Union, UnionTag,
+    Literal, Model, Struct, TableKind, Ty, TyKind, TypeDef, TypeDefKind, TypeRef, Union, UnionTag,
 };
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
@@ -533,9 +533,16 @@ impl<'m> Gen<'m> {
     /// minimal payload, when the model has them (`Request` and `Event` structs): the name
     /// picks the table entry.
     fn frames(&mut self) {
+        // The frames are the model's own or a base's (an app's requests travel in the
+        // agent's `Request`).
+        fn find<'a>(m: &'a Model, n: &str) -> Option<&'a TypeDef> {
+            m.own_type(n)
+                .or_else(|| m.bases.iter().find_map(|b| find(b, n)))
+        }
+        let model = self.model;
         let has = |n: &str| {
             matches!(
-                self.model.own_type(n).map(|d| &d.kind),
+                find(model, n).map(|d| &d.kind),
                 Some(TypeDefKind::Struct(_))
             )
         };
@@ -548,14 +555,15 @@ impl<'m> Gen<'m> {
             stage: Stage::Table,
             label: "request frame".into(),
         };
-        let requests: Vec<(String, Ty)> = self
+        let requests: Vec<(&Model, String, Ty)> = self
             .model
             .all_requests()
             .into_iter()
-            .map(|(_, r)| (r.name.clone(), r.payload.clone()))
+            .map(|(owner, r)| (owner, r.name.clone(), r.payload.clone()))
             .collect();
-        for (name, payload) in &requests {
-            let p = self.minimal(payload, 0);
+        for (owner, name, payload) in &requests {
+            // A base's entry is written in the base.
+            let p = Gen::new(owner, self.readable).minimal(payload, 0);
             let frame = json!({ "id": "1", "type": name, "payload": p });
             self.accept(
                 &request,
@@ -604,14 +612,14 @@ impl<'m> Gen<'m> {
             stage: Stage::Table,
             label: "server frame".into(),
         };
-        let events: Vec<(String, Ty)> = self
+        let events: Vec<(&Model, String, Ty)> = self
             .model
             .all_events()
             .into_iter()
-            .map(|(_, e)| (e.name.clone(), e.payload.clone()))
+            .map(|(owner, e)| (owner, e.name.clone(), e.payload.clone()))
             .collect();
-        for (name, payload) in &events {
-            let p = self.minimal(payload, 0);
+        for (owner, name, payload) in &events {
+            let p = Gen::new(owner, self.readable).minimal(payload, 0);
             let frame = json!({ "type": "event", "event": name, "payload": p });
             self.accept(
                 &server,
@@ -645,6 +653,22 @@ impl<'m> Gen<'m> {
     fn minimal_hinted(&self, ty: &Ty, depth: usize, hint: Hint) -> Value {
         if depth > 32 {
             return Value::Null;
+        }
+        // A base's type (an app's `agent::ChatInfo`): its own references are written in the
+        // base, so it is made there.
+        if let TyKind::Ref(r) = &ty.kind
+            && let Some(p) = &r.protocol
+            && *p != self.model.name
+            && let Some(base) = self.model.base(p)
+        {
+            let local = Ty {
+                kind: TyKind::Ref(TypeRef {
+                    name: r.name.clone(),
+                    protocol: None,
+                }),
+                loc: ty.loc.clone(),
+            };
+            return Gen::new(base, self.readable).minimal_hinted(&local, depth, hint);
         }
         let mut hint = hint;
         if let TyKind::Ref(r) = &ty.kind

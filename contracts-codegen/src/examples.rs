@@ -56,6 +56,31 @@ pub fn examples(model: &Model) -> Vec<Example> {
     corpus::derive_examples(model)
 }
 
+/// The corpus lines of the examples a page of `model` shows: those of its own entries, frames
+/// and types (an app's page shows its own; its bases' are on their pages), each once. What an
+/// app writes beside its reference (`generate::Outputs::examples`) so its validators check
+/// every example the page shows.
+pub fn own_cases(model: &Model) -> Vec<Case> {
+    let request = |n: &str| model.requests.iter().any(|r| r.name == n);
+    let event = |n: &str| model.events.iter().any(|e| e.name == n);
+    let own_type = |n: &str| model.own_type(n).is_some();
+    let mut out: Vec<Case> = Vec::new();
+    for e in examples(model) {
+        let own = match &e.subject {
+            Subject::Payload(n) | Subject::Result(n) => request(n),
+            Subject::Event(n) => event(n),
+            Subject::Type(n) => own_type(n),
+            Subject::Frame { union, .. } | Subject::Variant { union, .. } => own_type(union),
+            Subject::EntryFrame { kind, name } if kind == "request" => request(name),
+            Subject::EntryFrame { name, .. } => event(name),
+        };
+        if own && !out.contains(&e.case) {
+            out.push(e.case);
+        }
+    }
+    out
+}
+
 /// A readable example of one type expression, as written in `model`.
 pub fn value(model: &Model, ty: &Ty) -> Value {
     corpus::readable_value(model, ty)

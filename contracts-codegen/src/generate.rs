@@ -256,6 +256,15 @@ impl Outputs {
         self.file(path, docs::emit(&p.model, options))
     }
 
+    /// The corpus lines of the examples the protocol's reference shows (its own entries,
+    /// frames and types, [`crate::examples::own_cases`]), at `path`, one JSON line each as
+    /// `tests/corpus/README.md` describes them: name it in the page's
+    /// [`DocsOptions::examples`] and run it through the validators.
+    pub fn examples(&mut self, p: &Protocol, path: impl AsRef<Path>) -> &mut Self {
+        let cases = crate::examples::own_cases(&p.model);
+        self.file(path, crate::corpus::to_jsonl(&cases))
+    }
+
     /// Any other file, made by the caller.
     pub fn file(&mut self, path: impl AsRef<Path>, contents: String) -> &mut Self {
         self.files.insert(path.as_ref().to_path_buf(), contents);
@@ -530,6 +539,48 @@ mod tests {
             package.get("license").is_none(),
             "no license of ours: {package}"
         );
+
+        // Every reference of the JSON Schema resolves: a base entry's types are there too.
+        let schema: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(root.join("pkg/schema.json")).unwrap())
+                .unwrap();
+        let mut refs = Vec::new();
+        fn walk(v: &serde_json::Value, out: &mut Vec<String>) {
+            match v {
+                serde_json::Value::Object(o) => {
+                    if let Some(serde_json::Value::String(r)) = o.get("$ref") {
+                        out.push(r.clone());
+                    }
+                    o.values().for_each(|x| walk(x, out));
+                }
+                serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+                _ => {}
+            }
+        }
+        walk(&schema, &mut refs);
+        assert!(
+            refs.iter().any(|r| r.starts_with("#/$defs/base.")),
+            "{refs:?}"
+        );
+        for r in &refs {
+            let key = r.strip_prefix("#/$defs/").expect("a local reference");
+            assert!(schema["$defs"].get(key).is_some(), "{r} does not resolve");
+        }
+        // The examples the page shows are the app's own, each valid (the documents app's show
+        // its frames too: examples/documents-app/tests/corpus.rs).
+        let mut examples = Outputs::new(&root);
+        examples.examples(&app, "examples.jsonl");
+        let lines = &examples.files()[Path::new("examples.jsonl")];
+        assert!(
+            lines.contains(r#"{"as":"payload","type":"b.get","input":{"id":"bget-1"},"ok":true"#),
+            "{lines}"
+        );
+        assert!(
+            lines.contains(r#""as":"event","type":"b.changed""#),
+            "{lines}"
+        );
+        assert!(!lines.contains("a.get"), "{lines}");
+        assert!(!lines.contains(r#""ok":false"#), "{lines}");
 
         write(&root, "pkg/src/tables.ts", "// edited\n");
         write(

@@ -7,7 +7,8 @@
 //! cargo xtask compat [--base REV] [--format text|json] [--acknowledged FILE]
 //!                                    judge the schema's change since REV (exit 1 if it breaks)
 //! cargo xtask compat --bless         publish the working tree's schema as the baseline
-//! cargo xtask validate --as KIND ..  read JSON lines on stdin, one verdict line each
+//! cargo xtask validate --as KIND [--type NAME]
+//!                                    read JSON lines on stdin, one verdict line each
 //! ```
 //!
 //! ```no_run
@@ -26,6 +27,8 @@
 //!         .base("agent", "/path/to/adecore-contracts/schema/agent")
 //!         // The app's own protocol: its name, its directory, its bases.
 //!         .protocol("notes", "schema", &["agent"])
+//!         // Where `protocol!` generates it in the app's crate: `validate` judges with it.
+//!         .rust_module("notes", "notes_app::notes")
 //!         .outputs(move |p, out| {
 //!             out.package(p.get("notes"), "bindings/notes-contracts", &ts)
 //!                 .reference(p.get("notes"), "docs/notes.md", &ts);
@@ -53,6 +56,15 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 pub use root::{Root, find_root};
+
+/// The agent protocol's reference page at this release, for an app's page to link the agent's
+/// entries and types into (`DocsOptions::base_page("agent", AGENT_REFERENCE)`).
+pub const AGENT_REFERENCE: &str = concat!(
+    env!("CARGO_PKG_REPOSITORY"),
+    "/blob/v",
+    env!("CARGO_PKG_VERSION"),
+    "/docs/reference/agent.md"
+);
 
 /// The commands every project's xtask has. A project with commands of its own flattens this
 /// into its own `Subcommand` enum (`#[command(flatten)]`) and hands it to [`Project::run`].
@@ -119,6 +131,8 @@ pub struct Project {
     specs: Vec<Spec>,
     plan: Box<Plan>,
     validator: Option<validate::Validator>,
+    /// The Rust module `protocol!` generated each protocol into, by protocol.
+    modules: BTreeMap<String, String>,
     codegen_command: String,
 }
 
@@ -132,6 +146,7 @@ impl Project {
             specs: Vec::new(),
             plan: Box::new(|_, _| Ok(())),
             validator: None,
+            modules: BTreeMap::new(),
             codegen_command: "cargo xtask codegen".into(),
         }
     }
@@ -170,7 +185,17 @@ impl Project {
         self
     }
 
-    /// The binary that gives `validate` its verdicts (see [`validate`]).
+    /// Where `protocol!` generates `protocol` in the project's Rust: the module's path, its
+    /// first segment the library's name (`notes_app::notes`). `validate` judges the protocol's
+    /// frames with it, over its composed tables (see [`validate`]): no validator binary to
+    /// write.
+    pub fn rust_module(mut self, protocol: &str, path: &str) -> Project {
+        self.modules.insert(protocol.to_owned(), path.to_owned());
+        self
+    }
+
+    /// The binary that gives `validate` its verdicts for the protocols without a
+    /// [`Project::rust_module`] (see [`validate`]).
     pub fn validator(mut self, validator: validate::Validator) -> Project {
         self.validator = Some(validator);
         self
@@ -207,7 +232,9 @@ impl Project {
                 self.compat_defaults(&root, &mut args);
                 compat::run(&root, args)
             }
-            Command::Validate(args) => validate::run(&root, self.validator.as_ref(), args),
+            Command::Validate(args) => {
+                validate::run(&root, self.validator.as_ref(), &self.modules, args)
+            }
         }
     }
 

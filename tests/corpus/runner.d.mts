@@ -69,6 +69,8 @@ export interface Protocol {
     zod(line: Line, input: unknown): Verdict;
     /** The JSON Schema verdict on a line whose text is JSON (`input`). */
     schema(line: Line, input: unknown, defs: SchemaChecks): Verdict;
+    /** The corpus files to run, relative to tests/corpus/ (default: the protocol's two). */
+    files?: string[];
 }
 
 /** A Zod refusal at `stage`, with the paths its prettified message names. */

@@ -138,14 +138,17 @@ function onJson(verdict) {
 function schemaChecks(packageUrl, Ajv) {
     const schema = JSON.parse(readFileSync(new URL('schema.json', packageUrl), 'utf8'));
     const ajv = new Ajv({ strict: false, allErrors: true });
-    ajv.addSchema(schema);
+    // An app's schema.json may have no `$id`: it is registered under a key of its own.
+    const id = schema.$id ?? 'urn:contracts-corpus:schema.json';
+    if (schema.$id === undefined) ajv.addSchema(schema, id);
+    else ajv.addSchema(schema);
     const compiled = new Map();
     /** The validator of one `$defs` entry. */
     const def = (name) => {
         let v = compiled.get(name);
         if (v === undefined) {
             assert.ok(name in schema.$defs, `schema.json has no $defs entry ${name}`);
-            v = ajv.compile({ $ref: `${schema.$id}#/$defs/${encodeURIComponent(name)}` });
+            v = ajv.compile({ $ref: `${id}#/$defs/${encodeURIComponent(name)}` });
             compiled.set(name, v);
         }
         return v;
@@ -155,7 +158,7 @@ function schemaChecks(packageUrl, Ajv) {
         const key = `#${name}`;
         let v = compiled.get(key);
         if (v === undefined) {
-            v = ajv.compile({ $ref: `${schema.$id}${key}` });
+            v = ajv.compile({ $ref: `${id}${key}` });
             compiled.set(key, v);
         }
         return v;
@@ -223,13 +226,14 @@ function run(file, name, verdict, comparePaths, rust) {
 
 /**
  * Registers the corpus tests of one protocol: Zod (paths and Rust's messages compared) and
- * JSON Schema, over the hand-written and the derived corpus.
+ * JSON Schema, over the hand-written and the derived corpus, or the `files` given (relative
+ * to tests/corpus/: an app's examples, `derived/documents.jsonl`).
  */
-export function runCorpus({ protocol, packageUrl, Ajv, zod, schema }) {
+export function runCorpus({ protocol, packageUrl, Ajv, zod, schema, files }) {
     const checks = schemaChecks(packageUrl, Ajv);
     const zodVerdict = onJson(zod);
     const schemaVerdict = onJson((line, input) => schema(line, input, checks));
-    for (const file of [`${protocol}.jsonl`, `derived/${protocol}.jsonl`]) {
+    for (const file of files ?? [`${protocol}.jsonl`, `derived/${protocol}.jsonl`]) {
         run(file, 'zod', zodVerdict, true, readMessages(file));
         run(file, 'json schema', schemaVerdict, false);
     }

@@ -153,6 +153,7 @@ pub fn plan(p: &Protocols, out: &mut Outputs) -> Result<(), String> {
     out.own_files(DERIVED_CORPUS_DIR, "jsonl");
     let app = p.get(EXAMPLE_APP);
     out.package(app, EXAMPLE_APP_PACKAGE, &example_app_ts())
+        .examples(app, EXAMPLE_APP_CORPUS)
         .reference_with(
             app,
             "examples/documents-app/docs/documents.md",
@@ -172,23 +173,25 @@ pub fn docs_options(root: &Path, t: &Target, protocol: &Protocol) -> Result<Docs
         base_pages: BTreeMap::new(),
         flows: flows::load(&protocol.dir, &display, &protocol.model)?,
         examples_corpus: Some(format!("{DERIVED_CORPUS_DIR}/{}.jsonl", t.protocol)),
+        examples_checked: None,
     })
 }
 
 /// The example app's protocol, as the project names it.
 pub const EXAMPLE_APP: &str = "documents";
 
-/// The example app's reference options: the agent's entries link into `agent_page`.
+/// The example app's reference options: the agent's entries link into `agent_page`, and its
+/// examples are the lines of [`EXAMPLE_APP_CORPUS`].
 pub fn example_app_docs(agent_page: &str) -> DocsOptions {
-    let ts = example_app_ts();
-    DocsOptions {
-        package_name: ts.package_name.clone(),
-        table_prefix: ts.table_prefix.clone(),
-        base_pages: BTreeMap::from([("agent".to_owned(), agent_page.to_owned())]),
-        flows: Vec::new(),
-        examples_corpus: None,
-    }
+    let mut d = DocsOptions::for_package(&example_app_ts()).base_page("agent", agent_page);
+    d.examples_corpus = Some(EXAMPLE_APP_CORPUS.into());
+    d
 }
+
+/// The example app's examples, run through the Rust verdict over its tables
+/// (`examples/documents-app/tests/corpus.rs`) and its package's Zod schemas and JSON Schema
+/// (its `test/corpus.test.ts`), as the agent's derived corpus is.
+const EXAMPLE_APP_CORPUS: &str = "tests/corpus/derived/documents.jsonl";
 
 /// Where the example app's package goes.
 const EXAMPLE_APP_PACKAGE: &str = "examples/documents-app/bindings/documents-contracts";
@@ -204,5 +207,9 @@ fn example_app_ts() -> TsOptions {
             .dev_version("file:../../../../bindings/agent-contracts"),
     );
     ts.extra_exports = vec!["./client.js".into()];
+    // Its examples through the shared corpus runner: Zod, and the JSON Schema with ajv.
+    ts.has_tests = true;
+    ts.dev_dependencies
+        .insert("ajv".into(), typescript::AJV_VERSION.into());
     ts
 }

@@ -5,7 +5,7 @@
 //! cargo xtask check [DIR] [--base NAME=DIR]
 //!                                      parse and check a schema directory, print diagnostics
 //! cargo xtask compat [--base REV] [--schema [NAME=]DIR] [--format text|json] [--bless]
-//! cargo xtask validate --protocol agent|connect --as KIND [--type NAME]
+//! cargo xtask validate --protocol agent|connect|documents --as KIND [--type NAME]
 //! cargo xtask fuzz [--seconds N] [--seed S] [--differential [--per-kind N]]
 //! cargo xtask test                     every test: Rust, TypeScript, end to end
 //! cargo xtask test-app [--update]      the template app out of tree, on the packaged crates
@@ -75,8 +75,8 @@ enum Command {
 }
 
 /// This repository as the library sees it: two protocols under `schema/` and the example app
-/// on the agent's, its outputs ([`codegen::plan`]), and the runtime's `contracts-validate`
-/// to judge frames.
+/// on the agent's, its outputs ([`codegen::plan`]), and what judges frames: the app's
+/// generated tables, and the runtime's `contracts-validate` for the rest.
 pub fn project() -> Project {
     Project::new(env!("CARGO_MANIFEST_DIR"))
         .protocol("agent", "schema/agent", &[])
@@ -87,6 +87,9 @@ pub fn project() -> Project {
             &["agent"],
         )
         .outputs(codegen::plan)
+        // The example app's frames are judged over its composed tables (a validator
+        // generated over its module); the agent's and connect's by the runtime's binary.
+        .rust_module(codegen::EXAMPLE_APP, "documents_app::documents")
         .validator(Validator {
             package: "adecore-contracts".into(),
             bin: "contracts-validate".into(),

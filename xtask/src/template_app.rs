@@ -7,14 +7,17 @@
 //! 2. The template is copied to a temporary directory, made a git repository with a release
 //!    tag `v0.1.0`.
 //! 3. There it runs what the app's CI runs: `cargo xtask codegen --check`, `cargo xtask compat
-//!    --base v0.1.0` and `cargo test`. Then it grows the schema: a new optional payload field
+//!    --base v0.1.0` and `cargo test`, and the app's `cargo xtask validate` (no validator of
+//!    the app's: the library generates one over its tables). Then it grows the schema: a new optional payload field
 //!    passes compat and the app still builds and passes its tests; a new required payload
 //!    field fails compat with exit 1 and the rule's id.
 //! 4. The app's TypeScript package is built against the agent package's tarball, and its node
-//!    client runs against the app's host over a real socket (see [`node`]).
+//!    client runs against the app's host over a real socket (see [`node`]), each installed by
+//!    `npm ci` from the template's lock file.
 //!
 //! `--update` first regenerates the template's generated files (its TypeScript package and
-//! reference) with its own xtask in the copy, and copies them back.
+//! reference) with its own xtask in the copy, and copies them back with the app's `Cargo.lock`;
+//! later it writes the npm lock files and copies them back too.
 //!
 //! The README's walk-through shows the template's files; [`readme_blocks`] checks they are
 //! equal, so the two cannot drift.
@@ -92,6 +95,8 @@ fn run_all(root: &Path, update: bool) -> Step {
     )?;
     expect(cargo(&["xtask", "compat", "--base", "v0.1.0"]), 0, "compat")?;
     expect(cargo(&["test", "--quiet"]), 0, "cargo test")?;
+    validate(&app, &app_target, root)?;
+    examples_in_rust(&app, &app_target)?;
 
     // A compatible change: a new optional payload field. The generated files follow, compat
     // passes, and the app's own code still builds.
@@ -134,7 +139,8 @@ fn run_all(root: &Path, update: bool) -> Step {
     }
     eprintln!("test-app: a new required field fails compat (exit 1, field-added-required)");
     git(&app, &["checkout", "-q", "--", "."])?;
-    node::run(root, &app, &app_target)?;
+    let template = update.then(|| root.join(TEMPLATE));
+    node::run(root, &app, &app_target, template.as_deref())?;
     let _ = std::fs::remove_dir_all(app.parent().unwrap_or(&app));
     readme_blocks(root)
 }
@@ -221,7 +227,7 @@ fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
     for entry in std::fs::read_dir(from)? {
         let entry = entry?;
         let name = entry.file_name();
-        if name == "target" || name == "node_modules" || name == "dist" {
+        if name == "target" || name == "node_modules" || name == "dist" || name == node::VENDOR {
             continue;
         }
         let (src, dst) = (entry.path(), to.join(&name));
@@ -282,13 +288,201 @@ fn cargo() -> String {
 /// (its target directory, its manifest) leaks in.
 fn cargo_in(app: &Path, target: &Path, args: &[&str]) -> Result<Output, String> {
     eprintln!("test-app: cargo {}", args.join(" "));
+    run_cmd(&mut app_cargo(app, target, args))
+}
+
+fn app_cargo(app: &Path, target: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new(cargo());
     cmd.args(args)
         .current_dir(app)
         .env("CARGO_TARGET_DIR", target)
         .env_remove("CARGO_MANIFEST_DIR")
         .env_remove("RUSTFLAGS");
-    run_cmd(&mut cmd)
+    cmd
+}
+
+/// The refusal `validate` gives the README's example line, as the README shows it.
+pub const EXAMPLE_REFUSAL: &str = r#"{"ok":false,"stage":"table","message":"✖ Too small: expected string to have >=1 characters\n  → at id"}"#;
+
+/// The app's `validate`, with no validator of the app's: an app request, an invalid one (the
+/// README's example) and an agent request, one verdict each over the composed tables; an
+/// unknown `--type` is a usage error (exit 2) that names it.
+fn validate(app: &Path, target: &Path, root: &Path) -> Step {
+    let input = concat!(
+        r#"{"id":"1","type":"note.write","payload":{"id":"n1","text":"milk"}}"#,
+        "\n",
+        r#"{"id":"1","type":"note.read","payload":{"id":""}}"#,
+        "\n",
+        r#"{"id":"2","type":"chat.list","payload":{}}"#,
+        "\n",
+    );
+    let out = cargo_with_stdin(
+        app,
+        target,
+        &["xtask", "validate", "--as", "request"],
+        input,
+    )?;
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    let expected = [r#"{"ok":true}"#, EXAMPLE_REFUSAL, r#"{"ok":true}"#];
+    if out.code != 0 || lines != expected {
+        return Err(format!(
+            "validate --as request: expected exit 0 and {expected:#?}, got {}:\n{}{}",
+            out.code, out.stdout, out.stderr
+        ));
+    }
+    let readme = std::fs::read_to_string(root.join("README.md")).map_err(|e| e.to_string())?;
+    if !readme.contains(EXAMPLE_REFUSAL) {
+        return Err(format!(
+            "README.md does not show validate's verdict on its example: {EXAMPLE_REFUSAL}"
+        ));
+    }
+    let out = cargo_with_stdin(
+        app,
+        target,
+        &[
+            "xtask",
+            "validate",
+            "--as",
+            "payload",
+            "--type",
+            "note.nope",
+        ],
+        "{}\n",
+    )?;
+    if out.code != 2
+        || !out
+            .stderr
+            .contains(r#"no table entry is called "note.nope""#)
+    {
+        return Err(format!(
+            "validate --type note.nope: expected exit 2 naming it, got {}:\n{}{}",
+            out.code, out.stdout, out.stderr
+        ));
+    }
+    eprintln!(
+        "test-app: validate judges over the composed tables (a refusal, exit 2 for an unknown type)"
+    );
+    Ok(())
+}
+
+/// The examples the app's reference shows, a corpus file the app's xtask writes beside it.
+pub const EXAMPLES: &str = "docs/notes-examples.jsonl";
+
+/// A corpus line's `as` and `type`: how `validate` is told to read it.
+type Kind = (String, Option<String>);
+
+/// One line of the examples file.
+struct Example {
+    kind: Kind,
+    /// The input's text.
+    text: String,
+    ok: bool,
+}
+
+/// The lines of the examples file.
+fn example_lines(app: &Path) -> Result<Vec<Example>, String> {
+    let path = app.join(EXAMPLES);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut out = Vec::new();
+    for (i, raw) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let place = format!("{EXAMPLES}:{}", i + 1);
+        let v: serde_json::Value =
+            serde_json::from_str(raw).map_err(|e| format!("{place}: {e}"))?;
+        let text = match (v.get("raw").and_then(|r| r.as_str()), v.get("input")) {
+            (Some(raw), _) => raw.to_owned(),
+            (None, Some(input)) => input.to_string(),
+            _ => return Err(format!("{place}: neither raw nor input")),
+        };
+        let kind = v["as"].as_str().ok_or(format!("{place}: no \"as\""))?;
+        let ty = v.get("type").and_then(|t| t.as_str()).map(str::to_owned);
+        out.push(Example {
+            kind: (kind.to_owned(), ty),
+            text,
+            ok: v["ok"].as_bool() == Some(true),
+        });
+    }
+    if out.is_empty() {
+        return Err(format!("{EXAMPLES} has no examples"));
+    }
+    Ok(out)
+}
+
+/// Every example of the app's reference through the app's `validate` (the Rust verdict over
+/// its tables), each kind and type in one run: each is accepted.
+fn examples_in_rust(app: &Path, target: &Path) -> Step {
+    let lines = example_lines(app)?;
+    let mut groups: Vec<(&Kind, Vec<&Example>)> = Vec::new();
+    for l in &lines {
+        match groups.iter_mut().find(|(k, _)| **k == l.kind) {
+            Some((_, g)) => g.push(l),
+            None => groups.push((&l.kind, vec![l])),
+        }
+    }
+    for ((kind, ty), group) in groups.iter().map(|(k, g)| (*k, g)) {
+        let mut args = vec!["xtask", "validate", "--as", kind.as_str()];
+        if let Some(t) = ty {
+            args.extend(["--type", t.as_str()]);
+        }
+        let input: String = group.iter().map(|l| format!("{}\n", l.text)).collect();
+        let out = cargo_with_stdin(app, target, &args, &input)?;
+        let verdicts: Vec<&str> = out.stdout.lines().collect();
+        let agree = verdicts.len() == group.len()
+            && group
+                .iter()
+                .zip(&verdicts)
+                .all(|(l, v)| v.starts_with(r#"{"ok":true}"#) == l.ok);
+        if out.code != 0 || !agree {
+            return Err(format!(
+                "the reference's examples as {kind} {}: expected each line's verdict, got exit {}:\n{}{}",
+                ty.as_deref().unwrap_or(""),
+                out.code,
+                out.stdout,
+                out.stderr
+            ));
+        }
+    }
+    eprintln!(
+        "test-app: the reference's {} examples pass the app's validate",
+        lines.len()
+    );
+    Ok(())
+}
+
+/// Cargo in the app with `input` on its stdin.
+fn cargo_with_stdin(
+    app: &Path,
+    target: &Path,
+    args: &[&str],
+    input: &str,
+) -> Result<Output, String> {
+    use std::io::Write as _;
+    use std::process::Stdio;
+    eprintln!("test-app: cargo {}", args.join(" "));
+    let mut cmd = app_cargo(app, target, args);
+    let shown = format!("{cmd:?}");
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("{shown}: {e}"))?;
+    // A usage error may exit before reading: a broken pipe here is expected.
+    let _ = child
+        .stdin
+        .take()
+        .map(|mut s| s.write_all(input.as_bytes()));
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("{shown}: {e}"))?;
+    Ok(Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    })
 }
 
 fn expect(out: Result<Output, String>, code: i32, what: &str) -> Step {
@@ -366,10 +560,16 @@ pub fn readme_blocks(root: &Path) -> Step {
 
 pub mod node {
     //! The app's TypeScript side, out of tree, installed as its users install it: the agent
-    //! package's tarball (`npm pack` of `bindings/agent-contracts`, built by its `prepare`),
-    //! the app's package built against it and packed in turn, and the node client installed
-    //! from the two tarballs (the rest from the registry at the versions the package files
-    //! name), built and run against the app's host over a real socket.
+    //! package's tarball (`npm pack` of `bindings/agent-contracts`, built by its `prepare`)
+    //! and the app's package, built against it and packed in turn, both into the app's
+    //! `vendor/`; the node client installed with the two, built and run against the app's
+    //! host over a real socket.
+    //!
+    //! Every install is `npm ci` from a lock file the template commits (the package's and the
+    //! client's), so the registry's packages are the locked ones. The locks resolve the two
+    //! unpublished packages to their tarballs in `vendor/` without an integrity: a tarball is
+    //! made again by every run, and npm serves a locked integrity from its cache instead of
+    //! reading the file. `--update` writes the locks ([`lock`]).
 
     use super::{Output, Step, run_cmd};
     use std::io::{BufRead, BufReader};
@@ -377,35 +577,58 @@ pub mod node {
     use std::process::{Command, Stdio};
     use std::time::{Duration, Instant};
 
-    pub fn run(root: &Path, app: &Path, target: &Path) -> Step {
-        let tarballs = app.join("../tarballs");
-        std::fs::create_dir_all(&tarballs).map_err(|e| e.to_string())?;
+    /// Where the app keeps the tarballs of the packages that are not on npm yet.
+    pub const VENDOR: &str = "vendor";
+
+    /// The directories of the app with a lock file, relative to the app, each with the
+    /// packages its lock takes from `vendor/`.
+    pub const LOCKED: &[(&str, &[&str])] = &[
+        ("bindings/notes-contracts", &["@adecore/agent-contracts"]),
+        (
+            "client",
+            &["@adecore/agent-contracts", "@acme/notes-contracts"],
+        ),
+    ];
+
+    /// Builds and runs the app's TypeScript side; with `update`, first writes the lock files
+    /// and copies them into the template at `template`.
+    pub fn run(root: &Path, app: &Path, target: &Path, template: Option<&Path>) -> Step {
+        let vendor = app.join(VENDOR);
+        std::fs::create_dir_all(&vendor).map_err(|e| e.to_string())?;
         let agent_dir = root.join("bindings/agent-contracts");
         if !agent_dir.join("node_modules").is_dir() {
             // Its `prepare` builds it with its dev dependencies, from its lock file.
             npm(&agent_dir, &["ci", "--no-audit", "--no-fund"])?;
         }
-        let agent = pack(&agent_dir, &tarballs)?;
+        let agent = pack(&agent_dir, &vendor)?;
         let package = app.join("bindings/notes-contracts");
-        npm(
-            &package,
-            &["install", "--no-save", "--no-audit", "--no-fund", &agent],
-        )?;
-        npm(&package, &["run", "build"])?;
-        let notes = pack(&package, &tarballs)?;
+        if template.is_some() {
+            lock(&package, &[("@adecore/agent-contracts", &agent)])?;
+        }
+        // Its `prepare` builds it.
+        ci(&package)?;
+        let notes = pack(&package, &vendor)?;
         let client = app.join("client");
-        npm(
-            &client,
-            &[
-                "install",
-                "--no-save",
-                "--no-audit",
-                "--no-fund",
-                &agent,
-                &notes,
-            ],
-        )?;
+        if template.is_some() {
+            lock(
+                &client,
+                &[
+                    ("@adecore/agent-contracts", &agent),
+                    ("@acme/notes-contracts", &notes),
+                ],
+            )?;
+        }
+        ci(&client)?;
         npm(&client, &["run", "build"])?;
+        examples_in_zod(root, app)?;
+        if let Some(template) = template {
+            for (dir, _) in LOCKED {
+                let lock = Path::new(dir).join("package-lock.json");
+                std::fs::copy(app.join(&lock), template.join(&lock))
+                    .map_err(|e| format!("copying {} back: {e}", lock.display()))?;
+            }
+            eprintln!("test-app: the template's npm lock files are updated");
+        }
 
         // The host, as `cargo run` starts it, on a port of its own.
         let binary = target.join("debug/notes-app");
@@ -432,6 +655,161 @@ pub mod node {
         result?;
         eprintln!("test-app: the node client talked to the host over a real socket");
         Ok(())
+    }
+
+    /// The shared corpus runner's adapter for the notes package (Zod and ajv).
+    const NOTES_CORPUS: &str = include_str!("notes-corpus.mjs");
+
+    /// Every example of the app's reference through the app's Zod schemas and its JSON
+    /// Schema, by the shared corpus runner (`tests/corpus/runner.mjs`), from the client, where
+    /// the packages are installed as its users install them.
+    fn examples_in_zod(root: &Path, app: &Path) -> Step {
+        let corpus = app.join("../corpus");
+        let derived = corpus.join("derived");
+        let messages = corpus.join("messages/derived");
+        for dir in [&derived, &messages] {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        let copy = std::fs::copy(app.join(super::EXAMPLES), derived.join("notes.jsonl"));
+        copy.map_err(|e| format!("{}: {e}", super::EXAMPLES))?;
+        // Every example is accepted: no refusal has a message to compare.
+        std::fs::write(messages.join("notes.jsonl"), "").map_err(|e| e.to_string())?;
+        let script = app.join("client/corpus-check.mjs");
+        std::fs::write(&script, NOTES_CORPUS).map_err(|e| format!("{}: {e}", script.display()))?;
+        let url = |p: PathBuf| format!("file://{}", p.display());
+        let ajv = root.join("bindings/agent-contracts/node_modules/ajv/dist/2020.js");
+        eprintln!("test-app: the reference's examples through Zod and ajv");
+        let out = run_cmd(
+            Command::new("node")
+                .args(["--test", "corpus-check.mjs"])
+                .current_dir(app.join("client"))
+                .env("CONTRACTS_CORPUS_DIR", &corpus)
+                .env("RUNNER", url(root.join("tests/corpus/runner.mjs")))
+                .env("AJV", url(ajv)),
+        )?;
+        let ran = |name: &str| {
+            out.stdout.lines().any(|l| {
+                l.contains(&format!("{name}: derived/notes.jsonl: "))
+                    && l.ends_with(" lines, 0 disagreements")
+            })
+        };
+        if out.code == 0 && !(ran("zod") && ran("json schema")) {
+            return Err(format!(
+                "the reference's examples through Zod and ajv: the runner ran no lines:\n{}{}",
+                out.stdout, out.stderr
+            ));
+        }
+        check(out, "the reference's examples through Zod and ajv")
+    }
+
+    /// `npm ci` in `dir`: the lock file's packages, or a failure that says how to write it.
+    fn ci(dir: &Path) -> Step {
+        npm(dir, &["ci", "--no-audit", "--no-fund"])
+            .map(drop)
+            .map_err(|e| format!("{e}\n(after a change of the package's dependencies: cargo xtask test-app --update writes the lock files)"))
+    }
+
+    /// Writes `dir/package-lock.json` as npm resolves `dir/package.json`, the `locals` (by name,
+    /// with their tarballs) taken from the tarballs: npm locks them with the tarballs as
+    /// `file:` dependencies, then the lock is given back the package's own ranges and each
+    /// local entry its path in `vendor/`, relative to `dir`, without an integrity.
+    fn lock(dir: &Path, locals: &[(&str, &String)]) -> Step {
+        let manifest = dir.join("package.json");
+        let original = std::fs::read_to_string(&manifest)
+            .map_err(|e| format!("{}: {e}", manifest.display()))?;
+        let _ = std::fs::remove_file(dir.join("package-lock.json"));
+        let specs: Vec<(String, String)> = locals
+            .iter()
+            .map(|(name, tarball)| {
+                let rel = relative(dir, Path::new(tarball.as_str()));
+                ((*name).to_owned(), format!("file:{rel}"))
+            })
+            .collect();
+        let specs_json = serde_json_object(&specs);
+        node(dir, POINT_AT_TARBALLS, &[&specs_json])?;
+        let locked = npm(
+            dir,
+            &[
+                "install",
+                "--package-lock-only",
+                "--ignore-scripts",
+                "--no-audit",
+                "--no-fund",
+            ],
+        );
+        // The package's own file, whatever npm did.
+        std::fs::write(&manifest, &original).map_err(|e| format!("{}: {e}", manifest.display()))?;
+        locked?;
+        node(dir, KEEP_RANGES, &[&specs_json])
+    }
+
+    /// Sets each named dependency of `package.json` (in whichever table has it) to its spec.
+    const POINT_AT_TARBALLS: &str = r#"
+const fs = require('node:fs');
+const specs = JSON.parse(process.argv[1]);
+const p = JSON.parse(fs.readFileSync('package.json', 'utf8'));
+for (const [name, spec] of Object.entries(specs)) {
+    for (const table of ['dependencies', 'devDependencies']) {
+        if (p[table] && name in p[table]) p[table][name] = spec;
+    }
+}
+fs.writeFileSync('package.json', JSON.stringify(p, null, 2) + '\n');
+"#;
+
+    /// Gives the lock's root the package's own dependency tables, and each local entry its
+    /// tarball as `resolved`, without an integrity.
+    const KEEP_RANGES: &str = r#"
+const fs = require('node:fs');
+const specs = JSON.parse(process.argv[1]);
+const p = JSON.parse(fs.readFileSync('package.json', 'utf8'));
+const lock = JSON.parse(fs.readFileSync('package-lock.json', 'utf8'));
+const top = lock.packages[''];
+for (const table of ['dependencies', 'devDependencies', 'peerDependencies']) {
+    if (p[table]) top[table] = p[table];
+}
+for (const [path, entry] of Object.entries(lock.packages)) {
+    for (const [name, spec] of Object.entries(specs)) {
+        if (path === `node_modules/${name}` || path.endsWith(`/node_modules/${name}`)) {
+            entry.resolved = spec;
+            delete entry.integrity;
+        }
+    }
+}
+fs.writeFileSync('package-lock.json', JSON.stringify(lock, null, 2) + '\n');
+"#;
+
+    fn node(dir: &Path, script: &str, args: &[&str]) -> Step {
+        let out = run_cmd(
+            Command::new("node")
+                .arg("-e")
+                .arg(script)
+                .args(args)
+                .current_dir(dir),
+        )?;
+        check(out, &format!("node in {}", dir.display()))
+    }
+
+    /// `{"name": "spec", ...}` as JSON.
+    fn serde_json_object(pairs: &[(String, String)]) -> String {
+        let map: serde_json::Map<String, serde_json::Value> = pairs
+            .iter()
+            .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+            .collect();
+        serde_json::Value::Object(map).to_string()
+    }
+
+    /// `to` relative to the directory `from` (both under the app), with `/`.
+    fn relative(from: &Path, to: &Path) -> String {
+        let from: Vec<_> = from.components().collect();
+        let to: Vec<_> = to.components().collect();
+        let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+        let mut parts: Vec<String> = vec!["..".into(); from.len() - common];
+        parts.extend(
+            to[common..]
+                .iter()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+        );
+        parts.join("/")
     }
 
     /// The `listening on ws://...` line the host prints once bound, within 30 s.

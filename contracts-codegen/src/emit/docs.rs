@@ -47,6 +47,40 @@ pub struct DocsOptions {
     /// The corpus file whose lines check the examples (`tests/corpus/derived/agent.jsonl`);
     /// `None`: the page shows no examples (nothing would check them).
     pub examples_corpus: Option<String>,
+    /// What the page says checks the corpus, after "Every example on this page is a line of
+    /// `CORPUS`, which": `None` for this repository's own (`cargo xtask test` runs it through
+    /// the Rust validators, the Zod schemas and the JSON Schema).
+    pub examples_checked: Option<String>,
+}
+
+/// What the page says checks its examples when the options say nothing.
+pub const EXAMPLES_CHECKED: &str = "`cargo xtask test` runs through the Rust validators, the Zod schemas and the JSON Schema: each is accepted by all three.";
+
+impl DocsOptions {
+    /// A page for the package `ts` describes: its name and its tables' prefix.
+    pub fn for_package(ts: &crate::emit::typescript::TsOptions) -> DocsOptions {
+        DocsOptions {
+            package_name: ts.package_name.clone(),
+            table_prefix: ts.table_prefix.clone(),
+            ..DocsOptions::default()
+        }
+    }
+
+    /// The base protocol `protocol`'s page, relative to this page or a URL: its types and
+    /// entries link into it.
+    pub fn base_page(mut self, protocol: &str, page: &str) -> DocsOptions {
+        self.base_pages.insert(protocol.to_owned(), page.to_owned());
+        self
+    }
+
+    /// The page shows its examples, each a line of `corpus` (which the project writes, e.g.
+    /// with `generate::Outputs::examples`), checked as `checked` says (see
+    /// [`DocsOptions::examples_checked`]).
+    pub fn examples(mut self, corpus: &str, checked: &str) -> DocsOptions {
+        self.examples_corpus = Some(corpus.to_owned());
+        self.examples_checked = Some(checked.to_owned());
+        self
+    }
 }
 
 /// The directory the protocol was read from, as displayed: the longest common directory of its
@@ -139,7 +173,11 @@ impl Page<'_> {
         if let Some(corpus) = &options.examples_corpus {
             let _ = writeln!(
                 out,
-                "Every example on this page is a line of `{corpus}`, which `cargo xtask test` runs through the Rust validators, the Zod schemas and the JSON Schema: each is accepted by all three.\n"
+                "Every example on this page is a line of `{corpus}`, which {}\n",
+                options
+                    .examples_checked
+                    .as_deref()
+                    .unwrap_or(EXAMPLES_CHECKED)
             );
         }
         self.frames(&mut out);

@@ -76,12 +76,14 @@ pub fn emit(model: &Model, options: &JsonSchemaOptions) -> String {
     for t in &model.types {
         for_each_ty(t, &mut |ty| collect(model, ty, &mut pending));
     }
-    for (_, r) in model.all_requests() {
-        collect(model, &r.payload, &mut pending);
-        collect(model, &r.result, &mut pending);
+    // Every entry's types, a base's written in the base (an app's tables hold the agent's
+    // entries, whose types its `request:` and `event:` definitions reference).
+    for (m, r) in model.all_requests() {
+        collect_in(m, model, &r.payload, &mut pending);
+        collect_in(m, model, &r.result, &mut pending);
     }
-    for (_, e) in model.all_events() {
-        collect(model, &e.payload, &mut pending);
+    for (m, e) in model.all_events() {
+        collect_in(m, model, &e.payload, &mut pending);
     }
     // The roots' frames, when a base declares them (an app's `Request` is the agent's).
     for name in ROOTS {

@@ -228,45 +228,137 @@ impl std::fmt::Display for UnknownType {
 
 impl std::error::Error for UnknownType {}
 
-/// The verdict on one input line. `type_name` is required for the bare kinds and must name a
-/// table entry (checked before any input is read, so a usage error is not a verdict).
+/// A protocol on the agent's frames as a verdict reads it: its request and event tables (the
+/// agent's own, [`AgentTables`], or an app's, which hold the agent's entries beside its own),
+/// their names, and the types no table entry reaches. Every item is one `protocol!`
+/// generates: an app's validator implements it in a few lines over its protocol's module
+/// (`cargo xtask validate` writes that validator for an app, see `contracts-xtask`).
+pub trait Tables {
+    /// The request table's payloads by name (the module's `RequestPayload`).
+    type Request: for<'a> ByName<'a>;
+    /// The request table's results by name (`RequestResult`).
+    type Result: for<'a> ByName<'a>;
+    /// The event table's payloads by name (`EventPayload`).
+    type Event: for<'a> ByName<'a>;
+    /// Every request name (`REQUEST_NAMES`).
+    const REQUEST_NAMES: &'static [&'static str];
+    /// Every event name (`EVENT_NAMES`).
+    const EVENT_NAMES: &'static [&'static str];
+    /// The protocol's own types no table entry reaches (`check_type`); the agent's frames
+    /// and types outside its tables are tried after them.
+    fn check_type(name: &str, json: &str) -> Option<Result<(), ParseError>>;
+}
+
+/// The agent protocol's own tables.
+#[derive(Debug, Clone, Copy)]
+pub struct AgentTables;
+
+impl Tables for AgentTables {
+    type Request = RequestPayload;
+    type Result = RequestResult;
+    type Event = EventPayload;
+    const REQUEST_NAMES: &'static [&'static str] = super::REQUEST_NAMES;
+    const EVENT_NAMES: &'static [&'static str] = super::EVENT_NAMES;
+    fn check_type(name: &str, json: &str) -> Option<Result<(), ParseError>> {
+        super::check_type(name, json)
+    }
+}
+
+/// The verdict on one input line over the agent's tables ([`verdict_in`] of [`AgentTables`]).
 pub fn verdict(kind: Kind, type_name: Option<&str>, text: &str) -> Result<Verdict, UnknownType> {
+    verdict_in::<AgentTables>(kind, type_name, text)
+}
+
+/// The verdict on one input line over the tables `T` (an app's composed tables). `type_name`
+/// is required for the bare kinds and must name a table entry (checked before any input is
+/// read, so a usage error is not a verdict).
+pub fn verdict_in<T: Tables>(
+    kind: Kind,
+    type_name: Option<&str>,
+    text: &str,
+) -> Result<Verdict, UnknownType> {
     let known = |names: &[&str], name: Option<&str>| match name {
         Some(n) if names.contains(&n) => Ok(n.to_owned()),
         other => Err(UnknownType(other.unwrap_or("").to_owned(), kind)),
     };
     Ok(match kind {
-        Kind::Request => match parse_request_typed::<RequestPayload>(text) {
+        Kind::Request => match parse_request_typed::<T::Request>(text) {
             Err(Refused::Envelope(e)) => Verdict::refused(Stage::Envelope, &e),
             Err(Refused::Table(_, e)) => table(Err(e)),
             Ok(_) => Verdict::accepted(),
         },
-        Kind::Server => match parse_server_frame_typed::<EventPayload>(text) {
+        Kind::Server => match parse_server_frame_typed::<T::Event>(text) {
             Err(Refused::Envelope(e)) => Verdict::refused(Stage::Envelope, &e),
             Err(Refused::Table(_, e)) => table(Err(e)),
             Ok(_) => Verdict::accepted(),
         },
         Kind::Payload => {
-            let name = known(super::REQUEST_NAMES, type_name)?;
-            table(RequestPayload::parse(&name, text).map(drop))
+            let name = known(T::REQUEST_NAMES, type_name)?;
+            table(T::Request::parse_named(&name, text).map(drop))
         }
         Kind::Result => {
-            let name = known(super::REQUEST_NAMES, type_name)?;
-            table(RequestResult::parse(&name, text).map(drop))
+            let name = known(T::REQUEST_NAMES, type_name)?;
+            table(T::Result::parse_named(&name, text).map(drop))
         }
         Kind::Event => {
-            let name = known(super::EVENT_NAMES, type_name)?;
-            table(EventPayload::parse(&name, text).map(drop))
+            let name = known(T::EVENT_NAMES, type_name)?;
+            table(T::Event::parse_named(&name, text).map(drop))
         }
         Kind::Type => {
             let name = type_name.unwrap_or_default();
-            match super::check_type(name, text) {
+            let checked = T::check_type(name, text).or_else(|| super::check_type(name, text));
+            match checked {
                 None => return Err(UnknownType(name.to_owned(), kind)),
                 Some(Ok(())) => Verdict::accepted(),
                 Some(Err(e)) if e.is_syntax() => Verdict::refused(Stage::Envelope, &e),
                 Some(Err(e)) => Verdict::refused(Stage::Table, &e),
             }
         }
+    })
+}
+
+/// Reads a validator's arguments over the tables `T`, `KIND [TYPE]`: a bare kind's TYPE is
+/// checked against the tables before any input (a usage error, not a verdict).
+pub fn validator_args<T: Tables>(args: &[String]) -> Result<(Kind, Option<String>), String> {
+    let [kind, rest @ ..] = args else {
+        return Err("missing arguments".into());
+    };
+    let kind: Kind = kind.parse()?;
+    let ty = rest.first().cloned();
+    if rest.len() > 1 {
+        return Err("too many arguments".into());
+    }
+    let bare = !matches!(kind, Kind::Request | Kind::Server);
+    match (&ty, bare) {
+        (None, true) => {
+            return Err("this kind needs a TYPE (a request or event name, or a type's)".into());
+        }
+        (Some(_), false) => {
+            return Err("TYPE applies only to payload, result, event and type".into());
+        }
+        (Some(t), true) => {
+            // A usage error, not a verdict: checked with an empty input.
+            verdict_in::<T>(kind, Some(t), "{}").map_err(|e| e.to_string())?;
+        }
+        (None, false) => {}
+    }
+    Ok((kind, ty))
+}
+
+/// The whole of a validator binary over the tables `T`: `PROGRAM KIND [TYPE]` (the program's
+/// arguments), one verdict line per line on stdin ([`crate::verdict::judge_lines`]); exit 2
+/// for a usage error, with `usage` after the message.
+pub fn validator_main<T: Tables>(program: &str, usage: &str) -> std::process::ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (kind, ty) = match validator_args::<T>(&args) {
+        Ok(parsed) => parsed,
+        Err(message) => {
+            eprintln!("{program}: {message}\n{usage}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    crate::verdict::judge_lines(program, |line| {
+        verdict_in::<T>(kind, ty.as_deref(), line).map_err(|e| e.to_string())
     })
 }
 

@@ -23,8 +23,9 @@ pub mod client;
 pub mod host;
 
 pub use frames::{
-    Dispatch, Kind, UnknownType, dispatch_frame, error_frame, event_frame, parse_request,
-    parse_request_ref, parse_request_typed, parse_server_frame, parse_server_frame_ref,
-    parse_server_frame_typed, reply_frame, verdict,
+    AgentTables, Dispatch, Kind, Tables, UnknownType, dispatch_frame, error_frame, event_frame,
+    parse_request, parse_request_ref, parse_request_typed, parse_server_frame,
+    parse_server_frame_ref, parse_server_frame_typed, reply_frame, validator_args, validator_main,
+    verdict, verdict_in,
 };
 pub use thread::Thread;

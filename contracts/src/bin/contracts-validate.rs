@@ -8,8 +8,8 @@
 //! such as `TaskChangedEvent`). PROTOCOL `connect`: KIND is client | server.
 //! Exit 2 for a usage error, an unknown kind or an unknown TYPE.
 
-use contracts::{agent, connect};
-use std::io::{BufRead, Write};
+use contracts::agent::{self, AgentTables};
+use contracts::{connect, verdict};
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: contracts-validate agent request|server|payload|result|event|type [TYPE]\n       contracts-validate connect client|server";
@@ -29,75 +29,19 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut stdin = std::io::stdin().lock();
-    let mut stdout = std::io::stdout().lock();
-    let mut bytes = Vec::new();
-    loop {
-        bytes.clear();
-        match stdin.read_until(b'\n', &mut bytes) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(e) => {
-                eprintln!("contracts-validate: reading stdin: {e}");
-                return ExitCode::FAILURE;
-            }
+    verdict::judge_lines("contracts-validate", |line| match &judge {
+        Judge::Agent(kind, ty) => {
+            agent::verdict(*kind, ty.as_deref(), line).map_err(|e| e.to_string())
         }
-        if bytes.last() == Some(&b'\n') {
-            bytes.pop();
-            if bytes.last() == Some(&b'\r') {
-                bytes.pop();
-            }
-        }
-        // Bytes that are not UTF-8 are read as the ports read them, and as a `TextDecoder`
-        // does: U+FFFD in their place (docs/wire-semantics.md).
-        let line = String::from_utf8_lossy(&bytes);
-        let verdict = match &judge {
-            Judge::Agent(kind, ty) => match agent::verdict(*kind, ty.as_deref(), &line) {
-                Ok(v) => v,
-                Err(e) => {
-                    eprintln!("contracts-validate: {e}");
-                    return ExitCode::from(2);
-                }
-            },
-            Judge::Connect(side) => connect::verdict(*side, &line),
-        };
-        if writeln!(stdout, "{}", verdict.to_line())
-            .and_then(|()| stdout.flush())
-            .is_err()
-        {
-            // The reader went away.
-            return ExitCode::SUCCESS;
-        }
-    }
-    ExitCode::SUCCESS
+        Judge::Connect(side) => Ok(connect::verdict(*side, line)),
+    })
 }
 
 /// Reads the arguments, checking a bare kind's TYPE against the tables before any input.
 fn parse_args(args: &[String]) -> Result<Judge, String> {
     match args {
-        [p, kind, rest @ ..] if p == "agent" => {
-            let kind: agent::Kind = kind.parse()?;
-            let ty = rest.first().cloned();
-            if rest.len() > 1 {
-                return Err("too many arguments".into());
-            }
-            let bare = !matches!(kind, agent::Kind::Request | agent::Kind::Server);
-            match (&ty, bare) {
-                (None, true) => {
-                    return Err(
-                        "this kind needs a TYPE (a request or event name, or a type's)".into(),
-                    );
-                }
-                (Some(_), false) => {
-                    return Err("TYPE applies only to payload, result, event and type".into());
-                }
-                (Some(t), true) => {
-                    // A usage error, not a verdict: checked with an empty input.
-                    agent::verdict(kind, Some(t), "{}").map_err(|e| e.to_string())?;
-                }
-                (None, false) => {}
-            }
-            Ok(Judge::Agent(kind, ty))
+        [p, rest @ ..] if p == "agent" => {
+            agent::validator_args::<AgentTables>(rest).map(|(kind, ty)| Judge::Agent(kind, ty))
         }
         [p, side] if p == "connect" => connect::Side::from_name(side)
             .map(Judge::Connect)

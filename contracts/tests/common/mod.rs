@@ -1,4 +1,5 @@
-//! The shared corpus runner of the Rust tests (`corpus.rs`, `connect_corpus.rs`): reads the
+//! The shared corpus runner of the Rust tests (`corpus.rs`, `connect_corpus.rs`, and the
+//! documents app's `tests/corpus.rs`, which includes this file by path): reads the
 //! lines of `tests/corpus/` as `tests/corpus/README.md` describes them and compares a
 //! validator's [`Verdict`] with each: the verdict, the stage (where the line gives one) and the
 //! set of paths the issues name (where the line gives them; `[]` is one issue at the root),
@@ -35,8 +36,15 @@ pub struct Line {
     pub note: String,
 }
 
+/// `tests/corpus/` of the workspace: the nearest one up from the crate running the tests
+/// (the runtime's, or an app's such as `examples/documents-app`).
 fn corpus_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus")
+    let crate_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    crate_dir
+        .ancestors()
+        .map(|d| d.join("tests/corpus"))
+        .find(|d| d.join("README.md").is_file())
+        .unwrap_or_else(|| crate_dir.join("../tests/corpus"))
 }
 
 /// The lines of `file`, relative to `tests/corpus/`; panics on a line that breaks the format.
@@ -176,7 +184,8 @@ fn check_messages(file: &str, text: &str) {
     let stored = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         stored == text,
-        "tests/corpus/messages/{file} is stale: run UPDATE_EXPECT=1 cargo test -p adecore-contracts --test corpus"
+        "tests/corpus/messages/{file} is stale: run UPDATE_EXPECT=1 cargo test -p {} --test corpus",
+        env!("CARGO_PKG_NAME")
     );
 }
 
