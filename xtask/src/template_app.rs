@@ -147,7 +147,56 @@ fn run_all(root: &Path, update: bool) -> Step {
 
 /// Packages and verifies the published crates; answers the unpacked package directories.
 fn package(root: &Path, target: &Path) -> Result<Vec<(String, PathBuf)>, String> {
-    forget_verified_sources();
+    let version = env!("CARGO_PKG_VERSION");
+    let packaged = |p: &str| target.join("package").join(format!("{p}-{version}"));
+    let stderr = package_and_verify(root)?;
+    // Cargo verifies a package against the others through a temporary registry whose crates
+    // it unpacks under `$CARGO_HOME/registry/src/-HASH/NAME-VERSION`, and never unpacks one
+    // again while that directory exists: a run at the same version as an earlier one verifies
+    // the earlier sources. The directories this run read are found in cargo's own output
+    // (another checkout's target directory has a registry of its own, which is left alone:
+    // its run may be reading it); when one holds other sources than this run packaged, it is
+    // removed and the packages verified again.
+    let stale: Vec<PathBuf> = unpacked_sources(&stderr)
+        .into_iter()
+        .filter(|(name, dir)| !same_tree(dir, &packaged(name)))
+        .map(|(_, dir)| dir)
+        .collect();
+    if !stale.is_empty() {
+        for dir in &stale {
+            eprintln!(
+                "test-app: {} holds an earlier run's sources: removed",
+                dir.display()
+            );
+            std::fs::remove_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        let stderr = package_and_verify(root)?;
+        if let Some((_, dir)) = unpacked_sources(&stderr)
+            .into_iter()
+            .find(|(name, dir)| !same_tree(dir, &packaged(name)))
+        {
+            return Err(format!(
+                "cargo package verified {} again, not this run's sources",
+                dir.display()
+            ));
+        }
+    }
+    PUBLISHED
+        .iter()
+        .map(|p| {
+            let dir = packaged(p);
+            if dir.join("Cargo.toml").is_file() {
+                Ok(((*p).to_owned(), dir))
+            } else {
+                Err(format!("cargo package left no {}", dir.display()))
+            }
+        })
+        .collect()
+}
+
+/// `cargo package` of the published crates, each verified by a build; answers cargo's
+/// verbose output (which names every source it compiles).
+fn package_and_verify(root: &Path) -> Result<String, String> {
     // Cargo takes a registry crate's build for fresh by its version alone, so the verify
     // builds of an earlier run (same version, other sources) are cleaned first.
     let mut clean = vec!["clean", "--quiet"];
@@ -158,7 +207,7 @@ fn package(root: &Path, target: &Path) -> Result<Vec<(String, PathBuf)>, String>
     if out.code != 0 {
         return Err(format!("cargo clean failed:\n{}", out.stderr));
     }
-    let mut args = vec!["package", "--quiet"];
+    let mut args = vec!["package", "--verbose"];
     for p in PUBLISHED {
         args.extend(["-p", p]);
     }
@@ -166,51 +215,69 @@ fn package(root: &Path, target: &Path) -> Result<Vec<(String, PathBuf)>, String>
     args.push("--allow-dirty");
     let out = run_cmd(Command::new(cargo()).args(&args).current_dir(root))?;
     if out.code != 0 {
-        return Err(format!("cargo package failed:\n{}", out.stderr));
+        let lines: Vec<&str> = out.stderr.lines().collect();
+        let tail = &lines[lines.len().saturating_sub(40)..];
+        return Err(format!("cargo package failed:\n{}", tail.join("\n")));
     }
-    let version = env!("CARGO_PKG_VERSION");
-    PUBLISHED
-        .iter()
-        .map(|p| {
-            let dir = target.join("package").join(format!("{p}-{version}"));
-            if dir.join("Cargo.toml").is_file() {
-                Ok(((*p).to_owned(), dir))
-            } else {
-                Err(format!("cargo package left no {}", dir.display()))
-            }
-        })
-        .collect()
+    Ok(out.stderr)
 }
 
-/// Removes what earlier runs of `cargo package` unpacked. Cargo verifies a package against the
-/// others through a temporary registry whose crates it unpacks under
-/// `$CARGO_HOME/registry/src/-HASH/NAME-VERSION`, and never unpacks one again while that
-/// directory exists: a second run at the same version would verify the first run's sources.
-fn forget_verified_sources() {
-    let home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
-    let Some(src) = home.map(|h| h.join("registry/src")) else {
-        return;
-    };
-    let Ok(registries) = std::fs::read_dir(&src) else {
-        return;
-    };
-    // Local registries are the ones without a host name: `-HASH`.
-    for registry in registries
-        .flatten()
-        .filter(|r| r.file_name().to_string_lossy().starts_with('-'))
-    {
-        let Ok(crates) = std::fs::read_dir(registry.path()) else {
+/// The directories of the published crates that a verbose cargo run compiled from a local
+/// registry (`.../registry/src/-HASH/NAME-VERSION/...`), by crate name.
+fn unpacked_sources(stderr: &str) -> Vec<(String, PathBuf)> {
+    let version = env!("CARGO_PKG_VERSION");
+    let mut out: Vec<(String, PathBuf)> = Vec::new();
+    for word in stderr.split_whitespace() {
+        let word = word.trim_matches(|c| c == '`' || c == '\'' || c == '"');
+        let Some(at) = word.find("/registry/src/-") else {
             continue;
         };
-        for c in crates.flatten() {
-            let name = c.file_name().to_string_lossy().into_owned();
-            if PUBLISHED.iter().any(|p| name.starts_with(&format!("{p}-"))) {
-                let _ = std::fs::remove_dir_all(c.path());
+        let rest = &word[at + "/registry/src/".len()..];
+        // `-HASH/NAME-VERSION/...`
+        let mut parts = rest.splitn(3, '/');
+        let (Some(registry), Some(krate)) = (parts.next(), parts.next()) else {
+            continue;
+        };
+        let Some(name) = PUBLISHED.iter().find(|p| krate == format!("{p}-{version}")) else {
+            continue;
+        };
+        let dir = PathBuf::from(format!("{}/registry/src/{registry}/{krate}", &word[..at]));
+        if !out.iter().any(|(_, d)| *d == dir) {
+            out.push(((*name).to_owned(), dir));
+        }
+    }
+    out
+}
+
+/// Whether two directories hold the same files with the same contents (cargo's own marker
+/// `.cargo-ok` and build outputs left aside).
+fn same_tree(a: &Path, b: &Path) -> bool {
+    fn files(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            let name = e.file_name();
+            if name == ".cargo-ok" || name == "target" {
+                continue;
+            }
+            if path.is_dir() {
+                files(root, &path, out);
+            } else if let Ok(rel) = path.strip_prefix(root) {
+                out.push(rel.to_path_buf());
             }
         }
     }
+    let (mut fa, mut fb) = (Vec::new(), Vec::new());
+    files(a, a, &mut fa);
+    files(b, b, &mut fb);
+    fa.sort();
+    fb.sort();
+    fa == fb
+        && fa
+            .iter()
+            .all(|f| std::fs::read(a.join(f)).ok() == std::fs::read(b.join(f)).ok())
 }
 
 /// Copies the template, without build outputs, to a fresh temporary directory.
@@ -872,5 +939,27 @@ fs.writeFileSync('package-lock.json', JSON.stringify(lock, null, 2) + '\n');
             "{what}: exit {}:\n{}{}",
             out.code, out.stdout, out.stderr
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sources_a_verify_compiled_are_read_from_cargos_output() {
+        let v = env!("CARGO_PKG_VERSION");
+        let stderr = format!(
+            "   Compiling adecore-contracts-codegen v{v}\n     Running `/r/bin/rustc --crate-name contracts_codegen --edition=2024 /h/.cargo/registry/src/-688cafa7da19fbc7/adecore-contracts-codegen-{v}/src/lib.rs --error-format=json`\n     Running `rustc --crate-name serde /h/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/serde-1.0.0/src/lib.rs`\n     Running `rustc /h/.cargo/registry/src/-688cafa7da19fbc7/adecore-contracts-codegen-{v}/src/emit/mod.rs`\n"
+        );
+        assert_eq!(
+            unpacked_sources(&stderr),
+            vec![(
+                "adecore-contracts-codegen".to_owned(),
+                PathBuf::from(format!(
+                    "/h/.cargo/registry/src/-688cafa7da19fbc7/adecore-contracts-codegen-{v}"
+                ))
+            )]
+        );
     }
 }
