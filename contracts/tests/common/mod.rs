@@ -184,8 +184,9 @@ fn check_messages(file: &str, text: &str) {
     let stored = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         stored == text,
-        "tests/corpus/messages/{file} is stale: run UPDATE_EXPECT=1 cargo test -p {} --test corpus",
-        env!("CARGO_PKG_NAME")
+        "tests/corpus/messages/{file} is stale: run UPDATE_EXPECT=1 cargo test -p {} --test {}",
+        env!("CARGO_PKG_NAME"),
+        env!("CARGO_CRATE_NAME")
     );
 }
 

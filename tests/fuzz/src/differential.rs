@@ -1,9 +1,12 @@
 //! The differential run: generated inputs through Rust, Zod and ajv, verdict, stage and
 //! message compared.
 //!
-//! Rust's verdicts (`cargo xtask validate`'s: `agent::verdict`, `connect::verdict`) are
-//! written as a corpus of their own, with Rust's messages beside it as `tests/corpus/messages/`
-//! records them, and each package's corpus adapter (`bindings/*/test/corpus.test.ts`, through
+//! Rust's verdicts (`cargo xtask validate`'s: `agent::verdict`, `connect::verdict`; for the
+//! documents app's composed tables, [`documents_verdict`], the same two stages) are written
+//! as a corpus of their own, with Rust's messages beside it as `tests/corpus/messages/`
+//! records them, and each package's corpus adapter (`test/corpus.test.ts` of
+//! `bindings/agent-contracts`, `bindings/connect-frames` and the app's
+//! `examples/documents-app/bindings/documents-contracts`, through
 //! `tests/corpus/runner.mjs`, `CONTRACTS_CORPUS_DIR` pointing at it) runs it through the
 //! generated Zod (verdict, stage and message must be Rust's) and the generated JSON Schema
 //! (verdict and stage). A disagreement is minimised across the languages: one simpler input
@@ -19,8 +22,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Rust's verdict on an input, as `cargo xtask validate` prints it; `None` for an entry point
-/// the validator does not have (the documents app's: those are checked by `targets`).
+/// Rust's verdict on an input, as `cargo xtask validate` prints it (for the documents app,
+/// [`documents_verdict`]); `None` for an entry point there is none of.
 pub fn rust_verdict(target: &Target, text: &str) -> Option<Verdict> {
     use contracts::{agent, connect};
     match target.protocol {
@@ -32,8 +35,48 @@ pub fn rust_verdict(target: &Target, text: &str) -> Option<Verdict> {
             connect::Side::from_name(&target.kind)?,
             text,
         )),
+        "documents" => documents_verdict(&target.kind, target.ty.as_deref(), text),
         _ => None,
     }
+}
+
+/// The documents app's verdict through its composed tables, as `agent::verdict` gives the
+/// agent's: a frame (`request`, `server`) in one pass with the two stages' verdict, a bare
+/// value (`payload`, `result`, `event`) by its entry's name (`None` for a name the tables do
+/// not have, or another kind).
+pub fn documents_verdict(kind: &str, type_name: Option<&str>, text: &str) -> Option<Verdict> {
+    use contracts::agent::{parse_request_typed, parse_server_frame_typed};
+    use contracts::verdict::Stage;
+    use contracts::wire::{Refused, TableError};
+    use documents_app::documents::{self, EventPayload, RequestPayload, RequestResult};
+    fn table(outcome: Result<(), TableError>) -> Verdict {
+        match outcome {
+            Ok(()) => Verdict::accepted(),
+            Err(TableError::UnknownName(name)) => {
+                Verdict::refused_with(Stage::Table, contracts::verdict::no_table_entry(&name))
+            }
+            Err(TableError::Invalid { error, .. }) if error.is_syntax() => {
+                Verdict::refused(Stage::Envelope, &error)
+            }
+            Err(TableError::Invalid { error, .. }) => Verdict::refused(Stage::Table, &error),
+        }
+    }
+    fn frame<T, V>(r: Result<T, Refused<V>>) -> Verdict {
+        match r {
+            Err(Refused::Envelope(e)) => Verdict::refused(Stage::Envelope, &e),
+            Err(Refused::Table(_, e)) => table(Err(e)),
+            Ok(_) => Verdict::accepted(),
+        }
+    }
+    let known = |names: &[&str]| type_name.filter(|n| names.contains(n));
+    Some(match kind {
+        "request" => frame(parse_request_typed::<RequestPayload>(text)),
+        "server" => frame(parse_server_frame_typed::<EventPayload>(text)),
+        "payload" => table(RequestPayload::parse(known(documents::REQUEST_NAMES)?, text).map(drop)),
+        "result" => table(RequestResult::parse(known(documents::REQUEST_NAMES)?, text).map(drop)),
+        "event" => table(EventPayload::parse(known(documents::EVENT_NAMES)?, text).map(drop)),
+        _ => return None,
+    })
 }
 
 /// The package that runs a protocol's corpus through Zod and ajv.
@@ -41,8 +84,19 @@ fn package(protocol: &str) -> Option<&'static str> {
     match protocol {
         "agent" => Some("bindings/agent-contracts"),
         "connect" => Some("bindings/connect-frames"),
+        "documents" => Some("examples/documents-app/bindings/documents-contracts"),
         _ => None,
     }
+}
+
+/// The corpus files the package's adapter reads, relative to the corpus directory: the
+/// hand-written and the derived one (the documents app has no derived corpus).
+fn corpus_files(protocol: &str) -> Vec<String> {
+    let mut files = vec![format!("{protocol}.jsonl")];
+    if protocol != "documents" {
+        files.push(format!("derived/{protocol}.jsonl"));
+    }
+    files
 }
 
 /// FNV-1a (32 bits) of a line's UTF-8 bytes, in hex, as the runner computes it.
@@ -62,9 +116,9 @@ pub struct Line {
     pub verdict: Verdict,
 }
 
-/// Writes `lines` as a corpus of `protocol` under `dir` (half in `<protocol>.jsonl`, half in
-/// `derived/<protocol>.jsonl`, as the runner reads both) with Rust's messages; the line each
-/// input went to, by (file, line number).
+/// Writes `lines` as a corpus of `protocol` under `dir` (spread over the files the runner
+/// reads, [`corpus_files`]) with Rust's messages; the line each input went to, by (file, line
+/// number).
 fn write_corpus(
     dir: &Path,
     protocol: &str,
@@ -74,20 +128,16 @@ fn write_corpus(
     std::fs::create_dir_all(dir.join("derived")).map_err(io)?;
     std::fs::create_dir_all(dir.join("messages/derived")).map_err(io)?;
     let mut at = BTreeMap::new();
-    for (half, file) in [
-        format!("{protocol}.jsonl"),
-        format!("derived/{protocol}.jsonl"),
-    ]
-    .into_iter()
-    .enumerate()
-    {
+    let files = corpus_files(protocol);
+    let parts = files.len();
+    for (part, file) in files.into_iter().enumerate() {
         let (mut corpus, mut messages) = (String::new(), String::new());
         let mine: Vec<(usize, &Line)> = lines
             .iter()
             .enumerate()
-            .filter(|(i, _)| i % 2 == half)
+            .filter(|(i, _)| i % parts == part)
             .collect();
-        // The runner refuses an empty file: the first line again when this half has none.
+        // The runner refuses an empty file: the first line again when this part has none.
         let mine = if mine.is_empty() {
             vec![(0, &lines[0])]
         } else {
@@ -139,6 +189,7 @@ fn run_node(
         String::from_utf8_lossy(&out.stderr)
     );
     let mut wrong = BTreeMap::new();
+    let files = corpus_files(protocol);
     let marker = "tests/corpus/";
     for l in text.lines() {
         let Some(at) = l.find(marker) else { continue };
@@ -148,7 +199,7 @@ fn run_node(
         };
         let digits: String = tail.chars().take_while(char::is_ascii_digit).collect();
         if let Ok(n) = digits.parse::<usize>()
-            && (file == format!("{protocol}.jsonl") || file == format!("derived/{protocol}.jsonl"))
+            && files.iter().any(|f| f == file)
         {
             wrong
                 .entry((file.to_owned(), n))
@@ -192,15 +243,16 @@ fn disagreeing(
         .collect())
 }
 
-/// Generates `per_kind` inputs for every kind of the agent and Agent Connect protocols from
-/// `seed`, runs them through Rust, Zod and ajv, and minimises the first disagreement.
+/// Generates `per_kind` inputs for every kind of the agent and Agent Connect protocols and of
+/// the documents app's composed tables from `seed`, runs them through Rust, Zod and ajv, and
+/// minimises the first disagreement of each protocol.
 pub fn run(seed: u64, per_kind: usize, dir: &Path) -> Result<DiffReport, String> {
     let root = seeds::root();
     let all = seeds::load()?;
     let dict = crate::dict(&all);
     let mut rng = Rng::new(seed);
     let mut report = DiffReport::default();
-    for protocol in ["agent", "connect"] {
+    for protocol in ["agent", "connect", "documents"] {
         let started = std::time::Instant::now();
         let mut groups: BTreeMap<String, Vec<Seed>> = BTreeMap::new();
         for s in all.iter().filter(|s| s.target.protocol == protocol) {
@@ -287,10 +339,14 @@ pub fn fresh_seed() -> u64 {
     Rng::new(nanos ^ ((std::process::id() as u64) << 32)).next_u64()
 }
 
-/// Where a differential run writes its corpora: under the target directory.
-pub fn scratch_dir() -> PathBuf {
+/// The target directory: `CARGO_TARGET_DIR`, or the workspace's `target`.
+pub fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| seeds::root().join("target"))
-        .join("fuzz-differential")
+}
+
+/// Where a differential run writes its corpora: under the target directory.
+pub fn scratch_dir() -> PathBuf {
+    target_dir().join("fuzz-differential")
 }

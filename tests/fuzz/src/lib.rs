@@ -4,10 +4,14 @@
 //! (`targets`), a failure minimised (`minimize`) and written to the corpus as a regression
 //! line. `differential` runs generated inputs through Rust, Zod and ajv.
 //!
+//! Every check runs under the [`guard`]s: generated inputs are capped in size, and a watchdog
+//! fails the run on an input that never answers, with the input written out.
+//!
 //! `cargo xtask fuzz [--seconds N] [--seed S]` runs [`run`]; `cargo xtask test` runs a short
 //! seeded run and a differential run with a new seed.
 
 pub mod differential;
+pub mod guard;
 pub mod json;
 pub mod minimize;
 pub mod mutate;
@@ -15,6 +19,8 @@ pub mod rng;
 pub mod seeds;
 pub mod targets;
 
+use contracts::verdict::Verdict;
+use guard::{Hang, Watchdog};
 use rng::Rng;
 use seeds::Seed;
 use std::collections::BTreeMap;
@@ -39,6 +45,25 @@ pub struct Options {
     pub only: Option<String>,
     /// Write a failing input to the corpus.
     pub write_regression: bool,
+    /// An input whose check takes longer than this, twice, fails as slow.
+    pub slow: Duration,
+    /// An input not answered after this fails the run as hung (the watchdog's bound).
+    pub hang: Duration,
+}
+
+impl Options {
+    /// A run of `budget` from `seed` with the default bounds ([`targets::SLOW`],
+    /// [`guard::HANG`]), writing a failing input to the corpus.
+    pub fn new(seed: u64, budget: Budget) -> Options {
+        Options {
+            seed,
+            budget,
+            only: None,
+            write_regression: true,
+            slow: targets::SLOW,
+            hang: guard::HANG,
+        }
+    }
 }
 
 /// What a run did.
@@ -65,10 +90,16 @@ fn kind_name(t: &Target) -> String {
     format!("{} {}", t.protocol, t.kind)
 }
 
-/// Checks one input: the verdict, or what broke (a panic or a slow input included).
-pub fn check(target: &Target, text: &str) -> Result<contracts::verdict::Verdict, String> {
+/// Checks one input with `check`: the verdict, or what broke (a panic, or an input slower than
+/// `slow` twice).
+pub fn check_with(
+    check: &impl Fn(&Target, &str) -> Result<Verdict, String>,
+    target: &Target,
+    text: &str,
+    slow: Duration,
+) -> Result<Verdict, String> {
     let start = Instant::now();
-    let got = std::panic::catch_unwind(AssertUnwindSafe(|| targets::check(target, text)));
+    let got = std::panic::catch_unwind(AssertUnwindSafe(|| check(target, text)));
     let took = start.elapsed();
     let got = match got {
         Ok(r) => r,
@@ -81,12 +112,12 @@ pub fn check(target: &Target, text: &str) -> Result<contracts::verdict::Verdict,
             return Err(format!("panicked: {what}"));
         }
     };
-    if took > targets::SLOW {
+    if took > slow {
         // Once more, to tell a slow input from a busy machine.
         let again = Instant::now();
-        let _ = std::panic::catch_unwind(AssertUnwindSafe(|| targets::check(target, text)));
-        if again.elapsed() > targets::SLOW {
-            return Err(format!("slow: {took:?} (bound {:?})", targets::SLOW));
+        let _ = std::panic::catch_unwind(AssertUnwindSafe(|| check(target, text)));
+        if again.elapsed() > slow {
+            return Err(format!("slow: {took:?} (bound {slow:?})"));
         }
     }
     got
@@ -128,21 +159,49 @@ fn by_kind(seeds: &[Seed], only: Option<&str>) -> BTreeMap<String, Vec<Seed>> {
 }
 
 /// One input made from a seed of `group`: mutated, as the ports read bytes (U+FFFD for what
-/// is not UTF-8).
+/// is not UTF-8), at most [`guard::MAX_INPUT`] bytes (a mutation that grew past it is made
+/// again; after eight, the last one's first bytes).
 pub fn generate(rng: &mut Rng, dict: &mutate::Dict, group: &[Seed]) -> (Target, String) {
     let seed = rng.pick(group);
-    let other = &rng.pick(group).text;
-    let bytes = mutate::mutate(rng, dict, &seed.text, other);
-    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let mut text = String::new();
+    for _ in 0..8 {
+        let other = &rng.pick(group).text;
+        let bytes = mutate::mutate(rng, dict, &seed.text, other);
+        text = String::from_utf8_lossy(&bytes).into_owned();
+        if text.len() <= guard::MAX_INPUT {
+            return (seed.target.clone(), text);
+        }
+    }
+    let mut end = guard::MAX_INPUT;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
     (seed.target.clone(), text)
 }
 
 /// Runs the fuzzer: every seed first, then mutated inputs, round robin over the entry points,
-/// until the budget is spent or an input fails.
+/// until the budget is spent or an input fails. An input that hangs ends the process (exit
+/// code [`EXIT_HUNG`]) with its input written out ([`hung`]).
 pub fn run(options: &Options) -> Result<Report, String> {
     let seeds = seeds::load()?;
-    let dict = dict(&seeds);
-    let groups = by_kind(&seeds, options.only.as_deref());
+    let (seed, write) = (options.seed, options.write_regression);
+    run_with(options, &seeds, targets::check, move |h| {
+        hung(h, seed, write)
+    })
+}
+
+/// [`run`] over `seeds`, with `check` for the invariants and `on_hang` for the watchdog's
+/// action (called on the watchdog's thread while the check is stuck). When the action
+/// returns, the run ends with the input as its failure once the check does.
+pub fn run_with(
+    options: &Options,
+    seeds: &[Seed],
+    check: impl Fn(&Target, &str) -> Result<Verdict, String>,
+    on_hang: impl Fn(&Hang) + Send + 'static,
+) -> Result<Report, String> {
+    let dict = dict(seeds);
+    let groups = by_kind(seeds, options.only.as_deref());
     if groups.is_empty() {
         return Err(format!("no entry point matches {:?}", options.only));
     }
@@ -150,11 +209,29 @@ pub fn run(options: &Options) -> Result<Report, String> {
     let start = Instant::now();
     let quiet = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
+    let dog = Watchdog::start(options.hang, on_hang);
+    let check = |target: &Target, text: &str| {
+        dog.watch(target, text, || {
+            check_with(&check, target, text, options.slow)
+        })
+        .unwrap_or_else(|h| {
+            Err(format!(
+                "hung: no answer after {:.1?} (bound {:?})",
+                h.after,
+                dog.bound()
+            ))
+        })
+    };
     let fail = |target: &Target, text: &str, what: String| {
         let kind = failure_kind(&what);
-        let minimised = minimize::minimise(text, 5_000, |t| {
-            check(target, t).is_err_and(|w| failure_kind(&w) == kind)
-        });
+        // A hung input is not minimised: every candidate could take the bound.
+        let minimised = if kind == "hung" {
+            text.to_owned()
+        } else {
+            minimize::minimise(text, 5_000, |t| {
+                check(target, t).is_err_and(|w| failure_kind(&w) == kind)
+            })
+        };
         Failure {
             target: target.clone(),
             input: text.to_owned(),
@@ -190,6 +267,7 @@ pub fn run(options: &Options) -> Result<Report, String> {
             round += 1;
         }
     }
+    drop(dog);
     std::panic::set_hook(quiet);
     report.elapsed = start.elapsed();
     if options.write_regression
@@ -200,10 +278,49 @@ pub fn run(options: &Options) -> Result<Report, String> {
             options.seed,
             f.what.lines().next().unwrap_or_default()
         );
-        let expected = check_verdict(&f.target, &f.minimised);
+        let expected = if failure_kind(&f.what) == "hung" {
+            hung_verdict()
+        } else {
+            check_verdict(&f.target, &f.minimised)
+        };
         write_regression(&f.target, &f.minimised, &expected, &note)?;
     }
     Ok(report)
+}
+
+/// The exit code of a run the watchdog ended.
+pub const EXIT_HUNG: i32 = 3;
+
+/// The verdict a hung input's regression line holds, a placeholder: the line fails (or hangs)
+/// until the parse is fixed and its verdict written in.
+fn hung_verdict() -> Verdict {
+    Verdict::refused_with(contracts::verdict::Stage::Envelope, "hung")
+}
+
+/// The fuzzer's action on a hang: the input printed and written to `fuzz-hung.txt` in the
+/// target directory, a regression line appended to the corpus (when `write`), and the process
+/// ended with [`EXIT_HUNG`]: the stuck check cannot be stopped, and a run that waited for it
+/// would hang with it.
+pub fn hung(h: &Hang, seed: u64, write: bool) -> ! {
+    let what = format!("hung: no answer after {:.1?}", h.after);
+    eprintln!("fuzz: FAILED on {} (seed {seed}): {what}", h.target);
+    eprintln!("fuzz: input:     {}", h.input);
+    let file = differential::target_dir().join("fuzz-hung.txt");
+    match std::fs::write(&file, format!("{}\n{}\n", h.target, h.input)) {
+        Ok(()) => eprintln!("fuzz: the input is in {}", file.display()),
+        Err(e) => eprintln!("fuzz: {}: {e}", file.display()),
+    }
+    if write {
+        let note = format!("found by cargo xtask fuzz --seed {seed}: {what}");
+        match write_regression(&h.target, &h.input, &hung_verdict(), &note) {
+            Ok(path) => eprintln!(
+                "fuzz: written to {} as a regression line (its verdict a placeholder)",
+                path.display()
+            ),
+            Err(e) => eprintln!("fuzz: {e}"),
+        }
+    }
+    std::process::exit(EXIT_HUNG)
 }
 
 /// The decoder's verdict on an input, for a regression line: the two stages', or a refusal
@@ -219,8 +336,8 @@ fn check_verdict(target: &Target, text: &str) -> contracts::verdict::Verdict {
     }
 }
 
-/// Appends a regression line to the protocol's corpus file (`tests/corpus/<protocol>.jsonl`;
-/// the documents app has no corpus of its own: `tests/corpus/documents-found.jsonl`).
+/// Appends a regression line to the protocol's corpus file (`tests/corpus/<protocol>.jsonl`:
+/// `agent`, `connect`, and `documents` for the app's composed tables).
 pub fn write_regression(
     target: &Target,
     text: &str,
@@ -228,11 +345,7 @@ pub fn write_regression(
     note: &str,
 ) -> Result<std::path::PathBuf, String> {
     use std::io::Write;
-    let file = match target.protocol {
-        "documents" => "documents-found".to_owned(),
-        p => p.to_owned(),
-    };
-    let path = seeds::root().join(format!("tests/corpus/{file}.jsonl"));
+    let path = seeds::root().join(format!("tests/corpus/{}.jsonl", target.protocol));
     let line = corpus_line(target, text, expected, note);
     let mut f = std::fs::OpenOptions::new()
         .append(true)
@@ -265,4 +378,105 @@ pub fn corpus_line(
     }
     line.insert("note".into(), note.into());
     serde_json::Value::Object(line).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+    use std::sync::mpsc;
+
+    fn seed(text: &str) -> Seed {
+        Seed {
+            target: Target {
+                protocol: "agent",
+                kind: "request".into(),
+                ty: None,
+            },
+            text: text.into(),
+        }
+    }
+
+    /// An injected target that hangs on one input: the run's watchdog fires while the check
+    /// is stuck, hands over that input, and the run ends with it as its failure.
+    #[test]
+    fn a_hanging_check_fails_the_run_with_its_input() {
+        let (tx, rx) = mpsc::channel::<Hang>();
+        let rx = Mutex::new(rx);
+        let check = |_: &Target, text: &str| {
+            if text.contains("stuck") {
+                // Stuck until the watchdog's action answers; after 10 s the watchdog failed.
+                let hang = rx
+                    .lock()
+                    .unwrap()
+                    .recv_timeout(Duration::from_secs(10))
+                    .map_err(|e| format!("never released: {e}"))?;
+                assert_eq!(hang.input, text, "the watchdog names the stuck input");
+            }
+            Ok(Verdict::accepted())
+        };
+        let options = Options {
+            write_regression: false,
+            hang: Duration::from_millis(200),
+            ..Options::new(7, Budget::PerTarget(20))
+        };
+        let seeds = [seed(r#"{"id":"1"}"#), seed(r#"{"id":"stuck"}"#)];
+        let report = run_with(&options, &seeds, check, move |h| {
+            let _ = tx.send(h.clone());
+        })
+        .expect("the run ran");
+        let f = report.failure.expect("the hang fails the run");
+        assert!(f.what.starts_with("hung: no answer after "), "{}", f.what);
+        assert_eq!(f.input, r#"{"id":"stuck"}"#);
+        assert_eq!(f.minimised, f.input, "a hung input is not minimised");
+    }
+
+    /// The same run with a check that answers: no failure, every input counted.
+    #[test]
+    fn a_quick_check_does_not_fire() {
+        let options = Options {
+            write_regression: false,
+            hang: Duration::from_millis(200),
+            ..Options::new(7, Budget::PerTarget(20))
+        };
+        let seeds = [seed(r#"{"id":"1"}"#), seed(r#"{"id":"stuck"}"#)];
+        let report = run_with(
+            &options,
+            &seeds,
+            |_, _| Ok(Verdict::accepted()),
+            |h| panic!("fired on {h:?}"),
+        )
+        .expect("the run ran");
+        assert!(report.failure.is_none(), "{:?}", report.failure);
+        assert_eq!(report.inputs["agent request"], 22);
+    }
+
+    /// Generated inputs stay under the cap, from a seed over it and from one that the
+    /// mutations grow past it (which they do: mutated alone, its inputs go over).
+    #[test]
+    fn generated_inputs_are_capped() {
+        let items = |n: usize| format!("[{}1]", "\"aaaaaaaaaaaaaaa\",".repeat(n));
+        let seeds = vec![
+            seed(&format!("\"{}\"", "a".repeat(guard::MAX_INPUT + 10))),
+            seed(&items(3_000)),
+            seed(r#"{"a":[{"b":[1,2,3]}],"c":"x"}"#),
+        ];
+        assert!(seeds[0].text.len() > guard::MAX_INPUT);
+        let dict = dict(&seeds);
+        let mut rng = Rng::new(1);
+        let mut longest = 0;
+        for _ in 0..300 {
+            let (_, text) = generate(&mut rng, &dict, &seeds);
+            longest = longest.max(text.len());
+        }
+        assert!(longest <= guard::MAX_INPUT, "{longest} bytes");
+        let mut rng = Rng::new(1);
+        let over = (0..300)
+            .filter(|_| {
+                mutate::mutate(&mut rng, &dict, &seeds[1].text, &seeds[2].text).len()
+                    > guard::MAX_INPUT
+            })
+            .count();
+        assert!(over > 0, "the mutations grow the second seed past the cap");
+    }
 }

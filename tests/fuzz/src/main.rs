@@ -7,7 +7,8 @@
 //!
 //! Every run prints its seed; a run with the same seed and budget in inputs checks the same
 //! inputs. Exit 1 when an input fails (printed, minimised, and written to the corpus unless
-//! `--no-write`).
+//! `--no-write`); exit 3 when one hangs (printed, written to `fuzz-hung.txt` in the target
+//! directory and to the corpus unless `--no-write`, not minimised).
 
 use clap::{Parser, Subcommand};
 use contracts_fuzz::{Budget, Options, differential};
@@ -70,10 +71,9 @@ fn main() -> ExitCode {
             };
             eprintln!("fuzz: seed {seed}, {budget:?}");
             let options = Options {
-                seed,
-                budget,
                 only,
                 write_regression: !no_write,
+                ..Options::new(seed, budget)
             };
             let report = match contracts_fuzz::run(&options) {
                 Ok(r) => r,

@@ -155,15 +155,34 @@ pub fn mutate(rng: &mut Rng, dict: &Dict, text: &str, other: &str) -> Vec<u8> {
         }
         return bytes;
     };
-    let other = J::parse(other);
+    // Read only when a splice needs it (one mutation in twelve).
+    let mut other = Other::Text(other);
     for _ in 0..1 + rng.below(3) {
-        value_once(rng, dict, &mut tree, other.as_ref());
+        value_once(rng, dict, &mut tree, &mut other);
     }
     let mut bytes = tree.text().into_bytes();
     if rng.one_in(12) {
         bytes_once(rng, &mut bytes);
     }
     bytes
+}
+
+/// The other seed, its tree read on first use.
+enum Other<'a> {
+    Text(&'a str),
+    Tree(Option<J>),
+}
+
+impl Other<'_> {
+    fn tree(&mut self) -> Option<&J> {
+        if let Other::Text(t) = *self {
+            *self = Other::Tree(J::parse(t));
+        }
+        match self {
+            Other::Tree(t) => t.as_ref(),
+            Other::Text(_) => None,
+        }
+    }
 }
 
 /// A random value of any type, small.
@@ -211,7 +230,7 @@ fn subtree(rng: &mut Rng, t: &J) -> J {
     copy.nth_mut(n).cloned().unwrap_or(J::Null)
 }
 
-fn value_once(rng: &mut Rng, dict: &Dict, tree: &mut J, other: Option<&J>) {
+fn value_once(rng: &mut Rng, dict: &Dict, tree: &mut J, other: &mut Other<'_>) {
     let n = rng.below(tree.size());
     let Some(node) = tree.nth_mut(n) else {
         return;
@@ -268,7 +287,7 @@ fn value_once(rng: &mut Rng, dict: &Dict, tree: &mut J, other: Option<&J>) {
             *node = J::Arr(vec![item; size]);
         }
         9 => {
-            if let Some(other) = other {
+            if let Some(other) = other.tree() {
                 *node = subtree(rng, other);
             }
         }

@@ -1,7 +1,8 @@
 //! The seeds: every line of the shared corpus (hand-written and derived) and every benchmark
 //! frame, each with the entry point it is read by; bare payloads and events taken out of the
 //! frames, for the by-name entry points; the documents app's frames from the agent's (its
-//! tables hold the agent's entries) and an empty object for each entry of its own.
+//! tables hold the agent's entries), its own corpus (`tests/corpus/documents.jsonl`) and a
+//! small object for each entry of its own.
 
 use crate::json::J;
 use crate::targets::Target;
@@ -145,6 +146,11 @@ pub fn load() -> Result<Vec<Seed>, String> {
             text: s.text,
         });
     }
+    corpus(
+        &root.join("tests/corpus/documents.jsonl"),
+        "documents",
+        &mut seeds,
+    )?;
     use documents_app::documents;
     for name in documents::REQUEST_NAMES {
         if !contracts::agent::REQUEST_NAMES.contains(name) {

@@ -1,8 +1,10 @@
-// The examples of the app's reference (tests/corpus/derived/documents.jsonl, written by
+// The app's corpus (tests/corpus/documents.jsonl, hand-written and the fuzzer's regression
+// lines) and the examples of its reference (tests/corpus/derived/documents.jsonl, written by
 // `cargo xtask codegen`) through the generated Zod schemas and the generated JSON Schema: the
 // app's adapter of tests/corpus/runner.mjs, the runner the agent's corpus runs through (which
 // says how lines are read, checked and compared). examples/documents-app/tests/corpus.rs runs
-// the same lines through the Rust verdict over the app's tables.
+// the same lines through the Rust verdict over the app's tables. The fuzzer's differential run
+// (`cargo xtask fuzz --differential`) runs generated lines through it too.
 //
 // - Zod: `request` is the agent's parseRequest, then the payload by name through the app's
 //   table (the agent's names and the app's); `server` is parseServerFrame, then an event's
@@ -43,7 +45,7 @@ const { refusal, runCorpus } = (await import(RUNNER.href)) as typeof import('../
 
 runCorpus({
     protocol: 'documents',
-    files: ['derived/documents.jsonl'],
+    files: ['documents.jsonl', 'derived/documents.jsonl'],
     packageUrl: PACKAGE,
     Ajv: Ajv2020,
     zod(line, input) {
