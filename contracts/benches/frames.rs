@@ -162,9 +162,27 @@ fn bench(c: &mut Criterion) {
 /// A line of a group: its name, and what it does to one frame.
 type Line<'a> = (&'a str, &'a dyn Fn(&str));
 
+/// `FRAMES_PASSES=N FRAMES_LINE=<group>/<line>`: that line alone, `N` passes over its frames,
+/// and no criterion: for instruction counts (callgrind at two `N`, the difference divided by
+/// the passes between them; `float-roundtrip.sh` does so).
+fn passes() -> Option<(usize, String)> {
+    let n = std::env::var("FRAMES_PASSES").ok()?.parse().ok()?;
+    Some((n, std::env::var("FRAMES_LINE").unwrap_or_default()))
+}
+
 /// One group: its lines over the same frames, side by side. Each line parses one frame and
 /// keeps its answer (`black_box`).
 fn compare(c: &mut Criterion, group: &str, frames: &[String], lines: &[Line<'_>]) {
+    if let Some((n, only)) = passes() {
+        for (name, line) in lines {
+            if format!("{group}/{name}") == only {
+                for _ in 0..n {
+                    frames.iter().for_each(|f| line(black_box(f)));
+                }
+            }
+        }
+        return;
+    }
     let mut g = c.benchmark_group(group);
     g.throughput(Throughput::Elements(frames.len() as u64));
     for (name, line) in lines {
