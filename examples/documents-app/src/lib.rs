@@ -32,6 +32,23 @@ pub mod documents {
     }
 }
 
+/// The app's composed tables (the agent's entries and its own), for the verdict of
+/// [`agent::verdict_in`]: what `cargo xtask validate --protocol documents` runs, the corpus
+/// tests and the fuzzer's differential run.
+#[derive(Debug, Clone, Copy)]
+pub struct DocumentsTables;
+
+impl agent::Tables for DocumentsTables {
+    type Request = documents::RequestPayload;
+    type Result = documents::RequestResult;
+    type Event = documents::EventPayload;
+    const REQUEST_NAMES: &'static [&'static str] = documents::REQUEST_NAMES;
+    const EVENT_NAMES: &'static [&'static str] = documents::EVENT_NAMES;
+    fn check_type(name: &str, json: &str) -> Option<Result<(), contracts::wire::ParseError>> {
+        documents::check_type(name, json)
+    }
+}
+
 use documents::{
     DocumentAttachToChatPayload, DocumentAttachToChatResult, DocumentChangedEvent,
     DocumentReadPayload, DocumentReadResult, DocumentWritePayload, events,

@@ -1,30 +1,17 @@
 //! The verdict over the app's composed tables (`contracts::agent::verdict_in`, what
 //! `cargo xtask validate --protocol documents` runs): the app's entries and the agent's, each
 //! judged by its own table, and the agent's verdict alone knows none of the app's. And the
-//! examples of the app's reference (`tests/corpus/derived/documents.jsonl`, written by `cargo
-//! xtask codegen`) through it, by the shared corpus runner the agent's corpus runs through;
-//! the package's `test/corpus.test.ts` runs the same lines through Zod and ajv.
+//! app's corpus (`tests/corpus/documents.jsonl`: hand-written and the fuzzer's regression
+//! lines) and the examples of its reference (`tests/corpus/derived/documents.jsonl`, written
+//! by `cargo xtask codegen`) through it, by the shared corpus runner the agent's corpus runs
+//! through; the package's `test/corpus.test.ts` runs the same lines through Zod and ajv.
 
 #[path = "../../../contracts/tests/common/mod.rs"]
 mod common;
 
-use contracts::agent::{self, Kind, Tables};
+use contracts::agent::{self, Kind};
 use contracts::verdict::Verdict;
-use documents_app::documents;
-
-/// The app's tables, as the validator `cargo xtask validate` writes implements them.
-struct Documents;
-
-impl Tables for Documents {
-    type Request = documents::RequestPayload;
-    type Result = documents::RequestResult;
-    type Event = documents::EventPayload;
-    const REQUEST_NAMES: &'static [&'static str] = documents::REQUEST_NAMES;
-    const EVENT_NAMES: &'static [&'static str] = documents::EVENT_NAMES;
-    fn check_type(name: &str, json: &str) -> Option<Result<(), contracts::wire::ParseError>> {
-        documents::check_type(name, json)
-    }
-}
+use documents_app::DocumentsTables as Documents;
 
 /// A corpus line's verdict over the app's tables.
 fn line_verdict(line: &common::Line) -> Verdict {
@@ -39,6 +26,11 @@ fn line_verdict(line: &common::Line) -> Verdict {
 #[test]
 fn the_references_examples_are_accepted() {
     common::run("derived/documents.jsonl", line_verdict);
+}
+
+#[test]
+fn the_apps_corpus() {
+    common::run("documents.jsonl", line_verdict);
 }
 
 fn app(kind: Kind, ty: Option<&str>, text: &str) -> Verdict {

@@ -45,38 +45,8 @@ pub fn rust_verdict(target: &Target, text: &str) -> Option<Verdict> {
 /// value (`payload`, `result`, `event`) by its entry's name (`None` for a name the tables do
 /// not have, or another kind).
 pub fn documents_verdict(kind: &str, type_name: Option<&str>, text: &str) -> Option<Verdict> {
-    use contracts::agent::{parse_request_typed, parse_server_frame_typed};
-    use contracts::verdict::Stage;
-    use contracts::wire::{Refused, TableError};
-    use documents_app::documents::{self, EventPayload, RequestPayload, RequestResult};
-    fn table(outcome: Result<(), TableError>) -> Verdict {
-        match outcome {
-            Ok(()) => Verdict::accepted(),
-            Err(TableError::UnknownName(name)) => {
-                Verdict::refused_with(Stage::Table, contracts::verdict::no_table_entry(&name))
-            }
-            Err(TableError::Invalid { error, .. }) if error.is_syntax() => {
-                Verdict::refused(Stage::Envelope, &error)
-            }
-            Err(TableError::Invalid { error, .. }) => Verdict::refused(Stage::Table, &error),
-        }
-    }
-    fn frame<T, V>(r: Result<T, Refused<V>>) -> Verdict {
-        match r {
-            Err(Refused::Envelope(e)) => Verdict::refused(Stage::Envelope, &e),
-            Err(Refused::Table(_, e)) => table(Err(e)),
-            Ok(_) => Verdict::accepted(),
-        }
-    }
-    let known = |names: &[&str]| type_name.filter(|n| names.contains(n));
-    Some(match kind {
-        "request" => frame(parse_request_typed::<RequestPayload>(text)),
-        "server" => frame(parse_server_frame_typed::<EventPayload>(text)),
-        "payload" => table(RequestPayload::parse(known(documents::REQUEST_NAMES)?, text).map(drop)),
-        "result" => table(RequestResult::parse(known(documents::REQUEST_NAMES)?, text).map(drop)),
-        "event" => table(EventPayload::parse(known(documents::EVENT_NAMES)?, text).map(drop)),
-        _ => return None,
-    })
+    let kind: contracts::agent::Kind = kind.parse().ok()?;
+    contracts::agent::verdict_in::<documents_app::DocumentsTables>(kind, type_name, text).ok()
 }
 
 /// The package that runs a protocol's corpus through Zod and ajv.
@@ -90,13 +60,12 @@ fn package(protocol: &str) -> Option<&'static str> {
 }
 
 /// The corpus files the package's adapter reads, relative to the corpus directory: the
-/// hand-written and the derived one (the documents app has no derived corpus).
+/// hand-written and the derived one.
 fn corpus_files(protocol: &str) -> Vec<String> {
-    let mut files = vec![format!("{protocol}.jsonl")];
-    if protocol != "documents" {
-        files.push(format!("derived/{protocol}.jsonl"));
-    }
-    files
+    vec![
+        format!("{protocol}.jsonl"),
+        format!("derived/{protocol}.jsonl"),
+    ]
 }
 
 /// FNV-1a (32 bits) of a line's UTF-8 bytes, in hex, as the runner computes it.
@@ -159,6 +128,25 @@ fn write_corpus(
     Ok(at)
 }
 
+/// A source of the package (under `src/` and `test/`) changed after `built` was built: a
+/// stale build would compare Rust with an older Zod and report a false disagreement.
+fn newer_source(pkg: &Path, built: &Path) -> Option<std::path::PathBuf> {
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let built_at = modified(built)?;
+    let mut dirs = vec![pkg.join("src"), pkg.join("test")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if modified(&path).is_some_and(|t| t > built_at) {
+                return Some(path);
+            }
+        }
+    }
+    None
+}
+
 /// Runs a corpus under `dir` through the package's Zod and ajv: the (file, line) of every line
 /// that disagrees, with what node said.
 fn run_node(
@@ -172,6 +160,14 @@ fn run_node(
         return Err(format!(
             "{} is missing: build the package first (npm ci && npm run build in {})",
             test.display(),
+            pkg.display()
+        ));
+    }
+    if let Some(newer) = newer_source(&pkg, &test) {
+        return Err(format!(
+            "{} is older than {}: rebuild the package first (npm run build in {})",
+            test.display(),
+            newer.display(),
             pkg.display()
         ));
     }

@@ -102,7 +102,7 @@ fn main() -> ExitCode {
                     eprintln!("fuzz: minimised: {}", f.minimised);
                     if options.write_regression {
                         eprintln!(
-                            "fuzz: written to the corpus as a regression line; after the fix, run UPDATE_EXPECT=1 cargo test -p adecore-contracts --test corpus --test connect_corpus (the documents app's: -p contracts-fuzz --test documents_corpus)"
+                            "fuzz: written to the corpus as a regression line; after the fix, run UPDATE_EXPECT=1 cargo test -p adecore-contracts --test corpus --test connect_corpus (the documents app's: -p documents-app --test corpus)"
                         );
                     }
                     ExitCode::FAILURE
