@@ -93,12 +93,12 @@ async fn replies_are_matched_by_id_and_bad_frames_are_reported() {
 
     let first = tokio::spawn({
         let client = client.clone();
-        async move { client.request::<requests::ChatList>(Empty {}).await }
+        async move { client.request::<requests::ChatList>(Empty::new()).await }
     });
     let a = host.request().await;
     let second = tokio::spawn({
         let client = client.clone();
-        async move { client.request::<requests::ChatList>(Empty {}).await }
+        async move { client.request::<requests::ChatList>(Empty::new()).await }
     });
     let b = host.request().await;
     assert_eq!(a["type"], "chat.list");
@@ -117,7 +117,7 @@ async fn replies_are_matched_by_id_and_bad_frames_are_reported() {
 
     assert_eq!(
         within(first).await.unwrap().unwrap(),
-        ChatListResult { chats: vec![] }
+        ChatListResult::new(vec![])
     );
     match within(second).await.unwrap() {
         Err(ClientError::Host(e)) => assert_eq!(e.code, ErrorCode::Internal),
@@ -145,7 +145,7 @@ async fn replies_are_matched_by_id_and_bad_frames_are_reported() {
     // A result that breaks the table is the client's error, not a panic.
     let bad = tokio::spawn({
         let client = client.clone();
-        async move { client.request::<requests::ChatList>(Empty {}).await }
+        async move { client.request::<requests::ChatList>(Empty::new()).await }
     });
     let c = host.request().await;
     host.send(json!({ "id": c["id"], "ok": true, "result": { "chats": "nope" } }));
@@ -164,7 +164,7 @@ async fn a_closed_port_fails_waiting_and_later_requests() {
     let mut events = client.subscribe();
     let waiting = tokio::spawn({
         let client = client.clone();
-        async move { client.request::<requests::ChatList>(Empty {}).await }
+        async move { client.request::<requests::ChatList>(Empty::new()).await }
     });
     host.request().await;
     host.port.close();
@@ -178,7 +178,7 @@ async fn a_closed_port_fails_waiting_and_later_requests() {
     );
     assert!(client.is_closed());
     assert!(matches!(
-        client.request::<requests::ChatList>(Empty {}).await,
+        client.request::<requests::ChatList>(Empty::new()).await,
         Err(ClientError::Closed)
     ));
 }

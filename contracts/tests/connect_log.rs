@@ -17,24 +17,20 @@ fn entry(seq: i64, space: &str, text: &str) -> LogEntry {
     LogEntry {
         seq,
         space_id: Some(space.to_owned()),
-        event: ServerEvent::MessageNew(Box::new(ServerEventMessageNew {
-            seq,
-            v: Some(1),
-            id: Some(format!("evt_{seq}")),
-            ts: Some(1),
-            workspace_id: Some(WS.to_owned()),
-            actor: Some("usr_mo".to_owned()),
-            space_id: Some(space.to_owned()),
-            run_id: None,
-            message_id: format!("msg_{seq}"),
-            from: Participant {
-                participant_id: "usr_mo".to_owned(),
-                kind: ParticipantKind::Person,
-                display_name: "Mo".to_owned(),
-            },
-            text: text.to_owned(),
-            idempotency_key: None,
-        })),
+        event: ServerEvent::MessageNew(
+            ServerEventMessageNew::new(
+                seq,
+                format!("msg_{seq}"),
+                Participant::new("usr_mo", ParticipantKind::Person, "Mo"),
+                text.to_owned(),
+            )
+            .v(1)
+            .id(format!("evt_{seq}"))
+            .ts(1)
+            .workspace_id(WS.to_owned())
+            .actor("usr_mo")
+            .space_id(space.to_owned()),
+        ),
     }
 }
 

@@ -567,15 +567,7 @@ fn a_socket_silent_past_the_idle_timeout_is_closed() {
 // ---- frames gated by accepts, now or never ----
 
 fn presence(connected: bool) -> Presence {
-    Presence {
-        participant_id: "h_other".to_owned(),
-        state: PresenceState {
-            connected,
-            since: T0,
-            trouble: None,
-            restarting: None,
-        },
-    }
+    Presence::new("h_other", PresenceState::new(connected, T0))
 }
 
 #[test]
@@ -613,20 +605,15 @@ fn a_harness_arriving_and_leaving_is_presence() {
 }
 
 fn join_request() -> JoinRequest {
-    JoinRequest {
-        request_id: "r".into(),
-        kind: "harness".into(),
-        state: "waiting".into(),
-        started_by: "usr_x".into(),
-        code: None,
-        name: None,
-        software: None,
-        machine: None,
-        from_addr: None,
-        wants: vec!["read".into()],
-        capabilities: vec!["events".into()],
-        url: "https://x".into(),
-    }
+    JoinRequest::new(
+        "r",
+        "harness",
+        "waiting",
+        "usr_x",
+        ["read".into()],
+        ["events".into()],
+        "https://x",
+    )
 }
 
 #[test]
@@ -654,69 +641,58 @@ fn harness_notices(harness_id: &str) -> Vec<(&'static str, Notice)> {
             "restart",
             Notice::Restart {
                 harness_id: h.clone(),
-                restart: Restart {
-                    asked_by: "usr_dana".into(),
-                    asked_at: T0,
-                },
+                restart: Restart::new("usr_dana", T0),
             },
         ),
         (
             "context",
-            Notice::ContextEdit(ContextEdit {
-                edit_id: "e".into(),
-                harness_id: h.clone(),
-                agent_id: None,
-                name: "AGENTS.md".into(),
-                text: "hi".into(),
-                base_hash: "abc".into(),
-                asked_by: "usr_dana".into(),
-                asked_at: T0,
-            }),
+            Notice::ContextEdit(ContextEdit::new(
+                "e",
+                h.clone(),
+                "AGENTS.md",
+                "hi",
+                "abc",
+                "usr_dana",
+                T0,
+            )),
         ),
         (
             "models",
-            Notice::ModelChange(ModelChange {
-                change_id: "c".into(),
-                harness_id: h.clone(),
-                agent_id: "a".into(),
-                model: None,
-                effort: None,
-                asked_by: "usr_dana".into(),
-                asked_at: T0,
-            }),
+            Notice::ModelChange(ModelChange::new(
+                "c",
+                h.clone(),
+                "a",
+                None,
+                None,
+                "usr_dana",
+                T0,
+            )),
         ),
         (
             "heartbeats",
-            Notice::HeartbeatChange(HeartbeatChange {
-                change_id: "c".into(),
-                harness_id: h.clone(),
-                agent_id: "a".into(),
-                on: true,
-                every: 60,
-                asked_by: "usr_dana".into(),
-                asked_at: T0,
-            }),
+            Notice::HeartbeatChange(HeartbeatChange::new(
+                "c",
+                h.clone(),
+                "a",
+                true,
+                60,
+                "usr_dana",
+                T0,
+            )),
         ),
         (
             "context_windows",
-            Notice::ContextWindowCompact(ContextWindowCompact {
-                change_id: "c".into(),
-                harness_id: h.clone(),
-                agent_id: "a".into(),
-                asked_by: "usr_dana".into(),
-                asked_at: T0,
-            }),
+            Notice::ContextWindowCompact(ContextWindowCompact::new(
+                "c",
+                h.clone(),
+                "a",
+                "usr_dana",
+                T0,
+            )),
         ),
         (
             "context_windows",
-            Notice::ContextWindowChange(ContextWindowChange {
-                change_id: "c".into(),
-                harness_id: h,
-                agent_id: "a".into(),
-                at: 80,
-                asked_by: "usr_dana".into(),
-                asked_at: T0,
-            }),
+            Notice::ContextWindowChange(ContextWindowChange::new("c", h, "a", 80, "usr_dana", T0)),
         ),
     ]
 }

@@ -548,9 +548,7 @@ impl Host for Chats {
         &self,
         _payload: ChatListPayload,
     ) -> Result<ChatListResult, contracts::__private::WireError> {
-        Ok(ChatListResult {
-            chats: vec!["a".to_owned()],
-        })
+        Ok(ChatListResult::new(vec!["a".to_owned()]))
     }
 }
 

@@ -90,6 +90,44 @@ pub fn diff(base: &Model, head: &Model) -> Vec<Finding> {
     out
 }
 
+/// Which of a model's enums and unions may gain a value or a variant in a change the differ
+/// judges compatible: an `#[open]` enum always; a closed enum or a union that travels only
+/// client -> host (the host accepts more); any union of a protocol that negotiates
+/// capabilities (a variant behind a new `#[accepts]` gate). The Rust emitter makes exactly
+/// these `#[non_exhaustive]`, so code that matches them keeps compiling when they grow.
+pub struct Growth {
+    dirs: reach::Directions,
+    negotiates: bool,
+}
+
+impl Growth {
+    /// The growth rules of `model`'s types (its own and its bases' as it reaches them).
+    pub fn of(model: &Model) -> Growth {
+        let dirs = reach::directions(model);
+        let negotiates = walk::negotiates(model, &dirs);
+        Growth { dirs, negotiates }
+    }
+
+    /// Whether `def`, a type of `model`, may gain a value or a variant compatibly.
+    pub fn may_grow(&self, model: &Model, def: &TypeDef) -> bool {
+        // A type nothing reaches is judged as travelling both ways.
+        let dir = self
+            .dirs
+            .get(&def_key(model, &def.name))
+            .unwrap_or(Direction::Both);
+        let compatible = |rule: &rules::Rule| rules::level(rule, dir) != Level::Error;
+        match &def.kind {
+            TypeDefKind::Enum(e) if e.open => compatible(&rules::OPEN_ENUM_VALUE_ADDED),
+            TypeDefKind::Enum(_) => compatible(&rules::ENUM_VALUE_ADDED),
+            TypeDefKind::Union(_) => {
+                compatible(&rules::UNION_VARIANT_ADDED)
+                    || (self.negotiates && compatible(&rules::UNION_VARIANT_ADDED_GATED))
+            }
+            _ => false,
+        }
+    }
+}
+
 /// True when any finding breaks compatibility.
 pub fn is_breaking(findings: &[Finding]) -> bool {
     findings.iter().any(|f| f.level == Level::Error)

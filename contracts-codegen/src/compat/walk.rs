@@ -1253,7 +1253,7 @@ fn disjoint(m: &Model, a: &Ty, b: &Ty) -> bool {
 /// True when the protocol negotiates capabilities: a type it sends client -> host has an
 /// `accepts` field holding a list of strings (connect's hello), in which a client announces
 /// what it accepts.
-fn negotiates(m: &Model, dirs: &Directions) -> bool {
+pub(super) fn negotiates(m: &Model, dirs: &Directions) -> bool {
     m.types.iter().any(|t| {
         let travels_in = dirs
             .get(&def_key(m, &t.name))

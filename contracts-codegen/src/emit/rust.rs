@@ -5,9 +5,10 @@
 //! collect every issue with its path, and serialises by hand so literal fields and union tags
 //! are written. The emitter never fails and knows no protocol by name.
 
+use crate::compat::Growth;
 use crate::model::{
     Docs, Enum, Field, Literal, Meta, Model, Struct, TableKind, Ty, TyKind, TypeDef, TypeDefKind,
-    TypeRef, Union, UnionTag,
+    TypeRef, Union, UnionTag, Variant,
 };
 use crate::names::{rust_field, rust_ident, rust_type, view_name};
 use proc_macro2::{Ident, Literal as Lit, TokenStream};
@@ -99,45 +100,16 @@ enum At<'a> {
     Module(&'a str),
 }
 
-/// The estimated size in bytes above which a struct held in a field or a union variant is
-/// boxed: moving a typed frame or an enum of payloads then copies a pointer, not the struct
-/// (clippy's `large_enum_variant`, for generated types). `ChatInfo` is above it.
-const LARGE: usize = 192;
-
-/// How many values a type's storage never takes, which `Option` uses for `None` (Rust's
-/// niches): an `Option` of a type without one is a word larger.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Niches {
-    None,
-    One,
-    Many,
-}
-
-impl Niches {
-    /// The niches left in an `Option` of a type with these: one used for `None`, or the
-    /// new tag's spare values.
-    fn inside_option(self) -> Niches {
-        match self {
-            Niches::One => Niches::None,
-            Niches::None | Niches::Many => Niches::Many,
-        }
-    }
-}
-
-/// The bytes an `Option` adds around a type with `niches` (estimated at a word's alignment).
-fn option_cost(niches: Niches) -> usize {
-    if niches == Niches::None { 8 } else { 0 }
-}
-
 struct Emitter<'a> {
     model: &'a Model,
     rt: TokenStream,
     bases: &'a BTreeMap<String, String>,
-    /// (type, field or variant index) that hold a type which contains them by value, or a
-    /// large struct (see [`LARGE`]).
+    /// (type, field or variant index) that hold a type which contains them by value.
     boxed: BTreeSet<(String, usize)>,
     /// Whether each named type (protocol, name) holds text, as asked (see `view`).
     texts: RefCell<BTreeMap<(String, String), bool>>,
+    /// Which enums and unions may grow compatibly (`compat::Growth`).
+    growth: Growth,
 }
 
 /// How a struct field is stored.
@@ -162,9 +134,21 @@ impl<'a> Emitter<'a> {
             bases: &options.bases,
             boxed: BTreeSet::new(),
             texts: RefCell::default(),
+            growth: Growth::of(model),
         };
         e.boxed = e.find_boxed();
         e
+    }
+
+    /// `#[non_exhaustive]` for an enum or a union that may gain a value or a variant in a
+    /// compatible change (`compat::Growth`), and for its views: a match on it from another
+    /// crate then has a `_` arm, and keeps compiling when it grows. Empty for any other.
+    fn grows(&self, def: &TypeDef) -> TokenStream {
+        if self.growth.may_grow(self.model, def) {
+            quote!(#[non_exhaustive])
+        } else {
+            TokenStream::new()
+        }
     }
 
     // ----- recursion -----
@@ -211,9 +195,9 @@ impl<'a> Emitter<'a> {
         next.iter().any(|n| self.reaches(n, target, seen))
     }
 
-    /// The fields and variants stored in a `Box`: those that hold their own type by value
-    /// (recursion), and those that hold a large struct (so the owner, and every enum and typed
-    /// frame it is moved through, stays small).
+    /// The fields and variants stored in a `Box`: those whose own type holds the type they
+    /// are in by value (recursion, which Rust can store only behind a pointer). Only what the
+    /// field holds decides: a neighbour's size or a change elsewhere never does.
     fn find_boxed(&self) -> BTreeSet<(String, usize)> {
         let mut out = BTreeSet::new();
         for def in &self.model.types {
@@ -225,178 +209,15 @@ impl<'a> Emitter<'a> {
             for (i, ty) in tys.into_iter().enumerate() {
                 let mut refs = Vec::new();
                 self.by_value(self.model, ty, &mut refs);
-                if self.holds_large_struct(ty)
-                    || refs
-                        .iter()
-                        .any(|r| self.reaches(r, &def.name, &mut BTreeSet::new()))
+                if refs
+                    .iter()
+                    .any(|r| self.reaches(r, &def.name, &mut BTreeSet::new()))
                 {
                     out.insert((def.name.clone(), i));
                 }
             }
         }
         out
-    }
-
-    /// Whether `ty` holds by value (through aliases and nullable) a struct, this protocol's or
-    /// a base's, whose estimated size is above [`LARGE`].
-    fn holds_large_struct(&self, ty: &Ty) -> bool {
-        self.boxes_large(self.model, ty, &mut BTreeSet::new())
-    }
-
-    /// [`Self::holds_large_struct`] for a type expression of `m`'s, sizing with `stack`.
-    fn boxes_large(&self, m: &Model, ty: &Ty, stack: &mut BTreeSet<String>) -> bool {
-        self.held(m, ty).is_some_and(|(owner, def)| {
-            matches!(def.kind, TypeDefKind::Struct(_)) && self.def_size(owner, def, stack) > LARGE
-        })
-    }
-
-    /// The estimated size of a field or variant of `m`'s: a pointer when it boxes a large
-    /// struct, else its type's.
-    fn stored_size(&self, m: &Model, ty: &Ty, stack: &mut BTreeSet<String>) -> usize {
-        if self.boxes_large(m, ty, stack) {
-            8
-        } else {
-            self.ty_size(m, ty, stack)
-        }
-    }
-
-    /// The named type `ty` holds by value, with the model that defines it, aliases unfolded.
-    fn held<'m>(&'m self, owner: &'m Model, ty: &'m Ty) -> Option<(&'m Model, &'m TypeDef)> {
-        match &ty.kind {
-            TyKind::Nullable(inner) => self.held(owner, inner),
-            TyKind::Ref(r) => {
-                let m = self.owner_of(owner, r);
-                let def = m.resolve(r)?;
-                match &def.kind {
-                    TypeDefKind::Alias(inner) => self.held(m, inner),
-                    _ => Some((m, def)),
-                }
-            }
-            _ => None,
-        }
-    }
-
-    /// The estimated size in bytes of `def` (defined in `m`) as Rust stores it: a field or
-    /// variant that holds a large struct counts as its `Box`, and a type already on `stack`
-    /// (recursion, boxed) as a pointer.
-    fn def_size(&self, m: &Model, def: &TypeDef, stack: &mut BTreeSet<String>) -> usize {
-        let key = format!("{}.{}", m.name, def.name);
-        if !stack.insert(key.clone()) {
-            return 8;
-        }
-        let size = match &def.kind {
-            TypeDefKind::Struct(s) => {
-                s.fields
-                    .iter()
-                    .map(|f| match (&f.ty.kind, f.optional) {
-                        // A required literal is not stored; an optional one is a flag.
-                        (TyKind::Literal(_), false) => 0,
-                        (TyKind::Literal(_), true) => 1,
-                        // Required, or optional with a default: stored as the value.
-                        (_, false) => self.stored_size(m, &f.ty, stack),
-                        (_, true) if f.default.is_some() => self.stored_size(m, &f.ty, stack),
-                        // `Option<T>`: a word more only when `T` has no niche for `None`.
-                        (_, true) => {
-                            self.stored_size(m, &f.ty, stack)
-                                + option_cost(self.stored_niches(m, &f.ty, stack))
-                        }
-                    })
-                    .sum::<usize>()
-                    .next_multiple_of(8)
-            }
-            TypeDefKind::Union(u) => {
-                u.variants
-                    .iter()
-                    .map(|v| self.stored_size(m, &v.ty, stack))
-                    .max()
-                    .unwrap_or(0)
-                    + 8
-            }
-            TypeDefKind::Alias(t) => self.ty_size(m, t, stack),
-            // An open enum keeps a value it does not know as text.
-            TypeDefKind::Enum(e) if e.open => 24,
-            TypeDefKind::Enum(_) => 1,
-        };
-        stack.remove(&key);
-        size
-    }
-
-    /// The niches of a field or variant of `m`'s as stored: a boxed large struct is a `Box`
-    /// (one niche, null), a nullable one `Option<Box<_>>`.
-    fn stored_niches(&self, m: &Model, ty: &Ty, stack: &mut BTreeSet<String>) -> Niches {
-        match &ty.kind {
-            TyKind::Nullable(inner) => self.stored_niches(m, inner, stack).inside_option(),
-            _ if self.boxes_large(m, ty, stack) => Niches::One,
-            _ => self.ty_niches(m, ty, stack),
-        }
-    }
-
-    /// The niches of a type expression of `m`'s, stored inline.
-    fn ty_niches(&self, m: &Model, ty: &Ty, stack: &mut BTreeSet<String>) -> Niches {
-        match &ty.kind {
-            // A `String`'s or `Vec`'s capacity, a `bool`'s 254 spare values.
-            TyKind::String(_) | TyKind::Array(..) | TyKind::Map(_) | TyKind::Boolean => {
-                Niches::Many
-            }
-            TyKind::Literal(Literal::Bool(_)) => Niches::Many,
-            TyKind::Int(_) | TyKind::Number(_) | TyKind::Literal(Literal::Int(_)) => Niches::None,
-            // `&'static str` and `RawJson`'s `Box<RawValue>`: a pointer that is never null.
-            TyKind::Literal(Literal::String(_)) | TyKind::Unknown => Niches::One,
-            TyKind::Nullable(inner) => self.ty_niches(m, inner, stack).inside_option(),
-            TyKind::Ref(r) => {
-                let owner = self.owner_of(m, r);
-                owner
-                    .resolve(r)
-                    .map_or(Niches::One, |def| self.def_niches(owner, def, stack))
-            }
-        }
-    }
-
-    /// The niches of `def` (defined in `m`): a struct has its fields' best, an enum or a
-    /// union its tag's spare values, a type already on `stack` (recursion) is a `Box`.
-    fn def_niches(&self, m: &Model, def: &TypeDef, stack: &mut BTreeSet<String>) -> Niches {
-        let key = format!("{}.{}", m.name, def.name);
-        if !stack.insert(key.clone()) {
-            return Niches::One;
-        }
-        let niches = match &def.kind {
-            TypeDefKind::Struct(s) => s
-                .fields
-                .iter()
-                .map(|f| match (&f.ty.kind, f.optional) {
-                    (TyKind::Literal(_), false) => Niches::None,
-                    (TyKind::Literal(_), true) => Niches::Many,
-                    (_, true) if f.default.is_none() => {
-                        self.stored_niches(m, &f.ty, stack).inside_option()
-                    }
-                    _ => self.stored_niches(m, &f.ty, stack),
-                })
-                .max()
-                .unwrap_or(Niches::None),
-            TypeDefKind::Union(_) | TypeDefKind::Enum(_) => Niches::Many,
-            TypeDefKind::Alias(t) => self.ty_niches(m, t, stack),
-        };
-        stack.remove(&key);
-        niches
-    }
-
-    /// The estimated size in bytes of a type expression of `m`'s, stored inline.
-    fn ty_size(&self, m: &Model, ty: &Ty, stack: &mut BTreeSet<String>) -> usize {
-        match &ty.kind {
-            TyKind::String(_) | TyKind::Array(..) | TyKind::Map(_) => 24,
-            TyKind::Boolean => 1,
-            TyKind::Int(_) | TyKind::Number(_) | TyKind::Literal(_) => 8,
-            TyKind::Unknown => 16,
-            TyKind::Nullable(inner) => {
-                self.ty_size(m, inner, stack) + option_cost(self.ty_niches(m, inner, stack))
-            }
-            TyKind::Ref(r) => {
-                let owner = self.owner_of(m, r);
-                owner
-                    .resolve(r)
-                    .map_or(8, |def| self.def_size(owner, def, stack))
-            }
-        }
     }
 
     // ----- paths, types and schemas -----
@@ -587,60 +408,11 @@ impl<'a> Emitter<'a> {
         });
         let tables = self.tables();
         let check_type = self.check_type();
-        let layout = self.layout_test();
         quote! {
             #(#root)*
             #(#modules)*
             #tables
             #check_type
-            #layout
-        }
-    }
-
-    /// A test of the size estimate behind the boxing rule (in the style of bindgen's layout
-    /// tests): each struct's estimate falls on the same side of [`LARGE`] as its real size,
-    /// so a field or variant is boxed exactly when the struct it holds is really large. Built
-    /// only under `cfg(test)` of the crate that expands the protocol.
-    fn layout_test(&self) -> TokenStream {
-        let mut rows = Vec::new();
-        for def in &self.model.types {
-            if !matches!(def.kind, TypeDefKind::Struct(_)) {
-                continue;
-            }
-            let estimate = self.def_size(self.model, def, &mut BTreeSet::new());
-            let r = TypeRef {
-                name: def.name.clone(),
-                protocol: None,
-            };
-            let path = self.type_path(self.model, &r, At::Root);
-            let name = def.name.as_str();
-            let estimate = Lit::usize_unsuffixed(estimate);
-            rows.push(quote!((#name, #estimate, ::core::mem::size_of::<super::#path>()),));
-        }
-        if rows.is_empty() {
-            return TokenStream::new();
-        }
-        let large = Lit::usize_unsuffixed(LARGE);
-        quote! {
-            #[cfg(test)]
-            #[allow(deprecated)]
-            mod __layout {
-                /// The emitter boxes a struct held in a field or a union variant when it
-                /// estimates the struct above this many bytes.
-                const LARGE: usize = #large;
-
-                #[test]
-                fn every_struct_is_estimated_on_the_side_of_the_boxing_line_its_real_size_is() {
-                    let structs: &[(&str, usize, usize)] = &[#(#rows)*];
-                    for &(name, estimate, real) in structs {
-                        assert_eq!(
-                            estimate > LARGE,
-                            real > LARGE,
-                            "{name}: estimated {estimate} bytes, {real} in fact (the line is {LARGE})"
-                        );
-                    }
-                }
-            }
         }
     }
 
@@ -725,7 +497,11 @@ impl<'a> Emitter<'a> {
             }
             TypeDefKind::Struct(s) => self.struct_def(def, s, at),
             TypeDefKind::Enum(e) => self.enum_def(def, e),
-            TypeDefKind::Union(u) => self.union_def(def, u, at),
+            TypeDefKind::Union(u) => {
+                let union = self.union_def(def, u, at);
+                let froms = self.union_froms(def, u, at);
+                quote!(#union #froms)
+            }
         }
     }
 
@@ -763,6 +539,145 @@ impl<'a> Emitter<'a> {
                 let json = value.to_string();
                 quote!(#rt::default_from_json(#schema, #json))
             }
+        }
+    }
+
+    /// A struct's constructor and setters, the one way to build it that survives growth (its
+    /// type is `#[non_exhaustive]`): `new` takes the required fields, each `impl Into` of its
+    /// type, and starts every other field absent (a defaulted one at its default); each
+    /// optional field has a setter `fn field(mut self, value: impl Into<T>) -> Self` (a flag
+    /// for an optional literal). A number or a boolean (or a nullable one) is taken as its own
+    /// type: `impl Into<i64>` would read an integer literal as an `i32`. `Default` when no
+    /// field is required.
+    fn builder_impl(&self, def: &TypeDef, s: &Struct, at: At<'_>, name: &Ident) -> TokenStream {
+        let mut params = Vec::new();
+        let mut inits = Vec::new();
+        let mut setters = Vec::new();
+        for (i, f) in s.fields.iter().enumerate() {
+            let boxed = self.boxed.contains(&(def.name.clone(), i));
+            let ident = rust_ident(&rust_field(&f.name));
+            let ty = self.rust_ty(self.model, &f.ty, at, boxed);
+            let fmeta = meta_attrs(&f.meta);
+            let wire = f.name.as_str();
+            let setter = setter_ident(&f.name);
+            let (arg, value) = if self.is_scalar(&f.ty) {
+                (ty.clone(), quote!(value))
+            } else {
+                (
+                    quote!(impl ::core::convert::Into<#ty>),
+                    quote!(value.into()),
+                )
+            };
+            let mut sdocs = docs_attrs(&f.docs);
+            if !f.docs.is_empty() {
+                sdocs.extend(quote!(#[doc = ""]));
+            }
+            match self.store(f) {
+                Store::Literal => continue,
+                Store::Required => {
+                    params.push(quote!(#ident: #arg));
+                    if self.is_scalar(&f.ty) {
+                        inits.push(quote!(#ident,));
+                    } else {
+                        inits.push(quote!(#ident: #ident.into(),));
+                    }
+                    continue;
+                }
+                Store::Presence => {
+                    let lit = literal_value(self.model.unalias(&f.ty));
+                    let doc = format!(" Whether `{wire}` is sent (as `{lit}`); absent by default.");
+                    inits.push(quote!(#ident: false,));
+                    setters.push(quote! {
+                        #sdocs
+                        #[doc = #doc]
+                        #fmeta
+                        #[must_use]
+                        pub fn #setter(mut self, present: bool) -> Self {
+                            self.#ident = present;
+                            self
+                        }
+                    });
+                }
+                Store::Defaulted => {
+                    let schema = self.schema(self.model, &f.ty, at, boxed);
+                    let d = self.default_expr(f, &schema);
+                    let shown = f
+                        .default
+                        .as_ref()
+                        .map(ToString::to_string)
+                        .unwrap_or_default();
+                    let doc = format!(" Sets `{wire}`; `{shown}` unless set.");
+                    inits.push(quote!(#ident: #d,));
+                    setters.push(quote! {
+                        #sdocs
+                        #[doc = #doc]
+                        #fmeta
+                        #[must_use]
+                        pub fn #setter(mut self, value: #arg) -> Self {
+                            self.#ident = #value;
+                            self
+                        }
+                    });
+                }
+                Store::Optional => {
+                    let doc = format!(" Sets `{wire}`; absent unless set.");
+                    inits.push(quote!(#ident: ::core::option::Option::None,));
+                    setters.push(quote! {
+                        #sdocs
+                        #[doc = #doc]
+                        #fmeta
+                        #[must_use]
+                        pub fn #setter(mut self, value: #arg) -> Self {
+                            self.#ident = ::core::option::Option::Some(#value);
+                            self
+                        }
+                    });
+                }
+            }
+        }
+        let new_doc = if params.is_empty() {
+            format!(" A [`{name}`] with every field absent (a defaulted field at its default).")
+        } else {
+            format!(
+                " A [`{name}`] with its required fields; every optional field starts absent (a \
+                 defaulted one at its default) and is set by its setter."
+            )
+        };
+        let many = (params.len() > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
+        let default = params.is_empty().then(|| {
+            quote! {
+                #[allow(deprecated)]
+                impl ::core::default::Default for #name {
+                    fn default() -> Self {
+                        Self::new()
+                    }
+                }
+            }
+        });
+        quote! {
+            #[allow(deprecated)]
+            impl #name {
+                #[doc = #new_doc]
+                #[must_use]
+                #many
+                pub fn new(#(#params),*) -> Self {
+                    Self { #(#inits)* }
+                }
+
+                #(#setters)*
+            }
+
+            #default
+        }
+    }
+
+    /// Whether a type is a number or a boolean (through aliases and nullable), which the
+    /// builder takes as is.
+    fn is_scalar(&self, ty: &Ty) -> bool {
+        match &self.model.unalias(ty).kind {
+            TyKind::Int(_) | TyKind::Number(_) | TyKind::Boolean => true,
+            TyKind::Nullable(inner) => self.is_scalar(inner),
+            _ => false,
         }
     }
 
@@ -866,6 +781,7 @@ impl<'a> Emitter<'a> {
             }
         };
         let common = self.common_impls(&name);
+        let builder = self.builder_impl(def, s, at, &name);
         let mut view = self.struct_ref(def, s, at);
         if view.is_empty() {
             view = self.struct_view(def, s, at);
@@ -903,10 +819,13 @@ impl<'a> Emitter<'a> {
             #docs
             #meta
             #[derive(Debug, Clone, PartialEq)]
+            #[non_exhaustive]
             #[allow(deprecated)]
             pub struct #name {
                 #(#members)*
             }
+
+            #builder
 
             #[allow(deprecated)]
             impl #rt::Object for #name {
@@ -1072,6 +991,7 @@ impl<'a> Emitter<'a> {
         quote! {
             #[doc = #doc]
             #[derive(Debug, Clone)]
+            #[non_exhaustive]
             #[allow(deprecated)]
             pub struct #view<'a> {
                 #(#members)*
@@ -1269,6 +1189,7 @@ impl<'a> Emitter<'a> {
         quote! {
             #[doc = #doc]
             #[derive(Debug, Clone)]
+            #[non_exhaustive]
             #[allow(deprecated)]
             pub struct #typed<'a, E = #entry> {
                 #(#members_out)*
@@ -1364,6 +1285,7 @@ impl<'a> Emitter<'a> {
         boxes: &[bool],
     ) -> TokenStream {
         let view_name = view_name(&def.name);
+        let grows = self.grows(def);
         if u.variants.is_empty() || boxes.iter().any(|b| *b) || !self.def_has_view(def) {
             return TokenStream::new();
         }
@@ -1437,10 +1359,11 @@ impl<'a> Emitter<'a> {
             }
         }
         let scan = untagged_scan_body(&literals, &scans, self.model.self_path(&def.name).is_none());
-        let typed = self.untagged_typed(&name, &view, &parts, &structs, at);
+        let typed = self.untagged_typed(&name, &view, &parts, &structs, at, &grows);
         quote! {
             #[doc = #doc]
             #[derive(Debug, Clone)]
+            #grows
             #[allow(deprecated)]
             pub enum #view<'a> {
                 #(#members)*
@@ -1503,6 +1426,7 @@ impl<'a> Emitter<'a> {
         parts: &[(&Ident, TokenStream, Option<TokenStream>)],
         structs: &[(&TypeRef, &TypeDef, &Struct)],
         at: At<'_>,
+        grows: &TokenStream,
     ) -> TokenStream {
         let Some(((r, vdef, vs), earlier)) = structs.split_last() else {
             return TokenStream::new();
@@ -1545,6 +1469,7 @@ impl<'a> Emitter<'a> {
         quote! {
             #[doc = #doc]
             #[derive(Debug, Clone)]
+            #grows
             #[allow(deprecated)]
             pub enum #typed_name<'a, E = #entry> {
                 #(#members)*
@@ -1649,6 +1574,7 @@ impl<'a> Emitter<'a> {
 
     fn enum_def(&self, def: &TypeDef, e: &Enum) -> TokenStream {
         let rt = &self.rt;
+        let grows = self.grows(def);
         let docs = docs_attrs(&def.docs);
         let meta = meta_attrs(&def.meta);
         let name = format_ident!("{}", rust_type_name(&def.name));
@@ -1699,6 +1625,7 @@ impl<'a> Emitter<'a> {
                 #docs
                 #meta
                 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+                #grows
                 pub enum #name {
                     #(#vdocs #variants,)*
                     #[doc = #other_doc]
@@ -1772,6 +1699,7 @@ impl<'a> Emitter<'a> {
                 #docs
                 #meta
                 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+                #grows
                 pub enum #name {
                     #(#vdocs #variants,)*
                 }
@@ -1807,8 +1735,57 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// `From` each variant's type for a union, so a value goes where the union is wanted
+    /// (`.into()`, a setter's `impl Into`): for every variant that holds a named struct, union
+    /// or enum no other variant holds (a hoisted inline object is always one).
+    fn union_froms(&self, def: &TypeDef, u: &Union, at: At<'_>) -> TokenStream {
+        let name = format_ident!("{}", rust_type_name(&def.name));
+        let mut held: Vec<(usize, String, TokenStream)> = Vec::new();
+        for (i, v) in u.variants.iter().enumerate() {
+            let TyKind::Ref(r) = &v.ty.kind else {
+                continue;
+            };
+            let Some(target) = self.model.resolve(r) else {
+                continue;
+            };
+            if matches!(target.kind, TypeDefKind::Alias(_)) {
+                continue;
+            }
+            let path = self.type_path(self.model, r, at);
+            let key = format!(
+                "{}.{}",
+                r.protocol.as_deref().unwrap_or(&self.model.name),
+                r.name
+            );
+            held.push((i, key, path));
+        }
+        let mut out = TokenStream::new();
+        for (i, key, path) in &held {
+            if held.iter().filter(|(_, k, _)| k == key).count() > 1 {
+                continue;
+            }
+            let v = &u.variants[*i];
+            let ident = variant_ident(v, *i);
+            let value = if self.boxed.contains(&(def.name.clone(), *i)) {
+                quote!(::std::boxed::Box::new(value))
+            } else {
+                quote!(value)
+            };
+            out.extend(quote! {
+                #[allow(deprecated)]
+                impl ::core::convert::From<#path> for #name {
+                    fn from(value: #path) -> Self {
+                        Self::#ident(#value)
+                    }
+                }
+            });
+        }
+        out
+    }
+
     fn union_def(&self, def: &TypeDef, u: &Union, at: At<'_>) -> TokenStream {
         let rt = &self.rt;
+        let grows = self.grows(def);
         let docs = docs_attrs(&def.docs);
         let meta = meta_attrs(&def.meta);
         let name = format_ident!("{}", rust_type_name(&def.name));
@@ -1819,11 +1796,7 @@ impl<'a> Emitter<'a> {
         let mut boxes = Vec::new();
         for (i, v) in u.variants.iter().enumerate() {
             let boxed = self.boxed.contains(&(def.name.clone(), i));
-            let ident = match (&v.tag, &v.ty.kind) {
-                (Some(tag), _) => format_ident!("{}", rust_type_name(tag)),
-                (None, TyKind::Ref(r)) => format_ident!("{}", rust_type_name(&r.name)),
-                (None, _) => format_ident!("V{i}"),
-            };
+            let ident = variant_ident(v, i);
             let vdocs = docs_attrs(&v.docs);
             let vmeta = meta_attrs(&v.meta);
             let ty = self.rust_ty(self.model, &v.ty, at, boxed);
@@ -1908,6 +1881,7 @@ impl<'a> Emitter<'a> {
                     #docs
                     #meta
                     #[derive(Debug, Clone, PartialEq)]
+                    #grows
                     #[allow(deprecated)]
                     pub enum #name {
                         #(#variants)*
@@ -2051,6 +2025,7 @@ impl<'a> Emitter<'a> {
                     #docs
                     #meta
                     #[derive(Debug, Clone, PartialEq)]
+                    #grows
                     #[allow(deprecated)]
                     pub enum #name {
                         #(#variants)*
@@ -2418,6 +2393,7 @@ impl<'a> Emitter<'a> {
             /// that carries one is cheap to move (from the parse to its caller, through a
             /// channel).
             #[derive(Debug, Clone, PartialEq)]
+            #[non_exhaustive]
             #[allow(deprecated)]
             pub enum #name {
                 #(#idents(::std::boxed::Box<<#module::#idents as #trait_>::#assoc>),)*
@@ -2679,6 +2655,15 @@ fn lets_else_with(
     quote!(#(#lets)*)
 }
 
+/// The Rust name of a union's variant `i`: its tag, else its type's name.
+fn variant_ident(v: &Variant, i: usize) -> Ident {
+    match (&v.tag, &v.ty.kind) {
+        (Some(tag), _) => format_ident!("{}", rust_type_name(tag)),
+        (None, TyKind::Ref(r)) => format_ident!("{}", rust_type_name(&r.name)),
+        (None, _) => format_ident!("V{i}"),
+    }
+}
+
 /// A literal's value as a Rust expression.
 fn literal_value(ty: &Ty) -> TokenStream {
     match &ty.kind {
@@ -2713,4 +2698,31 @@ fn rust_type_name(name: &str) -> String {
 
 fn module_ident(m: &str) -> Ident {
     rust_ident(&rust_field(m))
+}
+
+/// Methods a setter must not take the name of: the constructor, and what the derived and
+/// serde traits are called with method syntax (an inherent method would shadow them). A field
+/// of one of these names gets the setter `with_<name>`.
+const SETTER_RESERVED: &[&str] = &[
+    "new",
+    "clone",
+    "clone_from",
+    "eq",
+    "ne",
+    "fmt",
+    "serialize",
+    "into",
+    "try_into",
+    "to_owned",
+    "write_fields",
+];
+
+/// The setter of the field `wire` (its Rust field name, or `with_<name>` when that is taken).
+fn setter_ident(wire: &str) -> Ident {
+    let field = rust_field(wire);
+    if SETTER_RESERVED.contains(&field.as_str()) {
+        format_ident!("with_{}", field)
+    } else {
+        rust_ident(&field)
+    }
 }

@@ -420,13 +420,13 @@ impl ChatThread {
         }
         if resumed {
             // Keep the thread and its seq: the events after `since` follow.
-            self.thread.info = Some(*result.info);
+            self.thread.info = Some(result.info);
             if let Some(pending) = result.pending {
                 self.pending = pending;
             }
             return Attached::Resumed;
         }
-        self.thread = Thread::from_snapshot(*result.info, result.items);
+        self.thread = Thread::from_snapshot(result.info, result.items);
         self.seq = result.seq;
         self.history = result.history;
         self.pending = result.pending.unwrap_or_default();

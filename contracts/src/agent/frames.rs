@@ -132,14 +132,6 @@ fn to_text<T: Serialize>(frame: &T) -> String {
 }
 
 impl WireError {
-    /// A refusal with a code and a message.
-    pub fn new(code: ErrorCode, message: impl Into<String>) -> WireError {
-        WireError {
-            code,
-            message: message.into(),
-        }
-    }
-
     /// `unknown-chat`: no chat has this id.
     pub fn unknown_chat(chat_id: &str) -> WireError {
         WireError::new(

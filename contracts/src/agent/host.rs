@@ -350,7 +350,7 @@ impl Hub {
         }
         let status = ChatStatusEvent {
             chat_id: chat_id.clone(),
-            info: Box::new(info.clone()),
+            info: info.clone(),
         };
         let frame = super::event_frame(events::ChatStatus::NAME, &status);
         let limit = self.config.limits.max_frame_size;
@@ -511,9 +511,7 @@ impl Hub {
         self.publish_locked(
             &mut s,
             chat_id,
-            ChatEvent::Info(super::ChatEventInfo {
-                info: Box::new(info),
-            }),
+            ChatEvent::Info(super::ChatEventInfo { info }),
         )?;
         Ok(answer)
     }
@@ -521,12 +519,7 @@ impl Hub {
     /// Replaces a chat's info (an `info` event) and tells every client.
     pub fn set_info(&self, info: ChatInfo) -> Result<Seq, WireError> {
         let chat_id = info.chat_id.clone();
-        self.publish(
-            &chat_id,
-            ChatEvent::Info(super::ChatEventInfo {
-                info: Box::new(info),
-            }),
-        )
+        self.publish(&chat_id, ChatEvent::Info(super::ChatEventInfo { info }))
     }
 
     /// Changes a chat's bookmarks under the hub's lock; attached clients hear chat.bookmarks.
@@ -725,7 +718,7 @@ impl Hub {
             }
             c.attached.insert(chat_id.to_owned(), chat.seq);
             return Ok(AttachResult {
-                info: Box::new(info),
+                info,
                 items: Vec::new(),
                 history: None,
                 pending: None,
@@ -744,7 +737,7 @@ impl Hub {
             .cloned()
             .collect();
         let mut result = AttachResult {
-            info: Box::new(info),
+            info,
             items: Vec::new(),
             history: Some(widest_position()),
             pending: Some(pending),

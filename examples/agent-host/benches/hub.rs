@@ -10,8 +10,8 @@
 use agent_host::{EchoAgent, Options};
 use contracts::agent::client::Client;
 use contracts::agent::{
-    ChatAttachPayload, ChatCreatePayload, ChatEvent, ChatEventDelta, ChatEventItem, ChatItem,
-    ChatItemReply, Empty, requests,
+    ChatAttachPayload, ChatCreatePayload, ChatEventDelta, ChatEventItem, ChatItemReply, Empty,
+    requests,
 };
 use contracts::port::{FrameReceiver, WebSocketOptions, WebSocketPort};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -90,23 +90,13 @@ fn setup(clients: usize, store: Store) -> Bench {
             let client = Client::new(port.clone());
             if n == 0 {
                 chat_id = client
-                    .request::<requests::ChatCreate>(ChatCreatePayload {
-                        title: None,
-                        provider: None,
-                        model: None,
-                        cwd: None,
-                        preferences: None,
-                    })
+                    .request::<requests::ChatCreate>(ChatCreatePayload::new())
                     .await
                     .unwrap()
                     .chat_id;
             }
             client
-                .request::<requests::ChatAttach>(ChatAttachPayload {
-                    chat_id: chat_id.clone(),
-                    history_limit: None,
-                    since: None,
-                })
+                .request::<requests::ChatAttach>(ChatAttachPayload::new(chat_id.clone()))
                 .await
                 .unwrap();
             readers.push(port.receiver());
@@ -129,16 +119,12 @@ fn setup(clients: usize, store: Store) -> Bench {
         .hub()
         .publish(
             &bench.chat_id,
-            ChatEvent::Item(ChatEventItem {
-                item: ChatItem::Reply(ChatItemReply {
-                    id: "bench".into(),
-                    history_index: Some(0),
-                    text: String::new(),
-                    model: None,
-                    streaming: Some(true),
-                    created_at: 0,
-                }),
-            }),
+            ChatEventItem::new(
+                ChatItemReply::new("bench", "", 0)
+                    .history_index(0)
+                    .streaming(true),
+            )
+            .into(),
         )
         .unwrap();
     bench
@@ -154,10 +140,7 @@ fn publish_and_read(bench: &mut Bench, n: u64) -> Duration {
         for _ in 0..n {
             hub.publish(
                 &chat_id,
-                ChatEvent::Delta(ChatEventDelta {
-                    item_id: "bench".into(),
-                    text: "a few words of a reply ".into(),
-                }),
+                ChatEventDelta::new("bench", "a few words of a reply ").into(),
             )
             .unwrap();
         }
@@ -206,7 +189,7 @@ fn frames(c: &mut Criterion) {
                 bench.rt.block_on(async {
                     bench
                         .client
-                        .request::<requests::ChatList>(Empty {})
+                        .request::<requests::ChatList>(Empty::new())
                         .await
                         .unwrap()
                 })

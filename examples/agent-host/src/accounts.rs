@@ -44,10 +44,10 @@ fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
 }
 
 fn no_account(id: &str) -> WireError {
-    WireError {
-        code: ErrorCode::UnknownAccount,
-        message: format!("no account is called {id:?}"),
-    }
+    WireError::new(
+        ErrorCode::UnknownAccount,
+        format!("no account is called {id:?}"),
+    )
 }
 
 impl FakeCli {
@@ -57,15 +57,12 @@ impl FakeCli {
     /// A CLI with a logged-in `echo` account and a logged-out `parrot` one. Provider `i`
     /// takes `delay * (i + 1)` to answer a refresh.
     pub fn new(login: LoginMode, delay: Duration) -> FakeCli {
-        let account =
-            |id: &str, provider: &str, state: AccountState, identity: Option<&str>| Account {
-                account_id: id.to_owned(),
-                provider: provider.to_owned(),
-                label: format!("{provider} account"),
-                is_default: true,
-                state,
-                identity: identity.map(str::to_owned),
-            };
+        let account = |id: &str, provider: &str, state: AccountState, identity: Option<&str>| {
+            let mut account =
+                Account::new(id, provider, format!("{provider} account"), true, state);
+            account.identity = identity.map(str::to_owned);
+            account
+        };
         let accounts = vec![
             account(
                 "a-echo",
@@ -92,10 +89,7 @@ impl FakeCli {
     /// The accounts as last read.
     pub fn snapshot(&self) -> AccountSnapshot {
         let s = lock(&self.state);
-        AccountSnapshot {
-            accounts: s.accounts.clone(),
-            read_at: s.read_at,
-        }
+        AccountSnapshot::new(s.accounts.clone(), s.read_at)
     }
 
     /// How many times each provider's CLI was asked.
@@ -142,26 +136,26 @@ impl FakeCli {
     /// Adds a logged-out account for a provider.
     pub fn create(&self, payload: &AccountsCreatePayload) -> Result<Account, WireError> {
         if !Self::PROVIDERS.contains(&payload.provider.as_str()) {
-            return Err(WireError {
-                code: ErrorCode::UnknownProvider,
-                message: format!("no provider is called {:?}", payload.provider),
-            });
+            return Err(WireError::new(
+                ErrorCode::UnknownProvider,
+                format!("no provider is called {:?}", payload.provider),
+            ));
         }
         let mut s = lock(&self.state);
         let id = format!("a{}", s.next);
         s.next += 1;
         let is_default = !s.accounts.iter().any(|a| a.provider == payload.provider);
-        let account = Account {
-            account_id: id,
-            provider: payload.provider.clone(),
-            label: payload
-                .label
-                .clone()
-                .unwrap_or_else(|| format!("{} account", payload.provider)),
+        let label = payload
+            .label
+            .clone()
+            .unwrap_or_else(|| format!("{} account", payload.provider));
+        let account = Account::new(
+            id,
+            payload.provider.clone(),
+            label,
             is_default,
-            state: AccountState::LoggedOut,
-            identity: None,
-        };
+            AccountState::LoggedOut,
+        );
         s.accounts.push(account.clone());
         Ok(account)
     }

@@ -37,7 +37,7 @@ use contracts::agent::{
     AccountSnapshot, AccountsCreatePayload, AccountsCreateResult, AccountsSavePayload,
     AccountsWatchLoginPayload, AttachResult, Bookmark, ChatAddBookmarkPayload,
     ChatAddBookmarkResult, ChatAttachPayload, ChatCancelPayload, ChatClearPayload,
-    ChatCreatePayload, ChatCreated, ChatDetachPayload, ChatEvent, ChatEventDelta, ChatEventItem,
+    ChatCreatePayload, ChatCreated, ChatDetachPayload, ChatEventDelta, ChatEventItem,
     ChatEventReset, ChatHistoryPayload, ChatHistoryResult, ChatInfo, ChatItem, ChatItemReply,
     ChatItemUser, ChatKillPayload, ChatListResult, ChatRemoveBookmarkPayload,
     ChatRemoveVisualPayload, ChatRenameBookmarkPayload, ChatSendPayload, ChatSendResult, ChatState,
@@ -273,43 +273,23 @@ impl EchoAgent {
     /// The user item and the finished reply a message makes: both must fit in a frame, or the
     /// message is refused before anything happens.
     fn check_fits(&self, chat_id: &str, text: &str) -> Result<(), WireError> {
-        let user = ChatItem::User(ChatItemUser {
-            id: self.id("u"),
-            history_index: Some(i64::MAX),
-            text: text.to_owned(),
-            attachments: None,
-            created_at: now(),
-        });
-        let reply = ChatItem::Reply(ChatItemReply {
-            id: self.id("r"),
-            history_index: Some(i64::MAX),
-            text: answer_to(text),
-            model: Some("echo-1".to_owned()),
-            streaming: Some(false),
-            created_at: now(),
-        });
-        for item in [user, reply] {
+        let user = ChatItemUser::new(self.id("u"), text, now()).history_index(i64::MAX);
+        let reply = ChatItemReply::new(self.id("r"), answer_to(text), now())
+            .history_index(i64::MAX)
+            .model("echo-1")
+            .streaming(false);
+        for item in [ChatItem::from(user), reply.into()] {
             self.hub
-                .check_event(chat_id, &ChatEvent::Item(ChatEventItem { item }))?;
+                .check_event(chat_id, &ChatEventItem::new(item).into())?;
         }
         Ok(())
     }
 
     /// Publishes the user's message and starts the turn that answers it.
     fn start_turn(self: &Arc<Self>, chat_id: &str, text: String) -> Result<(), WireError> {
-        let user = ChatItemUser {
-            id: self.id("u"),
-            history_index: Some(self.next_index(chat_id)),
-            text: text.clone(),
-            attachments: None,
-            created_at: now(),
-        };
-        let published = self.hub.publish(
-            chat_id,
-            ChatEvent::Item(ChatEventItem {
-                item: ChatItem::User(user),
-            }),
-        );
+        let user = ChatItemUser::new(self.id("u"), text.clone(), now())
+            .history_index(self.next_index(chat_id));
+        let published = self.hub.publish(chat_id, ChatEventItem::new(user).into());
         if let Err(e) = published {
             if let Some(t) = self.turns().get_mut(chat_id) {
                 t.busy = false;
@@ -361,21 +341,11 @@ impl EchoAgent {
                 next
             };
             let Some(next) = next else { return };
-            let user = ChatItemUser {
-                id: self.id("u"),
-                history_index: Some(self.next_index(&chat_id)),
-                text: next.text.clone(),
-                attachments: None,
-                created_at: now(),
-            };
+            let user = ChatItemUser::new(self.id("u"), next.text.clone(), now())
+                .history_index(self.next_index(&chat_id));
             if self
                 .hub
-                .publish(
-                    &chat_id,
-                    ChatEvent::Item(ChatEventItem {
-                        item: ChatItem::User(user),
-                    }),
-                )
+                .publish(&chat_id, ChatEventItem::new(user).into())
                 .is_err()
             {
                 return;
@@ -388,56 +358,35 @@ impl EchoAgent {
     async fn run_turn(&self, chat_id: &str, text: &str) -> Result<(), WireError> {
         self.update_info(chat_id, |info| info.state = ChatState::Running)?;
         let id = self.id("r");
-        let reply = ChatItemReply {
-            id: id.clone(),
-            history_index: Some(self.next_index(chat_id)),
-            text: String::new(),
-            model: Some("echo-1".to_owned()),
-            streaming: Some(true),
-            created_at: now(),
-        };
+        let reply = ChatItemReply::new(id.clone(), "", now())
+            .history_index(self.next_index(chat_id))
+            .model("echo-1")
+            .streaming(true);
         if let Some(t) = self.turns().get_mut(chat_id) {
             t.reply = Some(id.clone());
         }
-        self.hub.publish(
-            chat_id,
-            ChatEvent::Item(ChatEventItem {
-                item: ChatItem::Reply(reply.clone()),
-            }),
-        )?;
+        self.hub
+            .publish(chat_id, ChatEventItem::new(reply.clone()).into())?;
         let answer = answer_to(text);
         for chunk in answer.split_inclusive(' ') {
             if !self.options.delta_delay.is_zero() {
                 tokio::time::sleep(self.options.delta_delay).await;
             }
-            self.hub.publish(
-                chat_id,
-                ChatEvent::Delta(ChatEventDelta {
-                    item_id: id.clone(),
-                    text: chunk.to_owned(),
-                }),
-            )?;
+            self.hub
+                .publish(chat_id, ChatEventDelta::new(id.clone(), chunk).into())?;
         }
-        let done = ChatItemReply {
-            text: answer.clone(),
-            streaming: Some(false),
-            ..reply
-        };
-        self.hub.publish(
-            chat_id,
-            ChatEvent::Item(ChatEventItem {
-                item: ChatItem::Reply(done),
-            }),
-        )?;
+        let mut done = reply.streaming(false);
+        done.text.clone_from(&answer);
+        self.hub.publish(chat_id, ChatEventItem::new(done).into())?;
         // `/visual TITLE` draws something, so visuals have something to show.
         if let Some(title) = text.strip_prefix("/visual ") {
-            let visual = Visual {
-                visual_id: self.id("v"),
-                item_id: Some(id),
-                title: title.to_owned(),
-                media_type: "image/svg+xml".to_owned(),
-                uri: "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='8' height='8'/%3E".to_owned(),
-            };
+            let visual = Visual::new(
+                self.id("v"),
+                title,
+                "image/svg+xml",
+                "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='8' height='8'/%3E",
+            )
+            .item_id(id);
             self.hub.update_visuals(chat_id, |visuals| {
                 visuals.push(visual);
                 Ok(())
@@ -448,11 +397,9 @@ impl EchoAgent {
         let words = |s: &str| s.split_whitespace().count() as i64;
         self.update_info(chat_id, |info| {
             info.state = ChatState::Idle;
-            let usage = info.usage.get_or_insert(ChatUsage {
-                input_tokens: 0,
-                output_tokens: 0,
-                cost_usd: Some(0.0),
-            });
+            let usage = info
+                .usage
+                .get_or_insert_with(|| ChatUsage::new(0, 0).cost_usd(0.0));
             usage.input_tokens += words(text);
             usage.output_tokens += words(&answer);
         })?;
@@ -485,16 +432,8 @@ impl EchoAgent {
                 .thread(chat_id)
                 .and_then(|t| t.item(&reply).cloned())
         {
-            let done = ChatItemReply {
-                streaming: Some(false),
-                ..r
-            };
-            self.hub.publish(
-                chat_id,
-                ChatEvent::Item(ChatEventItem {
-                    item: ChatItem::Reply(done),
-                }),
-            )?;
+            self.hub
+                .publish(chat_id, ChatEventItem::new(r.streaming(false)).into())?;
         }
         after(busy)?;
         drop(turns);
@@ -540,33 +479,26 @@ impl Host for Connection {
         let a = &self.agent;
         let chat_id = a.hub.new_chat_id()?;
         let at = now();
-        let info = ChatInfo {
-            chat_id: chat_id.clone(),
-            title: payload.title.unwrap_or_else(|| "New chat".to_owned()),
-            state: ChatState::Idle,
-            provider: payload.provider.unwrap_or_else(|| "echo".to_owned()),
-            model: payload.model,
-            cwd: payload.cwd,
-            created_at: at,
-            updated_at: at,
-            queued: Vec::new(),
-            requests: Vec::new(),
-            forked_from: None,
-            preferences: payload.preferences,
-            usage: None,
-        };
+        let mut info = ChatInfo::new(
+            chat_id.clone(),
+            payload.title.unwrap_or_else(|| "New chat".to_owned()),
+            ChatState::Idle,
+            payload.provider.unwrap_or_else(|| "echo".to_owned()),
+            at,
+            at,
+            [],
+            [],
+        );
+        info.model = payload.model;
+        info.cwd = payload.cwd;
+        info.preferences = payload.preferences;
         a.turns().insert(chat_id.clone(), Turns::default());
         a.hub.create_chat(info.clone())?;
-        Ok(ChatCreated {
-            chat_id,
-            info: Box::new(info),
-        })
+        Ok(ChatCreated::new(chat_id, info))
     }
 
     async fn chat_list(&self, _: Empty) -> Result<ChatListResult, WireError> {
-        Ok(ChatListResult {
-            chats: self.agent.hub.chats(),
-        })
+        Ok(ChatListResult::new(self.agent.hub.chats()))
     }
 
     async fn chat_attach(&self, payload: ChatAttachPayload) -> Result<AttachResult, WireError> {
@@ -576,7 +508,7 @@ impl Host for Connection {
     async fn chat_detach(&self, payload: ChatDetachPayload) -> Result<Empty, WireError> {
         self.agent.known(&payload.chat_id)?;
         self.agent.hub.detach(self.client, &payload.chat_id);
-        Ok(Empty {})
+        Ok(Empty::new())
     }
 
     async fn chat_history(
@@ -595,18 +527,14 @@ impl Host for Connection {
         let mut turns = a.turns();
         let t = turns.entry(payload.chat_id.clone()).or_default();
         if t.busy {
-            let message = QueuedMessage {
-                queued_id: a.id("q"),
-                text: payload.text,
-                queued_at: now(),
-            };
+            let message = QueuedMessage::new(a.id("q"), payload.text, now());
             a.update_info(&payload.chat_id, |info| info.queued.push(message))?;
-            return Ok(ChatSendResult { queued: true });
+            return Ok(ChatSendResult::new(true));
         }
         t.busy = true;
         drop(turns);
         a.start_turn(&payload.chat_id, payload.text)?;
-        Ok(ChatSendResult { queued: false })
+        Ok(ChatSendResult::new(false))
     }
 
     async fn chat_cancel(&self, payload: ChatCancelPayload) -> Result<Empty, WireError> {
@@ -621,7 +549,7 @@ impl Host for Connection {
             }
             Ok(())
         })?;
-        Ok(Empty {})
+        Ok(Empty::new())
     }
 
     async fn chat_clear(&self, payload: ChatClearPayload) -> Result<Empty, WireError> {
@@ -634,20 +562,15 @@ impl Host for Connection {
             info.queued.clear();
             info.usage = None;
             info.updated_at = now();
-            a.hub.publish(
-                chat_id,
-                ChatEvent::Reset(ChatEventReset {
-                    info: Box::new(info),
-                    items: Vec::new(),
-                }),
-            )?;
+            a.hub
+                .publish(chat_id, ChatEventReset::new(info, []).into())?;
             a.hub.set_bookmarks(chat_id, Vec::new())?;
             a.hub.set_visuals(chat_id, Vec::new())
         })?;
         if let Some(t) = a.turns().get_mut(chat_id) {
             t.next_index = 0;
         }
-        Ok(Empty {})
+        Ok(Empty::new())
     }
 
     async fn chat_kill(&self, payload: ChatKillPayload) -> Result<Empty, WireError> {
@@ -655,7 +578,7 @@ impl Host for Connection {
         a.known(&payload.chat_id)?;
         a.stop_turn(&payload.chat_id, |_| a.hub.remove_chat(&payload.chat_id))?;
         a.turns().remove(&payload.chat_id);
-        Ok(Empty {})
+        Ok(Empty::new())
     }
 
     async fn chat_add_bookmark(
@@ -673,17 +596,17 @@ impl Host for Connection {
                 format!("the chat has no item called {:?}", payload.item_id),
             ));
         }
-        let bookmark = Bookmark {
-            bookmark_id: a.id("b"),
-            item_id: payload.item_id,
-            label: payload.label.unwrap_or_default(),
-            created_at: now(),
-        };
+        let bookmark = Bookmark::new(
+            a.id("b"),
+            payload.item_id,
+            payload.label.unwrap_or_default(),
+            now(),
+        );
         a.hub.update_bookmarks(&payload.chat_id, |bookmarks| {
             bookmarks.push(bookmark.clone());
             Ok(())
         })?;
-        Ok(ChatAddBookmarkResult { bookmark })
+        Ok(ChatAddBookmarkResult::new(bookmark))
     }
 
     async fn chat_rename_bookmark(
@@ -700,7 +623,7 @@ impl Host for Connection {
                 b.label = payload.label.clone();
                 Ok(())
             })?;
-        Ok(Empty {})
+        Ok(Empty::new())
     }
 
     async fn chat_remove_bookmark(
@@ -717,7 +640,7 @@ impl Host for Connection {
                 }
                 Ok(())
             })?;
-        Ok(Empty {})
+        Ok(Empty::new())
     }
 
     async fn chat_remove_visual(
@@ -735,26 +658,22 @@ impl Host for Connection {
             }
             Ok(())
         })?;
-        Ok(Empty {})
+        Ok(Empty::new())
     }
     async fn provider_list(&self, _: Empty) -> Result<ProviderListResult, WireError> {
         let snapshot = self.agent.cli.snapshot();
-        let providers = FakeCli::PROVIDERS
+        let providers: Vec<Provider> = FakeCli::PROVIDERS
             .iter()
-            .map(|&p| Provider {
-                provider_id: p.to_owned(),
-                name: format!("{p} (fake CLI)"),
-                models: vec![ProviderModel {
-                    model_id: format!("{p}-1"),
-                    name: format!("{p} 1"),
-                    context_tokens: Some(8192),
-                }],
-                available: snapshot.accounts.iter().any(|a| {
+            .map(|&p| {
+                let available = snapshot.accounts.iter().any(|a| {
                     a.provider == p && a.state == contracts::agent::AccountState::LoggedIn
-                }),
+                });
+                let model =
+                    ProviderModel::new(format!("{p}-1"), format!("{p} 1")).context_tokens(8192);
+                Provider::new(p, format!("{p} (fake CLI)"), [model], available)
             })
             .collect();
-        Ok(ProviderListResult { providers })
+        Ok(ProviderListResult::new(providers))
     }
 
     async fn accounts_list(&self, _: Empty) -> Result<AccountSnapshot, WireError> {
@@ -782,7 +701,7 @@ impl Host for Connection {
     ) -> Result<AccountsCreateResult, WireError> {
         let account = self.agent.cli.create(&payload)?;
         self.agent.accounts_changed()?;
-        Ok(AccountsCreateResult { account })
+        Ok(AccountsCreateResult::new(account))
     }
 
     /// Answers at once with the account logging in; what the CLI says later (logged in)
@@ -800,17 +719,17 @@ impl Host for Connection {
                 let _ = agent.accounts_changed();
             }
         });
-        Ok(Empty {})
+        Ok(Empty::new())
     }
 
     async fn usage_subscribe(&self, _: Empty) -> Result<Empty, WireError> {
         self.agent.hub.subscribe_usage(self.client, true);
-        Ok(Empty {})
+        Ok(Empty::new())
     }
 
     async fn usage_unsubscribe(&self, _: Empty) -> Result<Empty, WireError> {
         self.agent.hub.subscribe_usage(self.client, false);
-        Ok(Empty {})
+        Ok(Empty::new())
     }
 }
 

@@ -59,20 +59,14 @@ async fn connect(url: &str) -> Client {
         .await
         .unwrap();
     let client = Client::new(port);
-    within(client.request::<requests::ChatList>(Empty {}))
+    within(client.request::<requests::ChatList>(Empty::new()))
         .await
         .unwrap();
     client
 }
 
 async fn create(client: &Client) -> String {
-    let payload = ChatCreatePayload {
-        title: Some("load".into()),
-        provider: None,
-        model: None,
-        cwd: None,
-        preferences: None,
-    };
+    let payload = ChatCreatePayload::new().title("load");
     within(client.request::<requests::ChatCreate>(payload))
         .await
         .unwrap()
@@ -80,11 +74,7 @@ async fn create(client: &Client) -> String {
 }
 
 fn send_payload(chat_id: &str, text: &str) -> ChatSendPayload {
-    ChatSendPayload {
-        chat_id: chat_id.into(),
-        text: text.into(),
-        attachments: None,
-    }
+    ChatSendPayload::new(chat_id, text)
 }
 
 /// Applies events until the reply to `text` is whole and the chat idle.
@@ -318,7 +308,7 @@ async fn messages_at_and_over_the_limit() {
     );
 
     // The bystander is still attached and served.
-    within(client.request::<requests::ChatList>(Empty {}))
+    within(client.request::<requests::ChatList>(Empty::new()))
         .await
         .unwrap();
     within(client.request::<requests::ChatSend>(send_payload(&chat_id, "small")))
@@ -535,7 +525,7 @@ fn kill_9_mid_turn_and_restart_on_sqlite() {
     let (_server, url) = host(&data, &["--delta-delay-ms", "0"]);
     rt.block_on(async {
         let client = connect(&url).await;
-        let list = within(client.request::<requests::ChatList>(Empty {}))
+        let list = within(client.request::<requests::ChatList>(Empty::new()))
             .await
             .unwrap();
         let info = list
@@ -606,11 +596,7 @@ fn kill_9_mid_turn_and_restart_on_sqlite() {
         // A new chat: another id, another epoch.
         let other = create(&client).await;
         assert_ne!(other, chat_id);
-        let attach = |since| ChatAttachPayload {
-            chat_id: other.clone(),
-            history_limit: None,
-            since: Some(since),
-        };
+        let attach = |since| ChatAttachPayload::new(other.clone()).since(since);
         let first = within(client.request::<requests::ChatAttach>(attach(0)))
             .await
             .unwrap();
@@ -665,11 +651,7 @@ fn a_restart_without_a_store_never_resumes() {
     rt.block_on(async {
         let client = connect(&url).await;
         let gone = client
-            .request::<requests::ChatAttach>(ChatAttachPayload {
-                chat_id: old.clone(),
-                history_limit: None,
-                since: Some(seq),
-            })
+            .request::<requests::ChatAttach>(ChatAttachPayload::new(old.clone()).since(seq))
             .await
             .unwrap_err();
         assert_eq!(
@@ -678,13 +660,10 @@ fn a_restart_without_a_store_never_resumes() {
         );
         let new = create(&client).await;
         assert_ne!(new, old, "chat ids never repeat across restarts");
-        let attached = within(client.request::<requests::ChatAttach>(ChatAttachPayload {
-            chat_id: new,
-            history_limit: None,
-            since: Some(seq),
-        }))
-        .await
-        .unwrap();
+        let attached =
+            within(client.request::<requests::ChatAttach>(ChatAttachPayload::new(new).since(seq)))
+                .await
+                .unwrap();
         assert_eq!(attached.resumed, Some(false));
         assert_ne!(seq_epoch(attached.seq.unwrap()), seq_epoch(seq));
     });

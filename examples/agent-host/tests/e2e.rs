@@ -55,20 +55,14 @@ async fn connect(url: &str) -> (Client, WebSocketPort) {
         .await
         .unwrap();
     let client = Client::new(port.clone());
-    within(client.request::<requests::ChatList>(Empty {}))
+    within(client.request::<requests::ChatList>(Empty::new()))
         .await
         .unwrap();
     (client, port)
 }
 
 async fn create(client: &Client) -> String {
-    let payload = ChatCreatePayload {
-        title: Some("test".into()),
-        provider: None,
-        model: None,
-        cwd: None,
-        preferences: None,
-    };
+    let payload = ChatCreatePayload::new().title("test");
     within(client.request::<requests::ChatCreate>(payload))
         .await
         .unwrap()
@@ -76,11 +70,7 @@ async fn create(client: &Client) -> String {
 }
 
 async fn send(client: &Client, chat_id: &str, text: &str) {
-    let payload = ChatSendPayload {
-        chat_id: chat_id.into(),
-        text: text.into(),
-        attachments: None,
-    };
+    let payload = ChatSendPayload::new(chat_id, text);
     let result = within(client.request::<requests::ChatSend>(payload))
         .await
         .unwrap();
@@ -449,11 +439,7 @@ async fn history_cursors_page_back_and_expire() {
         .expect("a cursor before a page that does not start the thread");
     let mut starts = Vec::new();
     loop {
-        let page = ChatHistoryPayload {
-            chat_id: chat_id.clone(),
-            cursor: cursor.clone(),
-            limit: Some(3),
-        };
+        let page = ChatHistoryPayload::new(chat_id.clone(), cursor.clone()).limit(3);
         let page = within(client.request::<requests::ChatHistory>(page))
             .await
             .unwrap();
@@ -471,21 +457,13 @@ async fn history_cursors_page_back_and_expire() {
         "the pages make up the whole thread"
     );
 
-    let unknown = ChatHistoryPayload {
-        chat_id: chat_id.clone(),
-        cursor: "no-such-cursor".into(),
-        limit: None,
-    };
+    let unknown = ChatHistoryPayload::new(chat_id.clone(), "no-such-cursor");
     match within(client.request::<requests::ChatHistory>(unknown)).await {
         Err(ClientError::Host(e)) => assert_eq!(e.code, ErrorCode::HistoryExpired),
         other => panic!("expected history-expired, got {other:?}"),
     }
     let other_chat = create(&client).await;
-    let foreign = ChatHistoryPayload {
-        chat_id: other_chat,
-        cursor: history.cursor.unwrap(),
-        limit: None,
-    };
+    let foreign = ChatHistoryPayload::new(other_chat, history.cursor.unwrap());
     match within(client.request::<requests::ChatHistory>(foreign)).await {
         Err(ClientError::Host(e)) => assert_eq!(e.code, ErrorCode::HistoryExpired),
         other => panic!("a cursor of another chat: expected history-expired, got {other:?}"),
@@ -566,11 +544,7 @@ async fn limits_hold_at_each_edge_over_the_wire() {
     );
 
     // The typed client refuses a payload out of range before sending it.
-    let payload = contracts::agent::ChatAttachPayload {
-        chat_id: chat_id.clone(),
-        history_limit: Some(101),
-        since: None,
-    };
+    let payload = contracts::agent::ChatAttachPayload::new(chat_id.clone()).history_limit(101);
     assert!(matches!(
         client.request::<requests::ChatAttach>(payload).await,
         Err(ClientError::InvalidPayload(_))
@@ -587,7 +561,7 @@ async fn accounts_follow_the_timing_rules() {
     let mut others = other.subscribe();
 
     let before = agent.cli().asks();
-    let snapshot = within(client.request::<requests::AccountsRefresh>(Empty {}))
+    let snapshot = within(client.request::<requests::AccountsRefresh>(Empty::new()))
         .await
         .unwrap();
     let after = agent.cli().asks();
@@ -604,9 +578,7 @@ async fn accounts_follow_the_timing_rules() {
     }
 
     // The login cannot end before the test ends it, so the answer came at once.
-    let login = AccountsWatchLoginPayload {
-        account_id: "a-parrot".into(),
-    };
+    let login = AccountsWatchLoginPayload::new("a-parrot");
     within(client.request::<requests::AccountsWatchLogin>(login))
         .await
         .unwrap();
@@ -628,9 +600,7 @@ async fn accounts_follow_the_timing_rules() {
             break;
         }
     }
-    let unknown = AccountsWatchLoginPayload {
-        account_id: "nobody".into(),
-    };
+    let unknown = AccountsWatchLoginPayload::new("nobody");
     assert!(matches!(
         client
             .request::<requests::AccountsWatchLogin>(unknown)
@@ -655,13 +625,13 @@ async fn usage_events_follow_the_subscription() {
     send(&client, &chat_id, "before").await;
     assert_eq!(usage(&until_idle_status(&mut events, &chat_id, 1).await), 0);
 
-    within(client.request::<requests::UsageSubscribe>(Empty {}))
+    within(client.request::<requests::UsageSubscribe>(Empty::new()))
         .await
         .unwrap();
     send(&client, &chat_id, "during").await;
     assert_eq!(usage(&until_idle_status(&mut events, &chat_id, 2).await), 1);
 
-    within(client.request::<requests::UsageUnsubscribe>(Empty {}))
+    within(client.request::<requests::UsageUnsubscribe>(Empty::new()))
         .await
         .unwrap();
     send(&client, &chat_id, "after").await;
@@ -680,11 +650,8 @@ async fn bookmarks_visuals_clear_and_kill() {
     until_replied(&mut thread).await;
     let item_id = contracts::agent::thread::item_id(&thread.thread().items[0]).to_owned();
 
-    let payload = contracts::agent::ChatAddBookmarkPayload {
-        chat_id: chat_id.clone(),
-        item_id,
-        label: Some("first".into()),
-    };
+    let payload =
+        contracts::agent::ChatAddBookmarkPayload::new(chat_id.clone(), item_id).label("first");
     let bookmark = within(client.request::<requests::ChatAddBookmark>(payload))
         .await
         .unwrap()
@@ -695,10 +662,7 @@ async fn bookmarks_visuals_clear_and_kill() {
     assert_eq!(thread.bookmarks(), &[bookmark]);
     assert_eq!(thread.visuals().len(), 1);
     let visual_id = thread.visuals()[0].visual_id.clone();
-    let remove = contracts::agent::ChatRemoveVisualPayload {
-        chat_id: chat_id.clone(),
-        visual_id,
-    };
+    let remove = contracts::agent::ChatRemoveVisualPayload::new(chat_id.clone(), visual_id);
     within(client.request::<requests::ChatRemoveVisual>(remove))
         .await
         .unwrap();
@@ -707,9 +671,9 @@ async fn bookmarks_visuals_clear_and_kill() {
     }
 
     within(
-        client.request::<requests::ChatClear>(contracts::agent::ChatClearPayload {
-            chat_id: chat_id.clone(),
-        }),
+        client.request::<requests::ChatClear>(contracts::agent::ChatClearPayload::new(
+            chat_id.clone(),
+        )),
     )
     .await
     .unwrap();
@@ -719,17 +683,16 @@ async fn bookmarks_visuals_clear_and_kill() {
     assert_eq!(thread.thread(), &agent.hub().thread(&chat_id).unwrap());
 
     within(
-        client.request::<requests::ChatKill>(contracts::agent::ChatKillPayload {
-            chat_id: chat_id.clone(),
-        }),
+        client
+            .request::<requests::ChatKill>(contracts::agent::ChatKillPayload::new(chat_id.clone())),
     )
     .await
     .unwrap();
-    let list = within(client.request::<requests::ChatList>(Empty {}))
+    let list = within(client.request::<requests::ChatList>(Empty::new()))
         .await
         .unwrap();
     assert!(list.chats.iter().all(|c| c.chat_id != chat_id));
-    let detach = ChatDetachPayload { chat_id };
+    let detach = ChatDetachPayload::new(chat_id);
     match within(client.request::<requests::ChatDetach>(detach)).await {
         Err(ClientError::Host(e)) => assert_eq!(e.code, ErrorCode::UnknownChat),
         other => panic!("expected unknown-chat, got {other:?}"),

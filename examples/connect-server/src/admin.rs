@@ -97,9 +97,7 @@ pub fn route<L: EventLog>(
     let harness = || head.param("harness_id").filter(|h| !h.is_empty());
     let actions = match head.path.as_str() {
         "/v1/join" => {
-            let list = JoinList {
-                requests: state.hub.waiting_joins(&workspace_id),
-            };
+            let list = JoinList::new(state.hub.waiting_joins(&workspace_id));
             return (200, serde_json::to_value(list).unwrap_or(Value::Null));
         }
         "/v1/admin/restart" => {

@@ -69,10 +69,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 fn unknown_document(id: &str) -> WireError {
-    WireError {
-        code: ErrorCode::Other("unknown-document".to_owned()),
-        message: format!("no document is called {id:?}"),
-    }
+    WireError::new(
+        ErrorCode::Other("unknown-document".to_owned()),
+        format!("no document is called {id:?}"),
+    )
 }
 
 impl Documents {
@@ -84,7 +84,7 @@ impl Documents {
     /// Replaces a document's text; every client hears `document.changed`.
     pub fn write(&self, id: &str, text: &str) {
         lock(&self.texts).insert(id.to_owned(), text.to_owned());
-        let payload = DocumentChangedEvent { id: id.to_owned() };
+        let payload = DocumentChangedEvent::new(id);
         // A document change is a short frame: only its id.
         let _ = self.hub.broadcast(events::DocumentChanged::NAME, &payload);
     }
@@ -126,32 +126,25 @@ fn now() -> i64 {
 impl agent::Host for Connection {
     async fn chat_create(&self, payload: ChatCreatePayload) -> Result<ChatCreated, WireError> {
         let chat_id = format!("c{}", self.app.hub.chats().len() + 1);
-        let info = ChatInfo {
-            chat_id: chat_id.clone(),
-            title: payload.title.unwrap_or_else(|| "New chat".to_owned()),
-            state: ChatState::Idle,
-            provider: payload.provider.unwrap_or_else(|| "demo".to_owned()),
-            model: payload.model,
-            cwd: payload.cwd,
-            created_at: now(),
-            updated_at: now(),
-            queued: Vec::new(),
-            requests: Vec::new(),
-            forked_from: None,
-            preferences: payload.preferences,
-            usage: None,
-        };
+        let mut info = ChatInfo::new(
+            chat_id.clone(),
+            payload.title.unwrap_or_else(|| "New chat".to_owned()),
+            ChatState::Idle,
+            payload.provider.unwrap_or_else(|| "demo".to_owned()),
+            now(),
+            now(),
+            [],
+            [],
+        );
+        info.model = payload.model;
+        info.cwd = payload.cwd;
+        info.preferences = payload.preferences;
         self.app.hub.create_chat(info.clone())?;
-        Ok(ChatCreated {
-            chat_id,
-            info: Box::new(info),
-        })
+        Ok(ChatCreated::new(chat_id, info))
     }
 
     async fn chat_list(&self, _: Empty) -> Result<ChatListResult, WireError> {
-        Ok(ChatListResult {
-            chats: self.app.hub.chats(),
-        })
+        Ok(ChatListResult::new(self.app.hub.chats()))
     }
 
     async fn chat_attach(
@@ -163,7 +156,7 @@ impl agent::Host for Connection {
 
     async fn chat_detach(&self, payload: ChatDetachPayload) -> Result<Empty, WireError> {
         self.app.hub.detach(self.client, &payload.chat_id);
-        Ok(Empty {})
+        Ok(Empty::new())
     }
 
     async fn chat_history(
@@ -185,12 +178,12 @@ impl documents::Host for Connection {
             .documents
             .read(&payload.id)
             .ok_or_else(|| unknown_document(&payload.id))?;
-        Ok(DocumentReadResult { text })
+        Ok(DocumentReadResult::new(text))
     }
 
     async fn document_write(&self, payload: DocumentWritePayload) -> Result<Empty, WireError> {
         self.app.documents.write(&payload.id, &payload.text);
-        Ok(Empty {})
+        Ok(Empty::new())
     }
 
     async fn document_attach_to_chat(
@@ -201,17 +194,13 @@ impl documents::Host for Connection {
             .documents
             .read(&payload.id)
             .ok_or_else(|| unknown_document(&payload.id))?;
-        let info = self
-            .app
-            .hub
-            .info(&payload.chat_id)
-            .ok_or_else(|| WireError {
-                code: ErrorCode::UnknownChat,
-                message: format!("no chat is called {:?}", payload.chat_id),
-            })?;
-        Ok(DocumentAttachToChatResult {
-            info: Box::new(info),
-        })
+        let info = self.app.hub.info(&payload.chat_id).ok_or_else(|| {
+            WireError::new(
+                ErrorCode::UnknownChat,
+                format!("no chat is called {:?}", payload.chat_id),
+            )
+        })?;
+        Ok(DocumentAttachToChatResult::new(info))
     }
 }
 

@@ -39,10 +39,10 @@ impl App {
 /// The app's own error code: the agent's `ErrorCode` is open, and an app's codes travel as
 /// `Other`.
 fn unknown_note(id: &str) -> WireError {
-    WireError {
-        code: ErrorCode::Other("unknown-note".to_owned()),
-        message: format!("no note is called {id:?}"),
-    }
+    WireError::new(
+        ErrorCode::Other("unknown-note".to_owned()),
+        format!("no note is called {id:?}"),
+    )
 }
 
 /// One client's host: the agent requests it does, and the app's.
@@ -52,9 +52,7 @@ pub struct Connection {
 
 impl agent::Host for Connection {
     async fn chat_list(&self, _: Empty) -> Result<ChatListResult, WireError> {
-        Ok(ChatListResult {
-            chats: self.app.hub.chats(),
-        })
+        Ok(ChatListResult::new(self.app.hub.chats()))
     }
 }
 
@@ -62,7 +60,7 @@ impl notes::Host for Connection {
     async fn note_read(&self, p: NoteReadPayload) -> Result<NoteReadResult, WireError> {
         let notes = self.app.notes.lock().unwrap_or_else(|e| e.into_inner());
         let text = notes.get(&p.id).cloned().ok_or_else(|| unknown_note(&p.id))?;
-        Ok(NoteReadResult { text })
+        Ok(NoteReadResult::new(text))
     }
 
     async fn note_write(&self, p: NoteWritePayload) -> Result<Empty, WireError> {
@@ -70,9 +68,9 @@ impl notes::Host for Connection {
         notes.insert(p.id.clone(), p.text);
         drop(notes);
         // Every client hears it; an event too large for a frame is refused here, not sent.
-        let event = NoteChangedEvent { id: p.id };
+        let event = NoteChangedEvent::new(p.id);
         self.app.hub.broadcast(notes::events::NoteChanged::NAME, &event)?;
-        Ok(Empty {})
+        Ok(Empty::new())
     }
 }
 

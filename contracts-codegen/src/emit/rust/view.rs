@@ -376,6 +376,7 @@ impl Emitter<'_> {
         quote! {
             #[doc = #doc]
             #[derive(Debug, Clone)]
+            #[non_exhaustive]
             #[allow(deprecated)]
             pub struct #view<'a> {
                 #(#members)*
@@ -401,6 +402,7 @@ impl Emitter<'_> {
             return TokenStream::new();
         }
         let rt = &self.rt;
+        let grows = self.grows(def);
         let name = format_ident!("{}", rust_type_name(&def.name));
         let view = format_ident!("{}", rust_type_name(&view_name(&def.name)));
         let doc = format!(
@@ -489,6 +491,7 @@ impl Emitter<'_> {
         quote! {
             #[doc = #doc]
             #[derive(Debug, Clone)]
+            #grows
             #[allow(deprecated)]
             pub enum #view<'a> {
                 #(#members)*
@@ -544,6 +547,7 @@ impl Emitter<'_> {
             ///
             /// Each value is boxed, as in the owned enum.
             #[derive(Debug, Clone)]
+            #[non_exhaustive]
             #[allow(deprecated)]
             pub enum #view<'a> {
                 #(#members)*

@@ -628,9 +628,7 @@ impl<L: EventLog> Hub<L> {
         let (frame, audience) = match notice {
             Notice::Presence(p) => (ServerFrame::Presence(p), Audience::People),
             Notice::Join(request) => (
-                ServerFrame::Join(ServerFrameJoin {
-                    request: Box::new(request),
-                }),
+                ServerFrame::Join(ServerFrameJoin { request }),
                 Audience::OwnersAndAdmins,
             ),
             Notice::Restart {

@@ -330,7 +330,7 @@ fn entry_of(
             };
             (
                 Some(post.space_id.clone()),
-                ServerEvent::MessageNew(Box::new(ServerEventMessageNew {
+                ServerEvent::MessageNew(ServerEventMessageNew {
                     seq,
                     v,
                     id,
@@ -343,7 +343,7 @@ fn entry_of(
                     from: identity.participant(),
                     text: post.text.clone(),
                     idempotency_key: Some(post.idempotency_key.clone()),
-                })),
+                }),
             )
         }
         ClientEvent::RunStart(start) => (
@@ -382,7 +382,7 @@ fn entry_of(
         }
         ClientEvent::ContextCopy(copy) => (
             None,
-            ServerEvent::ContextCopied(Box::new(ServerEventContextCopied {
+            ServerEvent::ContextCopied(ServerEventContextCopied {
                 seq,
                 v,
                 id,
@@ -395,7 +395,7 @@ fn entry_of(
                 text: copy.text.clone(),
                 hash: copy.hash.clone(),
                 idempotency_key: Some(copy.idempotency_key.clone()),
-            })),
+            }),
         ),
         ClientEvent::ContextRefuse(refusal) => (
             None,
@@ -413,7 +413,7 @@ fn entry_of(
         ),
         ClientEvent::AgentCopy(copy) => (
             None,
-            ServerEvent::AgentCopied(Box::new(ServerEventAgentCopied {
+            ServerEvent::AgentCopied(ServerEventAgentCopied {
                 seq,
                 v,
                 id,
@@ -428,7 +428,7 @@ fn entry_of(
                 compact_at: copy.compact_at,
                 compaction: copy.compaction,
                 idempotency_key: Some(copy.idempotency_key.clone()),
-            })),
+            }),
         ),
     };
     LogEntry {
