@@ -149,11 +149,12 @@ fn run_all(root: &Path, update: bool) -> Step {
 fn package(root: &Path, target: &Path) -> Result<Vec<(String, PathBuf)>, String> {
     let version = env!("CARGO_PKG_VERSION");
     let packaged = |p: &str| target.join("package").join(format!("{p}-{version}"));
-    let stderr = package_and_verify(root)?;
+    let (verified, stderr) = package_and_verify(root)?;
     // Cargo verifies a package against the others through a temporary registry whose crates
     // it unpacks under `$CARGO_HOME/registry/src/-HASH/NAME-VERSION`, and never unpacks one
     // again while that directory exists: a run at the same version as an earlier one verifies
-    // the earlier sources. The directories this run read are found in cargo's own output
+    // the earlier sources (and may fail on them: this run's crate against an earlier macro).
+    // The directories this run read are found in cargo's own output, whether it failed or not
     // (another checkout's target directory has a registry of its own, which is left alone:
     // its run may be reading it); when one holds other sources than this run packaged, it is
     // removed and the packages verified again.
@@ -162,7 +163,9 @@ fn package(root: &Path, target: &Path) -> Result<Vec<(String, PathBuf)>, String>
         .filter(|(name, dir)| !same_tree(dir, &packaged(name)))
         .map(|(_, dir)| dir)
         .collect();
-    if !stale.is_empty() {
+    let verified = if stale.is_empty() {
+        verified
+    } else {
         for dir in &stale {
             eprintln!(
                 "test-app: {} holds an earlier run's sources: removed",
@@ -170,7 +173,7 @@ fn package(root: &Path, target: &Path) -> Result<Vec<(String, PathBuf)>, String>
             );
             std::fs::remove_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         }
-        let stderr = package_and_verify(root)?;
+        let (verified, stderr) = package_and_verify(root)?;
         if let Some((_, dir)) = unpacked_sources(&stderr)
             .into_iter()
             .find(|(name, dir)| !same_tree(dir, &packaged(name)))
@@ -180,7 +183,9 @@ fn package(root: &Path, target: &Path) -> Result<Vec<(String, PathBuf)>, String>
                 dir.display()
             ));
         }
-    }
+        verified
+    };
+    verified?;
     PUBLISHED
         .iter()
         .map(|p| {
@@ -194,9 +199,10 @@ fn package(root: &Path, target: &Path) -> Result<Vec<(String, PathBuf)>, String>
         .collect()
 }
 
-/// `cargo package` of the published crates, each verified by a build; answers cargo's
-/// verbose output (which names every source it compiles).
-fn package_and_verify(root: &Path) -> Result<String, String> {
+/// `cargo package` of the published crates, each verified by a build; answers whether they
+/// were (or cargo's failure, its output's tail) and cargo's verbose output, which names every
+/// source it compiled.
+fn package_and_verify(root: &Path) -> Result<(Result<(), String>, String), String> {
     // Cargo takes a registry crate's build for fresh by its version alone, so the verify
     // builds of an earlier run (same version, other sources) are cleaned first.
     let mut clean = vec!["clean", "--quiet"];
@@ -214,12 +220,14 @@ fn package_and_verify(root: &Path) -> Result<String, String> {
     // A checkout with local edits (a developer's) still tests what it has.
     args.push("--allow-dirty");
     let out = run_cmd(Command::new(cargo()).args(&args).current_dir(root))?;
-    if out.code != 0 {
+    let verified = if out.code == 0 {
+        Ok(())
+    } else {
         let lines: Vec<&str> = out.stderr.lines().collect();
         let tail = &lines[lines.len().saturating_sub(40)..];
-        return Err(format!("cargo package failed:\n{}", tail.join("\n")));
-    }
-    Ok(out.stderr)
+        Err(format!("cargo package failed:\n{}", tail.join("\n")))
+    };
+    Ok((verified, out.stderr))
 }
 
 /// The directories of the published crates that a verbose cargo run compiled from a local
