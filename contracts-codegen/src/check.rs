@@ -157,10 +157,10 @@ enum Place {
     Event,
 }
 
-/// Rule: attributes are among `deprecated`, `legacy`, `open`, `stored`, `direction`, `accepts`
-/// and `table`, each written once, with a value when it needs one, where it means something
-/// (`#[legacy]` on an enum value, `#[open]` on an enum, `#[stored]` on a declaration, `#[table]`
-/// on a field). A `direction`
+/// Rule: attributes are among `deprecated`, `legacy`, `open`, `extends`, `error`, `stored`,
+/// `direction`, `accepts` and `table`, each written once, with a value when it needs one, where
+/// it means something (`#[legacy]` on an enum value, `#[open]` and `#[extends]` on an enum,
+/// `#[error]` on a struct, `#[stored]` on a declaration, `#[table]` on a field). A `direction`
 /// is one of the three; a `table` is written `requests[<field>]` or `events[<field>]`.
 fn attributes_are_known_and_placed(attrs: &Attrs, place: Place, diags: &mut Diagnostics) {
     let mut seen: HashMap<&str, &Loc> = HashMap::new();
@@ -176,6 +176,8 @@ fn attributes_are_known_and_placed(attrs: &Attrs, place: Place, diags: &mut Diag
             "deprecated" => (false, true, true),
             "legacy" => (false, false, place == Place::EnumValue),
             "open" => (false, false, place == Place::Enum),
+            "extends" => (true, true, place == Place::Enum),
+            "error" => (false, false, place == Place::Struct),
             "stored" => (
                 false,
                 false,
@@ -193,7 +195,7 @@ fn attributes_are_known_and_placed(attrs: &Attrs, place: Place, diags: &mut Diag
             _ => {
                 diags.error(
                     &a.name.loc,
-                    format!("unknown attribute `{name}`: expected `deprecated`, `legacy`, `open`, `stored`, `direction`, `accepts` or `table`"),
+                    format!("unknown attribute `{name}`: expected `deprecated`, `legacy`, `open`, `extends`, `error`, `stored`, `direction`, `accepts` or `table`"),
                 );
                 continue;
             }
@@ -201,7 +203,8 @@ fn attributes_are_known_and_placed(attrs: &Attrs, place: Place, diags: &mut Diag
         if !allowed {
             let where_ = match name {
                 "legacy" => "only on an enum value",
-                "open" => "only on an enum",
+                "open" | "extends" => "only on an enum",
+                "error" => "only on a struct",
                 "stored" => "only on a declaration (a type, a struct, an enum or a union)",
                 "table" => "only on a field",
                 _ => "on declarations, variants, requests and events, not on fields or enum values",
@@ -213,6 +216,7 @@ fn attributes_are_known_and_placed(attrs: &Attrs, place: Place, diags: &mut Diag
                 let example = match name {
                     "direction" => "\"client-to-server\"",
                     "table" => "\"requests[type]\"",
+                    "extends" => "\"agent::ErrorCode\"",
                     _ => "\"events\"",
                 };
                 diags.error(
@@ -521,6 +525,8 @@ pub fn check_with(model: &Model, missing: &Missing, diags: &mut Diagnostics) {
     aliases_do_not_recurse(model, diags);
     types_do_not_contain_themselves(model, diags);
     recursive_untagged_unions_are_told_apart(model, diags);
+    errors_hold_a_code_and_a_message(model, diags);
+    extended_enums_are_open(model, diags);
 }
 
 /// Every top-level type expression of the model, with nested ones, in order.
@@ -1732,5 +1738,102 @@ fn variant_name(ty: &Ty) -> String {
     match &ty.kind {
         TyKind::Ref(r) => format!("`{}`", r.name),
         _ => "a variant that is not a struct".to_owned(),
+    }
+}
+
+/// The enum an `#[error]` struct's `code` field names (through aliases), with its reference.
+pub fn error_code_of<'a>(model: &'a Model, s: &'a Struct) -> Option<(&'a TypeRef, &'a Enum)> {
+    let code = s.fields.iter().find(|f| f.name == "code" && !f.optional)?;
+    let TyKind::Ref(r) = &model.unalias(&code.ty).kind else {
+        return None;
+    };
+    match &model.resolve(r)?.kind {
+        TypeDefKind::Enum(e) => Some((r, e)),
+        _ => None,
+    }
+}
+
+/// Rule: an `#[error]` struct has a required `code` that is an enum, a required
+/// `message: string`, and no other required field, so a code and a message build it.
+fn errors_hold_a_code_and_a_message(model: &Model, diags: &mut Diagnostics) {
+    for t in &model.types {
+        let TypeDefKind::Struct(s) = &t.kind else {
+            continue;
+        };
+        if !t.meta.error {
+            continue;
+        }
+        let message = s.fields.iter().find(|f| f.name == "message" && !f.optional);
+        let message_is_text =
+            message.is_some_and(|f| matches!(model.unalias(&f.ty).kind, TyKind::String(_)));
+        if error_code_of(model, s).is_none() || !message_is_text {
+            diags.error(
+                &t.loc,
+                format!(
+                    "the `#[error]` struct `{}` needs a required `code` that is an enum and a required `message: string`",
+                    t.name
+                ),
+            );
+        }
+        for f in &s.fields {
+            let literal = matches!(model.unalias(&f.ty).kind, TyKind::Literal(_));
+            if !f.optional && !literal && f.name != "code" && f.name != "message" {
+                diags.error(
+                    &f.loc,
+                    format!(
+                        "`{}` is required: an `#[error]` struct's fields beside `code` and `message` are optional (its constructors take a code and a message)",
+                        f.name
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Rule: `#[extends]` names an `#[open]` enum (this protocol's or a base's), whose values the
+/// extending enum does not repeat; one enum extends it per protocol.
+fn extended_enums_are_open(model: &Model, diags: &mut Diagnostics) {
+    let mut seen: HashMap<&TypeRef, &Loc> = HashMap::new();
+    for t in &model.types {
+        let TypeDefKind::Enum(e) = &t.kind else {
+            continue;
+        };
+        let Some(r) = &e.extends else {
+            continue;
+        };
+        let shown = match &r.protocol {
+            Some(p) => format!("{p}::{}", r.name),
+            None => r.name.clone(),
+        };
+        let base = match model.resolve(r).map(|d| &d.kind) {
+            Some(TypeDefKind::Enum(b)) if b.open => b,
+            Some(TypeDefKind::Enum(_)) => {
+                diags.error(
+                    &t.loc,
+                    format!("`{}` extends `{shown}`, which is not `#[open]`: only an open enum takes values of another", t.name),
+                );
+                continue;
+            }
+            _ => {
+                diags.error(
+                    &t.loc,
+                    format!("`{}` extends `{shown}`, which is not an enum of this protocol or a base (write `#[extends = \"agent::ErrorCode\"]`)", t.name),
+                );
+                continue;
+            }
+        };
+        if let Some(first) = seen.insert(r, &t.loc) {
+            diags
+                .error(&t.loc, format!("`{shown}` is extended twice"))
+                .note(first, "first extended here");
+        }
+        for v in &e.values {
+            if base.values.iter().any(|b| b.value == v.value) {
+                diags.error(
+                    &v.loc,
+                    format!("\"{}\" is already a value of `{shown}`", v.value),
+                );
+            }
+        }
     }
 }

@@ -96,10 +96,25 @@ pub fn lower(name: &str, files: &[syntax::File], bases: &[Arc<Model>]) -> Model 
                         })
                         .collect();
                     let open = e.attrs.get("open").is_some();
+                    let extends = e
+                        .attrs
+                        .get("extends")
+                        .and_then(|a| a.value.as_ref())
+                        .map(|v| match v.text.split_once("::") {
+                            Some((protocol, name)) => TypeRef {
+                                name: name.to_owned(),
+                                protocol: Some(protocol.to_owned()),
+                            },
+                            None => cx.resolve(&v.text),
+                        });
                     cx.push(
                         &e.name,
                         &e.attrs,
-                        TypeDefKind::Enum(Enum { values, open }),
+                        TypeDefKind::Enum(Enum {
+                            values,
+                            open,
+                            extends,
+                        }),
                         false,
                     );
                 }
@@ -339,6 +354,7 @@ fn meta(attrs: &Attrs) -> Meta {
             "direction" => meta.direction = value.as_deref().and_then(direction),
             "accepts" => meta.accepts = value,
             "table" => meta.table = value.as_deref().and_then(table_key),
+            "error" => meta.error = true,
             _ => {}
         }
     }

@@ -79,6 +79,9 @@ pub struct Meta {
     /// entry of a table (`requests` or `events`) named by a sibling string field (`type`).
     /// The Rust emitter reads the payload by that name in the same pass as the frame.
     pub table: Option<TableKey>,
+    /// `#[error]` on a struct `{ code: E, message: string }` (`E` an enum): the protocol's
+    /// error, whose Rust type gets `Display`, `std::error::Error` and a constructor per code.
+    pub error: bool,
 }
 
 /// Which table entry an `unknown` field holds the payload of (`#[table = "requests[type]"]`).
@@ -193,6 +196,9 @@ pub struct Enum {
     pub values: Vec<EnumValue>,
     /// `#[open]` on the enum.
     pub open: bool,
+    /// `#[extends = "agent::ErrorCode"]`: the enum's values are more values of that `#[open]`
+    /// enum (an app's own error codes), and travel as it.
+    pub extends: Option<TypeRef>,
 }
 
 #[derive(Clone, Debug)]

@@ -16,17 +16,17 @@ pub use crate::agent::Dispatch;
 
 /// The error for a request the host does not do.
 pub fn unsupported(method: &str) -> WireError {
-    WireError::unsupported(method)
+    <WireError as HostError>::unsupported(method)
 }
 
 /// The error for a request name no table knows.
 pub fn unknown_request(name: &str) -> WireError {
-    WireError::unknown_request(name)
+    <WireError as HostError>::unknown_request(name)
 }
 
 /// The error for a payload that is not valid for its request.
 pub fn invalid_payload(name: &str, error: &ParseError) -> WireError {
-    WireError::invalid_payload(name, error)
+    <WireError as HostError>::invalid_payload(name, error)
 }
 
 /// The error for a request the table refused: its name is unknown, or its payload invalid.
@@ -39,7 +39,7 @@ pub fn table_refusal(error: &TableError) -> WireError {
 
 /// The error for a result that could not be written.
 pub fn internal(message: String) -> WireError {
-    WireError::internal(message)
+    <WireError as HostError>::internal(message)
 }
 
 /// Writes a result as raw JSON.

@@ -71,6 +71,7 @@ fn enm(name: &str, values: &[&str]) -> TypeDef {
         TypeDefKind::Enum(Enum {
             values,
             open: false,
+            extends: None,
         }),
     )
 }

@@ -16,6 +16,7 @@ use quote::{format_ident, quote};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
+mod errors;
 mod view;
 
 /// How the generated code is wired to the runtime and to base protocols.
@@ -482,7 +483,8 @@ impl<'a> Emitter<'a> {
     }
 
     fn type_def(&self, def: &TypeDef, at: At<'_>) -> TokenStream {
-        match &def.kind {
+        let errors = self.error_items(def, at);
+        let item = match &def.kind {
             TypeDefKind::Alias(ty) => {
                 let docs = docs_attrs(&def.docs);
                 let meta = meta_attrs(&def.meta);
@@ -502,7 +504,8 @@ impl<'a> Emitter<'a> {
                 let froms = self.union_froms(def, u, at);
                 quote!(#union #froms)
             }
-        }
+        };
+        quote!(#item #errors)
     }
 
     fn store(&self, f: &Field) -> Store {

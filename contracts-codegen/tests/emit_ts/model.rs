@@ -241,6 +241,7 @@ pub fn model() -> Model {
         None,
         TypeDefKind::Enum(Enum {
             open: true,
+            extends: None,
             values: vec![
                 value("chat-unsupported", "Not done here."),
                 value("history-expired", ""),
@@ -254,6 +255,7 @@ pub fn model() -> Model {
         None,
         TypeDefKind::Enum(Enum {
             open: false,
+            extends: None,
             values: vec![value("idle", "Nothing running."), value("running", "")],
         }),
     ));
@@ -265,6 +267,7 @@ pub fn model() -> Model {
         None,
         TypeDefKind::Enum(Enum {
             open: false,
+            extends: None,
             values: vec![value("chat", ""), legacy],
         }),
     ));

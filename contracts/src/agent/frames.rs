@@ -131,13 +131,38 @@ fn to_text<T: Serialize>(frame: &T) -> String {
     serde_json::to_string(frame).unwrap_or_default()
 }
 
-impl WireError {
-    /// `unknown-chat`: no chat has this id.
-    pub fn unknown_chat(chat_id: &str) -> WireError {
-        WireError::new(
-            ErrorCode::UnknownChat,
-            format!("no chat is called {chat_id:?}"),
-        )
+// `WireError`'s `Display` (`code: message`), `std::error::Error` and a constructor per code
+// (`WireError::unknown_chat(msg)`) are generated from the schema (`#[error]`); an app's own
+// codes come as `<App>::WireErrorExt` (`#[extends]`). The conversions below let `?` raise a
+// host's common failures as a reply. A failure of the host itself, never of the request: the
+// dispatcher has already checked the payload, so a serde_json or IO error here is `internal`.
+
+/// `internal`: the host could not write or read JSON of its own.
+impl From<serde_json::Error> for WireError {
+    fn from(error: serde_json::Error) -> Self {
+        WireError::internal(error.to_string())
+    }
+}
+
+/// `internal`: an IO failure of the host (a file, a socket of its own).
+impl From<std::io::Error> for WireError {
+    fn from(error: std::io::Error) -> Self {
+        WireError::internal(error.to_string())
+    }
+}
+
+/// `unknown-request` or `invalid-payload`, as the dispatcher refuses: for a host that reads a
+/// nested payload by name itself (`RequestPayload::parse`).
+impl From<TableError> for WireError {
+    fn from(error: TableError) -> Self {
+        crate::__private::table_refusal(&error)
+    }
+}
+
+/// `internal`: the hub's store could not write or read.
+impl From<super::store::StoreError> for WireError {
+    fn from(error: super::store::StoreError) -> Self {
+        WireError::internal(error.0)
     }
 }
 

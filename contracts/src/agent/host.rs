@@ -174,7 +174,12 @@ struct Chat {
 }
 
 fn store_failed(error: StoreError) -> WireError {
-    WireError::new(ErrorCode::Internal, error.to_string())
+    WireError::from(error)
+}
+
+/// `unknown-chat`, naming the chat.
+fn unknown_chat(chat_id: &str) -> WireError {
+    WireError::unknown_chat(format!("no chat is called {chat_id:?}"))
 }
 
 /// `frame-too-large` for `what`, of `size` bytes, over `limit`.
@@ -417,10 +422,7 @@ impl Hub {
     /// never be sent. Nothing changes.
     pub fn check_event(&self, chat_id: &str, event: &ChatEvent) -> Result<(), WireError> {
         let s = self.lock();
-        let chat = s
-            .chats
-            .get(chat_id)
-            .ok_or_else(|| WireError::unknown_chat(chat_id))?;
+        let chat = s.chats.get(chat_id).ok_or_else(|| unknown_chat(chat_id))?;
         let frame = chat_event_frame(chat_id, chat.seq + 1, event);
         self.check_frames(chat_id, event, &frame)
     }
@@ -470,7 +472,7 @@ impl Hub {
         } = s;
         let chat = chats
             .get_mut(chat_id)
-            .ok_or_else(|| WireError::unknown_chat(chat_id))?;
+            .ok_or_else(|| unknown_chat(chat_id))?;
         let seq = chat.seq + 1;
         let frame = chat_event_frame(chat_id, seq, &event);
         self.check_frames(chat_id, &event, &frame)?;
@@ -506,7 +508,7 @@ impl Hub {
             .chats
             .get(chat_id)
             .and_then(|c| c.thread.info.clone())
-            .ok_or_else(|| WireError::unknown_chat(chat_id))?;
+            .ok_or_else(|| unknown_chat(chat_id))?;
         let answer = change(&mut info);
         self.publish_locked(
             &mut s,
@@ -530,10 +532,7 @@ impl Hub {
         change: impl FnOnce(&mut Vec<Bookmark>) -> Result<R, WireError>,
     ) -> Result<R, WireError> {
         let mut s = self.lock();
-        let chat = s
-            .chats
-            .get(chat_id)
-            .ok_or_else(|| WireError::unknown_chat(chat_id))?;
+        let chat = s.chats.get(chat_id).ok_or_else(|| unknown_chat(chat_id))?;
         let mut bookmarks = chat.bookmarks.clone();
         let answer = change(&mut bookmarks)?;
         let payload = super::ChatBookmarksEvent {
@@ -569,7 +568,7 @@ impl Hub {
             .chats
             .get(chat_id)
             .map(|c| c.bookmarks.clone())
-            .ok_or_else(|| WireError::unknown_chat(chat_id))
+            .ok_or_else(|| unknown_chat(chat_id))
     }
 
     /// Changes a chat's visuals under the hub's lock; attached clients hear chat.visuals.
@@ -580,10 +579,7 @@ impl Hub {
         change: impl FnOnce(&mut Vec<Visual>) -> Result<R, WireError>,
     ) -> Result<R, WireError> {
         let mut s = self.lock();
-        let chat = s
-            .chats
-            .get(chat_id)
-            .ok_or_else(|| WireError::unknown_chat(chat_id))?;
+        let chat = s.chats.get(chat_id).ok_or_else(|| unknown_chat(chat_id))?;
         let mut visuals = chat.visuals.clone();
         let answer = change(&mut visuals)?;
         let payload = super::ChatVisualsEvent {
@@ -619,7 +615,7 @@ impl Hub {
             .chats
             .get(chat_id)
             .map(|c| c.visuals.clone())
-            .ok_or_else(|| WireError::unknown_chat(chat_id))
+            .ok_or_else(|| unknown_chat(chat_id))
     }
 
     /// Tells a chat's attached clients to ask for the watched subagent page again.
@@ -694,14 +690,12 @@ impl Hub {
         let mut s = self.lock();
         let State { clients, chats, .. } = &mut *s;
         let chat_id = payload.chat_id.as_str();
-        let chat = chats
-            .get(chat_id)
-            .ok_or_else(|| WireError::unknown_chat(chat_id))?;
+        let chat = chats.get(chat_id).ok_or_else(|| unknown_chat(chat_id))?;
         let info = chat
             .thread
             .info
             .clone()
-            .ok_or_else(|| WireError::unknown_chat(chat_id))?;
+            .ok_or_else(|| unknown_chat(chat_id))?;
         let c = clients
             .get_mut(&client)
             .ok_or_else(|| WireError::new(ErrorCode::Internal, "client is gone"))?;
@@ -814,7 +808,7 @@ impl Hub {
         let chat = s
             .chats
             .get(&payload.chat_id)
-            .ok_or_else(|| WireError::unknown_chat(&payload.chat_id))?;
+            .ok_or_else(|| unknown_chat(&payload.chat_id))?;
         let expired = || {
             WireError::new(
                 ErrorCode::HistoryExpired,

@@ -443,7 +443,7 @@ impl EchoAgent {
     fn known(&self, chat_id: &str) -> Result<ChatInfo, WireError> {
         self.hub
             .info(chat_id)
-            .ok_or_else(|| WireError::unknown_chat(chat_id))
+            .ok_or_else(|| WireError::unknown_chat(format!("no chat is called {chat_id:?}")))
     }
 
     /// Sends the account snapshot to every client and answers it.
@@ -586,10 +586,9 @@ impl Host for Connection {
         payload: ChatAddBookmarkPayload,
     ) -> Result<ChatAddBookmarkResult, WireError> {
         let a = &self.agent;
-        let thread = a
-            .hub
-            .thread(&payload.chat_id)
-            .ok_or_else(|| WireError::unknown_chat(&payload.chat_id))?;
+        let thread = a.hub.thread(&payload.chat_id).ok_or_else(|| {
+            WireError::unknown_chat(format!("no chat is called {:?}", payload.chat_id))
+        })?;
         if thread.item(&payload.item_id).is_none() {
             return Err(WireError::new(
                 ErrorCode::UnknownItem,

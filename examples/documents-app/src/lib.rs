@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use contracts::agent::host::{ClientId, Hub, HubConfig};
 use contracts::agent::{
     self, ChatAttachPayload, ChatCreatePayload, ChatCreated, ChatDetachPayload, ChatHistoryPayload,
-    ChatHistoryResult, ChatInfo, ChatListResult, ChatState, Empty, ErrorCode, WireError,
+    ChatHistoryResult, ChatInfo, ChatListResult, ChatState, Empty, WireError,
 };
 use contracts::port::{FramePort, WebSocketOptions, WebSocketPort};
 use contracts::wire::Event as _;
@@ -51,7 +51,7 @@ impl agent::Tables for DocumentsTables {
 
 use documents::{
     DocumentAttachToChatPayload, DocumentAttachToChatResult, DocumentChangedEvent,
-    DocumentReadPayload, DocumentReadResult, DocumentWritePayload, events,
+    DocumentReadPayload, DocumentReadResult, DocumentWritePayload, WireErrorExt as _, events,
 };
 
 /// The path the WebSocket server answers on.
@@ -68,11 +68,9 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The app's own code (`DocumentsErrorCode` in its schema), built as the agent's are.
 fn unknown_document(id: &str) -> WireError {
-    WireError::new(
-        ErrorCode::Other("unknown-document".to_owned()),
-        format!("no document is called {id:?}"),
-    )
+    WireError::unknown_document(format!("no document is called {id:?}"))
 }
 
 impl Documents {
@@ -195,10 +193,7 @@ impl documents::Host for Connection {
             .read(&payload.id)
             .ok_or_else(|| unknown_document(&payload.id))?;
         let info = self.app.hub.info(&payload.chat_id).ok_or_else(|| {
-            WireError::new(
-                ErrorCode::UnknownChat,
-                format!("no chat is called {:?}", payload.chat_id),
-            )
+            WireError::unknown_chat(format!("no chat is called {:?}", payload.chat_id))
         })?;
         Ok(DocumentAttachToChatResult::new(info))
     }

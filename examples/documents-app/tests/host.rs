@@ -7,7 +7,7 @@ use contracts::agent::{self, ServerFrame};
 use contracts::port::{
     FramePort, FrameReceiver, Incoming, Outgoing, WebSocketOptions, WebSocketPort,
 };
-use documents_app::documents::{self, EventPayload, RequestResult};
+use documents_app::documents::{self, DocumentsErrorCode, EventPayload, RequestResult};
 use documents_app::{App, PATH, listen};
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -189,6 +189,16 @@ async fn agent_and_app_requests_and_events_over_one_websocket() {
         .await
         .unwrap_err();
     assert_eq!(e.code.as_str(), "unknown-document");
+    // The app's own code, read back from the wire: the agent's open code compares with it.
+    assert_eq!(e.code, DocumentsErrorCode::UnknownDocument);
+    assert_eq!(
+        DocumentsErrorCode::of(&e.code),
+        Some(DocumentsErrorCode::UnknownDocument)
+    );
+    assert_eq!(
+        e.to_string(),
+        "unknown-document: no document is called \"nope\""
+    );
     let e = a
         .request(
             "chat.fork",
@@ -220,4 +230,33 @@ fn the_tables_hold_the_agent_names_then_the_apps() {
     assert!(documents::EVENT_NAMES.contains(&"chat.status"));
     // The agent's request types are the app's: re-exported, not copied.
     let _: documents::requests::ChatList = agent::requests::ChatList;
+}
+
+/// The app's own error codes are first-class: built as the agent's are (`WireErrorExt`), a
+/// code of the agent's open set when sent, and found again when read.
+#[test]
+fn the_apps_error_codes_extend_the_agents() {
+    use documents::WireErrorExt as _;
+    let e = agent::WireError::unknown_document("no document is called \"d\"");
+    assert_eq!(e.code, agent::ErrorCode::Other("unknown-document".into()));
+    assert_eq!(e.code, DocumentsErrorCode::UnknownDocument);
+    let agent_code: agent::ErrorCode = DocumentsErrorCode::UnknownDocument.into();
+    assert_eq!(agent_code.as_str(), "unknown-document");
+    assert_eq!(
+        DocumentsErrorCode::of(&agent::ErrorCode::UnknownChat),
+        None,
+        "an agent code is not the app's"
+    );
+    assert_eq!(DocumentsErrorCode::VALUES, ["unknown-document"]);
+    // It travels as the agent's WireError does.
+    let wire = serde_json::to_value(&e).unwrap();
+    assert_eq!(
+        wire,
+        json!({ "code": "unknown-document", "message": "no document is called \"d\"" })
+    );
+    let back: agent::WireError = contracts::wire::from_str(&wire.to_string()).unwrap();
+    assert_eq!(
+        DocumentsErrorCode::of(&back.code),
+        Some(DocumentsErrorCode::UnknownDocument)
+    );
 }

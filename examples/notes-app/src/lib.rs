@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use contracts::agent::host::{Hub, HubConfig};
-use contracts::agent::{self, ChatListResult, Empty, ErrorCode, WireError};
+use contracts::agent::{self, ChatListResult, Empty, WireError};
 use contracts::port::{WebSocketOptions, WebSocketPort};
 use contracts::wire::Event as _;
 use tokio::net::TcpListener;
@@ -19,7 +19,9 @@ pub mod notes {
     }
 }
 
-use notes::{NoteChangedEvent, NoteReadPayload, NoteReadResult, NoteWritePayload};
+use notes::{
+    NoteChangedEvent, NoteReadPayload, NoteReadResult, NoteWritePayload, WireErrorExt as _,
+};
 
 /// The app's state: the agent hub, and the notes by id.
 pub struct App {
@@ -36,13 +38,10 @@ impl App {
     }
 }
 
-/// The app's own error code: the agent's `ErrorCode` is open, and an app's codes travel as
-/// `Other`.
+/// The app's own error code (`NotesErrorCode` in its schema, which extends the agent's open
+/// `ErrorCode`), built as the agent's codes are.
 fn unknown_note(id: &str) -> WireError {
-    WireError::new(
-        ErrorCode::Other("unknown-note".to_owned()),
-        format!("no note is called {id:?}"),
-    )
+    WireError::unknown_note(format!("no note is called {id:?}"))
 }
 
 /// One client's host: the agent requests it does, and the app's.

@@ -5,6 +5,8 @@
 export {
     DocumentIdSchema,
     type DocumentId,
+    DocumentsErrorCodeSchema,
+    type DocumentsErrorCode,
     DocumentReadPayloadSchema,
     type DocumentReadPayload,
     DocumentReadResultSchema,

@@ -15,6 +15,21 @@ export const DocumentIdSchema = z.string().min(1, onString);
  */
 export type DocumentId = z.infer<typeof DocumentIdSchema>;
 
+/**
+ * The app's own error codes, beside the agent's: its replies carry them as `agent::ErrorCode`.
+ *
+ * Values:
+ * - `'unknown-document'`: No document has this id.
+ */
+export const DocumentsErrorCodeSchema = z.enum(['unknown-document']);
+/**
+ * The app's own error codes, beside the agent's: its replies carry them as `agent::ErrorCode`.
+ *
+ * Values:
+ * - `'unknown-document'`: No document has this id.
+ */
+export type DocumentsErrorCode = z.infer<typeof DocumentsErrorCodeSchema>;
+
 export const DocumentReadPayloadSchema = z.object({
     id: DocumentIdSchema,
 });

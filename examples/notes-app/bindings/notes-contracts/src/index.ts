@@ -5,6 +5,8 @@
 export {
     NoteIdSchema,
     type NoteId,
+    NotesErrorCodeSchema,
+    type NotesErrorCode,
     NoteReadPayloadSchema,
     type NoteReadPayload,
     NoteReadResultSchema,

@@ -14,6 +14,21 @@ export const NoteIdSchema = z.string().min(1, onString).max(64, onString);
  */
 export type NoteId = z.infer<typeof NoteIdSchema>;
 
+/**
+ * The app's own error codes, beside the agent's: its replies carry them as `agent::ErrorCode`.
+ *
+ * Values:
+ * - `'unknown-note'`: No note has this id.
+ */
+export const NotesErrorCodeSchema = z.enum(['unknown-note']);
+/**
+ * The app's own error codes, beside the agent's: its replies carry them as `agent::ErrorCode`.
+ *
+ * Values:
+ * - `'unknown-note'`: No note has this id.
+ */
+export type NotesErrorCode = z.infer<typeof NotesErrorCodeSchema>;
+
 export const NoteReadPayloadSchema = z.object({
     id: NoteIdSchema,
 });
