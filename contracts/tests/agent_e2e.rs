@@ -3,7 +3,7 @@
 //! hub never produces (replies with unknown ids, garbage, events before the attach reply) are
 //! covered too. The echo host over a real socket is tested in `examples/agent-host/tests`.
 
-use contracts::agent::client::{Attached, ChatThread, Client, ClientError};
+use contracts::agent::client::{Attached, ChatThread, Client, ClientError, ProblemKind};
 use contracts::agent::{ChatListResult, Empty, ErrorCode, EventPayload, requests};
 use contracts::port::{FramePort, FrameReceiver, MemoryPort, Outgoing, memory_pair};
 use serde_json::{Value, json};
@@ -124,7 +124,7 @@ async fn replies_are_matched_by_id_and_bad_frames_are_reported() {
         other => panic!("expected the host's error, got {other:?}"),
     }
     let mut reported = Vec::new();
-    for _ in 0..3 {
+    for _ in 0..4 {
         reported.push(within(problems.recv()).await.unwrap());
     }
     assert!(
@@ -137,10 +137,29 @@ async fn replies_are_matched_by_id_and_bad_frames_are_reported() {
         reported[2].message.contains("chatId"),
         "a bad event payload names the path: {reported:?}"
     );
-    assert!(
-        problems.try_recv().is_err(),
-        "an unknown event name is a newer host's, not a problem"
+    let kinds: Vec<ProblemKind> = reported.iter().map(|p| p.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            ProblemKind::NotAFrame,
+            ProblemKind::UnreadableRequest,
+            ProblemKind::InvalidEvent,
+            ProblemKind::UnknownEvent
+        ]
     );
+    // An event no table of the client knows is reported with its frame, never dropped silently.
+    assert!(
+        reported[3].message.contains("\"some.futureEvent\""),
+        "{reported:?}"
+    );
+    assert!(
+        reported[3]
+            .frame
+            .as_deref()
+            .unwrap()
+            .contains("some.futureEvent")
+    );
+    assert!(problems.try_recv().is_err(), "nothing else: {reported:?}");
 
     // A result that breaks the table is the client's error, not a panic.
     let bad = tokio::spawn({

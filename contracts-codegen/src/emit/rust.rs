@@ -2384,6 +2384,11 @@ impl<'a> Emitter<'a> {
             .map(|id| quote!(<#module::#id as #trait_>::#scan(r).map(|v| Self::#id(::std::boxed::Box::new(v)))))
             .collect();
         let scan_by_name = match_name(rt, names, &scans);
+        let value_body = if empty {
+            quote!(match *self {})
+        } else {
+            quote!(match self { #(Self::#idents(v) => &**v,)* })
+        };
         let ser_body = if empty {
             quote!(let _ = s; match *self {})
         } else {
@@ -2453,6 +2458,16 @@ impl<'a> Emitter<'a> {
                 #[inline]
                 fn scan_named(name: &str, r: &mut #rt::Scanner<'de>) -> ::core::option::Option<Self> {
                     #scan_by_name
+                }
+            }
+
+            #[allow(deprecated)]
+            impl #rt::Entry for #name {
+                fn entry_name(&self) -> &'static str {
+                    self.name()
+                }
+                fn value(&self) -> &(dyn ::core::any::Any + ::core::marker::Send) {
+                    #value_body
                 }
             }
         }

@@ -1,20 +1,28 @@
-//! Client machinery: [`Client`], a typed client over any [`FramePort`], and [`ChatThread`],
-//! one attached chat kept up to date by the shared [`Thread`] reducer.
+//! Client machinery: [`Client`], a typed client over any [`FramePort`] and any protocol's
+//! tables (the agent's, or an app's composed on it), and [`ChatThread`], one attached chat kept
+//! up to date by the shared [`Thread`] reducer.
 //!
 //! # Choices
 //!
+//! - The client is typed by its event table, `Client<E>`: `Client::new(port)` is the agent's
+//!   (`Client<EventPayload>`); an app's is `Client::<app::EventPayload>::typed(port)`, whose
+//!   events arrive as the app's `EventPayload` (its own events and the agent's, by name).
 //! - A request is typed by its table entry: `client.request::<requests::ChatSend>(payload)`
-//!   answers that entry's result. The payload is checked against the table before it is sent,
-//!   and the result when it comes back, so a bad value is an error here and never a panic.
+//!   answers that entry's result, an app's entry as well as the agent's
+//!   (`requests::DocumentRead` of the app's module). The payload is checked against the table
+//!   before it is sent, and the result when it comes back, so a bad value is an error here and
+//!   never a panic.
 //! - Replies are matched to requests by id. A reply whose id no request waits for is ignored
 //!   (its request was dropped, or the host is confused). Frames that cannot be used (not a
 //!   server frame, a failure with a null id, an event whose payload breaks the table) are
 //!   reported to [`Client::problems`] and otherwise dropped; the client keeps going.
-//! - Events go to every [`Client::subscribe`] receiver, parsed by name into [`EventPayload`].
-//!   An event no table of this client knows is a newer host's: it is skipped quietly.
+//! - Events go to every [`Client::subscribe`] receiver, parsed by name into the client's event
+//!   table. An event no entry of it knows (a newer host's, another app's) is never dropped
+//!   silently: it goes to [`Client::problems`] as [`ProblemKind::UnknownEvent`], with its frame.
 //! - When the port ends, every waiting request fails with [`ClientError::Closed`] and every
 //!   receiver ends. Dropping a request's future forgets its id.
-//! - [`ChatThread`] reads its own event receiver, so events that arrive while an attach is in
+//! - [`ChatThread`] works over a client of any table that holds the agent's events (it reads
+//!   them with [`Entry::get`], no copy), and reads its own event receiver, so events that arrive while an attach is in
 //!   flight wait in it and are applied after the reply. An event is applied only when its seq
 //!   is above the last one applied: after a snapshot that is the reply's seq, after a
 //!   `resumed` reply it is the `since` the thread sent, so the replayed events apply in order.
@@ -26,11 +34,11 @@ use super::host::seq_epoch;
 use super::thread::Thread;
 use super::{
     AttachResult, Bookmark, ChatAttachPayload, ChatDetachPayload, ChatItem, EventPayload,
-    HistoryPosition, Request, Seq, ServerFrameTyped, Visual, WireError, parse_server_frame_typed,
-    requests,
+    HistoryPosition, Request, Seq, ServerFrameTyped, Visual, WireError, events,
+    parse_server_frame_typed, requests,
 };
 use crate::port::{FramePort, Incoming, Outgoing, SendError, Subscription};
-use crate::wire::{ParseError, RawJson, Refused, Request as Call, TableError};
+use crate::wire::{ByName, Entry, ParseError, RawJson, Refused, Request as Call, TableError};
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -81,22 +89,56 @@ impl std::error::Error for ClientError {}
 /// A frame the client could not use, with why.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Problem {
+    /// Which kind of frame it was.
+    pub kind: ProblemKind,
     /// What was wrong, for a person to read.
     pub message: String,
     /// The frame as it arrived (JSON text), when there was one.
     pub frame: Option<String>,
 }
 
-/// A typed client over a [`FramePort`]. Clones share the connection.
-#[derive(Clone)]
-pub struct Client {
-    shared: Arc<Shared>,
+/// What kind of frame a [`Problem`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ProblemKind {
+    /// A frame over the port's size limit.
+    TooLarge,
+    /// Not a server frame (not JSON, or no reply or event envelope).
+    NotAFrame,
+    /// An event no entry of the client's table knows: a newer host's, or another protocol's.
+    UnknownEvent,
+    /// An event whose payload breaks its table entry.
+    InvalidEvent,
+    /// A failure with a null id: the host could not read one of the requests.
+    UnreadableRequest,
+}
+
+/// An event table a [`Client`] reads with: a protocol's generated `EventPayload` (the agent's,
+/// or an app's, which holds the agent's entries too).
+pub trait EventTable: for<'de> ByName<'de> + Entry {}
+
+impl<E: for<'de> ByName<'de> + Entry> EventTable for E {}
+
+/// A typed client over a [`FramePort`], reading events with the table `E`. Clones share the
+/// connection.
+pub struct Client<E = EventPayload> {
+    shared: Arc<Shared<E>>,
     port: Arc<dyn FramePort>,
     // Shared by the clones; the mutex makes it `Sync` so a client moves between tasks.
     _subscription: Arc<Mutex<Subscription>>,
 }
 
-impl fmt::Debug for Client {
+impl<E> Clone for Client<E> {
+    fn clone(&self) -> Self {
+        Client {
+            shared: self.shared.clone(),
+            port: self.port.clone(),
+            _subscription: self._subscription.clone(),
+        }
+    }
+}
+
+impl<E: EventTable> fmt::Debug for Client<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Client")
             .field("closed", &self.is_closed())
@@ -106,22 +148,32 @@ impl fmt::Debug for Client {
 
 type Reply = Result<RawJson, WireError>;
 
-#[derive(Default)]
-struct Shared {
+struct Shared<E> {
     next_id: AtomicU64,
-    state: Mutex<State>,
+    state: Mutex<State<E>>,
 }
 
-#[derive(Default)]
-struct State {
+struct State<E> {
     closed: bool,
     pending: HashMap<String, oneshot::Sender<Reply>>,
-    events: Vec<mpsc::UnboundedSender<EventPayload>>,
+    events: Vec<mpsc::UnboundedSender<E>>,
     problems: Vec<mpsc::UnboundedSender<Problem>>,
 }
 
-impl Shared {
-    fn lock(&self) -> MutexGuard<'_, State> {
+impl<E: EventTable> Shared<E> {
+    fn new() -> Self {
+        Shared {
+            next_id: AtomicU64::new(0),
+            state: Mutex::new(State {
+                closed: false,
+                pending: HashMap::new(),
+                events: Vec::new(),
+                problems: Vec::new(),
+            }),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State<E>> {
         // A panic while holding the lock leaves plain data behind; keep going.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -131,16 +183,24 @@ impl Shared {
         let text = match frame {
             Incoming::Text(text) => text,
             Incoming::Value(value) => value.to_string(),
-            Incoming::TooLarge(e) => return self.problem(e.to_string(), None),
+            Incoming::TooLarge(e) => {
+                return self.problem(ProblemKind::TooLarge, e.to_string(), None);
+            }
         };
-        let frame = match parse_server_frame_typed::<EventPayload>(&text) {
+        let frame = match parse_server_frame_typed::<E>(&text) {
             Ok(frame) => frame,
             Err(Refused::Envelope(e)) => {
-                return self.problem(format!("not a server frame:\n{e}"), Some(text));
+                let message = format!("not a server frame:\n{e}");
+                return self.problem(ProblemKind::NotAFrame, message, Some(text));
             }
-            // A newer host's event: not for this client.
-            Err(Refused::Table(_, TableError::UnknownName(_))) => return,
-            Err(Refused::Table(_, e)) => return self.problem(e.to_string(), Some(text)),
+            // A newer host's event, or another protocol's: reported, never dropped silently.
+            Err(Refused::Table(_, TableError::UnknownName(name))) => {
+                let message = format!("no event of this client's table is called {name:?}");
+                return self.problem(ProblemKind::UnknownEvent, message, Some(text));
+            }
+            Err(Refused::Table(_, e)) => {
+                return self.problem(ProblemKind::InvalidEvent, e.to_string(), Some(text));
+            }
         };
         match frame {
             ServerFrameTyped::ReplyOk(reply) => {
@@ -151,6 +211,7 @@ impl Shared {
                 Some(id) => self.answer(&id, Err(reply.error)),
                 // The host could not read a request; which one is unknown.
                 None => self.problem(
+                    ProblemKind::UnreadableRequest,
                     format!("the host could not read a request: {}", reply.error.message),
                     Some(text),
                 ),
@@ -172,8 +233,12 @@ impl Shared {
         }
     }
 
-    fn problem(&self, message: String, frame: Option<String>) {
-        let problem = Problem { message, frame };
+    fn problem(&self, kind: ProblemKind, message: String, frame: Option<String>) {
+        let problem = Problem {
+            kind,
+            message,
+            frame,
+        };
         self.lock()
             .problems
             .retain(|tx| tx.send(problem.clone()).is_ok());
@@ -190,35 +255,48 @@ impl Shared {
 }
 
 /// Closes the client when the port drops its listener (the port ended).
-struct Listening(Arc<Shared>);
+struct Listening<E: EventTable>(Arc<Shared<E>>);
 
-impl Drop for Listening {
+impl<E: EventTable> Drop for Listening<E> {
     fn drop(&mut self) {
         self.0.close();
     }
 }
 
 /// Forgets a request's id when its future is dropped before the reply.
-struct Waiting<'a> {
-    shared: &'a Shared,
+struct Waiting<'a, E: EventTable> {
+    shared: &'a Shared<E>,
     id: String,
 }
 
-impl Drop for Waiting<'_> {
+impl<E: EventTable> Drop for Waiting<'_, E> {
     fn drop(&mut self) {
         self.shared.lock().pending.remove(&self.id);
     }
 }
 
 impl Client {
-    /// A client over `port`; it listens at once.
+    /// The agent protocol's client over `port`; it listens at once.
     pub fn new<P: FramePort + 'static>(port: P) -> Client {
-        Client::from_arc(Arc::new(port))
+        Client::typed(port)
     }
 
-    /// A client over a shared port.
+    /// The agent protocol's client over a shared port.
     pub fn from_arc(port: Arc<dyn FramePort>) -> Client {
-        let shared = Arc::new(Shared::default());
+        Client::typed_arc(port)
+    }
+}
+
+impl<E: EventTable> Client<E> {
+    /// A client over `port` reading events with the table `E` (an app's `EventPayload`:
+    /// `Client::<app::EventPayload>::typed(port)`); it listens at once.
+    pub fn typed<P: FramePort + 'static>(port: P) -> Client<E> {
+        Client::typed_arc(Arc::new(port))
+    }
+
+    /// [`typed`](Self::typed) over a shared port.
+    pub fn typed_arc(port: Arc<dyn FramePort>) -> Client<E> {
+        let shared = Arc::new(Shared::new());
         let listening = Listening(shared.clone());
         let subscription = port.on_frame(Box::new(move |frame| listening.0.receive(frame)));
         Client {
@@ -280,8 +358,9 @@ impl Client {
         }
     }
 
-    /// Every event from now on, parsed by name. The receiver ends when the port does.
-    pub fn subscribe(&self) -> mpsc::UnboundedReceiver<EventPayload> {
+    /// Every event from now on, parsed by name with the client's table. The receiver ends when
+    /// the port does.
+    pub fn subscribe(&self) -> mpsc::UnboundedReceiver<E> {
         let (tx, rx) = mpsc::unbounded_channel();
         let mut s = self.shared.lock();
         if !s.closed {
@@ -290,8 +369,8 @@ impl Client {
         rx
     }
 
-    /// Every frame from now on that the client could not use. The receiver ends when the port
-    /// does.
+    /// Every frame from now on that the client could not use, an event its table does not
+    /// know among them. The receiver ends when the port does.
     pub fn problems(&self) -> mpsc::UnboundedReceiver<Problem> {
         let (tx, rx) = mpsc::unbounded_channel();
         let mut s = self.shared.lock();
@@ -324,10 +403,11 @@ pub enum Attached {
 }
 
 /// One attached chat, kept up to date: attach, apply chat.event frames with the shared
-/// reducer, attach again with `since` after a reconnect.
-pub struct ChatThread {
-    client: Client,
-    events: mpsc::UnboundedReceiver<EventPayload>,
+/// reducer, attach again with `since` after a reconnect. Over a client of any table that holds
+/// the agent's events (an app's).
+pub struct ChatThread<E = EventPayload> {
+    client: Client<E>,
+    events: mpsc::UnboundedReceiver<E>,
     chat_id: String,
     history_limit: Option<i64>,
     thread: Thread,
@@ -338,7 +418,7 @@ pub struct ChatThread {
     visuals: Vec<Visual>,
 }
 
-impl fmt::Debug for ChatThread {
+impl<E: EventTable> fmt::Debug for ChatThread<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ChatThread")
             .field("chat_id", &self.chat_id)
@@ -348,10 +428,10 @@ impl fmt::Debug for ChatThread {
     }
 }
 
-impl ChatThread {
+impl<E: EventTable> ChatThread<E> {
     /// A thread for `chat_id` over `client`, empty until [`attach`](Self::attach). It listens
     /// to the client's events from now on.
-    pub fn new(client: &Client, chat_id: impl Into<String>) -> ChatThread {
+    pub fn new(client: &Client<E>, chat_id: impl Into<String>) -> ChatThread<E> {
         ChatThread {
             events: client.subscribe(),
             client: client.clone(),
@@ -367,7 +447,7 @@ impl ChatThread {
     }
 
     /// Asks for this many items in a snapshot (1 to 100) instead of the host's default.
-    pub fn with_history_limit(mut self, limit: i64) -> ChatThread {
+    pub fn with_history_limit(mut self, limit: i64) -> ChatThread<E> {
         self.history_limit = Some(limit);
         self
     }
@@ -385,7 +465,7 @@ impl ChatThread {
     }
 
     /// Moves to a new connection and attaches again with `since`.
-    pub async fn reconnect(&mut self, client: &Client) -> Result<Attached, ClientError> {
+    pub async fn reconnect(&mut self, client: &Client<E>) -> Result<Attached, ClientError> {
         self.events = client.subscribe();
         self.client = client.clone();
         self.attach().await
@@ -435,7 +515,7 @@ impl ChatThread {
 
     /// Waits for the next event from the client, applies it when it is about this chat, and
     /// answers it. `None` once the connection ended.
-    pub async fn next_event(&mut self) -> Option<EventPayload> {
+    pub async fn next_event(&mut self) -> Option<E> {
         let event = self.events.recv().await?;
         self.apply(&event);
         Some(event)
@@ -453,28 +533,33 @@ impl ChatThread {
 
     /// Applies one event if it is about this chat: a chat.event with a seq above the last one
     /// applied (or without a seq), a chat.bookmarks, a chat.visuals. Answers whether it did.
-    pub fn apply(&mut self, event: &EventPayload) -> bool {
-        match event {
-            EventPayload::ChatEvent(e) if e.chat_id == self.chat_id => {
-                if let (Some(seq), Some(last)) = (e.seq, self.seq)
-                    && seq <= last
-                {
-                    return false;
-                }
-                self.thread.apply(&e.event);
-                self.seq = e.seq.or(self.seq);
-                true
+    pub fn apply(&mut self, event: &E) -> bool {
+        if let Some(e) = event.get::<events::ChatEvent>() {
+            if e.chat_id != self.chat_id {
+                return false;
             }
-            EventPayload::ChatBookmarks(e) if e.chat_id == self.chat_id => {
-                self.bookmarks = e.bookmarks.clone();
-                true
+            if let (Some(seq), Some(last)) = (e.seq, self.seq)
+                && seq <= last
+            {
+                return false;
             }
-            EventPayload::ChatVisuals(e) if e.chat_id == self.chat_id => {
-                self.visuals = e.visuals.clone();
-                true
-            }
-            _ => false,
+            self.thread.apply(&e.event);
+            self.seq = e.seq.or(self.seq);
+            return true;
         }
+        if let Some(e) = event.get::<events::ChatBookmarks>()
+            && e.chat_id == self.chat_id
+        {
+            self.bookmarks = e.bookmarks.clone();
+            return true;
+        }
+        if let Some(e) = event.get::<events::ChatVisuals>()
+            && e.chat_id == self.chat_id
+        {
+            self.visuals = e.visuals.clone();
+            return true;
+        }
+        false
     }
 
     /// The chat's id.
@@ -513,7 +598,7 @@ impl ChatThread {
     }
 
     /// The client this thread talks through.
-    pub fn client(&self) -> &Client {
+    pub fn client(&self) -> &Client<E> {
         &self.client
     }
 }

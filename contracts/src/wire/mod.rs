@@ -29,7 +29,7 @@ pub use schema::{
     Nullable, Num, Number, RawJson, Schema, Seed, Str, Unknown,
 };
 pub use schema::{DecodeRef, SchemaRef, SeedRef, StrRef, UnknownRef};
-pub use table::{Event, HostError, Request, TableError};
+pub use table::{Entry, Event, HostError, Request, TableError};
 pub use typed::{
     ByName, EntrySlot, ObjectTyped, Refused, UnionTyped, decode_entry, from_str_typed,
     from_str_union_typed, read_typed_once, unknown_entry,

@@ -4,6 +4,7 @@
 use super::scan::Scanner;
 use super::{Cx, ParseError};
 use serde::{Deserializer, Serialize};
+use std::any::Any;
 use std::fmt;
 
 /// A request of a table, lsp-types style: its wire name, payload and result.
@@ -49,6 +50,25 @@ pub trait Event: 'static {
     ) -> Result<Option<Self::Payload>, D::Error>;
     /// Reads a plain, valid payload with the fast reader (`wire::scan`); `None` when not sure.
     fn scan_payload(r: &mut Scanner<'_>) -> Option<Self::Payload>;
+}
+
+/// A value of a table's by-name enum (`EventPayload`, `RequestPayload`): the entry's name and
+/// its value. A reader that knows only a base's entries finds them in an app's table so: the
+/// agent's `ChatThread` reads `chat.event` out of an app's `EventPayload` by
+/// `event.get::<events::ChatEvent>()`, with no copy.
+pub trait Entry: fmt::Debug + Clone + Send + 'static {
+    /// The entry's wire name (`chat.event`).
+    fn entry_name(&self) -> &'static str;
+    /// The entry's value, to look at by its type.
+    fn value(&self) -> &(dyn Any + Send);
+    /// The payload of event `E` when this is that event.
+    fn get<E: Event>(&self) -> Option<&E::Payload> {
+        if self.entry_name() == E::NAME {
+            self.value().downcast_ref()
+        } else {
+            None
+        }
+    }
 }
 
 /// Why a value could not be parsed by name.
