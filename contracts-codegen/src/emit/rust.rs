@@ -1800,7 +1800,7 @@ impl<'a> Emitter<'a> {
         for (i, v) in u.variants.iter().enumerate() {
             let boxed = self.boxed.contains(&(def.name.clone(), i));
             let ident = variant_ident(v, i);
-            let vdocs = docs_attrs(&v.docs);
+            let vdocs = variant_docs(v);
             let vmeta = meta_attrs(&v.meta);
             let ty = self.rust_ty(self.model, &v.ty, at, boxed);
             variants.push(quote!(#vdocs #vmeta #ident(#ty),));
@@ -2168,6 +2168,7 @@ impl<'a> Emitter<'a> {
         let request_payload = self.by_name_enum(
             &format_ident!("RequestPayload"),
             " Any request's payload, by the request's name.",
+            "the payload of request",
             &req_names,
             &req_idents,
             &quote!(requests),
@@ -2180,6 +2181,7 @@ impl<'a> Emitter<'a> {
         let request_result = self.by_name_enum(
             &format_ident!("RequestResult"),
             " Any request's result, by the request's name.",
+            "the result of request",
             &req_names,
             &req_idents,
             &quote!(requests),
@@ -2192,6 +2194,7 @@ impl<'a> Emitter<'a> {
         let event_payload = self.by_name_enum(
             &format_ident!("EventPayload"),
             " Any event's payload, by the event's name.",
+            "the payload of event",
             &ev_names,
             &ev_idents,
             &quote!(events),
@@ -2204,6 +2207,7 @@ impl<'a> Emitter<'a> {
         let request_payload_view = self.by_name_view(
             &format_ident!("RequestPayload"),
             " Any request's payload, by the request's name, as a borrowed view.",
+            "the payload of request",
             self.model
                 .all_requests()
                 .into_iter()
@@ -2212,6 +2216,7 @@ impl<'a> Emitter<'a> {
         let event_payload_view = self.by_name_view(
             &format_ident!("EventPayload"),
             " Any event's payload, by the event's name, as a borrowed view.",
+            "the payload of event",
             self.model
                 .all_events()
                 .into_iter()
@@ -2363,6 +2368,7 @@ impl<'a> Emitter<'a> {
         &self,
         name: &Ident,
         doc: &str,
+        role: &str,
         names: &[&str],
         idents: &[Ident],
         module: &TokenStream,
@@ -2389,6 +2395,9 @@ impl<'a> Emitter<'a> {
         } else {
             quote!(match self { #(Self::#idents(v) => &**v,)* })
         };
+        let entry_docs = names
+            .iter()
+            .map(|n| format!(" {} `{n}`.", capitalized(role)));
         let ser_body = if empty {
             quote!(let _ = s; match *self {})
         } else {
@@ -2404,7 +2413,7 @@ impl<'a> Emitter<'a> {
             #[non_exhaustive]
             #[allow(deprecated)]
             pub enum #name {
-                #(#idents(::std::boxed::Box<<#module::#idents as #trait_>::#assoc>),)*
+                #(#[doc = #entry_docs] #idents(::std::boxed::Box<<#module::#idents as #trait_>::#assoc>),)*
             }
 
             #[allow(deprecated)]
@@ -2674,6 +2683,28 @@ fn lets_else_with(
 }
 
 /// The Rust name of a union's variant `i`: its tag, else its type's name.
+/// A union variant's doc comment: its own, else what it is (a generated variant is documented
+/// too, so an app that denies `missing_docs` compiles).
+fn variant_docs(v: &Variant) -> TokenStream {
+    if !v.docs.is_empty() {
+        return docs_attrs(&v.docs);
+    }
+    let doc = match (&v.tag, &v.ty.kind) {
+        (Some(tag), _) => format!(" The `{tag}` variant."),
+        (None, TyKind::Ref(r)) => format!(" A `{}`.", rust_type_name(&r.name)),
+        (None, _) => " A variant, tried in order.".to_string(),
+    };
+    quote!(#[doc = #doc])
+}
+
+/// `role` with its first letter upper-case.
+fn capitalized(role: &str) -> String {
+    let mut c = role.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
 fn variant_ident(v: &Variant, i: usize) -> Ident {
     match (&v.tag, &v.ty.kind) {
         (Some(tag), _) => format_ident!("{}", rust_type_name(tag)),

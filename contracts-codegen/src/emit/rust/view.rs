@@ -417,7 +417,7 @@ impl Emitter<'_> {
         let mut literals = Vec::new();
         let all_structs = u.variants.iter().all(|v| self.is_struct(&v.ty));
         for ((v, id), &boxed) in u.variants.iter().zip(idents).zip(boxes) {
-            let vdocs = docs_attrs(&v.docs);
+            let vdocs = super::variant_docs(v);
             let ty = self.view_or_owned(self.model, &v.ty, at, boxed);
             members.push(quote!(#vdocs #id(#ty),));
             let to_owned =
@@ -509,6 +509,7 @@ impl Emitter<'_> {
         &self,
         owned: &Ident,
         doc: &str,
+        role: &str,
         entries: impl Iterator<Item = (&'m str, &'m Model, &'m Ty)>,
     ) -> TokenStream {
         let at = At::Root;
@@ -531,7 +532,8 @@ impl Emitter<'_> {
         let mut scans = Vec::new();
         for (wire, id, owner, ty) in entries {
             let vty = self.view_or_owned(owner, ty, at, false);
-            members.push(quote!(#id(::std::boxed::Box<#vty>),));
+            let edoc = format!(" {} `{wire}`, as a view.", super::capitalized(role));
+            members.push(quote!(#[doc = #edoc] #id(::std::boxed::Box<#vty>),));
             let o = self.convert(Convert::IntoOwned, owner, ty, at, false, &quote!((*v)));
             let w = self.convert(Convert::FromOwned, owner, ty, at, false, &quote!((*v)));
             to_owned.push(quote!(Self::#id(v) => #owned::#id(::std::boxed::Box::new(#o)),));
