@@ -16,6 +16,13 @@
 //! A third group, `replies`, reads reply frames as the client does (not in the Zod mix): the
 //! generated union's fast reader against a hand-written serde_json envelope.
 //!
+//! Two groups measure the check before a send (a result or an event a client would refuse is
+//! never sent): `dispatch`, the mix's chat.history and chat.send frames answered by a host of
+//! the mix's results, through `dispatch_frame` (`checked`: parse, the host, the result written
+//! and checked, the reply frame) against the same steps without the check (`unchecked`, as the
+//! dispatcher ran before); `send-event`, the server mix's events written by
+//! `event_frame_checked` against `event_frame`.
+//!
 //! One iteration parses the whole mix; throughput is in frames. Each answer is kept where the
 //! parse returned it (`black_box` of a reference, then dropped), as the Zod side keeps the
 //! object `safeParse` returns: moving the payload out of it is the caller's work, not the
@@ -30,13 +37,16 @@ mod frames {
 }
 
 use contracts::agent::{
-    EventPayload, EventPayloadRef, RequestPayload, RequestPayloadRef, RequestRef, RequestTyped,
-    ServerFrameRef, ServerFrameTyped, parse_request_typed, parse_server_frame_typed,
+    ChatHistoryPayload, ChatHistoryResult, ChatSendPayload, ChatSendResult, Dispatcher,
+    EventPayload, EventPayloadRef, Host, RequestPayload, RequestPayloadRef, RequestRef,
+    RequestTyped, ServerFrameRef, ServerFrameTyped, WireError, dispatch_frame, event_frame,
+    event_frame_checked, parse_request_typed, parse_server_frame_typed, reply_frame,
 };
 use contracts::wire::ByName;
 use contracts::wire::Refused;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use frames::{baseline, mix};
+use futures_util::FutureExt;
 use std::hint::black_box;
 use std::path::PathBuf;
 
@@ -79,6 +89,54 @@ fn generated_event<'a, E: ByName<'a>>(
     parse_server_frame_typed::<E>(text)
 }
 
+/// A host that answers the mix's chat.history and chat.send with the mix's results.
+struct MixHost {
+    history: ChatHistoryResult,
+    send: ChatSendResult,
+}
+
+impl Host for MixHost {
+    async fn chat_history(&self, _: ChatHistoryPayload) -> Result<ChatHistoryResult, WireError> {
+        Ok(self.history.clone())
+    }
+    async fn chat_send(&self, _: ChatSendPayload) -> Result<ChatSendResult, WireError> {
+        Ok(self.send.clone())
+    }
+}
+
+/// What `dispatch_frame` does with the mix's requests, without the check of the result: the
+/// dispatcher as it was before it checked.
+fn dispatch_unchecked(host: &MixHost, text: &str) -> String {
+    let request = parse_request_typed::<RequestPayload>(text).expect("a valid request");
+    let raw = match request.payload {
+        RequestPayload::ChatHistory(p) => {
+            let result = host
+                .chat_history(*p)
+                .now_or_never()
+                .expect("ready")
+                .expect("ok");
+            serde_json::value::to_raw_value(&result)
+        }
+        RequestPayload::ChatSend(p) => {
+            let result = host
+                .chat_send(*p)
+                .now_or_never()
+                .expect("ready")
+                .expect("ok");
+            serde_json::value::to_raw_value(&result)
+        }
+        _ => unreachable!("the dispatch group holds chat.history and chat.send only"),
+    };
+    reply_frame(&request.id, raw.expect("a generated value serialises"))
+}
+
+/// What hosts run: `dispatch_frame`, whose dispatcher checks the result before it is sent.
+fn dispatch_checked(host: &MixHost, text: &str) -> String {
+    dispatch_frame(&Dispatcher(host), text)
+        .now_or_never()
+        .expect("ready")
+}
+
 fn bench(c: &mut Criterion) {
     let (requests, server, replies) = load();
     // Every path accepts every frame before anything is measured, the view with the owned
@@ -108,6 +166,37 @@ fn bench(c: &mut Criterion) {
             Err(e) => panic!("a valid frame: {e:?}"),
         }
         baseline::parse_reply(f).expect("a valid reply");
+    }
+
+    // The check before a send: the mix's requests a host answers with a result, and the
+    // server mix's events as a host writes them.
+    let host = MixHost {
+        history: mix::history_result(),
+        send: mix::send_result(),
+    };
+    let answered: Vec<String> = requests
+        .iter()
+        .filter(|f| f.contains(r#""type":"chat.history""#) || f.contains(r#""type":"chat.send""#))
+        .cloned()
+        .collect();
+    assert_eq!(answered.len(), 3, "chat.history and two chat.send");
+    for f in &answered {
+        assert_eq!(
+            dispatch_checked(&host, f),
+            dispatch_unchecked(&host, f),
+            "{f}"
+        );
+    }
+    let events: Vec<(String, EventPayload)> = server
+        .iter()
+        .map(|f| match generated_event::<EventPayload>(f) {
+            Ok(ServerFrameTyped::Event(e)) => (e.event.to_string(), e.payload),
+            _ => panic!("the mix holds events only"),
+        })
+        .collect();
+    for (name, payload) in &events {
+        let checked = event_frame_checked(name, payload).expect("a valid event");
+        assert_eq!(checked, event_frame(name, payload));
     }
 
     compare(
@@ -157,6 +246,36 @@ fn bench(c: &mut Criterion) {
             }),
         ],
     );
+    compare(
+        c,
+        "dispatch",
+        &answered,
+        &[
+            ("checked", &|f| {
+                black_box(&dispatch_checked(&host, f));
+            }),
+            ("unchecked", &|f| {
+                black_box(&dispatch_unchecked(&host, f));
+            }),
+        ],
+    );
+    let mut g = c.benchmark_group("send-event");
+    g.throughput(Throughput::Elements(events.len() as u64));
+    g.bench_function("checked", |b| {
+        b.iter(|| {
+            for (name, payload) in &events {
+                black_box(&event_frame_checked(black_box(name), black_box(payload)));
+            }
+        })
+    });
+    g.bench_function("unchecked", |b| {
+        b.iter(|| {
+            for (name, payload) in &events {
+                black_box(&event_frame(black_box(name), black_box(payload)));
+            }
+        })
+    });
+    g.finish();
 }
 
 /// A line of a group: its name, and what it does to one frame.

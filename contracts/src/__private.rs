@@ -46,3 +46,25 @@ pub fn internal(message: String) -> WireError {
 pub fn to_raw<T: serde::Serialize>(value: &T) -> Result<Box<RawValue>, WireError> {
     serde_json::value::to_raw_value(value).map_err(|e| internal(e.to_string()))
 }
+
+/// Writes a host's result of request `R` as raw JSON, checked first as its peer will read
+/// it (`R::parse_result`, the validators `validate` runs): a result the peer would refuse (an
+/// empty `chatId`, a limit out of range) is never sent. It becomes an `internal` failure whose
+/// message names the request, the field and the limit, and the same line goes to the host's
+/// standard error, since the host's method has already returned.
+pub fn result_to_raw<R: Request>(value: &R::Result) -> Result<Box<RawValue>, WireError> {
+    let raw = to_raw(value)?;
+    match R::parse_result(raw.get()) {
+        Ok(_) => Ok(raw),
+        Err(e) => {
+            let message = format!(
+                "the host's result of {} is not valid, so it was not sent: {e}",
+                R::METHOD
+            );
+            // One line: each issue's path beside it, the issues apart.
+            let line = message.replace("\n  → ", " → ").replace('\n', "; ");
+            eprintln!("contracts: {line}");
+            Err(internal(message))
+        }
+    }
+}

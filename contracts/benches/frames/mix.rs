@@ -216,33 +216,40 @@ pub fn replies() -> Vec<String> {
         WireError::new(ErrorCode::UnknownChat, "no chat has the id chat-0000"),
     );
     vec![
-        reply(
-            2,
-            &ChatHistoryResult::new(
-                [
-                    ChatItemUser::new(
-                        "item-0428",
-                        "Which frames does the host write most?",
-                        1_769_813_300_000,
-                    )
-                    .history_index(428)
-                    .into(),
-                    ChatItemReply::new(
-                        "item-0429",
-                        "Events, by far: every delta of a reply is one.",
-                        1_769_813_301_000,
-                    )
-                    .history_index(429)
-                    .model("claude-sonnet-4")
-                    .streaming(false)
-                    .into(),
-                ],
-                HistoryPosition::new(428, String::from("c-428")),
-            ),
-        ),
-        reply(3, &ChatSendResult::new(false)),
+        reply(2, &history_result()),
+        reply(3, &send_result()),
         serde_json::to_string(&failure).expect("a generated value serialises"),
     ]
+}
+
+/// The result the mix's chat.history (request 2) is answered with.
+pub fn history_result() -> ChatHistoryResult {
+    ChatHistoryResult::new(
+        [
+            ChatItemUser::new(
+                "item-0428",
+                "Which frames does the host write most?",
+                1_769_813_300_000,
+            )
+            .history_index(428)
+            .into(),
+            ChatItemReply::new(
+                "item-0429",
+                "Events, by far: every delta of a reply is one.",
+                1_769_813_301_000,
+            )
+            .history_index(429)
+            .model("claude-sonnet-4")
+            .streaming(false)
+            .into(),
+        ],
+        HistoryPosition::new(428, String::from("c-428")),
+    )
+}
+
+/// The result the mix's chat.send (requests 3 and 4) is answered with.
+pub fn send_result() -> ChatSendResult {
+    ChatSendResult::new(false)
 }
 
 /// The stored files and what they must hold.

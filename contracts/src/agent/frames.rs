@@ -126,6 +126,25 @@ pub fn event_frame<P: Serialize>(event: &str, payload: &P) -> String {
     })
 }
 
+/// An event frame as [`event_frame`] writes it, its payload checked first as a client will
+/// read it, by the event's name through this protocol's [`EventPayload`] table: a payload the
+/// client would refuse (an empty `chatId`, a limit out of range) is answered as an `internal`
+/// failure naming the event, the field and the limit, and no frame is made. A name the table
+/// does not know (an app's own event) is written unchecked: its table is the app's.
+pub fn event_frame_checked<P: Serialize>(event: &str, payload: &P) -> Result<String, WireError> {
+    let payload = RawJson::from_value(payload)
+        .map_err(|e| WireError::internal(format!("the {event} event could not be written: {e}")))?;
+    match EventPayload::parse(event, payload.get()) {
+        Err(TableError::Invalid { error, .. }) => Err(WireError::internal(format!(
+            "the {event} event is not valid, so it was not sent: {error}"
+        ))),
+        Ok(_) | Err(TableError::UnknownName(_)) => Ok(to_text(&Event {
+            event: event.to_owned(),
+            payload,
+        })),
+    }
+}
+
 fn to_text<T: Serialize>(frame: &T) -> String {
     // Generated types always serialise: their maps have string keys.
     serde_json::to_string(frame).unwrap_or_default()

@@ -357,7 +357,7 @@ impl Hub {
             chat_id: chat_id.clone(),
             info: info.clone(),
         };
-        let frame = super::event_frame(events::ChatStatus::NAME, &status);
+        let frame = super::event_frame_checked(events::ChatStatus::NAME, &status)?;
         let limit = self.config.limits.max_frame_size;
         if frame.len() > limit {
             return Err(too_large("the chat's chat.status", frame.len(), limit));
@@ -423,7 +423,7 @@ impl Hub {
     pub fn check_event(&self, chat_id: &str, event: &ChatEvent) -> Result<(), WireError> {
         let s = self.lock();
         let chat = s.chats.get(chat_id).ok_or_else(|| unknown_chat(chat_id))?;
-        let frame = chat_event_frame(chat_id, chat.seq + 1, event);
+        let frame = checked_chat_event_frame(chat_id, chat.seq + 1, event)?;
         self.check_frames(chat_id, event, &frame)
     }
 
@@ -442,7 +442,7 @@ impl Hub {
             ));
         }
         if let Some(status) = status_of(chat_id, event) {
-            let status = super::event_frame(events::ChatStatus::NAME, &status);
+            let status = super::event_frame_checked(events::ChatStatus::NAME, &status)?;
             if status.len() > limit {
                 return Err(too_large("the chat.status", status.len(), limit));
             }
@@ -453,7 +453,8 @@ impl Hub {
     /// Applies an event to a chat, stores it under the next seq and sends it as chat.event to
     /// every attached client. An `info` or `reset` also goes out as chat.status to every
     /// client. Answers the event's seq; an event too large for a frame is refused with
-    /// `frame-too-large` and changes nothing.
+    /// `frame-too-large`, and one a client would refuse (an empty id, a number out of its
+    /// range) with `internal` naming the field and its limit; either changes nothing.
     pub fn publish(&self, chat_id: &str, event: ChatEvent) -> Result<Seq, WireError> {
         self.publish_locked(&mut self.lock(), chat_id, event)
     }
@@ -474,7 +475,7 @@ impl Hub {
             .get_mut(chat_id)
             .ok_or_else(|| unknown_chat(chat_id))?;
         let seq = chat.seq + 1;
-        let frame = chat_event_frame(chat_id, seq, &event);
+        let frame = checked_chat_event_frame(chat_id, seq, &event)?;
         self.check_frames(chat_id, &event, &frame)?;
         store.append(chat_id, seq, &event).map_err(store_failed)?;
         let status = status_of(chat_id, &event);
@@ -539,7 +540,7 @@ impl Hub {
             chat_id: chat_id.to_owned(),
             bookmarks,
         };
-        let frame = super::event_frame(events::ChatBookmarks::NAME, &payload);
+        let frame = super::event_frame_checked(events::ChatBookmarks::NAME, &payload)?;
         let limit = self.config.limits.max_frame_size;
         if frame.len() > limit {
             return Err(too_large("the chat.bookmarks", frame.len(), limit));
@@ -586,7 +587,7 @@ impl Hub {
             chat_id: chat_id.to_owned(),
             visuals,
         };
-        let frame = super::event_frame(events::ChatVisuals::NAME, &payload);
+        let frame = super::event_frame_checked(events::ChatVisuals::NAME, &payload)?;
         let limit = self.config.limits.max_frame_size;
         if frame.len() > limit {
             return Err(too_large("the chat.visuals", frame.len(), limit));
@@ -632,9 +633,31 @@ impl Hub {
     }
 
     /// An event of any table (an app's own, say) to every client; `frame-too-large` when its
-    /// frame is over the limit (then nobody gets it).
+    /// frame is over the limit (then nobody gets it). An agent event is checked as a client
+    /// reads it (`event_frame_checked`: `internal` naming the field and its limit, and nobody
+    /// gets it); an app's own is checked by [`Hub::broadcast_event`], which knows its table.
     pub fn broadcast<P: Serialize>(&self, event: &str, payload: &P) -> Result<(), WireError> {
         self.send_event(|_| true, event, payload)
+    }
+
+    /// An event of any table to every client, its payload checked first as a client reads it
+    /// (`E::parse_payload`): `internal` naming the field and its limit when a client would
+    /// refuse it, `frame-too-large` when its frame is over the limit; then nobody gets it.
+    pub fn broadcast_event<E: crate::wire::Event>(
+        &self,
+        payload: &E::Payload,
+    ) -> Result<(), WireError> {
+        let raw = crate::__private::to_raw(payload)?;
+        if let Err(e) = E::parse_payload(raw.get()) {
+            return Err(WireError::new(
+                ErrorCode::Internal,
+                format!(
+                    "the {} event is not valid, so it was not sent: {e}",
+                    E::NAME
+                ),
+            ));
+        }
+        self.send_event(|_| true, E::NAME, &crate::wire::RawJson(raw))
     }
 
     /// The whole account snapshot, to every client.
@@ -662,7 +685,7 @@ impl Hub {
         event: &str,
         payload: &P,
     ) -> Result<(), WireError> {
-        let text = super::event_frame(event, payload);
+        let text = super::event_frame_checked(event, payload)?;
         let limit = self.config.limits.max_frame_size;
         if text.len() > limit {
             return Err(too_large(&format!("the {event} event"), text.len(), limit));
@@ -906,7 +929,24 @@ fn json_len<T: Serialize>(value: &T) -> usize {
     serde_json::to_string(value).map_or(usize::MAX / 4, |text| text.len())
 }
 
-/// The chat.event frame of an event.
+/// The chat.event frame of an event, checked as a client reads it (`event_frame_checked`).
+fn checked_chat_event_frame(
+    chat_id: &str,
+    seq: Seq,
+    event: &ChatEvent,
+) -> Result<String, WireError> {
+    super::event_frame_checked(
+        events::ChatEvent::NAME,
+        &ChatEventEvent {
+            chat_id: chat_id.to_owned(),
+            event: event.clone(),
+            seq: Some(seq),
+        },
+    )
+}
+
+/// The chat.event frame of an event, unchecked: for the events a store gives back, checked
+/// when they were published.
 fn chat_event_frame(chat_id: &str, seq: Seq, event: &ChatEvent) -> String {
     super::event_frame(
         events::ChatEvent::NAME,

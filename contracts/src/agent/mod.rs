@@ -24,7 +24,7 @@ pub mod host;
 
 pub use frames::{
     AgentTables, Dispatch, Kind, Tables, UnknownType, dispatch_frame, error_frame, event_frame,
-    parse_request, parse_request_ref, parse_request_typed, parse_server_frame,
+    event_frame_checked, parse_request, parse_request_ref, parse_request_typed, parse_server_frame,
     parse_server_frame_ref, parse_server_frame_typed, reply_frame, validator_args, validator_main,
     verdict, verdict_in,
 };
