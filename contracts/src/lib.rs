@@ -3,6 +3,9 @@
 //! Generated code reaches this crate only through [`__private`]. The agent and Agent Connect
 //! protocols are generated here by [`protocol!`] from `schema/agent` and `schema/connect`.
 
+// On docs.rs (every feature, `--cfg docsrs`), each item behind a feature says which one.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 extern crate self as contracts;
 
 #[doc(hidden)]

@@ -111,6 +111,9 @@ struct Emitter<'a> {
     texts: RefCell<BTreeMap<(String, String), bool>>,
     /// Which enums and unions may grow compatibly (`compat::Growth`).
     growth: Growth,
+    /// What each hoisted type of this model is, as its doc's first line ("The payload of
+    /// [`ChatCreate`] (`chat.create`)."): a hoisted type has no doc comment of its own.
+    roles: BTreeMap<String, String>,
 }
 
 /// How a struct field is stored.
@@ -136,9 +139,172 @@ impl<'a> Emitter<'a> {
             boxed: BTreeSet::new(),
             texts: RefCell::default(),
             growth: Growth::of(model),
+            roles: BTreeMap::new(),
         };
         e.boxed = e.find_boxed();
+        e.roles = e.find_roles();
         e
+    }
+
+    // ----- docs -----
+
+    /// The place of every hoisted type of this model, found from the requests, the events,
+    /// the fields and the variants that hold it (the first place found; `lower` hoists an
+    /// inline object once, in the module of what holds it). A link to a table entry starts
+    /// with `{up}`, replaced by the way up from the hoisted type's module.
+    fn find_roles(&self) -> BTreeMap<String, String> {
+        let mut out = BTreeMap::new();
+        for r in &self.model.requests {
+            let ident = rust_type_name(&r.name);
+            let entry = format!("[`{ident}`]({{up}}requests::{ident}) (`{}`)", r.name);
+            self.note_role(&r.payload, &format!("the payload of {entry}"), &mut out);
+            self.note_role(&r.result, &format!("the result of {entry}"), &mut out);
+        }
+        for ev in &self.model.events {
+            let ident = rust_type_name(&ev.name);
+            let entry = format!("[`{ident}`]({{up}}events::{ident}) (`{}`)", ev.name);
+            self.note_role(&ev.payload, &format!("the payload of {entry}"), &mut out);
+        }
+        for def in &self.model.types {
+            let owner = rust_type_name(&def.name);
+            match &def.kind {
+                TypeDefKind::Struct(st) => {
+                    for f in &st.fields {
+                        let place = format!("the `{}` field of [`{owner}`]", f.name);
+                        self.note_role(&f.ty, &place, &mut out);
+                    }
+                }
+                TypeDefKind::Union(u) => {
+                    for (i, v) in u.variants.iter().enumerate() {
+                        let place = match &v.tag {
+                            Some(tag) => format!("the `{tag}` variant of [`{owner}`]"),
+                            None => format!("variant {} of [`{owner}`]", i + 1),
+                        };
+                        self.note_role(&v.ty, &place, &mut out);
+                    }
+                }
+                TypeDefKind::Alias(ty) => {
+                    self.note_role(ty, &format!("what [`{owner}`] names"), &mut out);
+                }
+                TypeDefKind::Enum(_) => {}
+            }
+        }
+        out
+    }
+
+    /// Notes `place` as the role of the hoisted type `ty` holds (through arrays, maps and
+    /// nullables).
+    fn note_role(&self, ty: &Ty, place: &str, out: &mut BTreeMap<String, String>) {
+        match &ty.kind {
+            TyKind::Ref(r) => {
+                let Some(def) = self.model.resolve(r) else {
+                    return;
+                };
+                let own = r.protocol.as_deref().is_none_or(|p| p == self.model.name);
+                if own && def.synthetic && !out.contains_key(&def.name) {
+                    let up = if def.module.is_some() { "super::" } else { "" };
+                    let mut line = place.replace("{up}", up);
+                    line[..1].make_ascii_uppercase();
+                    out.insert(def.name.clone(), format!("{line}."));
+                }
+            }
+            TyKind::Array(inner, _) => self.note_role(inner, &format!("an item of {place}"), out),
+            TyKind::Map(inner) => self.note_role(inner, &format!("a value of {place}"), out),
+            TyKind::Nullable(inner) => self.note_role(inner, place, out),
+            _ => {}
+        }
+    }
+
+    /// A type's doc comment: a hoisted type's role first (then its own doc, if any).
+    fn def_docs(&self, def: &TypeDef) -> TokenStream {
+        let mut docs = def.docs.clone();
+        if let Some(role) = self.roles.get(&def.name) {
+            let mut lines = vec![role.clone()];
+            if !docs.is_empty() {
+                lines.push(String::new());
+                lines.extend(docs.0);
+            }
+            docs = Docs(lines);
+        }
+        if let TypeDefKind::Alias(ty) = &def.kind
+            && let Some(limit) = self.limit_sentence(ty)
+        {
+            if !docs.is_empty() {
+                docs.0.push(String::new());
+            }
+            docs.0.push(limit);
+        }
+        docs_attrs(&docs)
+    }
+
+    /// A union variant's doc comment; without one, what marks it on the wire (a tagged
+    /// union's tag) or the type it holds (an untagged union's).
+    fn variant_docs(&self, u: &Union, v: &Variant) -> TokenStream {
+        if !v.docs.is_empty() {
+            return docs_attrs(&v.docs);
+        }
+        let line = match (&u.tag, &v.tag, &v.ty.kind) {
+            (UnionTag::Tagged { field, .. }, Some(tag), _) => {
+                format!(" `{field}: \"{tag}\"` on the wire.")
+            }
+            (_, _, TyKind::Ref(r)) => format!(" A [`{}`].", rust_type_name(&r.name)),
+            _ => " A value of this variant's type.".to_owned(),
+        };
+        quote!(#[doc = #line])
+    }
+
+    /// A field's doc comment, with the limits of its type in words ("At most 200
+    /// characters.") after its own doc.
+    fn field_docs(&self, f: &Field) -> TokenStream {
+        let mut docs = f.docs.clone();
+        if docs.is_empty() {
+            docs = Docs(vec![format!("`{}` on the wire.", f.name)]);
+        }
+        if let Some(limit) = self.limit_sentence(&f.ty) {
+            if !docs.is_empty() {
+                docs.0.push(String::new());
+            }
+            docs.0.push(limit);
+        }
+        docs_attrs(&docs)
+    }
+
+    /// The limits of a type in a sentence a person reads, through aliases and nullables:
+    /// `At least 1 character.`, `From 1 to 100.`, `At most 500 items.`; `None` without limits.
+    fn limit_sentence(&self, ty: &Ty) -> Option<String> {
+        let mut ty = self.model.unalias(ty);
+        while let TyKind::Nullable(inner) = &ty.kind {
+            ty = self.model.unalias(inner);
+        }
+        let (min, max, units) = match &ty.kind {
+            TyKind::String(l) => (
+                l.min.map(|v| v as i64),
+                l.max.map(|v| v as i64),
+                ("character", "characters"),
+            ),
+            TyKind::Int(l) | TyKind::Number(l) => (l.min, l.max, ("", "")),
+            TyKind::Array(_, l) => (
+                l.min.map(|v| v as i64),
+                l.max.map(|v| v as i64),
+                ("item", "items"),
+            ),
+            _ => return None,
+        };
+        let unit = |n: i64| {
+            let u = if n == 1 { units.0 } else { units.1 };
+            if u.is_empty() {
+                String::new()
+            } else {
+                format!(" {u}")
+            }
+        };
+        Some(match (min, max) {
+            (None, None) => return None,
+            (Some(a), None) => format!("At least {a}{}.", unit(a)),
+            (None, Some(b)) => format!("At most {b}{}.", unit(b)),
+            (Some(a), Some(b)) if a == b => format!("Exactly {a}{}.", unit(a)),
+            (Some(a), Some(b)) => format!("From {a} to {b}{}.", unit(b)),
+        })
     }
 
     /// `#[non_exhaustive]` for an enum or a union that may gain a value or a variant in a
@@ -400,8 +566,10 @@ impl<'a> Emitter<'a> {
             }
         }
         let modules = modules.into_iter().map(|(m, items)| {
+            let doc = format!(" The types of the schema's `{m}/` directory.");
             let m = module_ident(&m);
             quote! {
+                #[doc = #doc]
                 pub mod #m {
                     #(#items)*
                 }
@@ -486,7 +654,7 @@ impl<'a> Emitter<'a> {
         let errors = self.error_items(def, at);
         let item = match &def.kind {
             TypeDefKind::Alias(ty) => {
-                let docs = docs_attrs(&def.docs);
+                let docs = self.def_docs(def);
                 let meta = meta_attrs(&def.meta);
                 let name = format_ident!("{}", rust_type_name(&def.name));
                 let ty = self.rust_ty(self.model, ty, at, false);
@@ -571,8 +739,8 @@ impl<'a> Emitter<'a> {
                     quote!(value.into()),
                 )
             };
-            let mut sdocs = docs_attrs(&f.docs);
-            if !f.docs.is_empty() {
+            let mut sdocs = self.field_docs(f);
+            if !sdocs.is_empty() {
                 sdocs.extend(quote!(#[doc = ""]));
             }
             match self.store(f) {
@@ -686,7 +854,7 @@ impl<'a> Emitter<'a> {
 
     fn struct_def(&self, def: &TypeDef, s: &Struct, at: At<'_>) -> TokenStream {
         let rt = &self.rt;
-        let docs = docs_attrs(&def.docs);
+        let docs = self.def_docs(def);
         let meta = meta_attrs(&def.meta);
         let name = format_ident!("{}", rust_type_name(&def.name));
         let wire: Vec<&str> = s.fields.iter().map(|f| f.name.as_str()).collect();
@@ -704,7 +872,7 @@ impl<'a> Emitter<'a> {
             let slot = &slots[i];
             let key = f.name.as_str();
             let ident = rust_ident(&rust_field(&f.name));
-            let fdocs = docs_attrs(&f.docs);
+            let fdocs = self.field_docs(f);
             let fmeta = meta_attrs(&f.meta);
             let ty = self.rust_ty(self.model, &f.ty, at, boxed);
             let i_lit = &idx[i];
@@ -925,7 +1093,7 @@ impl<'a> Emitter<'a> {
             let slot = &slots[i];
             let i_lit = Lit::usize_unsuffixed(i);
             let ident = rust_ident(&rust_field(&f.name));
-            let fdocs = docs_attrs(&f.docs);
+            let fdocs = self.field_docs(f);
             let (ty, value, to_owned, to_view) = match kind {
                 Kind::Literal => {
                     scans.push(quote!(#rt::Schema::scan(#schema, r)));
@@ -1455,12 +1623,14 @@ impl<'a> Emitter<'a> {
         let struct_view = self.view_path(self.model, r, at);
         let entry = self.table_entry(table.table, at);
         let (last_id, _, _) = &parts[parts.len() - 1];
+        let last_doc = format!(" [`{name}::{last_id}`] with its payload read by name.");
         let mut members = Vec::new();
         let mut split = Vec::new();
         for (id, path, vpath) in &parts[..parts.len() - 1] {
+            let vdoc = format!(" [`{name}::{id}`], as it was read.");
             match vpath {
-                Some(vp) => members.push(quote!(#id(#vp<'a>),)),
-                None => members.push(quote!(#id(#path),)),
+                Some(vp) => members.push(quote!(#[doc = #vdoc] #id(#vp<'a>),)),
+                None => members.push(quote!(#[doc = #vdoc] #id(#path),)),
             }
             split.push(quote!(#view::#id(v) => ::core::result::Result::Ok(Self::#id(v)),));
         }
@@ -1476,6 +1646,7 @@ impl<'a> Emitter<'a> {
             #[allow(deprecated)]
             pub enum #typed_name<'a, E = #entry> {
                 #(#members)*
+                #[doc = #last_doc]
                 #last_id(#typed_struct<'a, E>),
             }
 
@@ -1578,7 +1749,7 @@ impl<'a> Emitter<'a> {
     fn enum_def(&self, def: &TypeDef, e: &Enum) -> TokenStream {
         let rt = &self.rt;
         let grows = self.grows(def);
-        let docs = docs_attrs(&def.docs);
+        let docs = self.def_docs(def);
         let meta = meta_attrs(&def.meta);
         let name = format_ident!("{}", rust_type_name(&def.name));
         let values: Vec<&str> = e.values.iter().map(|v| v.value.as_str()).collect();
@@ -1589,7 +1760,12 @@ impl<'a> Emitter<'a> {
             .collect();
         let idx: Vec<Lit> = (0..values.len()).map(Lit::usize_unsuffixed).collect();
         let vdocs = e.values.iter().map(|v| {
-            let mut d = docs_attrs(&v.docs);
+            let mut d = if v.docs.is_empty() {
+                let line = format!(" `\"{}\"` on the wire.", v.value);
+                quote!(#[doc = #line])
+            } else {
+                docs_attrs(&v.docs)
+            };
             if v.meta.legacy {
                 let note =
                     " Legacy: accepted and written back unchanged; never produced by new code.";
@@ -1789,7 +1965,7 @@ impl<'a> Emitter<'a> {
     fn union_def(&self, def: &TypeDef, u: &Union, at: At<'_>) -> TokenStream {
         let rt = &self.rt;
         let grows = self.grows(def);
-        let docs = docs_attrs(&def.docs);
+        let docs = self.def_docs(def);
         let meta = meta_attrs(&def.meta);
         let name = format_ident!("{}", rust_type_name(&def.name));
         let common = self.common_impls(&name);
@@ -1800,7 +1976,7 @@ impl<'a> Emitter<'a> {
         for (i, v) in u.variants.iter().enumerate() {
             let boxed = self.boxed.contains(&(def.name.clone(), i));
             let ident = variant_ident(v, i);
-            let vdocs = variant_docs(v);
+            let vdocs = self.variant_docs(u, v);
             let vmeta = meta_attrs(&v.meta);
             let ty = self.rust_ty(self.model, &v.ty, at, boxed);
             variants.push(quote!(#vdocs #vmeta #ident(#ty),));
@@ -2067,6 +2243,12 @@ impl<'a> Emitter<'a> {
             let own = std::ptr::eq(owner, self.model);
             if own {
                 let docs = docs_attrs(&r.docs);
+                let wire = format!(" Wire name: `{name}`.");
+                let docs = if r.docs.is_empty() {
+                    quote!(#[doc = #wire])
+                } else {
+                    quote!(#docs #[doc = ""] #[doc = #wire])
+                };
                 let meta = meta_attrs(&r.meta);
                 let payload = self.rust_ty(owner, &r.payload, at, false);
                 let result = self.rust_ty(owner, &r.result, at, false);
@@ -2101,21 +2283,35 @@ impl<'a> Emitter<'a> {
                 let base = self.base_path(&owner.name);
                 arms.push(quote! {
                     RequestPayload::#ident(payload) => {
-                        #rt::to_raw(&<H as #base::Host>::#method(host, *payload).await?)
+                        #rt::result_to_raw::<requests::#ident>(
+                            &<H as #base::Host>::#method(host, *payload).await?,
+                        )
                     }
                 });
                 continue;
             }
             let docs = docs_attrs(&r.docs);
-            let doc_default = " The default refuses the request as unsupported.";
+            let doc_default = format!(
+                " Answers [`{ident}`](requests::{ident}) (`{name}`); the default refuses it as \
+                 unsupported."
+            );
+            let docs = if r.docs.is_empty() {
+                docs
+            } else {
+                quote!(#docs #[doc = ""])
+            };
+            // The payload and result by their own types, as the request table has them (a
+            // reader of the trait sees `ChatCreatePayload`, not `<ChatCreate as Request>::Payload`).
+            let payload_ty = self.rust_ty(owner, &r.payload, At::Root, false);
+            let result_ty = self.rust_ty(owner, &r.result, At::Root, false);
             methods.push(quote! {
                 #docs
                 #[doc = #doc_default]
                 fn #method(
                     &self,
-                    payload: <requests::#ident as #rt::Request>::Payload,
+                    payload: #payload_ty,
                 ) -> impl ::core::future::Future<
-                    Output = ::core::result::Result<<requests::#ident as #rt::Request>::Result, #rt::WireError>,
+                    Output = ::core::result::Result<#result_ty, #rt::WireError>,
                 > + ::core::marker::Send {
                     async move {
                         let _ = payload;
@@ -2124,7 +2320,9 @@ impl<'a> Emitter<'a> {
                 }
             });
             arms.push(quote! {
-                RequestPayload::#ident(payload) => #rt::to_raw(&host.#method(*payload).await?),
+                RequestPayload::#ident(payload) => {
+                    #rt::result_to_raw::<requests::#ident>(&host.#method(*payload).await?)
+                }
             });
         }
 
@@ -2137,6 +2335,12 @@ impl<'a> Emitter<'a> {
             let name = ev.name.as_str();
             if std::ptr::eq(owner, self.model) {
                 let docs = docs_attrs(&ev.docs);
+                let wire = format!(" Wire name: `{name}`.");
+                let docs = if ev.docs.is_empty() {
+                    quote!(#[doc = #wire])
+                } else {
+                    quote!(#docs #[doc = ""] #[doc = #wire])
+                };
                 let meta = meta_attrs(&ev.meta);
                 let payload = self.rust_ty(owner, &ev.payload, eat, false);
                 let ps = self.schema(owner, &ev.payload, eat, false);
@@ -2292,7 +2496,9 @@ impl<'a> Emitter<'a> {
                 }
             }
 
-            /// Calls the host's method for a parsed payload; the result is written as raw JSON.
+            /// Calls the host's method for a parsed payload; the result is written as raw JSON,
+            /// checked first as the client will read it: a result the client would refuse is
+            /// answered as an `internal` failure naming the field and its limit, never sent.
             #[allow(deprecated)]
             pub async fn dispatch_payload<H: Host + ?::core::marker::Sized>(
                 host: &H,
@@ -2683,20 +2889,6 @@ fn lets_else_with(
 }
 
 /// The Rust name of a union's variant `i`: its tag, else its type's name.
-/// A union variant's doc comment: its own, else what it is (a generated variant is documented
-/// too, so an app that denies `missing_docs` compiles).
-fn variant_docs(v: &Variant) -> TokenStream {
-    if !v.docs.is_empty() {
-        return docs_attrs(&v.docs);
-    }
-    let doc = match (&v.tag, &v.ty.kind) {
-        (Some(tag), _) => format!(" The `{tag}` variant."),
-        (None, TyKind::Ref(r)) => format!(" A `{}`.", rust_type_name(&r.name)),
-        (None, _) => " A variant, tried in order.".to_string(),
-    };
-    quote!(#[doc = #doc])
-}
-
 /// `role` with its first letter upper-case.
 fn capitalized(role: &str) -> String {
     let mut c = role.chars();

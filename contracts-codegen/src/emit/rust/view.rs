@@ -327,7 +327,7 @@ impl Emitter<'_> {
         for (i, f) in s.fields.iter().enumerate() {
             let boxed = self.boxed.contains(&(def.name.clone(), i));
             let ident = rust_ident(&rust_field(&f.name));
-            let fdocs = docs_attrs(&f.docs);
+            let fdocs = self.field_docs(f);
             let ty = self.view_or_owned(self.model, &f.ty, at, boxed);
             let vschema = self.schema_as(true, self.model, &f.ty, at, boxed);
             scans.push(quote!(#rt::ScanRef::scan(#vschema, r)));
@@ -417,7 +417,7 @@ impl Emitter<'_> {
         let mut literals = Vec::new();
         let all_structs = u.variants.iter().all(|v| self.is_struct(&v.ty));
         for ((v, id), &boxed) in u.variants.iter().zip(idents).zip(boxes) {
-            let vdocs = super::variant_docs(v);
+            let vdocs = self.variant_docs(u, v);
             let ty = self.view_or_owned(self.model, &v.ty, at, boxed);
             members.push(quote!(#vdocs #id(#ty),));
             let to_owned =
