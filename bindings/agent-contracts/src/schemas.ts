@@ -15,6 +15,8 @@ export const ProviderIdSchema = z.string().min(1, onString);
 export type ProviderId = z.infer<typeof ProviderIdSchema>;
 
 /**
+ * What a terminal agent's CLI is doing.
+ *
  * Values:
  * - `'starting'`
  * - `'idle'`
@@ -24,6 +26,8 @@ export type ProviderId = z.infer<typeof ProviderIdSchema>;
  */
 export const TerminalAgentStateSchema = z.enum(['starting', 'idle', 'working', 'waiting', 'exited']);
 /**
+ * What a terminal agent's CLI is doing.
+ *
  * Values:
  * - `'starting'`
  * - `'idle'`
@@ -944,6 +948,8 @@ export const ProviderSchema = z.object({
 export type Provider = z.infer<typeof ProviderSchema>;
 
 /**
+ * Where a skill was found.
+ *
  * Values:
  * - `'builtin'`
  * - `'project'`
@@ -951,6 +957,8 @@ export type Provider = z.infer<typeof ProviderSchema>;
  */
 export const SkillSourceSchema = z.enum(['builtin', 'project', 'user']);
 /**
+ * Where a skill was found.
+ *
  * Values:
  * - `'builtin'`
  * - `'project'`

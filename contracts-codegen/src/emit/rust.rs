@@ -1501,10 +1501,11 @@ impl<'a> Emitter<'a> {
         let mut scans = Vec::new();
         for (id, path, vpath) in &parts {
             literals.push(quote!(<#path as #rt::Object>::LITERALS));
+            let vdoc = format!(" [`{name}::{id}`], borrowed where it can be.");
             match vpath {
                 Some(vp) => {
                     scans.push(quote!(<#vp<'de> as #rt::DecodeRef<'de>>::scan(r).map(Self::#id)));
-                    members.push(quote!(#id(#vp<'a>),));
+                    members.push(quote!(#[doc = #vdoc] #id(#vp<'a>),));
                     to_owned.push(quote!(Self::#id(v) => #name::#id(v.into_owned()),));
                     from_owned.push(quote!(
                         #name::#id(v) => Self::#id(<#vp<'de> as #rt::DecodeRef<'de>>::from_owned(v)),
@@ -1518,7 +1519,7 @@ impl<'a> Emitter<'a> {
                 }
                 None => {
                     scans.push(quote!(<#path as #rt::Decode>::scan(r).map(Self::#id)));
-                    members.push(quote!(#id(#path),));
+                    members.push(quote!(#[doc = #vdoc] #id(#path),));
                     to_owned.push(quote!(Self::#id(v) => #name::#id(v),));
                     from_owned.push(quote!(#name::#id(v) => Self::#id(v),));
                     variants.push(quote!(#rt::ObjectVariantRef {
@@ -2509,7 +2510,10 @@ impl<'a> Emitter<'a> {
 
             /// A host as the runtime's frame machinery calls it (`serve`, `dispatch_frame`):
             /// every name of this protocol's tables goes to [`dispatch`].
-            pub struct Dispatcher<'h, H: ?::core::marker::Sized>(pub &'h H);
+            pub struct Dispatcher<'h, H: ?::core::marker::Sized>(
+                /// The host every request goes to.
+                pub &'h H,
+            );
 
             impl<H: Host + ?::core::marker::Sized> #rt::Dispatch for Dispatcher<'_, H> {
                 type Payload = RequestPayload;
