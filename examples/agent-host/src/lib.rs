@@ -271,11 +271,13 @@ impl EchoAgent {
     }
 
     /// The user item and the finished reply a message makes: both must fit in a frame, or the
-    /// message is refused before anything happens.
+    /// message is refused before anything happens. Each is measured at the widest index the
+    /// wire allows (the hub checks an event against its schema as well as its size).
     fn check_fits(&self, chat_id: &str, text: &str) -> Result<(), WireError> {
-        let user = ChatItemUser::new(self.id("u"), text, now()).history_index(i64::MAX);
+        let widest = contracts::wire::MAX_SAFE;
+        let user = ChatItemUser::new(self.id("u"), text, now()).history_index(widest);
         let reply = ChatItemReply::new(self.id("r"), answer_to(text), now())
-            .history_index(i64::MAX)
+            .history_index(widest)
             .model("echo-1")
             .streaming(false);
         for item in [ChatItem::from(user), reply.into()] {
