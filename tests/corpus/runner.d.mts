@@ -76,6 +76,9 @@ export interface Protocol {
 /** A Zod refusal at `stage`, with the paths its prettified message names. */
 export function refusal(stage: Stage, r: ParseResult): Verdict;
 
+/** The JSON Schema verdict of an app that extends the agent (its schema.json's two stages). */
+export function appSchemaVerdict(line: Line, input: unknown, defs: SchemaChecks): Verdict;
+
 /**
  * Registers the corpus tests of one protocol (node:test): Zod (paths compared) and JSON
  * Schema, over the hand-written and the derived corpus; each test fails listing every line

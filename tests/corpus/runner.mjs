@@ -116,6 +116,37 @@ export function refusal(stage, r) {
     return { ok: false, stage, paths: pathsOf(message), message };
 }
 
+/**
+ * The JSON Schema verdict of an app that extends the agent, through its schema.json's `$defs`
+ * in the same two stages as Rust: a frame by the agent's envelope (`agent.Request`,
+ * `agent.ServerFrame`), then by the app's named root (`#Request`, `#ServerFrame`), which
+ * checks the payload by name in the app's tables; a bare payload, result or event by its
+ * entry; a `type` by its name.
+ */
+export function appSchemaVerdict(line, input, defs) {
+    switch (line.as) {
+        case 'request': {
+            const frame = defs.check('agent.Request', input, 'envelope');
+            if (!frame.ok) return frame;
+            return defs.root('Request', input, 'table');
+        }
+        case 'server': {
+            const frame = defs.check('agent.ServerFrame', input, 'envelope');
+            if (!frame.ok) return frame;
+            return defs.root('ServerFrame', input, 'table');
+        }
+        case 'payload':
+        case 'result':
+            return defs.check(`request:${line.type}:${line.as}`, input, 'table');
+        case 'event':
+            return defs.check(`event:${line.type}`, input, 'table');
+        case 'type':
+            return defs.check(line.type ?? '', input, 'table');
+        default:
+            throw new Error(`${line.where}: unknown "as": ${line.as}`);
+    }
+}
+
 function parseJson(text) {
     try {
         return { ok: true, value: JSON.parse(text) };

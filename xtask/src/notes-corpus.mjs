@@ -11,7 +11,7 @@ import { parseRequest, parseServerFrame } from '@adecore/agent-contracts';
 import * as notes from '@acme/notes-contracts';
 
 const { Ajv2020 } = await import(process.env.AJV);
-const { refusal, runCorpus } = await import(process.env.RUNNER);
+const { appSchemaVerdict, refusal, runCorpus } = await import(process.env.RUNNER);
 
 const SCHEMAS = new Map();
 for (const [name, value] of Object.entries(notes)) {
@@ -61,27 +61,5 @@ runCorpus({
                 throw new Error(`${line.where}: unknown "as": ${line.as}`);
         }
     },
-    schema(line, input, defs) {
-        switch (line.as) {
-            case 'request': {
-                const frame = defs.check('agent.Request', input, 'envelope');
-                if (!frame.ok) return frame;
-                return defs.root('Request', input, 'table');
-            }
-            case 'server': {
-                const frame = defs.check('agent.ServerFrame', input, 'envelope');
-                if (!frame.ok) return frame;
-                return defs.root('ServerFrame', input, 'table');
-            }
-            case 'payload':
-            case 'result':
-                return defs.check(`request:${line.type}:${line.as}`, input, 'table');
-            case 'event':
-                return defs.check(`event:${line.type}`, input, 'table');
-            case 'type':
-                return defs.check(line.type ?? '', input, 'table');
-            default:
-                throw new Error(`${line.where}: unknown "as": ${line.as}`);
-        }
-    },
+    schema: appSchemaVerdict,
 });

@@ -41,7 +41,7 @@ for (const [name, value] of Object.entries(root as Record<string, unknown>)) {
 const PACKAGE = new URL('../../', import.meta.url);
 /** The shared runner, loaded at run time: it lives outside the package. */
 const RUNNER = new URL('../../../../tests/corpus/runner.mjs', PACKAGE);
-const { refusal, runCorpus } = (await import(RUNNER.href)) as typeof import('../../../../../tests/corpus/runner.mjs');
+const { appSchemaVerdict, refusal, runCorpus } = (await import(RUNNER.href)) as typeof import('../../../../../tests/corpus/runner.mjs');
 
 runCorpus({
     protocol: 'documents',
@@ -86,27 +86,5 @@ runCorpus({
                 throw new Error(`${line.where}: unknown "as": ${line.as}`);
         }
     },
-    schema(line, input, defs) {
-        switch (line.as) {
-            case 'request': {
-                const frame = defs.check('agent.Request', input, 'envelope');
-                if (!frame.ok) return frame;
-                return defs.root('Request', input, 'table');
-            }
-            case 'server': {
-                const frame = defs.check('agent.ServerFrame', input, 'envelope');
-                if (!frame.ok) return frame;
-                return defs.root('ServerFrame', input, 'table');
-            }
-            case 'payload':
-            case 'result':
-                return defs.check(`request:${line.type}:${line.as}`, input, 'table');
-            case 'event':
-                return defs.check(`event:${line.type}`, input, 'table');
-            case 'type':
-                return defs.check(line.type ?? '', input, 'table');
-            default:
-                throw new Error(`${line.where}: unknown "as": ${line.as}`);
-        }
-    },
+    schema: appSchemaVerdict,
 });
