@@ -7,13 +7,11 @@
 
 use crate::diag::Diagnostics;
 use crate::lower::{PRIMITIVES, direction, split_table_key, table_kind};
+use crate::model::MAX_SAFE;
 use crate::model::*;
 use crate::names;
 use crate::syntax::{self, Arg, Args, Attrs, FieldDecl, Item, LiteralExpr, TypeExpr, TypeExprKind};
 use std::collections::{HashMap, HashSet};
-
-/// The largest integer JSON carries exactly: `2^53 - 1`.
-pub const MAX_SAFE: i128 = 9_007_199_254_740_991;
 
 /// Type names that clash with the Rust prelude, TypeScript globals or what the generated code
 /// itself declares.
@@ -329,7 +327,7 @@ fn lengths_are_not_negative(t: &TypeExpr, diags: &mut Diagnostics) {
 /// `-(2^53-1) ..= 2^53-1`.
 fn bounds_are_safe_integers(t: &TypeExpr, diags: &mut Diagnostics) {
     let mut bad = |value: i128, loc: &Loc| {
-        if !(-MAX_SAFE..=MAX_SAFE).contains(&value) {
+        if !(-i128::from(MAX_SAFE)..=i128::from(MAX_SAFE)).contains(&value) {
             diags.error(
                 loc,
                 format!("{value} is outside the safe integer range -(2^53-1) ..= 2^53-1"),
@@ -1698,7 +1696,7 @@ fn recursive_untagged_unions_are_told_apart(model: &Model, diags: &mut Diagnosti
         if !matches!(u.tag, UnionTag::Untagged) {
             continue;
         }
-        let Some(path) = model.self_path(&t.name) else {
+        let Some(path) = crate::analysis::recursion::self_path(model, &t.name) else {
             continue;
         };
         let structs: Vec<_> = u.variants.iter().map(|v| struct_of(model, &v.ty)).collect();

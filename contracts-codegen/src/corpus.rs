@@ -30,15 +30,13 @@
 //! output is a pure function of the model.
 
 use crate::examples::{self, Example, Hint, Subject};
+use crate::model::MAX_SAFE;
 use crate::model::{
     Literal, Model, Struct, TableKind, Ty, TyKind, TypeDef, TypeDefKind, TypeRef, Union, UnionTag,
 };
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
-
-/// The largest integer both sides accept: `2^53 - 1`.
-pub const MAX_SAFE: i64 = 9_007_199_254_740_991;
 
 /// The key added to objects to show that unknown keys are accepted.
 pub const UNKNOWN_KEY: &str = "zzUnknownKey";
@@ -1424,7 +1422,6 @@ mod tests {
     /// it, is mutated by some case; and the output is the same twice.
     #[test]
     fn every_field_of_every_reachable_type_is_covered() {
-        use crate::emit::typescript::collect_refs;
         use crate::load::{LoadOptions, load_dir};
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema");
         for protocol in ["agent", "connect"] {
@@ -1445,7 +1442,7 @@ mod tests {
                 "{protocol}: with the examples"
             );
             let mut pending: Vec<crate::model::TypeRef> = Vec::new();
-            let mut note = |ty: &Ty| collect_refs(ty, &mut |r| pending.push(r.clone()));
+            let mut note = |ty: &Ty| ty.each_ref(&mut |r| pending.push(r.clone()));
             for (_, r) in model.all_requests() {
                 note(&r.payload);
                 note(&r.result);
@@ -1473,18 +1470,18 @@ mod tests {
                     continue;
                 }
                 match &def.kind {
-                    TypeDefKind::Alias(t) => collect_refs(t, &mut |r| pending.push(r.clone())),
+                    TypeDefKind::Alias(t) => t.each_ref(&mut |r| pending.push(r.clone())),
                     TypeDefKind::Struct(st) => {
                         for f in &st.fields {
                             if !covered.contains(&(def.name.clone(), f.name.clone())) {
                                 missing.push(format!("{}.{}", def.name, f.name));
                             }
-                            collect_refs(&f.ty, &mut |r| pending.push(r.clone()));
+                            f.ty.each_ref(&mut |r| pending.push(r.clone()));
                         }
                     }
                     TypeDefKind::Union(u) => {
                         for v in &u.variants {
-                            collect_refs(&v.ty, &mut |r| pending.push(r.clone()));
+                            v.ty.each_ref(&mut |r| pending.push(r.clone()));
                         }
                     }
                     TypeDefKind::Enum(_) => {}

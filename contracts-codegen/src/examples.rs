@@ -314,8 +314,8 @@ fn fit(s: &str, min: u64, max: Option<u64>) -> String {
 
 /// A readable integer for a slot, within its bounds.
 pub fn int(hint: &Hint, limits: &Limits<i64>) -> i64 {
-    let lo = limits.min.unwrap_or(-corpus::MAX_SAFE);
-    let hi = limits.max.unwrap_or(corpus::MAX_SAFE).max(lo);
+    let lo = limits.min.unwrap_or(-crate::model::MAX_SAFE);
+    let hi = limits.max.unwrap_or(crate::model::MAX_SAFE).max(lo);
     let time = [hint.alias, hint.key].into_iter().flatten().any(is_time);
     let want = if time { EXAMPLE_MILLIS } else { 1 };
     want.clamp(lo, hi)

@@ -11,6 +11,7 @@
 //! [`load`] is the only phase that does IO; [`generate`], the library an xtask is made of, also
 //! reads and writes the files it plans. Everything after `load` is a pure function of the model.
 
+pub mod analysis;
 pub mod check;
 pub mod compat;
 pub mod corpus;

@@ -9,6 +9,10 @@
 use std::fmt;
 use std::sync::Arc;
 
+/// The largest integer a double holds exactly (2^53 - 1): the widest `int` on the wire, as
+/// JavaScript's `Number.MAX_SAFE_INTEGER`.
+pub const MAX_SAFE: i64 = 9_007_199_254_740_991;
+
 /// A place in a schema file: 1-based line and column (columns count characters).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Loc {
@@ -117,6 +121,8 @@ pub struct Model {
     pub requests: Vec<Request>,
     /// The event table, in declaration order.
     pub events: Vec<Event>,
+    /// The model's analysis, made once when first asked ([`Model::analysis`]).
+    pub analyzed: crate::analysis::Analyzed,
 }
 
 /// A schema file as read from disk.
@@ -154,6 +160,19 @@ pub struct TypeDef {
     /// (`ChatHistoryPayload`, `ChatEventReset`, `HelloContext`).
     pub synthetic: bool,
     pub kind: TypeDefKind,
+}
+
+impl TypeDef {
+    /// The type expressions it holds: a struct's fields', a union's variants' (by index),
+    /// an alias's one; none for an enum.
+    pub fn slots(&self) -> Vec<&Ty> {
+        match &self.kind {
+            TypeDefKind::Alias(ty) => vec![ty],
+            TypeDefKind::Struct(s) => s.fields.iter().map(|f| &f.ty).collect(),
+            TypeDefKind::Union(u) => u.variants.iter().map(|v| &v.ty).collect(),
+            TypeDefKind::Enum(_) => Vec::new(),
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -269,6 +288,20 @@ pub struct Ty {
     pub loc: Loc,
 }
 
+impl Ty {
+    /// Calls `f` with every reference inside the expression, through arrays, maps and
+    /// nullables, in order.
+    pub fn each_ref<'t>(&'t self, f: &mut impl FnMut(&'t TypeRef)) {
+        match &self.kind {
+            TyKind::Ref(r) => f(r),
+            TyKind::Array(inner, _) | TyKind::Map(inner) | TyKind::Nullable(inner) => {
+                inner.each_ref(f)
+            }
+            _ => {}
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub enum TyKind {
     /// `string`, `string(min = 1, max = 128)`: lengths count Unicode code points.
@@ -327,6 +360,12 @@ pub struct TypeRef {
 }
 
 impl Model {
+    /// What every emitter, the corpus and the differ read off this model, made once (see
+    /// [`crate::analysis`]). Asked of a checked model.
+    pub fn analysis(&self) -> &crate::analysis::Analysis {
+        self.analyzed.get(self)
+    }
+
     /// The named type declared in this model (not in a base).
     pub fn own_type(&self, name: &str) -> Option<&TypeDef> {
         self.types.iter().find(|t| t.name == name)
@@ -352,61 +391,6 @@ impl Model {
             Some(p) if *p == self.name => self.own_type(&r.name),
             Some(p) => self.base(p).and_then(|m| m.own_type(&r.name)),
         }
-    }
-
-    /// A path by which the type `name` holds itself through this model's types (a field, a
-    /// variant or an alias, through arrays, maps and nullables too), `name` first and last;
-    /// `None` when it cannot. Declaration order decides which path when there are several.
-    pub fn self_path(&self, name: &str) -> Option<Vec<&str>> {
-        fn refs<'a>(ty: &'a Ty, out: &mut Vec<&'a str>) {
-            match &ty.kind {
-                TyKind::Ref(TypeRef {
-                    name,
-                    protocol: None,
-                }) => out.push(name),
-                TyKind::Array(i, _) | TyKind::Map(i) | TyKind::Nullable(i) => refs(i, out),
-                _ => {}
-            }
-        }
-        fn walk<'a>(
-            model: &'a Model,
-            from: &'a str,
-            target: &str,
-            seen: &mut Vec<&'a str>,
-            path: &mut Vec<&'a str>,
-        ) -> bool {
-            let mut next = Vec::new();
-            match model.own_type(from).map(|d| &d.kind) {
-                Some(TypeDefKind::Struct(s)) => {
-                    s.fields.iter().for_each(|f| refs(&f.ty, &mut next))
-                }
-                Some(TypeDefKind::Union(u)) => {
-                    u.variants.iter().for_each(|v| refs(&v.ty, &mut next))
-                }
-                Some(TypeDefKind::Alias(t)) => refs(t, &mut next),
-                _ => {}
-            }
-            for n in next {
-                if n == target {
-                    return true;
-                }
-                if !seen.contains(&n) {
-                    seen.push(n);
-                    path.push(n);
-                    if walk(model, n, target, seen, path) {
-                        return true;
-                    }
-                    path.pop();
-                }
-            }
-            false
-        }
-        let name = self.own_type(name)?.name.as_str();
-        let mut path = vec![name];
-        walk(self, name, name, &mut Vec::new(), &mut path).then(|| {
-            path.push(name);
-            path
-        })
     }
 
     /// Follow aliases until a non-alias type expression is reached.

@@ -13,8 +13,9 @@
 //! travels, and the differ must yield exactly those: a mutant is caught when it does. The count
 //! is printed (`cargo test -p adecore-contracts-codegen --test compat_mutants -- --nocapture`).
 
+use contracts_codegen::analysis::direction as reach;
 use contracts_codegen::compat::rules::{self, Rule};
-use contracts_codegen::compat::{self, Level, reach};
+use contracts_codegen::compat::{self, Level};
 use contracts_codegen::load::{LoadOptions, load_dir};
 use contracts_codegen::model::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -148,7 +149,7 @@ fn is_nullable(t: &Ty) -> bool {
 
 /// Every mutant of `m`, with its expected findings.
 fn mutants(m: &Model) -> Vec<Mutant> {
-    let dirs = reach::directions(m);
+    let dirs = &m.analysis().directions;
     let mut out = Vec::new();
     let mut push =
         |kind: &'static str, place: String, model: Model, expect: Vec<(&'static Rule, Level)>| {
@@ -160,7 +161,7 @@ fn mutants(m: &Model) -> Vec<Mutant> {
             });
         };
     for (ti, t) in m.types.iter().enumerate() {
-        let dir = dir_of(&dirs, m, &t.name);
+        let dir = dir_of(dirs, m, &t.name);
         // Renaming a named type changes no wire name.
         {
             let mut x = m.clone();
@@ -474,7 +475,7 @@ fn mutants(m: &Model) -> Vec<Mutant> {
         );
     }
     push("identity", m.name.clone(), m.clone(), vec![]);
-    out.extend(more_mutants(m, &dirs));
+    out.extend(more_mutants(m, dirs));
     out
 }
 

@@ -7,11 +7,9 @@
 //! kinds are compared as sets: one kind widened into another accepts everything it did.
 
 use super::resolve;
+use crate::model::MAX_SAFE;
 use crate::model::{Limits, Literal, Model, Ty, TyKind, TypeDefKind};
 use std::cmp::Ordering;
-
-/// The largest safe integer, `2^53 - 1`: the range `int` implies.
-pub const MAX_SAFE: i64 = 9_007_199_254_740_991;
 
 /// Length or count limits without the `min = 0` every length has.
 pub fn lengths(l: &Limits<u64>) -> Limits<u64> {

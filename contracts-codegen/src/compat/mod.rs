@@ -3,7 +3,7 @@
 //! ```text
 //! diff(base, head) -> [Finding]          walk::Differ pairs requests, events and named types
 //!     rules                              the catalogue: every rule's verdict per direction
-//!     reach::directions                  which way each named type travels (`#[stored]`: both)
+//!     analysis::direction                which way each named type travels (`#[stored]`: both)
 //!     kinds                              canonical limits and defaults, kind subsets
 //!     fingerprint                        the fail-closed net: any wire difference with no finding
 //! acknowledge(findings, entries)         the checked-in list of accepted breaks
@@ -17,7 +17,6 @@
 pub mod ack;
 pub mod fingerprint;
 pub mod kinds;
-pub mod reach;
 pub mod render;
 pub mod rules;
 mod walk;
@@ -95,24 +94,32 @@ pub fn diff(base: &Model, head: &Model) -> Vec<Finding> {
 /// client -> host (the host accepts more); any union of a protocol that negotiates
 /// capabilities (a variant behind a new `#[accepts]` gate). The Rust emitter makes exactly
 /// these `#[non_exhaustive]`, so code that matches them keeps compiling when they grow.
+#[derive(Debug)]
 pub struct Growth {
-    dirs: reach::Directions,
     negotiates: bool,
 }
 
 impl Growth {
-    /// The growth rules of `model`'s types (its own and its bases' as it reaches them).
-    pub fn of(model: &Model) -> Growth {
-        let dirs = reach::directions(model);
-        let negotiates = walk::negotiates(model, &dirs);
-        Growth { dirs, negotiates }
+    /// The growth rules of `model`'s types (its own and its bases' as it reaches them), which
+    /// travel as `dirs` says: part of the model's analysis ([`Model::analysis`]).
+    pub fn of(model: &Model, dirs: &crate::analysis::Directions) -> Growth {
+        Growth {
+            negotiates: walk::negotiates(model, dirs),
+        }
+    }
+
+    /// Whether the protocol negotiates capabilities (a client announces what it accepts), so
+    /// a gate keeps a new frame or variant from old clients.
+    pub fn negotiates(&self) -> bool {
+        self.negotiates
     }
 
     /// Whether `def`, a type of `model`, may gain a value or a variant compatibly.
     pub fn may_grow(&self, model: &Model, def: &TypeDef) -> bool {
         // A type nothing reaches is judged as travelling both ways.
-        let dir = self
-            .dirs
+        let dir = model
+            .analysis()
+            .directions
             .get(&def_key(model, &def.name))
             .unwrap_or(Direction::Both);
         let compatible = |rule: &rules::Rule| rules::level(rule, dir) != Level::Error;

@@ -6,9 +6,9 @@
 //! are paired by name at the end; a named type that is gone is `definition-removed`.
 
 use super::fingerprint::Printer;
-use super::reach::{self, Directions};
 use super::rules::{self, Rule};
 use super::{DefKey, Finding, def_key, kinds, resolve, unalias};
+use crate::analysis::Directions;
 use crate::model::{
     Direction, Enum, Event, Field, Limits, Literal, Loc, Model, Request, Struct, Ty, TyKind,
     TypeDef, TypeDefKind, Union, UnionTag, Variant,
@@ -30,8 +30,8 @@ struct Ctx {
 pub(super) struct Differ<'a> {
     base: &'a Model,
     head: &'a Model,
-    bdirs: Directions,
-    hdirs: Directions,
+    bdirs: &'a Directions,
+    hdirs: &'a Directions,
     /// Pairs of named types compared (or being compared), with whether they yielded a finding.
     memo: HashMap<(DefKey, DefKey), bool>,
     paired_base: HashSet<DefKey>,
@@ -51,13 +51,12 @@ pub(super) struct Differ<'a> {
 
 impl<'a> Differ<'a> {
     pub(super) fn new(base: &'a Model, head: &'a Model) -> Self {
-        let hdirs = reach::directions(head);
         Differ {
             base,
             head,
-            bdirs: reach::directions(base),
-            negotiates: negotiates(head, &hdirs),
-            hdirs,
+            bdirs: &base.analysis().directions,
+            hdirs: &head.analysis().directions,
+            negotiates: head.analysis().growth.negotiates(),
             memo: HashMap::new(),
             paired_base: HashSet::new(),
             paired_head: HashSet::new(),

@@ -656,7 +656,7 @@ impl Page<'_> {
         let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
         let note = |ty: &Ty, by: String, out: &mut BTreeMap<String, Vec<String>>| {
             let mut names = BTreeSet::new();
-            crate::emit::typescript::collect_refs(ty, &mut |r| {
+            ty.each_ref(&mut |r| {
                 if r.protocol.as_deref().is_none_or(|p| p == model.name) {
                     names.insert(r.name.clone());
                 }

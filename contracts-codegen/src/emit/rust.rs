@@ -5,7 +5,6 @@
 //! collect every issue with its path, and serialises by hand so literal fields and union tags
 //! are written. The emitter never fails and knows no protocol by name.
 
-use crate::compat::Growth;
 use crate::model::{
     Docs, Enum, Field, Literal, Meta, Model, Struct, TableKind, Ty, TyKind, TypeDef, TypeDefKind,
     TypeRef, Union, UnionTag, Variant,
@@ -13,8 +12,7 @@ use crate::model::{
 use crate::names::{rust_field, rust_ident, rust_type, view_name};
 use proc_macro2::{Ident, Literal as Lit, TokenStream};
 use quote::{format_ident, quote};
-use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 mod errors;
 mod view;
@@ -105,12 +103,6 @@ struct Emitter<'a> {
     model: &'a Model,
     rt: TokenStream,
     bases: &'a BTreeMap<String, String>,
-    /// (type, field or variant index) that hold a type which contains them by value.
-    boxed: BTreeSet<(String, usize)>,
-    /// Whether each named type (protocol, name) holds text, as asked (see `view`).
-    texts: RefCell<BTreeMap<(String, String), bool>>,
-    /// Which enums and unions may grow compatibly (`compat::Growth`).
-    growth: Growth,
     /// What each hoisted type of this model is, as its doc's first line ("The payload of
     /// [`ChatCreate`] (`chat.create`)."): a hoisted type has no doc comment of its own.
     roles: BTreeMap<String, String>,
@@ -136,12 +128,8 @@ impl<'a> Emitter<'a> {
             model,
             rt: options.runtime.clone(),
             bases: &options.bases,
-            boxed: BTreeSet::new(),
-            texts: RefCell::default(),
-            growth: Growth::of(model),
             roles: BTreeMap::new(),
         };
-        e.boxed = e.find_boxed();
         e.roles = e.find_roles();
         e
     }
@@ -311,80 +299,11 @@ impl<'a> Emitter<'a> {
     /// compatible change (`compat::Growth`), and for its views: a match on it from another
     /// crate then has a `_` arm, and keeps compiling when it grows. Empty for any other.
     fn grows(&self, def: &TypeDef) -> TokenStream {
-        if self.growth.may_grow(self.model, def) {
+        if self.model.analysis().growth.may_grow(self.model, def) {
             quote!(#[non_exhaustive])
         } else {
             TokenStream::new()
         }
-    }
-
-    // ----- recursion -----
-
-    /// Named types a type expression holds by value (not behind an array or a map).
-    fn by_value(&self, owner: &Model, ty: &Ty, out: &mut Vec<String>) {
-        match &ty.kind {
-            TyKind::Nullable(inner) => self.by_value(owner, inner, out),
-            TyKind::Ref(r)
-                if !std::ptr::eq(owner, self.model)
-                    || r.protocol.as_deref().is_some_and(|p| p != self.model.name) => {}
-            TyKind::Ref(r) => match self.model.own_type(&r.name).map(|d| &d.kind) {
-                Some(TypeDefKind::Alias(inner)) => self.by_value(owner, inner, out),
-                Some(_) => out.push(r.name.clone()),
-                None => {}
-            },
-            _ => {}
-        }
-    }
-
-    fn reaches(&self, from: &str, target: &str, seen: &mut BTreeSet<String>) -> bool {
-        if from == target {
-            return true;
-        }
-        if !seen.insert(from.to_owned()) {
-            return false;
-        }
-        let Some(def) = self.model.own_type(from) else {
-            return false;
-        };
-        let mut next = Vec::new();
-        match &def.kind {
-            TypeDefKind::Struct(s) => s
-                .fields
-                .iter()
-                .for_each(|f| self.by_value(self.model, &f.ty, &mut next)),
-            TypeDefKind::Union(u) => u
-                .variants
-                .iter()
-                .for_each(|v| self.by_value(self.model, &v.ty, &mut next)),
-            TypeDefKind::Alias(t) => self.by_value(self.model, t, &mut next),
-            TypeDefKind::Enum(_) => {}
-        }
-        next.iter().any(|n| self.reaches(n, target, seen))
-    }
-
-    /// The fields and variants stored in a `Box`: those whose own type holds the type they
-    /// are in by value (recursion, which Rust can store only behind a pointer). Only what the
-    /// field holds decides: a neighbour's size or a change elsewhere never does.
-    fn find_boxed(&self) -> BTreeSet<(String, usize)> {
-        let mut out = BTreeSet::new();
-        for def in &self.model.types {
-            let tys: Vec<&Ty> = match &def.kind {
-                TypeDefKind::Struct(s) => s.fields.iter().map(|f| &f.ty).collect(),
-                TypeDefKind::Union(u) => u.variants.iter().map(|v| &v.ty).collect(),
-                _ => continue,
-            };
-            for (i, ty) in tys.into_iter().enumerate() {
-                let mut refs = Vec::new();
-                self.by_value(self.model, ty, &mut refs);
-                if refs
-                    .iter()
-                    .any(|r| self.reaches(r, &def.name, &mut BTreeSet::new()))
-                {
-                    out.insert((def.name.clone(), i));
-                }
-            }
-        }
-        out
     }
 
     // ----- paths, types and schemas -----
@@ -725,7 +644,7 @@ impl<'a> Emitter<'a> {
         let mut inits = Vec::new();
         let mut setters = Vec::new();
         for (i, f) in s.fields.iter().enumerate() {
-            let boxed = self.boxed.contains(&(def.name.clone(), i));
+            let boxed = self.model.analysis().recursion.is_boxed(&def.name, i);
             let ident = rust_ident(&rust_field(&f.name));
             let ty = self.rust_ty(self.model, &f.ty, at, boxed);
             let fmeta = meta_attrs(&f.meta);
@@ -867,7 +786,7 @@ impl<'a> Emitter<'a> {
         let mut schemas = Vec::new();
         let mut kept = Vec::new();
         for (i, f) in s.fields.iter().enumerate() {
-            let boxed = self.boxed.contains(&(def.name.clone(), i));
+            let boxed = self.model.analysis().recursion.is_boxed(&def.name, i);
             let schema = self.schema(self.model, &f.ty, at, boxed);
             let slot = &slots[i];
             let key = f.name.as_str();
@@ -1244,17 +1163,10 @@ impl<'a> Emitter<'a> {
         members: &[TokenStream],
         scans: &[TokenStream],
     ) -> TokenStream {
-        let Some((t, table)) = s
-            .fields
-            .iter()
-            .enumerate()
-            .find_map(|(i, f)| f.meta.table.as_ref().map(|k| (i, k)))
-        else {
+        let Some(&table) = self.model.analysis().frames.get(&def.name) else {
             return TokenStream::new();
         };
-        let Some(k) = s.fields.iter().position(|f| f.name == table.key) else {
-            return TokenStream::new();
-        };
+        let (t, k) = (table.field, table.key);
         let rt = &self.rt;
         let typed = format_ident!("{}", rust_type_name(&format!("{}Typed", def.name)));
         let entry = self.table_entry(table.table, at);
@@ -1530,7 +1442,11 @@ impl<'a> Emitter<'a> {
                 }
             }
         }
-        let scan = untagged_scan_body(&literals, &scans, self.model.self_path(&def.name).is_none());
+        let scan = untagged_scan_body(
+            &literals,
+            &scans,
+            !self.model.analysis().recursion.is_recursive(&def.name),
+        );
         let typed = self.untagged_typed(&name, &view, &parts, &structs, at, &grows);
         quote! {
             #[doc = #doc]
@@ -1603,7 +1519,7 @@ impl<'a> Emitter<'a> {
         let Some(((r, vdef, vs), earlier)) = structs.split_last() else {
             return TokenStream::new();
         };
-        let Some(table) = vs.fields.iter().find_map(|f| f.meta.table.as_ref()) else {
+        let Some(table) = self.model.declaring(r).analysis().frames.get(&vdef.name) else {
             return TokenStream::new();
         };
         if !self.has_view(vdef, vs) {
@@ -1946,7 +1862,7 @@ impl<'a> Emitter<'a> {
             }
             let v = &u.variants[*i];
             let ident = variant_ident(v, *i);
-            let value = if self.boxed.contains(&(def.name.clone(), *i)) {
+            let value = if self.model.analysis().recursion.is_boxed(&def.name, *i) {
                 quote!(::std::boxed::Box::new(value))
             } else {
                 quote!(value)
@@ -1975,7 +1891,7 @@ impl<'a> Emitter<'a> {
         let mut schemas = Vec::new();
         let mut boxes = Vec::new();
         for (i, v) in u.variants.iter().enumerate() {
-            let boxed = self.boxed.contains(&(def.name.clone(), i));
+            let boxed = self.model.analysis().recursion.is_boxed(&def.name, i);
             let ident = variant_ident(v, i);
             let vdocs = self.variant_docs(u, v);
             let vmeta = meta_attrs(&v.meta);
@@ -2175,7 +2091,11 @@ impl<'a> Emitter<'a> {
                             quote!(<#p as #rt::Decode>::scan(r).map(|v| Self::#id(#wrap)))
                         })
                         .collect();
-                    untagged_scan_body(&literals, &scans, self.model.self_path(&def.name).is_none())
+                    untagged_scan_body(
+                        &literals,
+                        &scans,
+                        !self.model.analysis().recursion.is_recursive(&def.name),
+                    )
                 });
                 let decode_body = if objects {
                     // Every variant is a struct: read the object once, try only the variants

@@ -447,20 +447,15 @@ fn js_value(v: &serde_json::Value) -> String {
 struct Emitter<'a> {
     model: &'a Model,
     options: &'a TsOptions,
-    /// Own type name -> its strongly connected component's index (types that reach each
-    /// other through references).
-    scc: BTreeMap<&'a str, usize>,
     /// Own types in emission order: every eager dependency before its user.
     order: Vec<&'a TypeDef>,
 }
 
 impl<'a> Emitter<'a> {
     fn new(model: &'a Model, options: &'a TsOptions) -> Self {
-        let scc = sccs(model);
         let mut e = Emitter {
             model,
             options,
-            scc,
             order: Vec::new(),
         };
         e.order = e.emission_order();
@@ -493,10 +488,7 @@ impl<'a> Emitter<'a> {
         if !self.is_own(to) {
             return false;
         }
-        match (self.scc.get(from), self.scc.get(to.name.as_str())) {
-            (Some(a), Some(b)) => a == b,
-            _ => false,
-        }
+        self.model.analysis().recursion.same_cycle(from, &to.name)
     }
 
     /// Where a base type is imported from: its package, or the package's module subpath.
@@ -1150,7 +1142,7 @@ export function parseWith<S extends z.ZodType>(
         let mut own: BTreeSet<String> = BTreeSet::new();
         let mut based: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         let mut note = |ty: &Ty| {
-            collect_refs(ty, &mut |r| {
+            ty.each_ref(&mut |r| {
                 if self.is_own(r) {
                     own.insert(names::ts_schema(&r.name));
                 } else {
@@ -1519,69 +1511,32 @@ export function parse{tp}EventPayload<K extends {tp}EventType>(event: K, payload
         out
     }
 
-    /// Every struct with a `#[table]` field, this protocol's or a base's, whose table has
+    /// Every typed frame (`analysis::frames`), this protocol's or a base's, whose table has
     /// entries here: each gets `<Name>TypedSchema` over this package's table (an app's over
-    /// its own names and its bases'). Its entries are the table's names the key field itself
-    /// accepts (a name outside the key's limits is refused by the envelope, so the one-pass
-    /// union must not hold it).
+    /// its own names and its bases').
     fn typed_frames(&self) -> Vec<TypedFrame<'a>> {
         let mut out: Vec<TypedFrame<'a>> = Vec::new();
         for owner in self.protocols() {
             for t in &owner.types {
+                let Some(frame) = owner.analysis().frames.get(&t.name) else {
+                    continue;
+                };
                 let TypeDefKind::Struct(s) = &t.kind else {
                     continue;
                 };
-                let Some((field, tk)) = s
-                    .fields
-                    .iter()
-                    .find_map(|f| f.meta.table.as_ref().map(|k| (f, k)))
-                else {
-                    continue;
-                };
-                let Some(key) = s
-                    .fields
-                    .iter()
-                    .find(|k| k.name == tk.key && k.name != field.name && !k.optional)
-                else {
-                    continue;
-                };
-                let typed = format!("{}Typed", t.name);
-                if self.model.own_type(&typed).is_some()
-                    || out.iter().any(|f| f.schema.name == t.name)
-                {
+                if out.iter().any(|f| f.schema.name == t.name) {
                     continue;
                 }
-                let TyKind::String(limits) = owner.unalias(&key.ty).kind else {
-                    continue;
-                };
-                let fits = |n: &str| {
-                    let c = n.chars().count() as u64;
-                    limits.min.is_none_or(|m| c >= m) && limits.max.is_none_or(|m| c <= m)
-                };
-                let entries: Vec<&'a str> = match tk.table {
-                    TableKind::Requests => self
-                        .model
-                        .all_requests()
-                        .into_iter()
-                        .map(|(_, r)| r.name.as_str())
-                        .collect(),
-                    TableKind::Events => self
-                        .model
-                        .all_events()
-                        .into_iter()
-                        .map(|(_, e)| e.name.as_str())
-                        .collect(),
-                };
-                let entries: Vec<&'a str> = entries.into_iter().filter(|n| fits(n)).collect();
+                let entries = frame.entries(self.model, owner, t);
                 if entries.is_empty() {
                     continue;
                 }
                 out.push(TypedFrame {
                     schema: self.ref_in(owner, &t.name),
                     def: t,
-                    key,
-                    field,
-                    table: tk.table,
+                    key: &s.fields[frame.key],
+                    field: &s.fields[frame.field],
+                    table: frame.table,
                     entries,
                 });
             }
@@ -1589,45 +1544,27 @@ export function parse{tp}EventPayload<K extends {tp}EventType>(event: K, payload
         out
     }
 
-    /// The variants of the untagged union `name` (of this model) with the literal keys each
-    /// requires, in the union's order, up to the first that requires none; `None` when the
-    /// union is not untagged or no variant requires a literal (nothing to pick by). Zod tries
-    /// the variants in order and answers the first that accepts; a variant whose literal keys
-    /// `input` has is the first that can, as each earlier one requires a literal `input` lacks.
+    /// The picks of the untagged union `name` of this model (`analysis::picks`), each with
+    /// its variant's schema as this package refers to it; `None`: nothing to pick by.
     fn union_picks(&self, name: &str) -> Option<Vec<Pick>> {
         let TypeDefKind::Union(u) = &self.model.own_type(name)?.kind else {
             return None;
         };
-        if !matches!(u.tag, UnionTag::Untagged) {
-            return None;
-        }
-        let mut out = Vec::new();
-        for v in &u.variants {
-            let ty = self.qualify(self.model, &v.ty);
-            let TyKind::Ref(r) = &ty.kind else {
-                break;
-            };
-            // A variant that is not a struct (an alias too): the union decides from here.
-            let Some(TypeDefKind::Struct(s)) = self.model.resolve(r).map(|d| &d.kind) else {
-                break;
-            };
-            let keys: Vec<(String, Literal)> = self
-                .model
-                .declaring(r)
-                .required_literals(s)
-                .into_iter()
-                .map(|(k, l)| (k.to_owned(), l.clone()))
-                .collect();
-            let last = keys.is_empty();
-            out.push(Pick {
-                schema: r.clone(),
-                keys,
-            });
-            if last {
-                break;
-            }
-        }
-        out.iter().any(|p| !p.keys.is_empty()).then_some(out)
+        let picks = self.model.analysis().picks.get(name)?;
+        Some(
+            picks
+                .iter()
+                .filter_map(
+                    |p| match self.qualify(self.model, &u.variants[p.variant].ty).kind {
+                        TyKind::Ref(schema) => Some(Pick {
+                            schema,
+                            keys: p.keys.clone(),
+                        }),
+                        _ => None,
+                    },
+                )
+                .collect(),
+        )
     }
 
     /// Every untagged union whose last variant is a typed frame and whose earlier variants are
@@ -2093,21 +2030,10 @@ pub fn screaming(name: &str) -> String {
     name.to_shouty_snake_case()
 }
 
-/// Every reference inside a type expression.
-pub fn collect_refs<'t>(ty: &'t Ty, f: &mut impl FnMut(&'t TypeRef)) {
-    match &ty.kind {
-        TyKind::Ref(r) => f(r),
-        TyKind::Array(inner, _) | TyKind::Map(inner) | TyKind::Nullable(inner) => {
-            collect_refs(inner, f)
-        }
-        _ => {}
-    }
-}
-
 /// Whether `ty` references a type for which `lazy` holds (any named type with `|_| true`).
 fn ty_has_lazy(ty: &Ty, lazy: &impl Fn(&TypeRef) -> bool) -> bool {
     let mut found = false;
-    collect_refs(ty, &mut |r| found |= lazy(r));
+    ty.each_ref(&mut |r| found |= lazy(r));
     found
 }
 
@@ -2136,19 +2062,8 @@ fn wrap(ty: &Ty, expr: String, method: &str, arg: Option<&str>) -> String {
 /// Every reference a definition makes.
 fn all_refs(t: &TypeDef) -> Vec<&TypeRef> {
     let mut out = Vec::new();
-    match &t.kind {
-        TypeDefKind::Alias(ty) => collect_refs(ty, &mut |r| out.push(r)),
-        TypeDefKind::Struct(s) => {
-            for f in &s.fields {
-                collect_refs(&f.ty, &mut |r| out.push(r));
-            }
-        }
-        TypeDefKind::Enum(_) => {}
-        TypeDefKind::Union(u) => {
-            for v in &u.variants {
-                collect_refs(&v.ty, &mut |r| out.push(r));
-            }
-        }
+    for ty in t.slots() {
+        ty.each_ref(&mut |r| out.push(r));
     }
     out
 }
@@ -2161,96 +2076,11 @@ fn eager_refs(t: &TypeDef, lazy: impl Fn(&str, &TypeRef) -> bool) -> Vec<&TypeRe
             let mut out = Vec::new();
             for f in &s.fields {
                 if !ty_has_lazy(&f.ty, &|r| lazy(&t.name, r)) {
-                    collect_refs(&f.ty, &mut |r| out.push(r));
+                    f.ty.each_ref(&mut |r| out.push(r));
                 }
             }
             out
         }
         _ => all_refs(t),
     }
-}
-
-/// Tarjan's strongly connected components over the model's own references.
-fn sccs(model: &Model) -> BTreeMap<&str, usize> {
-    struct State<'m> {
-        model: &'m Model,
-        index: BTreeMap<&'m str, usize>,
-        low: BTreeMap<&'m str, usize>,
-        stack: Vec<&'m str>,
-        on: BTreeSet<&'m str>,
-        next: usize,
-        comp: BTreeMap<&'m str, usize>,
-        ncomp: usize,
-    }
-    fn strong<'m>(s: &mut State<'m>, v: &'m TypeDef) {
-        let name = v.name.as_str();
-        s.index.insert(name, s.next);
-        s.low.insert(name, s.next);
-        s.next += 1;
-        s.stack.push(name);
-        s.on.insert(name);
-        for r in all_refs(v) {
-            if r.protocol.as_deref().is_some_and(|p| p != s.model.name) {
-                continue;
-            }
-            let Some(w) = s.model.own_type(&r.name) else {
-                continue;
-            };
-            let wn = w.name.as_str();
-            if !s.index.contains_key(wn) {
-                strong(s, w);
-                let lw = s.low[wn];
-                let lv = s.low[name];
-                s.low.insert(name, lv.min(lw));
-            } else if s.on.contains(wn) {
-                let iw = s.index[wn];
-                let lv = s.low[name];
-                s.low.insert(name, lv.min(iw));
-            }
-        }
-        if s.low[name] == s.index[name] {
-            loop {
-                let w = s.stack.pop().expect("tarjan stack");
-                s.on.remove(w);
-                s.comp.insert(w, s.ncomp);
-                if w == name {
-                    break;
-                }
-            }
-            s.ncomp += 1;
-        }
-    }
-    let mut s = State {
-        model,
-        index: BTreeMap::new(),
-        low: BTreeMap::new(),
-        stack: Vec::new(),
-        on: BTreeSet::new(),
-        next: 0,
-        comp: BTreeMap::new(),
-        ncomp: 0,
-    };
-    for t in &model.types {
-        if !s.index.contains_key(t.name.as_str()) {
-            strong(&mut s, t);
-        }
-    }
-    // A type alone in its component is only lazy to itself when it refers to itself.
-    let mut comp = s.comp;
-    let mut sizes: BTreeMap<usize, usize> = BTreeMap::new();
-    for c in comp.values() {
-        *sizes.entry(*c).or_default() += 1;
-    }
-    let selfref: BTreeSet<&str> = model
-        .types
-        .iter()
-        .filter(|t| {
-            all_refs(t)
-                .iter()
-                .any(|r| r.name == t.name && r.protocol.as_deref().is_none_or(|p| p == model.name))
-        })
-        .map(|t| t.name.as_str())
-        .collect();
-    comp.retain(|name, c| sizes[c] > 1 || selfref.contains(name));
-    comp
 }

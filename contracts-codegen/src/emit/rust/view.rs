@@ -21,68 +21,6 @@ enum Convert {
 }
 
 impl Emitter<'_> {
-    /// Whether the named type holds text anywhere in its value: a string, an `unknown`, a
-    /// map (its keys), through its fields, variants, aliases, arrays and nullables, but not
-    /// through a type without a view (its view's name taken): what a view of it would borrow.
-    fn holds_text(&self, owner: &Model, r: &TypeRef) -> bool {
-        let def_owner = self.owner_of(owner, r);
-        let key = (def_owner.name.clone(), r.name.clone());
-        if let Some(&known) = self.texts.borrow().get(&key) {
-            return known;
-        }
-        let Some(def) = owner.resolve(r) else {
-            return false;
-        };
-        let ty = Ty {
-            kind: TyKind::Ref(r.clone()),
-            loc: def.loc.clone(),
-        };
-        let holds = Self::reaches_text(owner, &ty, &mut BTreeSet::new());
-        self.texts.borrow_mut().insert(key, holds);
-        holds
-    }
-
-    /// Whether a text leaf is reachable from `ty` (each named type visited once).
-    fn reaches_text(owner: &Model, ty: &Ty, seen: &mut BTreeSet<(String, String)>) -> bool {
-        match &ty.kind {
-            TyKind::String(_) | TyKind::Unknown | TyKind::Map(_) => true,
-            TyKind::Boolean | TyKind::Int(_) | TyKind::Number(_) | TyKind::Literal(_) => false,
-            TyKind::Array(inner, _) | TyKind::Nullable(inner) => {
-                Self::reaches_text(owner, inner, seen)
-            }
-            TyKind::Ref(r) => {
-                let def_owner = match r.protocol.as_deref() {
-                    Some(p) if p != owner.name => owner.base(p).unwrap_or(owner),
-                    _ => owner,
-                };
-                if !seen.insert((def_owner.name.clone(), r.name.clone())) {
-                    return false;
-                }
-                let Some(def) = owner.resolve(r) else {
-                    return false;
-                };
-                let viewless = || def_owner.own_type(&view_name(&def.name)).is_some();
-                match &def.kind {
-                    TypeDefKind::Alias(inner) => Self::reaches_text(def_owner, inner, seen),
-                    // A struct or union whose view's name the schema takes has no view: it is
-                    // held owned, and its text is not a view's.
-                    TypeDefKind::Struct(_) | TypeDefKind::Union(_) if viewless() => false,
-                    TypeDefKind::Struct(s) => s
-                        .fields
-                        .iter()
-                        .any(|f| Self::reaches_text(def_owner, &f.ty, seen)),
-                    TypeDefKind::Union(u) => u
-                        .variants
-                        .iter()
-                        .any(|v| Self::reaches_text(def_owner, &v.ty, seen)),
-                    // An open enum keeps an unknown value as text, owned: the view holds the
-                    // enum itself.
-                    TypeDefKind::Enum(_) => false,
-                }
-            }
-        }
-    }
-
     /// Whether the type `r` names has a view, `NameRef<'a>`: a struct or a union that holds
     /// text, whose view's name its protocol does not take for a type of its own.
     fn has_any_view(&self, owner: &Model, r: &TypeRef) -> bool {
@@ -90,7 +28,7 @@ impl Emitter<'_> {
             return false;
         };
         matches!(def.kind, TypeDefKind::Struct(_) | TypeDefKind::Union(_))
-            && self.holds_text(owner, r)
+            && owner.analysis().holds_text(owner, r)
     }
 
     /// The path to the view of the type `r` names, from `at`.
@@ -325,7 +263,7 @@ impl Emitter<'_> {
         let mut owned = Vec::new();
         let mut from_owned = Vec::new();
         for (i, f) in s.fields.iter().enumerate() {
-            let boxed = self.boxed.contains(&(def.name.clone(), i));
+            let boxed = self.model.analysis().recursion.is_boxed(&def.name, i);
             let ident = rust_ident(&rust_field(&f.name));
             let fdocs = self.field_docs(f);
             let ty = self.view_or_owned(self.model, &f.ty, at, boxed);
@@ -472,9 +410,11 @@ impl Emitter<'_> {
                     }
                 }
             }
-            UnionTag::Untagged if all_structs => {
-                untagged_scan_body(&literals, &scans, self.model.self_path(&def.name).is_none())
-            }
+            UnionTag::Untagged if all_structs => untagged_scan_body(
+                &literals,
+                &scans,
+                !self.model.analysis().recursion.is_recursive(&def.name),
+            ),
             // A variant that is not a struct: every value is left to the decoder.
             _ => quote!({
                 let _ = r;

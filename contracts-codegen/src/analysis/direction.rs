@@ -7,7 +7,7 @@
 //! code, wherever the type travels. A type reached from nothing is absent from the map; the
 //! differ judges it as both.
 
-use super::{DefKey, def_key, resolve};
+use crate::compat::{DefKey, def_key, resolve};
 use crate::model::{Direction, Model, Ty, TyKind, TypeDefKind};
 use std::collections::HashMap;
 
