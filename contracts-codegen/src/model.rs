@@ -386,26 +386,45 @@ impl Model {
 
     /// The definition a reference points at, in this model or a base.
     pub fn resolve(&self, r: &TypeRef) -> Option<&TypeDef> {
-        match &r.protocol {
-            None => self.own_type(&r.name),
-            Some(p) if *p == self.name => self.own_type(&r.name),
-            Some(p) => self.base(p).and_then(|m| m.own_type(&r.name)),
-        }
+        self.locate(r).map(|(_, d)| d)
+    }
+
+    /// The definition a reference written in this model points at, with the model that
+    /// declares it ([`Model::declaring`]).
+    pub fn locate(&self, r: &TypeRef) -> Option<(&Model, &TypeDef)> {
+        let m = match r.protocol.as_deref() {
+            Some(p) if p != self.name => self.base(p)?,
+            _ => self,
+        };
+        m.own_type(&r.name).map(|d| (m, d))
     }
 
     /// Follow aliases until a non-alias type expression is reached.
     pub fn unalias<'a>(&'a self, ty: &'a Ty) -> &'a Ty {
-        let mut ty = ty;
+        self.unalias_in(ty).1
+    }
+
+    /// Follow aliases from `ty` (written in this model) to a non-alias type expression, with
+    /// the model it is written in (an alias of a base is followed in that base).
+    pub fn unalias_in<'a>(&'a self, ty: &'a Ty) -> (&'a Model, &'a Ty) {
+        let (mut m, mut ty) = (self, ty);
         for _ in 0..64 {
-            match &ty.kind {
-                TyKind::Ref(r) => match self.resolve(r).map(|d| &d.kind) {
-                    Some(TypeDefKind::Alias(inner)) => ty = inner,
-                    _ => return ty,
-                },
-                _ => return ty,
+            let TyKind::Ref(r) = &ty.kind else { break };
+            match m.locate(r) {
+                Some((
+                    dm,
+                    TypeDef {
+                        kind: TypeDefKind::Alias(inner),
+                        ..
+                    },
+                )) => {
+                    m = dm;
+                    ty = inner;
+                }
+                _ => break,
             }
         }
-        ty
+        (m, ty)
     }
 
     /// The request called `name` in this model only.

@@ -23,7 +23,7 @@ mod walk;
 
 pub use ack::{Ack, Report, Reported, acknowledge};
 
-use crate::model::{Direction, Loc, Model, Ty, TyKind, TypeDef, TypeDefKind, TypeRef};
+use crate::model::{Direction, Loc, Model, Ty, TypeDef, TypeDefKind, TypeRef};
 use std::fmt;
 
 /// How much a finding matters. `Error` breaks compatibility; the others do not.
@@ -148,38 +148,14 @@ pub fn def_key(m: &Model, name: &str) -> DefKey {
     (m.name.clone(), name.to_string())
 }
 
-/// Resolve a reference written in `m`, returning the model that declares the type too
-/// (a reference inside a base protocol's type is resolved in that base).
+/// Resolve a reference written in `m`, with the model that declares it: [`Model::locate`].
 pub fn resolve<'a>(m: &'a Model, r: &TypeRef) -> Option<(&'a Model, &'a TypeDef)> {
-    match &r.protocol {
-        Some(p) if *p != m.name => {
-            let b = m.base(p)?;
-            b.own_type(&r.name).map(|d| (b, d))
-        }
-        _ => m.own_type(&r.name).map(|d| (m, d)),
-    }
+    m.locate(r)
 }
 
-/// Follow aliases from `ty` (written in `m`) to a non-alias type, with the model it lives in.
+/// Follow aliases from `ty` (written in `m`), with the model it lives in: [`Model::unalias_in`].
 pub fn unalias<'a>(m: &'a Model, ty: &'a Ty) -> (&'a Model, &'a Ty) {
-    let (mut m, mut ty) = (m, ty);
-    for _ in 0..64 {
-        let TyKind::Ref(r) = &ty.kind else { break };
-        match resolve(m, r) {
-            Some((
-                dm,
-                TypeDef {
-                    kind: TypeDefKind::Alias(inner),
-                    ..
-                },
-            )) => {
-                m = dm;
-                ty = inner;
-            }
-            _ => break,
-        }
-    }
-    (m, ty)
+    m.unalias_in(ty)
 }
 
 #[cfg(test)]

@@ -343,14 +343,6 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// The model a reference's definition lives in (for resolving what it contains).
-    fn owner_of<'m>(&'m self, owner: &'m Model, r: &TypeRef) -> &'m Model {
-        match r.protocol.as_deref() {
-            Some(p) if p != owner.name => owner.base(p).unwrap_or(owner),
-            _ => owner,
-        }
-    }
-
     fn rust_ty(&self, owner: &Model, ty: &Ty, at: At<'_>, boxed: bool) -> TokenStream {
         let rt = &self.rt;
         match &ty.kind {

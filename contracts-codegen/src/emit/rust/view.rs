@@ -100,7 +100,7 @@ impl Emitter<'_> {
         r: &TypeRef,
         at: At<'m>,
     ) -> Option<(&'m Model, &'m Ty, At<'m>)> {
-        let def_owner = self.owner_of(owner, r);
+        let def_owner = owner.declaring(r);
         match owner.resolve(r).map(|d| &d.kind) {
             Some(TypeDefKind::Alias(inner)) => {
                 let alias_at = if std::ptr::eq(def_owner, self.model) {
