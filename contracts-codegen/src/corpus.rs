@@ -746,27 +746,27 @@ impl<'m> Gen<'m> {
             }
         }
         // In the example mode, a `#[table]` payload is the first entry's, named by its key.
-        if self.readable {
-            for f in &s.fields {
-                let Some(k) = &f.meta.table else { continue };
-                let entry = match k.table {
-                    TableKind::Requests => self
-                        .model
-                        .all_requests()
-                        .first()
-                        .map(|(_, r)| (r.name.clone(), r.payload.clone())),
-                    TableKind::Events => self
-                        .model
-                        .all_events()
-                        .first()
-                        .map(|(_, e)| (e.name.clone(), e.payload.clone())),
-                };
-                if let Some((entry, payload)) = entry
-                    && depth < 6
-                {
-                    o.insert(k.key.clone(), json!(entry));
-                    o.insert(f.name.clone(), self.minimal(&payload, depth + 1));
-                }
+        if self.readable
+            && let Some(frame) = self.model.analysis().frames.get(name)
+        {
+            let (f, key) = (&s.fields[frame.field], &s.fields[frame.key]);
+            let entry = match frame.table {
+                TableKind::Requests => self
+                    .model
+                    .all_requests()
+                    .first()
+                    .map(|(_, r)| (r.name.clone(), r.payload.clone())),
+                TableKind::Events => self
+                    .model
+                    .all_events()
+                    .first()
+                    .map(|(_, e)| (e.name.clone(), e.payload.clone())),
+            };
+            if let Some((entry, payload)) = entry
+                && depth < 6
+            {
+                o.insert(key.name.clone(), json!(entry));
+                o.insert(f.name.clone(), self.minimal(&payload, depth + 1));
             }
         }
         Value::Object(o)

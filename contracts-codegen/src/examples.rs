@@ -120,15 +120,13 @@ pub fn table_frame(model: &Model, table: TableKind) -> Option<(String, String, S
     models.extend(model.bases.iter().map(|b| b.as_ref()));
     for m in models {
         for t in &m.types {
-            let TypeDefKind::Struct(s) = &t.kind else {
+            let (TypeDefKind::Struct(s), Some(frame)) = (&t.kind, m.analysis().frames.get(&t.name))
+            else {
                 continue;
             };
-            for f in &s.fields {
-                if let Some(k) = &f.meta.table
-                    && k.table == table
-                {
-                    return Some((t.name.clone(), f.name.clone(), k.key.clone()));
-                }
+            if frame.table == table {
+                let (field, key) = (&s.fields[frame.field].name, &s.fields[frame.key].name);
+                return Some((t.name.clone(), field.clone(), key.clone()));
             }
         }
     }
