@@ -176,8 +176,14 @@ fn mutants(m: &Model) -> Vec<Mutant> {
                     r.name = new.clone();
                 }
             });
-            // Paired by the places it is used, or (used nowhere) by its shape.
-            push("rename-type", t.name.clone(), x, vec![]);
+            // Paired by the places it is used, or (used nowhere) by its shape; only its Rust
+            // path changed.
+            push(
+                "rename-type",
+                t.name.clone(),
+                x,
+                vec![(&rules::RUST_TYPE_RENAMED, Level::Info)],
+            );
         }
         match &t.kind {
             TypeDefKind::Struct(s) => {
@@ -669,7 +675,10 @@ fn more_mutants(m: &Model, dirs: &reach::Directions) -> Vec<Mutant> {
                         "drop-open",
                         t.name.clone(),
                         x,
-                        vec![(rule, level(rule, dir))],
+                        vec![
+                            (rule, level(rule, dir)),
+                            (&rules::RUST_OPEN_ENUM_CLOSED, Level::Info),
+                        ],
                     );
                 }
             }
@@ -829,6 +838,17 @@ fn more_mutants(m: &Model, dirs: &reach::Directions) -> Vec<Mutant> {
     out
 }
 
+/// The enums and unions of `base` that may not grow there and may in `head` (by name).
+fn newly_growing<'a>(base: &'a Model, head: &'a Model) -> impl Iterator<Item = &'a str> {
+    let (bg, hg) = (&base.analysis().growth, &head.analysis().growth);
+    base.types.iter().filter_map(move |bd| {
+        let hd = head.own_type(&bd.name)?;
+        let grows = |d: &TypeDef| matches!(d.kind, TypeDefKind::Enum(_) | TypeDefKind::Union(_));
+        (grows(bd) && grows(hd) && !bg.may_grow(base, bd) && hg.may_grow(head, hd))
+            .then_some(bd.name.as_str())
+    })
+}
+
 #[test]
 fn mutants_of_the_real_schemas_are_caught() {
     let mut total = 0usize;
@@ -859,6 +879,12 @@ fn mutants_of_the_real_schemas_are_caught() {
                 findings.iter().map(|f| (f.rule.id, f.level)).collect();
             let mut want: Vec<(&str, Level)> =
                 mutant.expect.iter().map(|(r, l)| (r.id, *l)).collect();
+            // A mutant that changes the way a type travels may make an enum or a union one that
+            // may grow (`#[non_exhaustive]` in Rust), whatever it mutated.
+            want.extend(
+                newly_growing(&model, &mutant.model)
+                    .map(|_| (rules::RUST_NON_EXHAUSTIVE_ADDED.id, Level::Info)),
+            );
             got.sort();
             want.sort();
             let entry = by_kind.entry(mutant.kind).or_default();

@@ -135,6 +135,18 @@ impl Growth {
     }
 }
 
+/// The findings whose change breaks Rust code written against the base's generated types,
+/// each with what changes (the rule's [`rules::RustSource`]); none means the source is kept.
+pub fn rust_source(findings: &[Finding]) -> Vec<(&Finding, &'static str)> {
+    findings
+        .iter()
+        .filter_map(|f| match f.rule.rust {
+            rules::RustSource::Breaks(what) => Some((f, what)),
+            rules::RustSource::Kept(_) => None,
+        })
+        .collect()
+}
+
 /// True when any finding breaks compatibility.
 pub fn is_breaking(findings: &[Finding]) -> bool {
     findings.iter().any(|f| f.level == Level::Error)

@@ -1,11 +1,13 @@
 //! Rendering: rustc-like text for people, JSON for CI annotations.
 
+use super::rules::RustSource;
 use super::{Finding, Level, Report, Reported, direction_str};
 use crate::model::{Loc, SourceFile};
 use std::fmt::Write as _;
 
 /// One finding as text: `error[rule]: message`, `--> file:line:col`, the source line with a
-/// caret (when `files` holds the file), the direction and base place, and the help line.
+/// caret (when `files` holds the file), the direction and base place, the help line, and for a
+/// compatible change that breaks Rust source, what Rust code needs an edit.
 pub fn finding(f: &Finding, files: &[SourceFile]) -> String {
     let item = Reported {
         protocol: String::new(),
@@ -58,6 +60,10 @@ pub fn reported(r: &Reported, files: &[SourceFile]) -> String {
         );
     }
     let _ = writeln!(out, "{pad} = help: {}", f.hint);
+    // A compatible change that still needs an edit in Rust code written against the base.
+    if let (true, RustSource::Breaks(what)) = (f.level != Level::Error, f.rule.rust) {
+        let _ = writeln!(out, "{pad} = note: Rust source: {what}");
+    }
     out.push('\n');
     out
 }
@@ -144,6 +150,10 @@ pub fn json(report: &Report) -> serde_json::Value {
                 })),
                 "message": f.message,
                 "hint": f.hint,
+                "rust_source": match f.rule.rust {
+                    RustSource::Kept(_) => serde_json::json!("kept"),
+                    RustSource::Breaks(what) => serde_json::json!({ "breaks": what }),
+                },
             })
         })
         .collect();

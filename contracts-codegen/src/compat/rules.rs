@@ -27,6 +27,18 @@ pub struct Example {
     pub head: &'static str,
 }
 
+/// What a change does to Rust code written against the base's generated types (built by `new`
+/// and setters, fields read, enums and unions matched with a wildcard arm where they are
+/// `#[non_exhaustive]`, types named by path), independent of the wire verdict:
+/// `tests/compat_rust.rs` compiles such code against every compatible case of the corpus.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RustSource {
+    /// It still compiles; why.
+    Kept(&'static str),
+    /// Some of it needs an edit; what changes.
+    Breaks(&'static str),
+}
+
 /// One rule of the catalogue.
 #[derive(Debug)]
 pub struct Rule {
@@ -40,6 +52,8 @@ pub struct Rule {
     pub input: Verdict,
     /// The verdict when the type travels host -> client.
     pub output: Verdict,
+    /// What the change does to Rust code written against the base's generated types.
+    pub rust: RustSource,
     /// True when an entry in the acknowledged list may not silence it.
     pub never_acknowledged: bool,
     pub example: Example,
@@ -57,6 +71,14 @@ use Level::{Error as E, Info as I, Warning as W};
 
 const fn v(level: Level, hint: &'static str) -> Verdict {
     Verdict { level, hint }
+}
+
+const fn kept(why: &'static str) -> RustSource {
+    RustSource::Kept(why)
+}
+
+const fn breaks(what: &'static str) -> RustSource {
+    RustSource::Breaks(what)
 }
 
 const fn ex(base: &'static str, head: &'static str) -> Example {
@@ -109,6 +131,7 @@ pub const PROTOCOL_REMOVED: Rule = Rule {
         E,
         "clients speak it and apps import it by name; restore the directory (a rename makes a new protocol)",
     ),
+    rust: breaks("its module and every type in it are gone"),
     never_acknowledged: false,
     example: ex(
         p!["struct P { a: string }", "requests { \"a.get\": P -> P }"],
@@ -122,6 +145,7 @@ pub const REQUEST_REMOVED: Rule = Rule {
     detail: "Old clients still send it.",
     input: v(E, KEEP_REQUEST),
     output: v(E, KEEP_REQUEST),
+    rust: breaks("its request type, its `Host` method and its by-name variants are gone"),
     never_acknowledged: false,
     example: ex(
         p![
@@ -145,6 +169,7 @@ pub const REQUEST_RENAMED: Rule = Rule {
         E,
         "old clients still send the old name; keep it beside the new one (mark it `#[deprecated]`)",
     ),
+    rust: breaks("its request type, its `Host` method and its by-name variants are renamed"),
     never_acknowledged: false,
     example: ex(
         p!["struct P { a: string }", "requests { \"a.get\": P -> P }"],
@@ -158,6 +183,9 @@ pub const REQUEST_ADDED: Rule = Rule {
     detail: "Old clients never send it; the host answers it for new ones.",
     input: v(I, "compatible: old clients never send it"),
     output: v(I, "compatible: old clients never send it"),
+    rust: kept(
+        "`RequestPayload` and `RequestResult` are `#[non_exhaustive]` and the new `Host` method has a default",
+    ),
     never_acknowledged: false,
     example: ex(
         p!["struct P { a: string }", "requests { \"a.get\": P -> P }"],
@@ -174,6 +202,7 @@ pub const EVENT_REMOVED: Rule = Rule {
     detail: "Old clients may wait for it.",
     input: v(E, KEEP_EVENT),
     output: v(E, KEEP_EVENT),
+    rust: breaks("its event type and its `EventPayload` variant are gone"),
     never_acknowledged: false,
     example: ex(
         p![
@@ -196,6 +225,7 @@ pub const EVENT_RENAMED: Rule = Rule {
         E,
         "old clients wait for the old name; keep sending it beside the new one (mark it `#[deprecated]`)",
     ),
+    rust: breaks("its event type and its `EventPayload` variant are renamed"),
     never_acknowledged: false,
     example: ex(
         p!["struct S { a: string }", "events { \"s.a\": S }"],
@@ -218,6 +248,7 @@ pub const EVENT_ADDED: Rule = Rule {
         W,
         "old clients ignore an event name they do not know; in a protocol with a handshake, gate it with `#[accepts = \"...\"]`",
     ),
+    rust: kept("`EventPayload` is `#[non_exhaustive]`"),
     never_acknowledged: false,
     example: ex(
         p!["struct S { a: string }", "events { \"s.a\": S }"],
@@ -249,6 +280,7 @@ pub const EVENT_ADDED_GATED: Rule = Rule {
         I,
         "compatible: only clients that announce the new capability receive it",
     ),
+    rust: kept("`EventPayload` is `#[non_exhaustive]`"),
     never_acknowledged: false,
     example: ex(
         hello![
@@ -269,6 +301,7 @@ pub const GATE_CHANGED: Rule = Rule {
              the capability, a dropped one sends it to clients that did not ask.",
     input: v(E, SAME_WAY),
     output: v(E, SAME_WAY),
+    rust: kept("no Rust type changes"),
     never_acknowledged: false,
     example: ex(
         p!["struct S { a: string }", "requests { \"s.get\": S -> S }"],
@@ -290,6 +323,9 @@ pub const DIRECTION_CHANGED: Rule = Rule {
     output: v(
         E,
         "peers built on the old contract send or refuse it as before; keep the direction",
+    ),
+    rust: kept(
+        "no Rust type changes itself; an enum or a union that becomes `#[non_exhaustive]` is reported as `rust-non-exhaustive-added`",
     ),
     never_acknowledged: false,
     example: ex(
@@ -317,6 +353,9 @@ pub const DIRECTION_DECLARED: Rule = Rule {
         I,
         "compatible: the type is judged by the way it is declared to travel from now on",
     ),
+    rust: kept(
+        "no Rust type changes itself; an enum or a union that becomes `#[non_exhaustive]` is reported as `rust-non-exhaustive-added`",
+    ),
     never_acknowledged: false,
     example: ex(
         p!["struct Frame { id: string }"],
@@ -337,6 +376,7 @@ pub const UNION_VARIANT_ADDED: Rule = Rule {
         E,
         "old clients refuse a whole thread with an item kind they do not know; carry it as an optional field of an existing variant instead",
     ),
+    rust: kept("a union that may gain a variant compatibly is `#[non_exhaustive]`"),
     never_acknowledged: false,
     example: ex(
         p![
@@ -364,6 +404,7 @@ pub const UNION_VARIANT_ADDED_GATED: Rule = Rule {
         I,
         "compatible: only clients that announce the new capability receive it",
     ),
+    rust: kept("a union of a protocol that negotiates is `#[non_exhaustive]`"),
     never_acknowledged: false,
     example: ex(
         hello![
@@ -383,6 +424,7 @@ pub const UNION_VARIANT_REMOVED: Rule = Rule {
     detail: "Old clients send it; stored threads carry it.",
     input: v(E, KEEP_STORED),
     output: v(E, KEEP_STORED),
+    rust: breaks("its Rust variant is gone"),
     never_acknowledged: false,
     example: ex(
         p![
@@ -408,6 +450,7 @@ pub const ENUM_VALUE_ADDED: Rule = Rule {
         E,
         "old clients refuse a value they do not know; add a new optional field instead, or make the enum `#[open]` from its first version",
     ),
+    rust: kept("an enum that may gain a value compatibly is `#[non_exhaustive]`"),
     never_acknowledged: false,
     example: ex(
         p![
@@ -432,6 +475,9 @@ pub const OPEN_ENUM_VALUE_ADDED: Rule = Rule {
     output: v(
         I,
         "compatible: the enum is open, so every peer already accepts any string",
+    ),
+    rust: kept(
+        "an `#[open]` enum is `#[non_exhaustive]`; the value moves from `Other` to its own variant",
     ),
     never_acknowledged: false,
     example: ex(
@@ -458,6 +504,7 @@ pub const ENUM_VALUE_REMOVED: Rule = Rule {
         E,
         "old clients and stored data still carry it; keep it (mark it `#[deprecated]` or `#[legacy]`)",
     ),
+    rust: breaks("its Rust variant is gone"),
     never_acknowledged: false,
     example: ex(
         p![
@@ -484,6 +531,7 @@ pub const OPEN_ENUM_VALUE_REMOVED: Rule = Rule {
         W,
         "compatible on the wire: the enum is open; the documented set shrank",
     ),
+    rust: breaks("its Rust variant is gone (the value now arrives as `Other`)"),
     never_acknowledged: false,
     example: ex(
         p![
@@ -507,6 +555,7 @@ pub const LEGACY_VALUE_REMOVED: Rule = Rule {
              forever.",
     input: v(E, LEGACY),
     output: v(E, LEGACY),
+    rust: breaks("its Rust variant is gone"),
     never_acknowledged: true,
     example: ex(
         p![
@@ -527,6 +576,7 @@ pub const LEGACY_ATTRIBUTE_REMOVED: Rule = Rule {
              one, a two-step way around `legacy-value-removed`.",
     input: v(E, LEGACY),
     output: v(E, LEGACY),
+    rust: kept("only the variant's docs change"),
     never_acknowledged: true,
     example: ex(
         p![
@@ -551,6 +601,9 @@ pub const STORED_ATTRIBUTE_ADDED: Rule = Rule {
     output: v(
         I,
         "compatible: changes to it are judged both ways from now on",
+    ),
+    rust: kept(
+        "no Rust type changes itself; an enum or a union that becomes `#[non_exhaustive]` is reported as `rust-non-exhaustive-added`",
     ),
     never_acknowledged: false,
     example: ex(
@@ -578,6 +631,9 @@ pub const STORED_ATTRIBUTE_REMOVED: Rule = Rule {
         E,
         "records written with the old contract are still read; keep `#[stored]`",
     ),
+    rust: kept(
+        "no Rust type changes itself; an enum or a union that becomes `#[non_exhaustive]` is reported as `rust-non-exhaustive-added`",
+    ),
     never_acknowledged: false,
     example: ex(
         p![
@@ -604,6 +660,7 @@ pub const FIELD_REMOVED: Rule = Rule {
         E,
         "old clients may require it; keep sending it and mark it `#[deprecated]`",
     ),
+    rust: breaks("the field and its setter are gone"),
     never_acknowledged: false,
     example: ex(
         p!["struct S { a: string, b: string }", "events { \"s\": S }"],
@@ -623,6 +680,7 @@ pub const FIELD_RENAMED: Rule = Rule {
         E,
         "the key is what travels; keep the old key (a Rust-only rename is not a wire change)",
     ),
+    rust: breaks("the field and its setter are renamed"),
     never_acknowledged: false,
     example: ex(
         p!["struct S { a: string, b: int }", "events { \"s\": S }"],
@@ -643,6 +701,7 @@ pub const FIELD_ADDED_REQUIRED: Rule = Rule {
         E,
         "records written before the change lack it; make it optional (`name?: T`, with a default if needed)",
     ),
+    rust: breaks("`new` takes one more argument"),
     never_acknowledged: false,
     example: ex(
         p!["struct S { a: string }", "events { \"s\": S }"],
@@ -656,6 +715,9 @@ pub const FIELD_ADDED_OPTIONAL: Rule = Rule {
     detail: "The way a contract grows: unknown keys are ignored.",
     input: v(I, "compatible: a contract grows by optional fields"),
     output: v(I, "compatible: a contract grows by optional fields"),
+    rust: kept(
+        "structs are `#[non_exhaustive]`, built by `new` and setters; the new field has a setter and starts absent",
+    ),
     never_acknowledged: false,
     example: ex(
         p!["struct S { a: string }", "events { \"s\": S }"],
@@ -677,6 +739,7 @@ pub const OPTIONAL_TO_REQUIRED: Rule = Rule {
         W,
         "compatible for live clients, which get it every time; records written before may lack it (mark the type `#[stored]` if they are read back)",
     ),
+    rust: breaks("the field's type loses its `Option` and its setter becomes an argument of `new`"),
     never_acknowledged: false,
     example: ex(
         p!["struct S { a?: string }", "requests { \"s\": S -> {} }"],
@@ -690,6 +753,7 @@ pub const REQUIRED_TO_OPTIONAL: Rule = Rule {
     detail: "The host accepts more; an old client requires it.",
     input: v(I, "compatible: the host accepts more"),
     output: v(E, "old clients require it; keep sending it"),
+    rust: breaks("the field's type becomes an `Option` and its argument of `new` becomes a setter"),
     never_acknowledged: false,
     example: ex(
         p!["struct S { a: string }", "events { \"s\": S }"],
@@ -703,6 +767,7 @@ pub const NULLABILITY_ADDED: Rule = Rule {
     detail: "The host accepts more; an old client refuses the null.",
     input: v(I, "compatible: the host accepts more"),
     output: v(E, "old clients refuse null; keep the type non-null"),
+    rust: breaks("the type becomes an `Option`"),
     never_acknowledged: false,
     example: ex(
         p!["struct S { a: string }", "events { \"s\": S }"],
@@ -719,6 +784,7 @@ pub const NULLABILITY_REMOVED: Rule = Rule {
         I,
         "compatible: old clients never receive a null they would have to handle",
     ),
+    rust: breaks("the type loses its `Option`"),
     never_acknowledged: false,
     example: ex(
         p![
@@ -742,6 +808,7 @@ pub const TYPE_CHANGED: Rule = Rule {
         E,
         "old clients refuse what the new host sends; add a new optional field instead",
     ),
+    rust: breaks("the field's Rust type changes"),
     never_acknowledged: false,
     example: ex(
         p!["struct S { a: string }", "events { \"s\": S }"],
@@ -761,6 +828,9 @@ pub const KIND_WIDENED: Rule = Rule {
     output: v(
         E,
         "old clients refuse the values the old type did not have; keep the narrower type on what the host sends",
+    ),
+    rust: breaks(
+        "the Rust type changes (`i64` to `f64`, an enum to `String`, a literal to an enum)",
     ),
     never_acknowledged: false,
     example: ex(
@@ -784,6 +854,7 @@ pub const KIND_NARROWED: Rule = Rule {
         I,
         "compatible: the host sends a part of what old clients accept",
     ),
+    rust: breaks("the Rust type changes (`String` to an enum, `f64` to `i64`)"),
     never_acknowledged: false,
     example: ex(
         p!["events { \"s\": { state: string } }"],
@@ -801,6 +872,7 @@ pub const KIND_RESPELLED: Rule = Rule {
              value. The wire is the same; generated code names it another way.",
     input: v(I, "compatible: the same values are accepted"),
     output: v(I, "compatible: the same values are accepted"),
+    rust: breaks("the Rust type changes (an `#[open]` enum to `String`, a literal to an enum)"),
     never_acknowledged: false,
     example: ex(
         p![
@@ -826,6 +898,7 @@ pub const CONSTRAINT_TIGHTENED: Rule = Rule {
         I,
         "compatible: the host sends a part of what old clients accept",
     ),
+    rust: kept("limits are checked when a value is read; the Rust type is the same"),
     never_acknowledged: false,
     example: ex(
         p!["requests { \"go\": { text: string(max = 100) } -> {} }"],
@@ -843,6 +916,7 @@ pub const CONSTRAINT_LOOSENED: Rule = Rule {
         E,
         "old clients that check the old limit refuse the new values; keep the limit on what the host sends",
     ),
+    rust: kept("limits are checked when a value is read; the Rust type is the same"),
     never_acknowledged: false,
     example: ex(
         p!["events { \"s\": { id: string(min = 1) } }"],
@@ -863,6 +937,7 @@ pub const DEFAULT_ADDED: Rule = Rule {
         E,
         "old clients read an absent key as absent, not as the default; send the value instead",
     ),
+    rust: breaks("the field's type loses its `Option` (a defaulted field holds its value)"),
     never_acknowledged: false,
     example: ex(
         p!["requests { \"go\": { lines?: int } -> {} }"],
@@ -882,6 +957,7 @@ pub const DEFAULT_REMOVED: Rule = Rule {
         E,
         "old clients read an absent key as the default; keep the default",
     ),
+    rust: breaks("the field's type becomes an `Option`"),
     never_acknowledged: false,
     example: ex(
         p!["requests { \"go\": { lines?: int = 40 } -> {} }"],
@@ -902,6 +978,7 @@ pub const DEFAULT_CHANGED: Rule = Rule {
         E,
         "old clients read an absent key as the old default; keep the default",
     ),
+    rust: kept("only the value `new` starts the field at changes"),
     never_acknowledged: false,
     example: ex(
         p!["requests { \"go\": { lines?: int = 40 } -> {} }"],
@@ -915,6 +992,9 @@ pub const UNION_TAG_CHANGED: Rule = Rule {
     detail: "No old peer can pick the variant.",
     input: v(E, "no old peer can pick the variant; keep the tag"),
     output: v(E, "no old peer can pick the variant; keep the tag"),
+    rust: breaks(
+        "a tagged union's variants are named by their tags, an untagged one's by their types",
+    ),
     never_acknowledged: false,
     example: ex(
         p![
@@ -936,6 +1016,7 @@ pub const UNION_VARIANTS_REORDERED: Rule = Rule {
              (see `union-variants-reordered-disjoint`).",
     input: v(E, "the first variant that accepts wins; keep the order"),
     output: v(E, "the first variant that accepts wins; keep the order"),
+    rust: kept("variants are matched by name"),
     never_acknowledged: false,
     example: ex(
         p![
@@ -966,6 +1047,7 @@ pub const UNION_VARIANTS_REORDERED_DISJOINT: Rule = Rule {
         I,
         "compatible: no value matches two of the reordered variants",
     ),
+    rust: kept("variants are matched by name"),
     never_acknowledged: false,
     example: ex(
         p![
@@ -996,6 +1078,7 @@ pub const DEFINITION_REMOVED: Rule = Rule {
         E,
         "apps import types by name; keep it (mark it `#[deprecated]`)",
     ),
+    rust: breaks("the Rust type is gone"),
     never_acknowledged: false,
     example: ex(
         p!["type Score = int(0..=100);", "struct S { a: string }"],
@@ -1019,6 +1102,7 @@ pub const UNMODELLED_CHANGE: Rule = Rule {
         E,
         "the differ does not model this change; review it, then acknowledge it if it is safe",
     ),
+    rust: breaks("the differ does not model it; assume Rust code needs an edit"),
     never_acknowledged: false,
     example: ex(
         p![
@@ -1031,6 +1115,101 @@ pub const UNMODELLED_CHANGE: Rule = Rule {
             "requests { \"go\": { a: string } -> {} }",
             "events { \"f\": Frame }"
         ],
+    ),
+};
+
+pub const RUST_TYPE_RENAMED: Rule = Rule {
+    id: "rust-type-renamed",
+    summary: "a generated Rust type's path changed while the wire stayed the same",
+    detail: "A named type was renamed, moved to another directory (another Rust module), or an \
+             inline object was given a name (its hoisted name changed). Nothing changes on the \
+             wire, so it is compatible; Rust code that names the type by its path needs an edit.",
+    input: v(
+        I,
+        "compatible on the wire; Rust code naming the old path needs an edit",
+    ),
+    output: v(
+        I,
+        "compatible on the wire; Rust code naming the old path needs an edit",
+    ),
+    rust: breaks("code naming the type by its old path no longer compiles"),
+    never_acknowledged: false,
+    example: ex(
+        p!["struct P { a: string }", "requests { \"a.get\": P -> P }"],
+        p!["struct Q { a: string }", "requests { \"a.get\": Q -> Q }"],
+    ),
+};
+
+pub const RUST_NON_EXHAUSTIVE_ADDED: Rule = Rule {
+    id: "rust-non-exhaustive-added",
+    summary: "a generated enum or union became `#[non_exhaustive]`",
+    detail: "The way it travels changed so that it may now grow compatibly (see `Growth`), so its \
+             Rust type is `#[non_exhaustive]`. Nothing changes on the wire; a `match` on it in \
+             another crate without a wildcard arm no longer compiles.",
+    input: v(
+        I,
+        "compatible on the wire; an exhaustive `match` on it needs a wildcard arm",
+    ),
+    output: v(
+        I,
+        "compatible on the wire; an exhaustive `match` on it needs a wildcard arm",
+    ),
+    rust: breaks("an exhaustive `match` on it in another crate needs a wildcard arm"),
+    never_acknowledged: false,
+    example: ex(
+        p!["enum E { \"a\", \"b\" }"],
+        p!["#[direction = \"client-to-server\"] enum E { \"a\", \"b\" }"],
+    ),
+};
+
+pub const RUST_NEW_REORDERED: Rule = Rule {
+    id: "rust-new-reordered",
+    summary: "a struct's required fields were reordered, so `new` takes its arguments in another order",
+    detail: "Field order does not travel, so it is compatible on the wire; `new` takes the \
+             required fields in the order the schema writes them, so a call written against the \
+             base passes them to the wrong parameters (it fails to compile unless the types \
+             happen to agree). Keep the required fields in their order.",
+    input: v(
+        I,
+        "compatible on the wire; calls of `new` need their arguments reordered",
+    ),
+    output: v(
+        I,
+        "compatible on the wire; calls of `new` need their arguments reordered",
+    ),
+    rust: breaks("calls of `new` pass the required fields in the old order"),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "struct P { a: string, b: int }",
+            "requests { \"a.get\": P -> P }"
+        ],
+        p![
+            "struct P { b: int, a: string }",
+            "requests { \"a.get\": P -> P }"
+        ],
+    ),
+};
+
+pub const RUST_OPEN_ENUM_CLOSED: Rule = Rule {
+    id: "rust-open-enum-closed",
+    summary: "an `#[open]` enum became closed, so its Rust `Other` variant is gone",
+    detail: "Reported on the wire as `constraint-tightened` (compatible where the host only sends \
+             it); in Rust the variant that held an unlisted value is gone, so a `match` arm or a \
+             value naming it no longer compiles.",
+    input: v(
+        I,
+        "the wire verdict is `constraint-tightened`'s; Rust code naming `Other` needs an edit",
+    ),
+    output: v(
+        I,
+        "the wire verdict is `constraint-tightened`'s; Rust code naming `Other` needs an edit",
+    ),
+    rust: breaks("the `Other` variant is gone"),
+    never_acknowledged: false,
+    example: ex(
+        p!["#[open] enum E { \"a\" }", "events { \"s\": { e: E } }"],
+        p!["enum E { \"a\" }", "events { \"s\": { e: E } }"],
     ),
 };
 
@@ -1080,6 +1259,10 @@ pub const RULES: &[&Rule] = &[
     &UNION_VARIANTS_REORDERED_DISJOINT,
     &DEFINITION_REMOVED,
     &UNMODELLED_CHANGE,
+    &RUST_TYPE_RENAMED,
+    &RUST_NON_EXHAUSTIVE_ADDED,
+    &RUST_NEW_REORDERED,
+    &RUST_OPEN_ENUM_CLOSED,
 ];
 
 /// The rules section of `docs/compat-rules.md`, rendered from the catalogue.
@@ -1105,6 +1288,10 @@ pub fn markdown() -> String {
             let _ = writeln!(out, "- help, in: {}", r.input.hint);
             let _ = writeln!(out, "- help, out: {}\n", r.output.hint);
         }
+        let _ = match r.rust {
+            RustSource::Kept(why) => writeln!(out, "- Rust source: kept: {why}.\n"),
+            RustSource::Breaks(what) => writeln!(out, "- Rust source: breaks: {what}.\n"),
+        };
         let _ = writeln!(out, "```text\n// base\n{}// head", r.example.base);
         let head = if r.example.head.is_empty() {
             "(the directory is gone)\n"

@@ -27,6 +27,8 @@ struct Ctx {
     base_loc: Loc,
 }
 
+mod rust_source;
+
 pub(super) struct Differ<'a> {
     base: &'a Model,
     head: &'a Model,
@@ -36,6 +38,8 @@ pub(super) struct Differ<'a> {
     memo: HashMap<(DefKey, DefKey), bool>,
     paired_base: HashSet<DefKey>,
     paired_head: HashSet<DefKey>,
+    /// Named types no walk reached, paired by their shape under a new name (`renamed`).
+    renames: Vec<(DefKey, DefKey)>,
     /// Every capability (`#[accepts]`) the base already gates something with.
     base_accepts: HashSet<String>,
     /// True when the head negotiates capabilities (a client announces what it accepts), so a
@@ -60,6 +64,7 @@ impl<'a> Differ<'a> {
             memo: HashMap::new(),
             paired_base: HashSet::new(),
             paired_head: HashSet::new(),
+            renames: Vec::new(),
             base_accepts: capabilities(base),
             base_root: root_dir(base),
             head_root: root_dir(head),
@@ -77,6 +82,7 @@ impl<'a> Differ<'a> {
         self.requests();
         self.events();
         self.definitions();
+        self.rust_source();
         self.out
     }
 
@@ -397,7 +403,8 @@ impl<'a> Differ<'a> {
                 // Its place was compared (or removed) where it was written.
                 continue;
             }
-            if self.renamed(bd).is_some() {
+            if let Some(hd) = self.renamed(bd) {
+                self.renames.push((bk.clone(), def_key(head, &hd.name)));
                 // Nothing refers to it, and a new type of the same shape took its place.
                 continue;
             }

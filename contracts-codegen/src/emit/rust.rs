@@ -15,6 +15,7 @@ use quote::{format_ident, quote};
 use std::collections::BTreeMap;
 
 mod errors;
+mod usage;
 mod view;
 
 /// How the generated code is wired to the runtime and to base protocols.
@@ -42,6 +43,12 @@ impl Default for RustOptions {
 pub fn emit(model: &Model, options: &RustOptions) -> TokenStream {
     let e = Emitter::new(model, options);
     e.protocol()
+}
+
+/// Code a user would write against the protocol's generated Rust (`usage`), as items that
+/// expect `use <the protocol's module>::*;` beside them.
+pub fn usage(model: &Model, options: &RustOptions) -> TokenStream {
+    Emitter::new(model, options).usage()
 }
 
 /// Emits the protocol formatted by prettyplease, with an `@generated` header.
@@ -2836,7 +2843,7 @@ fn literal_value(ty: &Ty) -> TokenStream {
 
 /// A Rust type name: a schema type name is kept as written (it is an identifier already);
 /// a wire name (`chat.history`, `task-host`) is made UpperCamelCase.
-fn rust_type_name(name: &str) -> String {
+pub(crate) fn rust_type_name(name: &str) -> String {
     let ident_like = !name.is_empty()
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         && !name.starts_with(|c: char| c.is_ascii_digit())
