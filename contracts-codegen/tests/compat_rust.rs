@@ -2,8 +2,8 @@
 //!
 //! For every wire-compatible case (`tests/compat/*-ok`), code a user would write against the
 //! BASE schema's generated Rust (`emit::rust::usage`: every struct built by `new` and setters
-//! and read field by field, every enum, union and by-name enum matched, every type named by its
-//! path) is compiled in a crate of its own, apart from the crate that invokes `protocol!` (so
+//! and read field by field, every enum, union and by-name enum matched, a `Host` answering every
+//! request, every type named by its path) is compiled in a crate of its own, apart from the crate that invokes `protocol!` (so
 //! `#[non_exhaustive]` bites as it does for a user), once against base and once against head.
 //! Against base it must build (the usage generator is sound); against head it must build
 //! exactly when compat's Rust-source verdict for the case (`compat::rust_source`: no finding

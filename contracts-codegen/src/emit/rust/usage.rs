@@ -5,11 +5,12 @@
 //! type; an enum, a union and the by-name enums (`RequestPayload`, `RequestResult`,
 //! `EventPayload`) matched arm by arm, with a wildcard arm exactly where the type is
 //! `#[non_exhaustive]` (exhaustive otherwise); an alias used as its type; each table entry's
-//! payload and result named through `Request`/`Event`. Every type is named by its path from the
-//! protocol's module. The code is meant to be compiled (never run) in a crate of its own, after
-//! `use <protocol module>::*;`: compiled against the protocol it was written from it must build,
-//! and compiled against a later version of the schema it builds exactly when that version keeps
-//! Rust source compatibility (`contracts-codegen/tests/compat_rust.rs`).
+//! payload and result named through `Request`/`Event`; a `Host` that answers every request.
+//! Every type is named by its path from the protocol's module. The code is meant to be compiled
+//! (never run) in a crate of its own, after `use <protocol module>::*;`: compiled against the
+//! protocol it was written from it must build, and compiled against a later version of the
+//! schema it builds exactly when that version keeps Rust source compatibility
+//! (`contracts-codegen/tests/compat_rust.rs`).
 
 use super::{At, Emitter, Store, rust_type_name, setter_ident, variant_ident};
 use crate::model::{Struct, TypeDef, TypeDefKind};
@@ -134,11 +135,14 @@ impl Emitter<'_> {
         }
     }
 
-    /// Each table entry's types by `Request`/`Event`, and the by-name enums matched.
+    /// Each table entry's types by `Request`/`Event`, a `Host` answering every own request, and
+    /// the by-name enums matched.
     fn use_tables(&self) -> TokenStream {
         let mut items = Vec::new();
         let mut req_arms = Vec::new();
         let mut res_arms = Vec::new();
+        let mut methods = Vec::new();
+        let rt = &self.rt;
         for (k, (owner, r)) in self.model.all_requests().into_iter().enumerate() {
             let id = format_ident!("{}", rust_type_name(&r.name));
             let f = format_ident!("__request_{k}");
@@ -152,6 +156,15 @@ impl Emitter<'_> {
                     (p, r)
                 }
             });
+            if std::ptr::eq(owner, self.model) {
+                let method = rust_ident(&rust_field(&r.name));
+                methods.push(quote! {
+                    async fn #method(&self, payload: #payload) -> ::core::result::Result<#result, #rt::WireError> {
+                        let _ = payload;
+                        ::core::todo!()
+                    }
+                });
+            }
             req_arms.push(quote!(RequestPayload::#id(p) => { let _: &#payload = p; }));
             res_arms.push(quote!(RequestResult::#id(r) => { let _: &#result = r; }));
         }
@@ -169,6 +182,10 @@ impl Emitter<'_> {
         }
         quote! {
             #(#items)*
+            pub struct __UsageHost;
+            impl Host for __UsageHost {
+                #(#methods)*
+            }
             pub fn __match_request(v: &RequestPayload) {
                 match v { #(#req_arms)* _ => {} }
             }
