@@ -1,8 +1,10 @@
 //! Issues, paths and the decoding context, rendered as Zod's `z.prettifyError` does.
 
+use super::js::Marks;
 use std::borrow::Cow;
 use std::cell::Cell;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 /// One step of a path: an object key or an array index.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -147,7 +149,9 @@ fn json_str(s: &str) -> String {
 }
 
 thread_local! {
-    /// An empty path buffer with room, left by the last context dropped on this thread.
+    /// An empty path buffer with room, left by the last context dropped on this thread. An
+    /// allocation cache only: no parse reads anything from it but spare capacity, so it is no
+    /// state of the decode (its mode travels in the [`Cx`], see [`Mode`]).
     static SPARE_PATH: Cell<Vec<Seg>> = const { Cell::new(Vec::new()) };
 }
 
@@ -174,7 +178,20 @@ impl Cx {
     }
 }
 
-/// The decoding context threaded through every seed: the current path and the issues so far.
+/// How a parse decodes, carried by its context (and copied into every scratch context of a
+/// union's trials), so that no decode reads state of the thread.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Mode {
+    /// Tagged unions are read straight from the live map when their first key is the tag:
+    /// set only by a caller that can start the parse over (`union::with_live_tags`).
+    pub(crate) live: bool,
+    /// The markers of a text rewritten as JavaScript reads it (see `js`), when this parse
+    /// reads one.
+    pub(crate) marks: Option<Arc<Marks>>,
+}
+
+/// The decoding context threaded through every seed: the current path, the issues so far,
+/// and the parse's [`Mode`].
 #[derive(Debug, Default)]
 pub struct Cx {
     path: Vec<Seg>,
@@ -185,6 +202,10 @@ pub struct Cx {
     /// A union variant on trial: issues are counted, not worded (no message, no path); the
     /// union words them only when every variant failed.
     quiet: bool,
+    mode: Mode,
+    /// A tagged union read from the live map met a later duplicate of its tag that disagrees:
+    /// the parse must start over with every tagged union captured first.
+    conflict: bool,
 }
 
 impl Cx {
@@ -193,22 +214,65 @@ impl Cx {
     /// nothing touches no thread-local).
     #[inline]
     pub fn new() -> Cx {
+        Cx::with_mode(Mode::default())
+    }
+
+    /// An empty context at the root that decodes in `mode`.
+    #[inline]
+    pub(crate) fn with_mode(mode: Mode) -> Cx {
         Cx {
             path: Vec::new(),
             lazy: 0,
             issues: Vec::new(),
             quiet: false,
+            mode,
+            conflict: false,
         }
     }
 
-    /// A context at the same path with no issues, for trying a union variant.
+    /// A context at the same path with no issues, in the same mode, for trying a union
+    /// variant. What it meets that concerns the whole parse (a conflict) is handed back with
+    /// [`Cx::absorb`].
     pub fn scratch(&self) -> Cx {
         Cx {
             path: self.path.clone(),
             lazy: self.lazy,
             issues: Vec::new(),
             quiet: false,
+            mode: self.mode.clone(),
+            conflict: false,
         }
+    }
+
+    /// Takes back from a scratch context what concerns the whole parse: a conflict it met.
+    #[inline]
+    pub fn absorb(&mut self, scratch: &Cx) {
+        self.conflict |= scratch.conflict;
+    }
+
+    /// Whether tagged unions may be read straight from the live map (see [`Mode::live`]).
+    #[inline(always)]
+    pub(crate) fn live_tags(&self) -> bool {
+        self.mode.live
+    }
+
+    /// Notes that a tagged union read from the live map met a disagreeing duplicate of its
+    /// tag: the parse is to be started over, captured.
+    #[cold]
+    pub(crate) fn note_conflict(&mut self) {
+        self.conflict = true;
+    }
+
+    /// Whether a conflict was met (see [`Cx::note_conflict`]).
+    #[inline]
+    pub(crate) fn conflict(&self) -> bool {
+        self.conflict
+    }
+
+    /// The markers in force for this parse (see `js`).
+    #[inline(always)]
+    pub(crate) fn marks(&self) -> Option<&Marks> {
+        self.mode.marks.as_deref()
     }
 
     /// Like [`Cx::scratch`], but issues are only counted (see [`Cx::is_quiet`]).
@@ -328,6 +392,12 @@ impl Cx {
     /// Takes the issues out.
     #[inline]
     pub fn into_issues(mut self) -> Vec<Issue> {
+        self.take_issues()
+    }
+
+    /// Takes the issues out, leaving the context (its mode, its conflict) in place.
+    #[inline]
+    pub(crate) fn take_issues(&mut self) -> Vec<Issue> {
         std::mem::take(&mut self.issues)
     }
 

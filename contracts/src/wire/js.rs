@@ -6,17 +6,16 @@
 //!   which Zod refuses at the value's path (`expected number, received Infinity`) and
 //!   `z.unknown()` accepts. Each such token is replaced by a marker: a finite number token
 //!   that no number of the text equals (a tiny subnormal, written with an exponent so the
-//!   fast reader never reads it), and the decode of the rewritten text runs inside [`marked`],
-//!   which holds the markers out of band. A number visitor that meets a marker reports
+//!   fast reader never reads it), and the decode of the rewritten text carries the markers
+//!   out of band, in its context's mode (`Cx`). A number visitor that meets a marker reports
 //!   `Infinity`; a raw `unknown` value that holds one gets its original token back
 //!   ([`restore`]). No wire value can equal a marker: strings are never markers, and the
 //!   numbers of the text are all different from them.
 //! - A lone UTF-16 surrogate escape (`"\ud800"`) is a one-unit string to JavaScript; it
 //!   becomes U+FFFD, one code point like the surrogate, so every length check agrees.
 
-use std::cell::RefCell;
-
 /// One out-of-range token and the marker that stands for it.
+#[derive(Debug)]
 struct Mark {
     /// The marker's bits: a positive subnormal double.
     bits: u64,
@@ -24,94 +23,72 @@ struct Mark {
     token: Box<str>,
 }
 
-thread_local! {
-    /// The markers of the rewritten text being decoded on this thread; empty outside
-    /// [`marked`].
-    static MARKS: RefCell<Vec<Mark>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Runs `f` with the markers of a rewritten text in force (restoring the ones before, for a
-/// nested rewrite).
-pub(crate) fn marked<R>(marks: Marks, f: impl FnOnce() -> R) -> R {
-    struct Restore(Vec<Mark>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            let before = std::mem::take(&mut self.0);
-            MARKS.with(|m| *m.borrow_mut() = before);
-        }
-    }
-    let before = MARKS.with(|m| std::mem::replace(&mut *m.borrow_mut(), marks.0));
-    let _restore = Restore(before);
-    f()
-}
-
-/// The markers a rewrite chose, for [`marked`].
+/// The markers a rewrite chose ([`mark`]). The decode of the rewritten text carries them in
+/// its context's mode (`Cx`), never in state of the thread.
+#[derive(Debug)]
 pub(crate) struct Marks(Vec<Mark>);
 
-/// `Some("Infinity")` or `Some("-Infinity")` when `v` is a marker of the text being decoded.
-/// Markers are subnormal, so any other number is answered without looking.
+/// `Some("Infinity")` or `Some("-Infinity")` when `v` is one of `marks`, the markers of the
+/// text being decoded. Markers are subnormal, so any other number is answered without
+/// looking.
 #[inline(always)]
-pub(crate) fn infinity(v: f64) -> Option<&'static str> {
+pub(crate) fn infinity(marks: Option<&Marks>, v: f64) -> Option<&'static str> {
     if !v.is_subnormal() {
         return None;
     }
-    infinity_slow(v)
+    infinity_slow(marks?, v)
 }
 
 #[cold]
 #[inline(never)]
-fn infinity_slow(v: f64) -> Option<&'static str> {
+fn infinity_slow(marks: &Marks, v: f64) -> Option<&'static str> {
     let bits = v.to_bits();
-    MARKS.with(|m| {
-        m.borrow().iter().find(|k| k.bits == bits).map(|k| {
-            if k.token.starts_with('-') {
-                "-Infinity"
-            } else {
-                "Infinity"
-            }
-        })
+    marks.0.iter().find(|k| k.bits == bits).map(|k| {
+        if k.token.starts_with('-') {
+            "-Infinity"
+        } else {
+            "Infinity"
+        }
     })
 }
 
 /// What a value's text says it is, as `received`: its JSON type, and `Infinity` for a
 /// marker (a tagged union refusing a value it captured as text).
-pub(crate) fn received_number(text: &str) -> &'static str {
+pub(crate) fn received_number(marks: Option<&Marks>, text: &str) -> &'static str {
     text.trim()
         .parse::<f64>()
         .ok()
-        .and_then(infinity)
+        .and_then(|v| infinity(marks, v))
         .unwrap_or("number")
-}
-
-/// Whether markers are in force on this thread.
-#[inline]
-fn active() -> bool {
-    MARKS.with(|m| !m.borrow().is_empty())
 }
 
 /// A raw value's text with every marker replaced by the token it stands for; `None` when it
 /// holds none (or no markers are in force).
-pub(crate) fn restore(raw: &str) -> Option<String> {
-    if !active() {
-        return None;
-    }
-    MARKS.with(|m| {
-        let marks = m.borrow();
-        rewrite_numbers(raw, |token| {
-            let bits = token.parse::<f64>().ok()?.to_bits();
-            marks
-                .iter()
-                .find(|k| k.bits == bits)
-                .map(|k| k.token.to_string())
-        })
+#[inline]
+pub(crate) fn restore(marks: Option<&Marks>, raw: &str) -> Option<String> {
+    restore_slow(marks?, raw)
+}
+
+#[cold]
+#[inline(never)]
+fn restore_slow(marks: &Marks, raw: &str) -> Option<String> {
+    rewrite_numbers(raw, |token| {
+        let bits = token.parse::<f64>().ok()?.to_bits();
+        marks
+            .0
+            .iter()
+            .find(|k| k.bits == bits)
+            .map(|k| k.token.to_string())
     })
 }
 
 /// A raw value restored (see [`restore`]): the same value when it holds no marker.
+#[inline]
 pub(crate) fn restore_raw(
+    marks: Option<&Marks>,
     raw: Box<serde_json::value::RawValue>,
 ) -> Box<serde_json::value::RawValue> {
-    match restore(raw.get()).and_then(|t| serde_json::value::RawValue::from_string(t).ok()) {
+    match restore(marks, raw.get()).and_then(|t| serde_json::value::RawValue::from_string(t).ok()) {
         Some(restored) => restored,
         None => raw,
     }
@@ -275,19 +252,18 @@ mod tests {
             r#"{"a":5e-324,"b":"1e400","c":1e-323,"d":1.5,"e":[1.5e-323]}"#
         );
         assert_eq!(mark(r#"{"a":1e300}"#).map(|m| m.0), None);
-        marked(marks, || {
-            assert_eq!(infinity(5e-324), Some("Infinity"));
-            assert_eq!(infinity(1e-323), Some("-Infinity"));
-            assert_eq!(infinity(2e-323), None);
-            assert_eq!(infinity(1.0), None);
-            assert_eq!(
-                restore(r#"[5e-324,"5e-324",{"x":1.5e-323}]"#).as_deref(),
-                Some(r#"[1e400,"5e-324",{"x":2e308}]"#)
-            );
-        });
+        let marks = Some(&marks);
+        assert_eq!(infinity(marks, 5e-324), Some("Infinity"));
+        assert_eq!(infinity(marks, 1e-323), Some("-Infinity"));
+        assert_eq!(infinity(marks, 2e-323), None);
+        assert_eq!(infinity(marks, 1.0), None);
+        assert_eq!(
+            restore(marks, r#"[5e-324,"5e-324",{"x":1.5e-323}]"#).as_deref(),
+            Some(r#"[1e400,"5e-324",{"x":2e308}]"#)
+        );
         // Outside the rewrite nothing is a marker.
-        assert_eq!(infinity(5e-324), None);
-        assert_eq!(restore("5e-324"), None);
+        assert_eq!(infinity(None, 5e-324), None);
+        assert_eq!(restore(None, "5e-324"), None);
     }
 
     #[test]
@@ -296,12 +272,11 @@ mod tests {
         let text = r#"[5e-324,1e400,0.1e-322,-1e999]"#;
         let (marked_text, marks) = mark(text).unwrap();
         assert_eq!(marked_text, r#"[5e-324,1.5e-323,0.1e-322,2e-323]"#);
-        marked(marks, || {
-            assert_eq!(infinity(5e-324), None);
-            assert_eq!(infinity(1e-323), None);
-            assert_eq!(infinity(1.5e-323), Some("Infinity"));
-            assert_eq!(infinity(2e-323), Some("-Infinity"));
-        });
+        let marks = Some(&marks);
+        assert_eq!(infinity(marks, 5e-324), None);
+        assert_eq!(infinity(marks, 1e-323), None);
+        assert_eq!(infinity(marks, 1.5e-323), Some("Infinity"));
+        assert_eq!(infinity(marks, 2e-323), Some("-Infinity"));
     }
 
     #[test]

@@ -11,6 +11,7 @@ mod js;
 mod object;
 mod scan;
 mod schema;
+mod serde_json_internals;
 mod table;
 mod typed;
 mod union;
@@ -42,6 +43,7 @@ pub use union::{
 pub use view::{NamedRef, ObjectView, Own, ScanRef, scan_object_view, view_agrees};
 
 use std::fmt;
+use std::sync::Arc;
 
 /// Why a JSON text is not a valid value.
 #[derive(Debug)]
@@ -80,9 +82,9 @@ impl ParseError {
         }
     }
 
-    /// Whether this is the JSON syntax error serde_json words this way.
-    fn syntax_starts_with(&self, words: &str) -> bool {
-        matches!(&self.kind, Kind::Syntax(e) if e.to_string().starts_with(words))
+    /// Whether this is a syntax error on text `JSON.parse` reads (see `js`).
+    fn js_reads(&self) -> bool {
+        matches!(&self.kind, Kind::Syntax(e) if serde_json_internals::js_reads(e))
     }
 
     /// Whether the text was not JSON at all.
@@ -121,23 +123,19 @@ pub fn from_str_ref<'a, T: DecodeRef<'a>>(json: &'a str) -> Result<T, ParseError
     if let Some(v) = scan_str(json, T::scan) {
         return Ok(v);
     }
-    union::with_live_tags(|| from_str_ref_once(json))
+    union::with_live_tags(None, |cx| from_str_ref_once(json, cx))
 }
 
 #[inline]
-fn from_str_ref_once<'a, T: DecodeRef<'a>>(json: &'a str) -> Result<T, ParseError> {
+fn from_str_ref_once<'a, T: DecodeRef<'a>>(json: &'a str, cx: &mut Cx) -> Result<T, ParseError> {
     let mut de = serde_json::Deserializer::from_str(json);
-    let mut cx = Cx::new();
-    let first = T::decode(&mut de, &mut cx).and_then(|v| de.end().map(|()| v));
+    let first = T::decode(&mut de, cx).and_then(|v| de.end().map(|()| v));
     match first {
         Ok(Some(v)) if cx.is_empty() => Ok(v),
-        Ok(_) => Err(ParseError::invalid(cx.into_issues())),
+        Ok(_) => Err(ParseError::invalid(cx.take_issues())),
         Err(e) => {
             let e = ParseError::syntax(e);
-            let js = e.syntax_starts_with("number out of range")
-                || e.syntax_starts_with("lone leading surrogate")
-                || e.syntax_starts_with("unexpected end of hex escape");
-            if js {
+            if e.js_reads() {
                 from_str::<T::Owned>(json).map(T::from_owned)
             } else {
                 Err(e)
@@ -162,7 +160,9 @@ pub fn from_str_with<S: Schema>(schema: S, json: &str) -> Result<S::Out, ParseEr
     if let Some(v) = scan_str(json, |r| schema.scan(r)) {
         return Ok(v);
     }
-    match union::with_live_tags(|| run(schema, serde_json::Deserializer::from_str(json))) {
+    match union::with_live_tags(None, |cx| {
+        run(schema, serde_json::Deserializer::from_str(json), cx)
+    }) {
         Err(e) if e.is_syntax() => js_again(schema, json, e),
         r => r,
     }
@@ -174,42 +174,35 @@ pub fn from_str_with<S: Schema>(schema: S, json: &str) -> Result<S::Out, ParseEr
 #[cold]
 #[inline(never)]
 fn js_again<S: Schema>(schema: S, json: &str, e: ParseError) -> Result<S::Out, ParseError> {
-    let js_error = e.syntax_starts_with("number out of range")
-        || e.syntax_starts_with("lone leading surrogate")
-        || e.syntax_starts_with("unexpected end of hex escape");
-    if !js_error {
+    if !e.js_reads() {
         return Err(e);
     }
     let surrogates = js::replace_lone_surrogates(json);
     let text = surrogates.as_deref().unwrap_or(json);
     let (text, marks) = match js::mark(text) {
-        Some((marked, marks)) => (std::borrow::Cow::Owned(marked), Some(marks)),
+        Some((marked, marks)) => (std::borrow::Cow::Owned(marked), Some(Arc::new(marks))),
         None => (std::borrow::Cow::Borrowed(text), None),
     };
     if surrogates.is_none() && marks.is_none() {
         return Err(e);
     }
-    let decode =
-        || union::with_live_tags(|| run(schema, serde_json::Deserializer::from_str(&text)));
-    match marks {
-        Some(marks) => js::marked(marks, decode),
-        None => decode(),
-    }
+    // The markers travel in the context of the decode of the rewritten text.
+    union::with_live_tags(marks.as_ref(), |cx| {
+        run(schema, serde_json::Deserializer::from_str(&text), cx)
+    })
 }
 
 #[inline]
 fn run<'de, S: Schema, R: serde_json::de::Read<'de>>(
     schema: S,
     mut de: serde_json::Deserializer<R>,
+    cx: &mut Cx,
 ) -> Result<S::Out, ParseError> {
-    let mut cx = Cx::new();
-    let v = schema
-        .decode(&mut de, &mut cx)
-        .map_err(ParseError::syntax)?;
+    let v = schema.decode(&mut de, cx).map_err(ParseError::syntax)?;
     de.end().map_err(ParseError::syntax)?;
     match v {
         Some(v) if cx.is_empty() => Ok(v),
-        _ => Err(ParseError::invalid(cx.into_issues())),
+        _ => Err(ParseError::invalid(cx.take_issues())),
     }
 }
 

@@ -145,9 +145,10 @@ impl<'de, A: Accept<'de>> Visitor<'de> for Visit<A> {
     #[inline]
     fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
         // A number JavaScript reads as Infinity arrives as a marker (see `js`).
-        match super::js::infinity(v) {
-            Some(received) => Ok(self.0.reject(received)),
-            None => Ok(self.0.num(Num::F(v))),
+        let mut a = self.0;
+        match super::js::infinity(a.cx().marks(), v) {
+            Some(received) => Ok(a.reject(received)),
+            None => Ok(a.num(Num::F(v))),
         }
     }
     #[inline]
@@ -486,16 +487,18 @@ impl Schema for Unknown {
     fn decode<'de, D: Deserializer<'de>>(
         self,
         d: D,
-        _cx: &mut Cx,
+        cx: &mut Cx,
     ) -> Result<Option<RawJson>, D::Error> {
-        serde::Deserialize::deserialize(d).map(Some)
+        // A number JavaScript reads as Infinity keeps its text (see `js`).
+        <Box<serde_json::value::RawValue> as serde::Deserialize>::deserialize(d)
+            .map(|raw| Some(RawJson(super::js::restore_raw(cx.marks(), raw))))
     }
-    /// The value's text, checked by serde_json as `decode` would read it.
+    /// The value's text, checked by serde_json as `decode` would read it. The fast reader
+    /// never reads a text rewritten for JavaScript (only the decoder does), so no marker
+    /// needs restoring here.
     #[inline]
     fn scan(self, r: &mut Scanner<'_>) -> Option<RawJson> {
-        let raw = r.raw()?;
-        let text = super::js::restore(raw).unwrap_or_else(|| raw.to_owned());
-        serde_json::value::RawValue::from_string(text)
+        serde_json::value::RawValue::from_string(r.raw()?.to_owned())
             .ok()
             .map(RawJson)
     }
@@ -559,12 +562,12 @@ impl serde::Serialize for RawJson {
     }
 }
 
+/// Plain serde, outside a wire decode: no markers are in force there (the wire decoder reads
+/// an `unknown` value through [`Unknown`], which restores them).
 impl<'de> serde::Deserialize<'de> for RawJson {
     #[inline]
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<RawJson, D::Error> {
-        // A number JavaScript reads as Infinity keeps its text (see `js`).
-        Box::<serde_json::value::RawValue>::deserialize(d)
-            .map(|raw| RawJson(super::js::restore_raw(raw)))
+        <Box<serde_json::value::RawValue> as serde::Deserialize>::deserialize(d).map(RawJson)
     }
 }
 
@@ -1080,8 +1083,11 @@ impl<'de> SchemaRef<'de> for StrRef {
 
 /// A raw value with the tokens of the markers in it put back (see `js`).
 #[inline]
-fn restore_cow(raw: Cow<'_, serde_json::value::RawValue>) -> Cow<'_, serde_json::value::RawValue> {
-    match super::js::restore(raw.get())
+fn restore_cow<'a>(
+    cx: &Cx,
+    raw: Cow<'a, serde_json::value::RawValue>,
+) -> Cow<'a, serde_json::value::RawValue> {
+    match super::js::restore(cx.marks(), raw.get())
         .and_then(|t| serde_json::value::RawValue::from_string(t).ok())
     {
         Some(restored) => Cow::Owned(restored),
@@ -1099,15 +1105,14 @@ impl<'de> SchemaRef<'de> for UnknownRef {
     fn decode<D: Deserializer<'de>>(
         self,
         d: D,
-        _cx: &mut Cx,
+        cx: &mut Cx,
     ) -> Result<Option<Self::Out>, D::Error> {
-        super::union::capture_raw(d).map(|raw| Some(restore_cow(raw)))
+        super::serde_json_internals::capture_raw(d).map(|raw| Some(restore_cow(cx, raw)))
     }
-    /// The value's text, checked by serde_json as `decode` would read it.
+    /// The value's text, checked by serde_json as `decode` would read it (no marker to
+    /// restore: see [`Unknown::scan`]).
     #[inline]
     fn scan(self, r: &mut Scanner<'de>) -> Option<Self::Out> {
-        serde_json::from_str(r.raw()?)
-            .ok()
-            .map(|raw| restore_cow(Cow::Borrowed(raw)))
+        serde_json::from_str(r.raw()?).ok().map(Cow::Borrowed)
     }
 }

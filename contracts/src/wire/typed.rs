@@ -155,17 +155,16 @@ pub fn read_typed_once<'a, T: ObjectTyped<'a>>(json: &'a str) -> Option<T> {
 /// The one-pass read into `out`: whether it answered.
 #[inline]
 fn read_typed_into<'a, T: ObjectTyped<'a>>(json: &'a str, out: &mut Option<T>) -> bool {
-    super::union::with_live_tags(|| read_once::<T>(json, out))
+    super::union::with_live_tags(None, |cx| read_once::<T>(json, out, cx))
 }
 
 #[inline]
-fn read_once<'a, T: ObjectTyped<'a>>(json: &'a str, out: &mut Option<T>) -> bool {
+fn read_once<'a, T: ObjectTyped<'a>>(json: &'a str, out: &mut Option<T>, cx: &mut Cx) -> bool {
     // A run started over (a tagged union's disagreeing duplicate tag) must not see the
     // first run's value.
     *out = None;
     let mut de = serde_json::Deserializer::from_str(json);
-    let mut cx = Cx::new();
-    let read = decode_object_ref_into::<T, _>(&mut de, &mut cx, out);
+    let read = decode_object_ref_into::<T, _>(&mut de, cx, out);
     read.is_ok() && out.is_some() && cx.is_empty() && de.end().is_ok()
 }
 

@@ -1,25 +1,26 @@
 //! Enums and unions: closed and open string enums, tagged unions (the tag may be any key of
 //! the object) and untagged unions (variants tried in order).
 
+use super::issue::Mode;
 use super::issue::{Cx, Expect, Issue, Seg};
+use super::js::Marks;
 use super::schema::{Accept, Decode, LitInt, LitStr, Schema, Visit};
+use super::serde_json_internals::{self as internals, CaptureSeed, MAX_DEPTH, capture};
 use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::cell::Cell;
 use std::fmt;
+use std::sync::Arc;
 
 /// The JSON parser's error type, for values parsed again from buffered text.
 pub type JsonError = serde_json::Error;
 
-/// The deepest a value parsed again from buffered text may sit (serde_json's own limit):
-/// each re-parse starts a fresh parser, so the depth is counted on the path instead.
-pub const MAX_DEPTH: usize = 128;
-
+/// Refuses a value parsed again from buffered text beyond serde_json's nesting limit, in
+/// its words: each re-parse starts a fresh parser, so the depth is counted on the path.
 fn check_depth<E: de::Error>(cx: &Cx) -> Result<(), E> {
     if cx.depth() >= MAX_DEPTH {
-        Err(E::custom("recursion limit exceeded"))
+        Err(E::custom(internals::RECURSION_LIMIT))
     } else {
         Ok(())
     }
@@ -173,8 +174,8 @@ impl<'de> Deserializer<'de> for RawText<'de> {
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value, JsonError> {
-        if name == RAW_TOKEN {
-            return visitor.visit_map(RawMap(Some(self.0), true));
+        if internals::is_raw_value(name) {
+            return internals::lend_raw(self.0, visitor);
         }
         (&mut serde_json::Deserializer::from_str(self.0)).deserialize_newtype_struct(name, visitor)
     }
@@ -188,30 +189,6 @@ impl<'de> Deserializer<'de> for RawText<'de> {
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
         unit unit_struct seq tuple tuple_struct map struct enum identifier
-    }
-}
-
-/// serde_json's raw value protocol: one entry, the marker key, then the text.
-struct RawMap<'a>(Option<&'a str>, bool);
-
-impl<'de> MapAccess<'de> for RawMap<'de> {
-    type Error = JsonError;
-    fn next_key_seed<K: DeserializeSeed<'de>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, JsonError> {
-        if !std::mem::take(&mut self.1) {
-            return Ok(None);
-        }
-        seed.deserialize(BorrowedStrDeserializer::new(RAW_TOKEN))
-            .map(Some)
-    }
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, JsonError> {
-        let text = self
-            .0
-            .take()
-            .ok_or_else(|| de::Error::custom("value without a key"))?;
-        seed.deserialize(BorrowedStrDeserializer::new(text))
     }
 }
 
@@ -243,7 +220,7 @@ impl<'de> Deserializer<'de> for Entries<'de> {
     }
 }
 
-struct CowKey;
+pub(super) struct CowKey;
 
 impl<'de> DeserializeSeed<'de> for CowKey {
     type Value = Cow<'de, str>;
@@ -334,48 +311,30 @@ fn tag_first<'a>(text: &'a str, tag: &str) -> Option<&'a str> {
     plain(text, ws(b, i + 1)).map(|(value, _)| value)
 }
 
-thread_local! {
-    /// The thread's tag mode: [`LIVE`] (tagged unions are read straight from the live map,
-    /// see [`with_live_tags`]), and [`CONFLICT`] (one of them met a later duplicate of its
-    /// tag that disagrees).
-    static TAGS: Cell<u8> = const { Cell::new(0) };
-}
-
-const LIVE: u8 = 1;
-const CONFLICT: u8 = 2;
-
-/// Restores the thread's tag mode when a parse ends (or unwinds).
-struct LiveScope(u8);
-
-impl Drop for LiveScope {
-    #[inline]
-    fn drop(&mut self) {
-        TAGS.set(self.0);
-    }
-}
-
-/// Runs a whole parse (`f` starts from the text each time) with tagged unions read straight
-/// from the live map when their first key is the tag. When one met a later duplicate of its
-/// tag with another value (its variant was already being read), the parse is run again with
-/// every tagged union captured first, so the last tag wins. Only a caller that can start the
-/// parse over may stream, so streaming is off outside this scope.
+/// Runs a whole parse (`f` starts from the text each time, in the context it is handed)
+/// with tagged unions read straight from the live map when their first key is the tag. When
+/// one met a later duplicate of its tag with another value (its variant was already being
+/// read), the parse is run again with every tagged union captured first, so the last tag
+/// wins. Only a caller that can start the parse over may stream, so a context is made
+/// streaming only here. `marks`: those of a text rewritten as JavaScript reads it (`js`).
 #[inline]
-pub(crate) fn with_live_tags<R>(mut f: impl FnMut() -> R) -> R {
-    let _scope = LiveScope(TAGS.replace(LIVE));
-    let r = f();
-    if TAGS.get() & CONFLICT != 0 {
-        again(f)
-    } else {
-        r
-    }
+pub(crate) fn with_live_tags<R>(marks: Option<&Arc<Marks>>, mut f: impl FnMut(&mut Cx) -> R) -> R {
+    let mut cx = Cx::with_mode(Mode {
+        live: true,
+        marks: marks.cloned(),
+    });
+    let r = f(&mut cx);
+    if cx.conflict() { again(marks, f) } else { r }
 }
 
 /// The parse again, every tagged union captured first.
 #[cold]
 #[inline(never)]
-fn again<R>(mut f: impl FnMut() -> R) -> R {
-    TAGS.set(0);
-    f()
+fn again<R>(marks: Option<&Arc<Marks>>, mut f: impl FnMut(&mut Cx) -> R) -> R {
+    f(&mut Cx::with_mode(Mode {
+        live: false,
+        marks: marks.cloned(),
+    }))
 }
 
 /// Decodes a tagged union: finds the tag wherever it is in the object (the last duplicate
@@ -396,7 +355,7 @@ pub fn decode_tagged<'de, T: Tagged, D: Deserializer<'de>>(
     cx: &mut Cx,
 ) -> Result<Option<T>, D::Error> {
     check_depth(cx)?;
-    if TAGS.get() & LIVE != 0 {
+    if cx.live_tags() {
         let mut out = None;
         d.deserialize_any(Visit(TaggedA::<T> { cx, out: &mut out }))?;
         return Ok(out);
@@ -407,7 +366,7 @@ pub fn decode_tagged<'de, T: Tagged, D: Deserializer<'de>>(
     if received != "object" {
         // A number JavaScript reads as Infinity arrives as a marker (see `js`).
         let received = match received {
-            "number" => super::js::received_number(&text),
+            "number" => super::js::received_number(cx.marks(), &text),
             _ => received,
         };
         cx.mismatch(Expect::Type("object"), received);
@@ -492,12 +451,17 @@ impl<'de, T: Tagged> Accept<'de> for TaggedA<'_, T> {
             if key == T::TAG_KEY
                 && let Some(value) = plain_str(&raw).filter(|v| T::TAG_VALUES.contains(v))
             {
+                let conflict = Cell::new(false);
                 let live = LiveDe {
                     map: &mut map,
                     tag: T::TAG_KEY,
                     value,
+                    conflict: &conflict,
                 };
                 if let Some(r) = T::pick(value, live, cx) {
+                    if conflict.get() {
+                        cx.note_conflict();
+                    }
                     *out = r?;
                     return Ok(Some(()));
                 }
@@ -526,6 +490,8 @@ struct LiveDe<'m, 'v, A> {
     map: &'m mut A,
     tag: &'static str,
     value: &'v str,
+    /// Set when a later duplicate of the tag disagrees (the parse is to start over).
+    conflict: &'v Cell<bool>,
 }
 
 impl<'de, A: MapAccess<'de>> Deserializer<'de> for LiveDe<'_, '_, A> {
@@ -535,6 +501,7 @@ impl<'de, A: MapAccess<'de>> Deserializer<'de> for LiveDe<'_, '_, A> {
             map: self.map,
             tag: self.tag,
             value: self.value,
+            conflict: self.conflict,
             replay: Replay::Key,
             at_tag: false,
         })
@@ -560,6 +527,7 @@ struct LiveMap<'m, 'v, A> {
     map: &'m mut A,
     tag: &'static str,
     value: &'v str,
+    conflict: &'v Cell<bool>,
     replay: Replay,
     /// The last key read was the tag.
     at_tag: bool,
@@ -592,7 +560,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for LiveMap<'_, '_, A> {
         match self.map.next_value_seed(TagSeed)? {
             Some(v) if v == self.value => seed.deserialize(StrDeserializer::new(self.value)),
             _ => {
-                TAGS.set(TAGS.get() | CONFLICT);
+                self.conflict.set(true);
                 Err(de::Error::custom(
                     "the tag changed; reading the input again",
                 ))
@@ -755,59 +723,6 @@ impl<'de> Visitor<'de> for TagSeed {
     }
 }
 
-/// serde_json's marker for a raw value (`serde_json::value::RawValue` deserialises through
-/// it). Asking for it lets a raw value be borrowed from the input when the input can lend
-/// it, and owned otherwise; a deserializer that does not know the marker is asked for a
-/// `Box<RawValue>` instead, as before.
-const RAW_TOKEN: &str = "$serde_json::private::RawValue";
-
-/// One JSON value as a raw value: borrowed from the input when it can be.
-pub(crate) fn capture_raw<'de, D: Deserializer<'de>>(d: D) -> Result<Cow<'de, RawValue>, D::Error> {
-    match capture(d)? {
-        // The text serde_json captured is one JSON value: handed over with no second scan.
-        Cow::Borrowed(text) => <&RawValue as serde::Deserialize>::deserialize(RawText(text))
-            .map(Cow::Borrowed)
-            .map_err(de::Error::custom),
-        Cow::Owned(text) => RawValue::from_string(text)
-            .map(Cow::Owned)
-            .map_err(de::Error::custom),
-    }
-}
-
-/// One JSON value, captured as its text: borrowed from the input when it can be.
-fn capture<'de, D: Deserializer<'de>>(d: D) -> Result<Cow<'de, str>, D::Error> {
-    d.deserialize_newtype_struct(RAW_TOKEN, CaptureV)
-}
-
-struct CaptureV;
-
-/// [`capture`] as a seed, for a map's values.
-struct CaptureSeed;
-
-impl<'de> DeserializeSeed<'de> for CaptureSeed {
-    type Value = Cow<'de, str>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Cow<'de, str>, D::Error> {
-        capture(d)
-    }
-}
-
-impl<'de> Visitor<'de> for CaptureV {
-    type Value = Cow<'de, str>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any valid JSON value")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Cow<'de, str>, A::Error> {
-        match map.next_key_seed(CowKey)? {
-            Some(k) if k == RAW_TOKEN => map.next_value_seed(CowKey),
-            _ => Err(de::Error::custom("expected a JSON value from serde_json")),
-        }
-    }
-    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Cow<'de, str>, D::Error> {
-        let raw: Box<RawValue> = serde::Deserialize::deserialize(d)?;
-        Ok(Cow::Owned(String::from(Box::<str>::from(raw))))
-    }
-}
-
 /// One variant of an untagged union, tried on the value's JSON text.
 pub type TryVariant<T> = fn(&str, &mut Cx) -> Result<Option<T>, JsonError>;
 
@@ -842,7 +757,9 @@ pub fn decode_untagged<'de, T, D: Deserializer<'de>>(
     let quiet = cx.is_quiet();
     for try_variant in variants {
         let mut sub = cx.quiet_scratch();
-        match try_variant(&raw, &mut sub).map_err(de::Error::custom)? {
+        let r = try_variant(&raw, &mut sub);
+        cx.absorb(&sub);
+        match r.map_err(de::Error::custom)? {
             Some(v) if sub.is_empty() => return Ok(Some(v)),
             _ => {}
         }
@@ -855,7 +772,9 @@ pub fn decode_untagged<'de, T, D: Deserializer<'de>>(
     let mut failures: Vec<Vec<Issue>> = Vec::with_capacity(variants.len());
     for try_variant in variants {
         let mut sub = cx.scratch();
-        let _ = try_variant(&raw, &mut sub).map_err(de::Error::custom)?;
+        let r = try_variant(&raw, &mut sub);
+        cx.absorb(&sub);
+        let _ = r.map_err(de::Error::custom)?;
         failures.push(sub.into_issues());
     }
     let mut nonaborted = failures
@@ -1072,7 +991,9 @@ fn pick_object<T>(
     }
     for i in candidates() {
         let mut sub = cx.quiet_scratch();
-        match decode(i, &mut sub)? {
+        let r = decode(i, &mut sub);
+        cx.absorb(&sub);
+        match r? {
             Some(v) if sub.is_empty() => return Ok(Some(v)),
             _ => {}
         }
@@ -1084,7 +1005,9 @@ fn pick_object<T>(
     let mut failures: Vec<Vec<Issue>> = Vec::new();
     for i in candidates() {
         let mut sub = cx.scratch();
-        let _ = decode(i, &mut sub)?;
+        let r = decode(i, &mut sub);
+        cx.absorb(&sub);
+        let _ = r?;
         failures.push(sub.into_issues());
     }
     let mut nonaborted = failures
@@ -1203,6 +1126,7 @@ mod tests {
         crate::wire::run(
             crate::wire::Named::<T>::new(),
             serde_json::Deserializer::from_str(json),
+            &mut crate::wire::Cx::new(),
         )
         .map_err(|e| e.to_string())
     }
@@ -1246,7 +1170,41 @@ mod tests {
             from_str::<ChatEvent>(json),
             Ok(ChatEvent::Item(_))
         ));
-        assert_eq!(super::TAGS.get(), 0);
+    }
+
+    /// `ChatEvent` as the one variant of an untagged union: decoded in a union's trial, in a
+    /// scratch context.
+    #[derive(Debug)]
+    struct InTrial(ChatEvent);
+
+    impl crate::wire::Decode for InTrial {
+        const EXPECT: crate::wire::Expect = crate::wire::Expect::Fixed("Invalid input");
+        fn decode<'de, D: serde::Deserializer<'de>>(
+            d: D,
+            cx: &mut crate::wire::Cx,
+        ) -> Result<Option<Self>, D::Error> {
+            let v = super::decode_untagged(
+                d,
+                cx,
+                &[|raw, cx| crate::wire::decode_raw::<ChatEvent>(raw, cx)],
+            )?;
+            Ok(v.map(InTrial))
+        }
+    }
+
+    #[test]
+    fn a_conflict_met_in_a_unions_trial_starts_the_parse_over() {
+        // The streamed variant meets the later tag in a scratch context: the conflict is
+        // handed back to the parse, which starts over captured, and the last tag wins.
+        let item = r#"{"kind":"notice","id":"n","level":"info","text":"t"}"#;
+        let json = format!(r#"{{"type":"delta","itemId":"i","item":{item},"type":"item"}}"#);
+        assert!(matches!(
+            from_str::<InTrial>(&json).map(|t| t.0),
+            Ok(ChatEvent::Item(_))
+        ));
+        // Refused as the captured parse refuses it, not with the abandoned parse's error.
+        let e = from_str::<InTrial>(r#"{"type":"delta","itemId":"","type":"item"}"#).unwrap_err();
+        assert_eq!(e.to_string(), "✖ Invalid input");
     }
 
     #[test]
