@@ -7,7 +7,7 @@
 //! code, wherever the type travels. A type reached from nothing is absent from the map; the
 //! differ judges it as both.
 
-use crate::compat::{DefKey, def_key, resolve};
+use crate::compat::{DefKey, def_key};
 use crate::model::{Direction, Model, Ty, TyKind, TypeDefKind};
 use std::collections::HashMap;
 
@@ -98,7 +98,7 @@ fn walk(m: &Model, ty: &Ty, bits: u8, d: &mut Directions) {
             walk(m, inner, bits, d)
         }
         TyKind::Ref(r) => {
-            if let Some((dm, def)) = resolve(m, r) {
+            if let Some((dm, def)) = m.locate(r) {
                 let key = def_key(dm, &def.name);
                 mark(dm, key, def, bits, d);
             }

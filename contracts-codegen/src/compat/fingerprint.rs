@@ -6,7 +6,7 @@
 //! the fail-closed net (a root whose fingerprint changed with no finding is `unmodelled-change`).
 //! Bounds the type implies and the spelling of a default do not count either ([`kinds`]).
 
-use super::{DefKey, def_key, kinds, resolve};
+use super::{DefKey, def_key, kinds};
 use crate::model::{Limits, Literal, Model, Ty, TyKind, TypeDef, TypeDefKind, UnionTag};
 use std::collections::HashMap;
 use std::collections::hash_map::DefaultHasher;
@@ -51,7 +51,7 @@ impl Printer {
                 let (s, low) = self.ty_inner(m, t);
                 (format!("null|{s}"), low)
             }
-            TyKind::Ref(r) => match resolve(m, r) {
+            TyKind::Ref(r) => match m.locate(r) {
                 Some((dm, def)) => self.def(dm, def),
                 None => (format!("unresolved:{}", r.name), usize::MAX),
             },

@@ -6,7 +6,6 @@
 //! the string-like kinds (a string with limits, an enum, a literal) and of the int and boolean
 //! kinds are compared as sets: one kind widened into another accepts everything it did.
 
-use super::resolve;
 use crate::model::MAX_SAFE;
 use crate::model::{Limits, Literal, Model, Ty, TyKind, TypeDefKind};
 use std::cmp::Ordering;
@@ -68,7 +67,7 @@ fn set(m: &Model, t: &Ty) -> Option<Set> {
         TyKind::Literal(Literal::String(s)) => Set::Words(vec![s.clone()]),
         TyKind::Literal(Literal::Int(i)) => Set::Int(*i),
         TyKind::Literal(Literal::Bool(b)) => Set::Bool(*b),
-        TyKind::Ref(r) => match &resolve(m, r)?.1.kind {
+        TyKind::Ref(r) => match &m.locate(r)?.1.kind {
             TypeDefKind::Enum(e) if e.open => Set::Strings(Limits::none()),
             TypeDefKind::Enum(e) => {
                 let mut w: Vec<String> = e.values.iter().map(|v| v.value.clone()).collect();

@@ -23,7 +23,7 @@ mod walk;
 
 pub use ack::{Ack, Report, Reported, acknowledge};
 
-use crate::model::{Direction, Loc, Model, Ty, TypeDef, TypeDefKind, TypeRef};
+use crate::model::{Direction, Loc, Model, TypeDef, TypeDefKind};
 use std::fmt;
 
 /// How much a finding matters. `Error` breaks compatibility; the others do not.
@@ -158,16 +158,6 @@ pub type DefKey = (String, String);
 /// The key of the type `name` declared in `m`.
 pub fn def_key(m: &Model, name: &str) -> DefKey {
     (m.name.clone(), name.to_string())
-}
-
-/// Resolve a reference written in `m`, with the model that declares it: [`Model::locate`].
-pub fn resolve<'a>(m: &'a Model, r: &TypeRef) -> Option<(&'a Model, &'a TypeDef)> {
-    m.locate(r)
-}
-
-/// Follow aliases from `ty` (written in `m`), with the model it lives in: [`Model::unalias_in`].
-pub fn unalias<'a>(m: &'a Model, ty: &'a Ty) -> (&'a Model, &'a Ty) {
-    m.unalias_in(ty)
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 
 use super::fingerprint::Printer;
 use super::rules::{self, Rule};
-use super::{DefKey, Finding, def_key, kinds, resolve, unalias};
+use super::{DefKey, Finding, def_key, kinds};
 use crate::analysis::Directions;
 use crate::model::{
     Direction, Enum, Event, Field, Limits, Literal, Loc, Model, Request, Struct, Ty, TyKind,
@@ -538,7 +538,7 @@ impl<'a> Differ<'a> {
     /// Compare two type expressions; true when anything was reported.
     fn ty(&mut self, bm: &'a Model, b: &'a Ty, hm: &'a Model, h: &'a Ty, cx: &Ctx) -> bool {
         if let (TyKind::Ref(br), TyKind::Ref(hr)) = (&b.kind, &h.kind) {
-            match (resolve(bm, br), resolve(hm, hr)) {
+            match (bm.locate(br), hm.locate(hr)) {
                 (Some((bm2, bd)), Some((hm2, hd))) => {
                     if is_alias(bd) == is_alias(hd) {
                         return self.defs(bm2, bd, hm2, hd, cx);
@@ -551,11 +551,11 @@ impl<'a> Differ<'a> {
                 }
             }
         }
-        let (bm, b) = unalias(bm, b);
-        let (hm, h) = unalias(hm, h);
+        let (bm, b) = bm.unalias_in(b);
+        let (hm, h) = hm.unalias_in(h);
         use TyKind as K;
         match (&b.kind, &h.kind) {
-            (K::Ref(br), K::Ref(hr)) => match (resolve(bm, br), resolve(hm, hr)) {
+            (K::Ref(br), K::Ref(hr)) => match (bm.locate(br), hm.locate(hr)) {
                 (Some((bm2, bd)), Some((hm2, hd))) => self.defs(bm2, bd, hm2, hd, cx),
                 _ => {
                     let msg = format!("cannot resolve `{}` or `{}`", br.name, hr.name);
@@ -1231,9 +1231,9 @@ impl<'a> Differ<'a> {
 /// at a key they share (`ok: true`, `ok: false`).
 fn disjoint(m: &Model, a: &Ty, b: &Ty) -> bool {
     let fields = |t: &Ty| -> Option<Vec<(String, Literal)>> {
-        let (dm, t) = unalias(m, t);
+        let (dm, t) = m.unalias_in(t);
         let TyKind::Ref(r) = &t.kind else { return None };
-        let (dm, def) = resolve(dm, r)?;
+        let (dm, def) = dm.locate(r)?;
         let TypeDefKind::Struct(s) = &def.kind else {
             return None;
         };
@@ -1241,7 +1241,7 @@ fn disjoint(m: &Model, a: &Ty, b: &Ty) -> bool {
             s.fields
                 .iter()
                 .filter(|f| !f.optional)
-                .filter_map(|f| match &unalias(dm, &f.ty).1.kind {
+                .filter_map(|f| match &dm.unalias_in(&f.ty).1.kind {
                     TyKind::Literal(l) => Some((f.name.clone(), l.clone())),
                     _ => None,
                 })
@@ -1270,9 +1270,9 @@ pub(super) fn negotiates(m: &Model, dirs: &Directions) -> bool {
         travels_in
             && s.fields.iter().any(|f| {
                 f.name == "accepts"
-                    && match &unalias(m, &f.ty).1.kind {
+                    && match &m.unalias_in(&f.ty).1.kind {
                         TyKind::Array(item, _) => {
-                            matches!(unalias(m, item).1.kind, TyKind::String(_))
+                            matches!(m.unalias_in(item).1.kind, TyKind::String(_))
                                 || kinds_is_enum(m, item)
                         }
                         _ => false,
@@ -1282,8 +1282,8 @@ pub(super) fn negotiates(m: &Model, dirs: &Directions) -> bool {
 }
 
 fn kinds_is_enum(m: &Model, t: &Ty) -> bool {
-    let (m, t) = unalias(m, t);
-    matches!(&t.kind, TyKind::Ref(r) if matches!(resolve(m, r), Some((_, d)) if matches!(d.kind, TypeDefKind::Enum(_))))
+    let (m, t) = m.unalias_in(t);
+    matches!(&t.kind, TyKind::Ref(r) if matches!(m.locate(r), Some((_, d)) if matches!(d.kind, TypeDefKind::Enum(_))))
 }
 
 /// The protocol's directory: the path up to the last component named after the protocol, else
@@ -1404,7 +1404,7 @@ fn describe(m: &Model, t: &Ty) -> String {
         TyKind::Array(i, l) => format!("[{}]{}", describe(m, i), lim(l, "min", "max")),
         TyKind::Map(i) => format!("map<{}>", describe(m, i)),
         TyKind::Nullable(i) => format!("{} | null", describe(m, i)),
-        TyKind::Ref(r) => match resolve(m, r) {
+        TyKind::Ref(r) => match m.locate(r) {
             Some((_, d)) if d.synthetic => "an inline object".into(),
             Some((_, d)) => format!("`{}`", d.name),
             None => format!("`{}`", r.name),
