@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 mod compat_corpus;
-use compat_corpus::{PROTOCOL, cases, corpus_dir, load};
+use compat_corpus::{PROTOCOL, cases, corpus_dir, load_case};
 
 #[test]
 fn corpus() {
@@ -34,14 +34,10 @@ fn corpus() {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let (base, head) = match (load(case, "base"), load(case, "head")) {
-            (Ok(b), Ok(h)) => (b, h),
-            (b, h) => {
-                failures.push(format!(
-                    "{name}: schema errors:\n{}{}",
-                    b.err().unwrap_or_default(),
-                    h.err().unwrap_or_default()
-                ));
+        let (base, head) = match load_case(case, &name) {
+            Ok(pair) => pair,
+            Err(e) => {
+                failures.push(e);
                 continue;
             }
         };

@@ -16,7 +16,7 @@
 
 mod compat_corpus;
 
-use compat_corpus::{PROTOCOL, cases, load};
+use compat_corpus::{PROTOCOL, cases, load_case};
 use contracts_codegen::compat;
 use contracts_codegen::emit::rust::{RustOptions, usage};
 use contracts_codegen::model::Model;
@@ -202,14 +202,10 @@ fn compatible_changes_keep_rust_source_exactly_when_compat_says_so() {
         if !name.ends_with("-ok") {
             continue;
         }
-        let (base, head) = match (load(&dir, "base"), load(&dir, "head")) {
-            (Ok(b), Ok(h)) => (b, h),
-            (b, h) => {
-                failures.push(format!(
-                    "{name}: schema errors:\n{}{}",
-                    b.err().unwrap_or_default(),
-                    h.err().unwrap_or_default()
-                ));
+        let (base, head) = match load_case(&dir, &name) {
+            Ok(pair) => pair,
+            Err(e) => {
+                failures.push(e);
                 continue;
             }
         };

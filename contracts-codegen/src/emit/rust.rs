@@ -1691,11 +1691,7 @@ impl<'a> Emitter<'a> {
             d
         });
         let common = self.common_impls(&name);
-        let other = if variants.iter().any(|v| v == "Other") {
-            format_ident!("Unlisted")
-        } else {
-            format_ident!("Other")
-        };
+        let other = open_variant(e);
         if e.open {
             let other_doc = " A value this schema does not list (the set is open).";
             let decode_impl = self.decode_impl(
@@ -2818,6 +2814,16 @@ fn capitalized(role: &str) -> String {
     c.next()
         .map(|f| f.to_uppercase().chain(c).collect())
         .unwrap_or_default()
+}
+
+/// The variant an open enum keeps an unlisted value in: `Other`, or `Unlisted` when the enum
+/// lists a value called `Other` itself.
+fn open_variant(e: &Enum) -> Ident {
+    if e.values.iter().any(|v| rust_type_name(&v.value) == "Other") {
+        format_ident!("Unlisted")
+    } else {
+        format_ident!("Other")
+    }
 }
 
 fn variant_ident(v: &Variant, i: usize) -> Ident {

@@ -60,6 +60,19 @@ pub fn load(case: &Path, side: &str) -> Result<Model, String> {
     load_files(PROTOCOL, files, &LoadOptions::default()).map_err(|e| e.render())
 }
 
+/// Load both sides of a case; when either has schema errors, both sides' errors, named by
+/// the case.
+pub fn load_case(case: &Path, name: &str) -> Result<(Model, Model), String> {
+    match (load(case, "base"), load(case, "head")) {
+        (Ok(b), Ok(h)) => Ok((b, h)),
+        (b, h) => Err(format!(
+            "{name}: schema errors:\n{}{}",
+            b.err().unwrap_or_default(),
+            h.err().unwrap_or_default()
+        )),
+    }
+}
+
 pub fn cases() -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(corpus_dir())
         .map(|d| {

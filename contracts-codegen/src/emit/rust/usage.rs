@@ -12,7 +12,7 @@
 //! schema it builds exactly when that version keeps Rust source compatibility
 //! (`contracts-codegen/tests/compat_rust.rs`).
 
-use super::{At, Emitter, Store, rust_type_name, setter_ident, variant_ident};
+use super::{At, Emitter, Store, open_variant, rust_type_name, setter_ident, variant_ident};
 use crate::model::{Struct, TypeDef, TypeDefKind};
 use crate::names::{rust_field, rust_ident};
 use proc_macro2::{Ident, Literal as Lit, TokenStream};
@@ -56,11 +56,7 @@ impl Emitter<'_> {
                     })
                     .collect();
                 if e.open {
-                    let other = if e.values.iter().any(|v| rust_type_name(&v.value) == "Other") {
-                        format_ident!("Unlisted")
-                    } else {
-                        format_ident!("Other")
-                    };
+                    let other = open_variant(e);
                     arms.push(quote!(#path::#other(s) => s.len(),));
                 }
                 if self.model.analysis().growth.may_grow(self.model, def) {
