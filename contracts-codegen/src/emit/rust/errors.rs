@@ -6,7 +6,9 @@
 //! like the base's `WireError::unknown_chat(msg)`. Only tables of names and thin calls: the
 //! message is the caller's.
 
-use super::{At, Emitter, docs_attrs, meta_attrs, rust_type_name, setter_ident};
+use super::docs::{docs_attrs, meta_attrs};
+use super::paths::{rust_type_name, setter_ident};
+use super::{At, Emitter};
 use crate::check::error_code_of;
 use crate::model::{Enum, EnumValue, Struct, TypeDef, TypeDefKind, TypeRef};
 use proc_macro2::{Ident, TokenStream};

@@ -12,7 +12,8 @@
 //! schema it builds exactly when that version keeps Rust source compatibility
 //! (`contracts-codegen/tests/compat_rust.rs`).
 
-use super::{At, Emitter, Store, open_variant, rust_type_name, setter_ident, variant_ident};
+use super::paths::{open_variant, rust_type_name, setter_ident, variant_ident};
+use super::{At, Emitter, Store};
 use crate::model::{Struct, TypeDef, TypeDefKind};
 use crate::names::{rust_field, rust_ident};
 use proc_macro2::{Ident, Literal as Lit, TokenStream};

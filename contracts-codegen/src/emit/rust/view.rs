@@ -9,7 +9,14 @@
 //! of the frame envelopes (`RequestRef`, `ServerFrameRef`, see `struct_ref`) are views too:
 //! a view that holds one uses it.
 
-use super::*;
+use super::docs::capitalized;
+use super::paths::rust_type_name;
+use super::scan::{match_name, scan_fields_body, scan_variant_keys, untagged_scan_body};
+use super::{At, Emitter, Store};
+use crate::model::{Model, Struct, Ty, TyKind, TypeDef, TypeDefKind, TypeRef, Union, UnionTag};
+use crate::names::{rust_field, rust_ident, view_name};
+use proc_macro2::{Ident, Literal as Lit, TokenStream};
+use quote::{format_ident, quote};
 
 /// Which way [`Emitter::convert`] converts a value.
 #[derive(Clone, Copy)]
@@ -90,28 +97,6 @@ impl Emitter<'_> {
                 }
             }
         })
-    }
-
-    /// The alias `r` names, with the model and place its target's refs are written from (an
-    /// alias's refs are written relative to where the alias sits).
-    pub(super) fn alias_of<'m>(
-        &'m self,
-        owner: &'m Model,
-        r: &TypeRef,
-        at: At<'m>,
-    ) -> Option<(&'m Model, &'m Ty, At<'m>)> {
-        let def_owner = owner.declaring(r);
-        match owner.resolve(r).map(|d| &d.kind) {
-            Some(TypeDefKind::Alias(inner)) => {
-                let alias_at = if std::ptr::eq(def_owner, self.model) {
-                    at
-                } else {
-                    At::Root
-                };
-                Some((def_owner, inner, alias_at))
-            }
-            _ => None,
-        }
     }
 
     /// The type a view holds for `ty`: its view, or the owned type.
@@ -472,7 +457,7 @@ impl Emitter<'_> {
         let mut scans = Vec::new();
         for (wire, id, owner, ty) in entries {
             let vty = self.view_or_owned(owner, ty, at, false);
-            let edoc = format!(" {} `{wire}`, as a view.", super::capitalized(role));
+            let edoc = format!(" {} `{wire}`, as a view.", capitalized(role));
             members.push(quote!(#[doc = #edoc] #id(::std::boxed::Box<#vty>),));
             let o = self.convert(Convert::IntoOwned, owner, ty, at, false, &quote!((*v)));
             let w = self.convert(Convert::FromOwned, owner, ty, at, false, &quote!((*v)));

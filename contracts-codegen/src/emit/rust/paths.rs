@@ -1,0 +1,215 @@
+//! emit::rust's names and paths: a schema name as a Rust type name, a setter's, a variant's
+//! and an open enum's catch-all variant's name; the path to a named type from the module the
+//! code sits in (or in a base's module); the Rust type of a schema type.
+
+use super::{At, Emitter};
+use crate::model::{Enum, Literal, Model, Ty, TyKind, TypeDefKind, TypeRef, Variant};
+use crate::names::{rust_field, rust_ident, rust_type};
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+
+impl Emitter<'_> {
+    /// The path to a named type from the module `at` (own types) or from anywhere (bases).
+    pub(super) fn type_path(&self, owner: &Model, r: &TypeRef, at: At<'_>) -> TokenStream {
+        self.type_path_as(owner, r, at, &r.name)
+    }
+
+    /// [`Self::type_path`] of a type generated beside `r`'s, called `name` (its view).
+    pub(super) fn type_path_as(
+        &self,
+        owner: &Model,
+        r: &TypeRef,
+        at: At<'_>,
+        name: &str,
+    ) -> TokenStream {
+        let protocol = r.protocol.as_deref().unwrap_or(&owner.name);
+        let name = format_ident!("{}", rust_type_name(name));
+        let def = owner.resolve(r);
+        let module = def.and_then(|d| d.module.as_deref()).map(module_ident);
+        if protocol == self.model.name {
+            let up = match at {
+                At::Root => quote!(),
+                At::Module(_) => quote!(super::),
+            };
+            return match (module, at) {
+                (Some(m), At::Module(cur)) if module_ident(cur) == m => quote!(#name),
+                (Some(m), _) => quote!(#up #m::#name),
+                (None, _) => quote!(#up #name),
+            };
+        }
+        let base = match self.bases.get(protocol) {
+            Some(p) => parse_path(p),
+            None => {
+                let p = format_ident!("{}", rust_field(protocol));
+                quote!(::contracts::#p)
+            }
+        };
+        match module {
+            Some(m) => quote!(#base::#m::#name),
+            None => quote!(#base::#name),
+        }
+    }
+
+    pub(super) fn rust_ty(&self, owner: &Model, ty: &Ty, at: At<'_>, boxed: bool) -> TokenStream {
+        let rt = &self.rt;
+        match &ty.kind {
+            TyKind::String(_) => quote!(::std::string::String),
+            TyKind::Boolean => quote!(bool),
+            TyKind::Int(_) => quote!(i64),
+            TyKind::Number(_) => quote!(f64),
+            TyKind::Unknown => quote!(#rt::RawJson),
+            TyKind::Literal(Literal::String(_)) => quote!(&'static str),
+            TyKind::Literal(Literal::Bool(_)) => quote!(bool),
+            TyKind::Literal(Literal::Int(_)) => quote!(i64),
+            TyKind::Array(inner, _) => {
+                let inner = self.rust_ty(owner, inner, at, false);
+                quote!(::std::vec::Vec<#inner>)
+            }
+            TyKind::Map(inner) => {
+                let inner = self.rust_ty(owner, inner, at, false);
+                quote!(::std::collections::BTreeMap<::std::string::String, #inner>)
+            }
+            TyKind::Nullable(inner) => {
+                let inner = self.rust_ty(owner, inner, at, boxed);
+                quote!(::core::option::Option<#inner>)
+            }
+            TyKind::Ref(r) => {
+                let path = self.type_path(owner, r, at);
+                if boxed {
+                    quote!(::std::boxed::Box<#path>)
+                } else {
+                    path
+                }
+            }
+        }
+    }
+
+    /// Whether a type is a number or a boolean (through aliases and nullable), which the
+    /// builder takes as is.
+    pub(super) fn is_scalar(&self, ty: &Ty) -> bool {
+        match &self.model.unalias(ty).kind {
+            TyKind::Int(_) | TyKind::Number(_) | TyKind::Boolean => true,
+            TyKind::Nullable(inner) => self.is_scalar(inner),
+            _ => false,
+        }
+    }
+
+    /// Whether a union variant is a struct (its own type or a base's), so the union can
+    /// read the object once and pick variants by their literal keys.
+    pub(super) fn is_struct(&self, ty: &Ty) -> bool {
+        match &ty.kind {
+            TyKind::Ref(r) => matches!(
+                self.model.resolve(r).map(|d| &d.kind),
+                Some(TypeDefKind::Struct(_))
+            ),
+            _ => false,
+        }
+    }
+
+    pub(super) fn base_path(&self, protocol: &str) -> TokenStream {
+        match self.bases.get(protocol) {
+            Some(p) => parse_path(p),
+            None => {
+                let p = format_ident!("{}", rust_field(protocol));
+                quote!(::contracts::#p)
+            }
+        }
+    }
+
+    /// The alias `r` names, with the model and place its target's refs are written from (an
+    /// alias's refs are written relative to where the alias sits).
+    pub(super) fn alias_of<'m>(
+        &'m self,
+        owner: &'m Model,
+        r: &TypeRef,
+        at: At<'m>,
+    ) -> Option<(&'m Model, &'m Ty, At<'m>)> {
+        let def_owner = owner.declaring(r);
+        match owner.resolve(r).map(|d| &d.kind) {
+            Some(TypeDefKind::Alias(inner)) => {
+                let alias_at = if std::ptr::eq(def_owner, self.model) {
+                    at
+                } else {
+                    At::Root
+                };
+                Some((def_owner, inner, alias_at))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A Rust path written in the options (a base's module), as tokens.
+fn parse_path(s: &str) -> TokenStream {
+    s.parse().unwrap_or_else(|_| quote!(::contracts::__private))
+}
+
+/// A Rust type name: a schema type name is kept as written (it is an identifier already);
+/// a wire name (`chat.history`, `task-host`) is made UpperCamelCase.
+pub(crate) fn rust_type_name(name: &str) -> String {
+    let ident_like = !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.starts_with(|c: char| c.is_ascii_uppercase());
+    let s = if ident_like {
+        name.to_owned()
+    } else {
+        rust_type(name)
+    };
+    if crate::names::is_rust_keyword(&s) {
+        format!("{s}_")
+    } else {
+        s
+    }
+}
+
+/// The Rust module of a schema directory.
+pub(super) fn module_ident(m: &str) -> Ident {
+    rust_ident(&rust_field(m))
+}
+
+/// The variant an open enum keeps an unlisted value in: `Other`, or `Unlisted` when the enum
+/// lists a value called `Other` itself.
+pub(super) fn open_variant(e: &Enum) -> Ident {
+    if e.values.iter().any(|v| rust_type_name(&v.value) == "Other") {
+        format_ident!("Unlisted")
+    } else {
+        format_ident!("Other")
+    }
+}
+
+/// The Rust name of a union's variant `i`: its tag, else its type's name.
+pub(super) fn variant_ident(v: &Variant, i: usize) -> Ident {
+    match (&v.tag, &v.ty.kind) {
+        (Some(tag), _) => format_ident!("{}", rust_type_name(tag)),
+        (None, TyKind::Ref(r)) => format_ident!("{}", rust_type_name(&r.name)),
+        (None, _) => format_ident!("V{i}"),
+    }
+}
+
+/// Methods a setter must not take the name of: the constructor, and what the derived and
+/// serde traits are called with method syntax (an inherent method would shadow them). A field
+/// of one of these names gets the setter `with_<name>`.
+const SETTER_RESERVED: &[&str] = &[
+    "new",
+    "clone",
+    "clone_from",
+    "eq",
+    "ne",
+    "fmt",
+    "serialize",
+    "into",
+    "try_into",
+    "to_owned",
+    "write_fields",
+];
+
+/// The setter of the field `wire` (its Rust field name, or `with_<name>` when that is taken).
+pub(super) fn setter_ident(wire: &str) -> Ident {
+    let field = rust_field(wire);
+    if SETTER_RESERVED.contains(&field.as_str()) {
+        format_ident!("with_{}", field)
+    } else {
+        rust_ident(&field)
+    }
+}

@@ -1,0 +1,164 @@
+//! emit::rust's runtime schema values: the value of the runtime's schema types that reads a
+//! schema type (`Str { min, max }`, `Named::<T>`, `Array { .. }`), its `ScanRef` form for a
+//! view (`StrRef`, `NamedRef`), and the constants beside them: a literal's value, a field's
+//! default, a required literal key as the untagged unions test it.
+
+use super::{At, Emitter};
+use crate::model::{Field, Literal, Model, Ty, TyKind};
+use proc_macro2::{Literal as Lit, TokenStream};
+use quote::quote;
+
+impl Emitter<'_> {
+    /// The runtime schema value that decodes `ty`; aliases are unfolded so their
+    /// constraints apply at every use.
+    pub(super) fn schema(&self, owner: &Model, ty: &Ty, at: At<'_>, boxed: bool) -> TokenStream {
+        self.schema_as(false, owner, ty, at, boxed)
+    }
+
+    /// [`Self::schema`], or with `view` the `ScanRef` value that reads `ty` into its view
+    /// (`wire::view`): strings and `unknown` values borrowed, a named type that holds text by
+    /// its view, a value without text by its owned schema (`Own`).
+    pub(super) fn schema_as(
+        &self,
+        view: bool,
+        owner: &Model,
+        ty: &Ty,
+        at: At<'_>,
+        boxed: bool,
+    ) -> TokenStream {
+        let rt = &self.rt;
+        if view && self.view_ty(owner, ty, at, boxed).is_none() {
+            let schema = self.schema_as(false, owner, ty, at, boxed);
+            return quote!(#rt::Own(#schema));
+        }
+        match &ty.kind {
+            TyKind::String(l) => {
+                let (min, max) = (u64_lit(l.min), u64_lit(l.max));
+                let schema = quote!(#rt::Str { min: #min, max: #max });
+                if view {
+                    quote!(#rt::StrRef(#schema))
+                } else {
+                    schema
+                }
+            }
+            TyKind::Boolean => quote!(#rt::Bool),
+            TyKind::Int(l) => {
+                let (min, max) = (i64_lit(l.min), i64_lit(l.max));
+                quote!(#rt::Int { min: #min, max: #max })
+            }
+            TyKind::Number(l) => {
+                let (min, max) = (i64_lit(l.min), i64_lit(l.max));
+                quote!(#rt::Number { min: #min, max: #max })
+            }
+            TyKind::Unknown if view => quote!(#rt::UnknownRef),
+            TyKind::Unknown => quote!(#rt::Unknown),
+            TyKind::Literal(Literal::String(s)) => quote!(#rt::LitStr(#s)),
+            TyKind::Literal(Literal::Bool(b)) => quote!(#rt::LitBool(#b)),
+            TyKind::Literal(Literal::Int(i)) => {
+                let i = Lit::i64_suffixed(*i);
+                quote!(#rt::LitInt(#i))
+            }
+            TyKind::Array(inner, l) => {
+                let inner = self.schema_as(view, owner, inner, at, false);
+                let (min, max) = (u64_lit(l.min), u64_lit(l.max));
+                quote!(#rt::Array { item: #inner, min: #min, max: #max })
+            }
+            TyKind::Map(inner) => {
+                let inner = self.schema_as(view, owner, inner, at, false);
+                quote!(#rt::Map(#inner))
+            }
+            TyKind::Nullable(inner) => {
+                let inner = self.schema_as(view, owner, inner, at, boxed);
+                quote!(#rt::Nullable(#inner))
+            }
+            TyKind::Ref(r) => {
+                if let Some((def_owner, inner, alias_at)) = self.alias_of(owner, r, at) {
+                    return self.schema_as(view, def_owner, inner, alias_at, boxed);
+                }
+                let named = if view {
+                    let path = self.view_path(owner, r, at);
+                    quote!(#rt::NamedRef::<#path<'_>>::new())
+                } else {
+                    let path = self.type_path(owner, r, at);
+                    quote!(#rt::Named::<#path>::new())
+                };
+                if boxed {
+                    quote!(#rt::Boxed(#named))
+                } else {
+                    named
+                }
+            }
+        }
+    }
+
+    /// The Rust expression of a field's default value.
+    pub(super) fn default_expr(&self, f: &Field, schema: &TokenStream) -> TokenStream {
+        let rt = &self.rt;
+        let Some(value) = &f.default else {
+            return quote!(::core::default::Default::default());
+        };
+        match (&self.model.unalias(&f.ty).kind, value) {
+            (TyKind::String(_), serde_json::Value::String(s)) => {
+                quote!(::std::string::String::from(#s))
+            }
+            (TyKind::Boolean, serde_json::Value::Bool(b)) => quote!(#b),
+            (TyKind::Int(_), serde_json::Value::Number(n)) if n.as_i64().is_some() => {
+                let n = Lit::i64_suffixed(n.as_i64().unwrap_or_default());
+                quote!(#n)
+            }
+            (TyKind::Number(_), serde_json::Value::Number(n)) if n.as_f64().is_some() => {
+                let n = Lit::f64_suffixed(n.as_f64().unwrap_or_default());
+                quote!(#n)
+            }
+            _ => {
+                let json = value.to_string();
+                quote!(#rt::default_from_json(#schema, #json))
+            }
+        }
+    }
+
+    /// A required literal key as the runtime's untagged unions test it: `("ok", Bool(true))`.
+    pub(super) fn runtime_literal(&self, key: &str, l: &Literal) -> TokenStream {
+        let rt = &self.rt;
+        let lit = match l {
+            Literal::String(s) => quote!(#rt::Literal::Str(#s)),
+            Literal::Bool(b) => quote!(#rt::Literal::Bool(#b)),
+            Literal::Int(i) => {
+                let i = Lit::i64_suffixed(*i);
+                quote!(#rt::Literal::Int(#i))
+            }
+        };
+        quote!((#key, #lit))
+    }
+}
+
+/// `Some(v)` or `None` as tokens.
+fn opt<T: quote::ToTokens>(v: Option<T>) -> TokenStream {
+    match v {
+        Some(v) => quote!(::core::option::Option::Some(#v)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// An optional limit as a `u64` literal.
+fn u64_lit(v: Option<u64>) -> TokenStream {
+    opt(v.map(Lit::u64_suffixed))
+}
+
+/// An optional limit as an `i64` literal.
+fn i64_lit(v: Option<i64>) -> TokenStream {
+    opt(v.map(Lit::i64_suffixed))
+}
+
+/// A literal's value as a Rust expression.
+pub(super) fn literal_value(ty: &Ty) -> TokenStream {
+    match &ty.kind {
+        TyKind::Literal(Literal::String(s)) => quote!(#s),
+        TyKind::Literal(Literal::Bool(b)) => quote!(#b),
+        TyKind::Literal(Literal::Int(i)) => {
+            let i = Lit::i64_suffixed(*i);
+            quote!(#i)
+        }
+        _ => quote!(()),
+    }
+}

@@ -1,0 +1,310 @@
+//! emit::rust's typed frames (`wire::typed`): `NameTyped<'a, E>` beside a struct with a
+//! `#[table]` field, whose payload is read by the key field's name in the frame's own pass, and
+//! beside an untagged union whose last variant is one.
+
+use super::decode::lets_else_with;
+use super::docs::docs_attrs;
+use super::paths::rust_type_name;
+use super::scan::{scan_arm, scan_finish_of, scan_keys};
+use super::{At, Emitter, Store};
+use crate::model::{Struct, TableKind, TypeDef, TypeRef};
+use crate::names::{rust_field, rust_ident};
+use proc_macro2::{Ident, Literal as Lit, TokenStream};
+use quote::{format_ident, quote};
+
+impl Emitter<'_> {
+    /// A view's typed form, `NameTyped<'a, E>`, when one of its `unknown` fields is marked
+    /// `#[table = "requests[type]"]`: that field holds the table's by-name enum, read by the
+    /// key field's value in the frame's own pass when the key comes first (`wire::typed`).
+    /// Empty otherwise. `arms`, `finish` and `members` are the view's, by field.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn struct_typed(
+        &self,
+        def: &TypeDef,
+        s: &Struct,
+        at: At<'_>,
+        name: &Ident,
+        view: &Ident,
+        slots: &[Ident],
+        arms: &[TokenStream],
+        finish: &[TokenStream],
+        members: &[TokenStream],
+        scans: &[TokenStream],
+    ) -> TokenStream {
+        let Some(&table) = self.model.analysis().frames.get(&def.name) else {
+            return TokenStream::new();
+        };
+        let (t, k) = (table.field, table.key);
+        let rt = &self.rt;
+        let typed = format_ident!("{}", rust_type_name(&format!("{}Typed", def.name)));
+        let entry = self.table_entry(table.table, at);
+        let table_name = match table.table {
+            TableKind::Requests => "request",
+            TableKind::Events => "event",
+        };
+        let field = &s.fields[t];
+        let key = &s.fields[k];
+        let doc = format!(
+            " [`{name}`] with its `{}` read by its `{}` through the {table_name} table (`E`, \
+             this protocol's by default, an app's for an extended protocol), in the frame's own \
+             pass when `{}` comes first: see `wire::typed`. Parsed by `from_str_typed`, which \
+             gives the verdict of [`{view}`] and the table's `parse`.",
+            field.name, key.name, key.name
+        );
+        let field_ident = rust_ident(&rust_field(&field.name));
+        let key_ident = rust_ident(&rust_field(&key.name));
+        let fdocs = docs_attrs(&field.docs);
+        // The view's `arms` and `finish` hold one entry per field; its `members` skip the
+        // required literals, which have no member.
+        let mut members_out = Vec::new();
+        let mut arms_out = Vec::new();
+        let mut finish_out = Vec::new();
+        let mut idents = Vec::new();
+        let mut m = 0;
+        for (i, f) in s.fields.iter().enumerate() {
+            let has_member = !matches!(self.store(f), Store::Literal);
+            let slot = &slots[i];
+            let i_lit = Lit::usize_unsuffixed(i);
+            if i == t {
+                members_out.push(quote!(#fdocs pub #field_ident: E,));
+                let key_slot = &slots[k];
+                arms_out.push(
+                    quote!(#i_lit => o.entry_into(&mut map, #i_lit, &#key_slot, &mut #slot)?,),
+                );
+            } else {
+                if has_member {
+                    members_out.push(members[m].clone());
+                    idents.push(rust_ident(&rust_field(&f.name)));
+                }
+                arms_out.push(arms[i].clone());
+                finish_out.push(finish[i].clone());
+            }
+            if has_member {
+                m += 1;
+            }
+        }
+        let slot = &slots[t];
+        let key_slot = &slots[k];
+        finish_out.push(quote!(let #slot = o.entry(#slot, &#key_slot);));
+        let lets = slots.iter().enumerate().map(|(i, slot)| {
+            if i == t {
+                quote!(let mut #slot = #rt::EntrySlot::new();)
+            } else {
+                quote!(let mut #slot = ::core::option::Option::None;)
+            }
+        });
+        let kept = s
+            .fields
+            .iter()
+            .map(|f| !matches!(self.store(f), Store::Literal));
+        let lets_else_unit = lets_else_with(slots, kept, &quote!(::core::result::Result::Ok(())));
+        // The fast reader: the payload read by the name already read, else left to the loop
+        // above (`wire::scan`).
+        let mut scan_arms = Vec::new();
+        let mut scan_finish = Vec::new();
+        let mut scan_build = Vec::new();
+        for (i, f) in s.fields.iter().enumerate() {
+            let slot = &slots[i];
+            if i == t {
+                scan_arms.push(scan_arm(
+                    i,
+                    slot,
+                    quote!({
+                        let name = #key_slot.as_deref()?;
+                        E::scan_named(name, r)
+                    }),
+                ));
+                let ident = rust_ident(&rust_field(&f.name));
+                scan_build.push(quote!(#ident: #slot?,));
+            } else {
+                scan_arms.push(scan_arm(i, slot, scans[i].clone()));
+                let (check, value) = scan_finish_of(self.store(f), slot, TokenStream::new);
+                scan_finish.push(check);
+                if let Some(value) = value {
+                    let ident = rust_ident(&rust_field(&f.name));
+                    scan_build.push(quote!(#ident: #value,));
+                }
+            }
+        }
+        let scan_keys = scan_keys(rt, s);
+        let build = s
+            .fields
+            .iter()
+            .zip(slots)
+            .filter(|(f, _)| !matches!(self.store(f), Store::Literal))
+            .map(|(f, slot)| {
+                let ident = rust_ident(&rust_field(&f.name));
+                quote!(#ident: #slot,)
+            })
+            .collect::<Vec<_>>();
+        quote! {
+            #[doc = #doc]
+            #[derive(Debug, Clone)]
+            #[non_exhaustive]
+            #[allow(deprecated)]
+            pub struct #typed<'a, E = #entry> {
+                #(#members_out)*
+            }
+
+            #[allow(deprecated)]
+            impl<'de, E: #rt::ByName<'de>> #rt::ObjectRef<'de> for #typed<'de, E> {
+                const FIELDS: &'static [&'static str] = <#name as #rt::Object>::FIELDS;
+                fn index(key: &str) -> ::core::option::Option<usize> {
+                    <#name as #rt::Object>::index(key)
+                }
+                fn visit<A: #rt::serde::de::MapAccess<'de>>(
+                    o: &mut #rt::ObjectCx<'_>,
+                    map: A,
+                ) -> ::core::result::Result<::core::option::Option<Self>, A::Error> {
+                    let mut out = ::core::option::Option::None;
+                    Self::visit_into(o, map, &mut out)?;
+                    ::core::result::Result::Ok(out)
+                }
+                fn visit_into<A: #rt::serde::de::MapAccess<'de>>(
+                    o: &mut #rt::ObjectCx<'_>,
+                    mut map: A,
+                    out: &mut ::core::option::Option<Self>,
+                ) -> ::core::result::Result<(), A::Error> {
+                    #(#lets)*
+                    while let ::core::option::Option::Some(i) = o.next_key_strict(&mut map, <Self as #rt::ObjectRef<'de>>::index)? {
+                        match i {
+                            #(#arms_out)*
+                            _ => {}
+                        }
+                    }
+                    #(#finish_out)*
+                    #lets_else_unit
+                    // Built in the caller's slot: the frame is not moved up through a result.
+                    *out = ::core::option::Option::Some(Self { #(#build)* });
+                    ::core::result::Result::Ok(())
+                }
+            }
+
+            #[allow(deprecated)]
+            impl<'de, E: #rt::ByName<'de>> #rt::ObjectTyped<'de> for #typed<'de, E> {
+                type View = #view<'de>;
+                type Entry = E;
+                #[inline]
+                fn scan(r: &mut #rt::Scanner<'de>) -> ::core::option::Option<Self> {
+                    #scan_keys
+                    let mut next = 0;
+                    #(let mut #slots = ::core::option::Option::None;)*
+                    let mut keys = r.object()?;
+                    while let ::core::option::Option::Some(k) = r.field(&mut keys, KEYS, &mut next)? {
+                        match k {
+                            #(#scan_arms)*
+                            _ => return ::core::option::Option::None,
+                        }
+                    }
+                    #(#scan_finish)*
+                    ::core::option::Option::Some(Self { #(#scan_build)* })
+                }
+                fn parts(view: &Self::View) -> (&str, &#rt::RawValue) {
+                    (&*view.#key_ident, &*view.#field_ident)
+                }
+                fn from_view(view: Self::View, entry: E) -> Self {
+                    Self { #(#idents: view.#idents,)* #field_ident: entry }
+                }
+            }
+        }
+    }
+
+    /// The table's by-name enum a `#[table]` field defaults to, from `at`.
+    fn table_entry(&self, table: TableKind, at: At<'_>) -> TokenStream {
+        let up = match at {
+            At::Root => quote!(),
+            At::Module(_) => quote!(super::),
+        };
+        match table {
+            TableKind::Requests => quote!(#up RequestPayload),
+            TableKind::Events => quote!(#up EventPayload),
+        }
+    }
+
+    /// An untagged union's typed form, `NameTyped<'a, E>` (`wire::UnionTyped`), when its last
+    /// variant is a struct with a typed form and every earlier variant needs a literal key that
+    /// struct does not have: an object holding only the typed struct's keys is then that
+    /// variant, so its strict one-pass read answers for the union. Each other variant is as in
+    /// the view. Empty otherwise.
+    pub(super) fn untagged_typed(
+        &self,
+        name: &Ident,
+        view: &Ident,
+        parts: &[(&Ident, TokenStream, Option<TokenStream>)],
+        structs: &[(&TypeRef, &TypeDef, &Struct)],
+        at: At<'_>,
+        grows: &TokenStream,
+    ) -> TokenStream {
+        let Some(((r, vdef, vs), earlier)) = structs.split_last() else {
+            return TokenStream::new();
+        };
+        let Some(table) = self.model.declaring(r).analysis().frames.get(&vdef.name) else {
+            return TokenStream::new();
+        };
+        if !self.has_view(vdef, vs) {
+            return TokenStream::new();
+        }
+        let needs_other_key = |s: &Struct| {
+            s.fields.iter().any(|f| {
+                matches!(self.store(f), Store::Literal)
+                    && !vs.fields.iter().any(|g| g.name == f.name)
+            })
+        };
+        if !earlier.iter().all(|(_, _, s)| needs_other_key(s)) {
+            return TokenStream::new();
+        }
+        let rt = &self.rt;
+        let typed_name = format_ident!("{}", rust_type_name(&format!("{name}Typed")));
+        let typed_struct = self.type_path_as(self.model, r, at, &format!("{}Typed", r.name));
+        let struct_view = self.view_path(self.model, r, at);
+        let entry = self.table_entry(table.table, at);
+        let (last_id, _, _) = &parts[parts.len() - 1];
+        let last_doc = format!(" [`{name}::{last_id}`] with its payload read by name.");
+        let mut members = Vec::new();
+        let mut split = Vec::new();
+        for (id, path, vpath) in &parts[..parts.len() - 1] {
+            let vdoc = format!(" [`{name}::{id}`], as it was read.");
+            match vpath {
+                Some(vp) => members.push(quote!(#[doc = #vdoc] #id(#vp<'a>),)),
+                None => members.push(quote!(#[doc = #vdoc] #id(#path),)),
+            }
+            split.push(quote!(#view::#id(v) => ::core::result::Result::Ok(Self::#id(v)),));
+        }
+        let doc = format!(
+            " [`{name}`] with its `{last_id}` variant's payload read by name: each other variant \
+             as in [`{view}`], `{last_id}` its typed form. Parsed by `from_str_union_typed`, \
+             which gives the verdict of [`{view}`] and the table's `parse`."
+        );
+        quote! {
+            #[doc = #doc]
+            #[derive(Debug, Clone)]
+            #grows
+            #[allow(deprecated)]
+            pub enum #typed_name<'a, E = #entry> {
+                #(#members)*
+                #[doc = #last_doc]
+                #last_id(#typed_struct<'a, E>),
+            }
+
+            #[allow(deprecated)]
+            impl<'de, E: #rt::ByName<'de>> #rt::UnionTyped<'de> for #typed_name<'de, E> {
+                type View = #view<'de>;
+                type Typed = #typed_struct<'de, E>;
+                fn typed(t: Self::Typed) -> Self {
+                    Self::#last_id(t)
+                }
+                fn split(
+                    view: Self::View,
+                ) -> ::core::result::Result<Self, #struct_view<'de>> {
+                    match view {
+                        #(#split)*
+                        #view::#last_id(v) => ::core::result::Result::Err(v),
+                    }
+                }
+                fn join(view: #struct_view<'de>) -> Self::View {
+                    #view::#last_id(view)
+                }
+            }
+        }
+    }
+}
