@@ -9,6 +9,7 @@
 //! | which structs are typed frames?           | [`frames`]              | every emitter           |
 //! | which untagged variants are picked how?   | [`picks`]               | emit::typescript        |
 //! | which types hold text (have a view)?      | [`text`]                | emit::rust's views      |
+//! | which structs have a flat view?           | [`text::flats`]         | emit::rust's envelopes  |
 //!
 //! Every answer is about the model's own types, keyed by name; a base's are its own
 //! analysis's (`model.base(p).analysis()`). Only a checked model is analysed: `lower` and
@@ -44,6 +45,8 @@ pub struct Analysis {
     pub picks: BTreeMap<String, Vec<Pick>>,
     /// Own structs and unions that hold text somewhere in their value (and so have a view).
     pub texts: BTreeSet<String>,
+    /// Own structs whose view is flat and decodes itself (the frame envelopes).
+    pub flats: BTreeSet<String>,
 }
 
 impl Analysis {
@@ -51,11 +54,13 @@ impl Analysis {
     pub fn of(model: &Model) -> Analysis {
         let directions = direction::directions(model);
         let growth = Growth::of(model, &directions);
+        let texts = text::texts(model);
         Analysis {
             recursion: recursion::Recursion::of(model),
             frames: frames::typed_frames(model),
             picks: picks::union_picks(model),
-            texts: text::texts(model),
+            flats: text::flats(model, &texts),
+            texts,
             directions,
             growth,
         }

@@ -3,8 +3,12 @@
 //! view of them would borrow, so exactly those get a view (`NameRef<'a>`, `emit::rust::view`).
 //! A type whose view's name the schema takes has no view, and its text is not a view's; an
 //! open enum keeps an unknown value as owned text, so it is not a view's either.
+//!
+//! Of those, the flat ones (the frame envelopes, `RequestRef<'a>`) get a view that decodes
+//! itself: every field a literal, a string or an `unknown` value, none optional with a default,
+//! and one `unknown`, so the view holds each string and raw value borrowed (`emit::rust::envelope`).
 
-use crate::model::{Model, Ty, TyKind, TypeDefKind};
+use crate::model::{Model, Struct, Ty, TyKind, TypeDefKind};
 use crate::names::view_name;
 use std::collections::BTreeSet;
 
@@ -59,4 +63,33 @@ fn reaches_text(owner: &Model, ty: &Ty, seen: &mut BTreeSet<(String, String)>) -
             }
         }
     }
+}
+
+/// The own structs of `texts` that are flat (see the module's doc).
+pub fn flats(model: &Model, texts: &BTreeSet<String>) -> BTreeSet<String> {
+    model
+        .types
+        .iter()
+        .filter(|t| texts.contains(&t.name))
+        .filter(|t| matches!(&t.kind, TypeDefKind::Struct(s) if is_flat(model, s)))
+        .map(|t| t.name.clone())
+        .collect()
+}
+
+/// Whether every field of `s` is a literal, a string or an `unknown` value without a default
+/// of its own (one a view can borrow or check, with nothing to make up when it is absent),
+/// and one is `unknown`.
+fn is_flat(model: &Model, s: &Struct) -> bool {
+    let mut unknown = false;
+    for f in &s.fields {
+        if f.optional && f.default.is_some() {
+            return false;
+        }
+        match model.unalias(&f.ty).kind {
+            TyKind::Literal(_) | TyKind::String(_) => {}
+            TyKind::Unknown => unknown = true,
+            _ => return false,
+        }
+    }
+    unknown
 }

@@ -198,11 +198,3 @@ pub(super) fn meta_attrs(meta: &Meta) -> TokenStream {
         Some(reason) => quote!(#[deprecated = #reason]),
     }
 }
-
-/// `role` with its first letter upper-case.
-pub(super) fn capitalized(role: &str) -> String {
-    let mut c = role.chars();
-    c.next()
-        .map(|f| f.to_uppercase().chain(c).collect())
-        .unwrap_or_default()
-}

@@ -8,109 +8,216 @@ use super::decode::lets_else;
 use super::paths::rust_type_name;
 use super::scan::{scan_fields_body, untagged_scan_body};
 use super::{At, Emitter, Store};
-use crate::model::{Struct, TyKind, TypeDef, TypeDefKind, Union};
+use crate::model::{Field, Struct, TyKind, TypeDef, TypeDefKind, Union};
 use crate::names::{rust_field, rust_ident, view_name};
 use proc_macro2::{Ident, Literal as Lit, TokenStream};
 use quote::{format_ident, quote};
 
+/// How a flat view holds a field's value.
+#[derive(Clone, Copy)]
+enum Kind {
+    /// A string, as `Cow<'a, str>`.
+    Str,
+    /// An `unknown` value, as `Cow<'a, RawValue>`.
+    Unknown,
+    /// A literal: checked, and held as whether it was there when optional.
+    Literal,
+}
+
+/// A struct's flat view as its jobs see it: the owned type's name, the view's, and each field.
+pub(super) struct FlatView<'a> {
+    pub(super) name: Ident,
+    pub(super) view: Ident,
+    pub(super) fields: Vec<FlatField<'a>>,
+}
+
+/// One field of a flat view, with the templates of what the view's items hold for it.
+pub(super) struct FlatField<'a> {
+    rt: &'a TokenStream,
+    pub(super) f: &'a Field,
+    i: usize,
+    kind: Kind,
+    pub(super) store: Store,
+    /// The owned schema value that checks the field (its limits and messages).
+    schema: TokenStream,
+    pub(super) slot: Ident,
+    pub(super) ident: Ident,
+    docs: TokenStream,
+}
+
+impl FlatField<'_> {
+    fn index(&self) -> Lit {
+        Lit::usize_unsuffixed(self.i)
+    }
+
+    /// Whether the view has a member for the field (a required literal has none).
+    pub(super) fn kept(&self) -> bool {
+        !matches!(self.store, Store::Literal)
+    }
+
+    /// A string's or raw value's type in the view, its `SchemaRef` value, and how a value `v`
+    /// becomes owned and a view again; `None` for a literal.
+    fn held(&self) -> Option<[TokenStream; 4]> {
+        let rt = self.rt;
+        let schema = &self.schema;
+        let cow = quote!(::std::borrow::Cow);
+        Some(match self.kind {
+            Kind::Literal => return None,
+            Kind::Str => [
+                quote!(#cow<'a, str>),
+                quote!(#rt::StrRef(#schema)),
+                quote!(v.into_owned()),
+                quote!(#cow::Owned(v)),
+            ],
+            Kind::Unknown => [
+                quote!(#cow<'a, #rt::RawValue>),
+                quote!(#rt::UnknownRef),
+                quote!(#rt::RawJson(v.into_owned())),
+                quote!(#cow::Owned(v.0)),
+            ],
+        })
+    }
+
+    /// The view's member.
+    pub(super) fn member(&self) -> Option<TokenStream> {
+        let (docs, ident) = (&self.docs, &self.ident);
+        match (self.held(), self.store) {
+            (None, Store::Literal) => None,
+            (None, _) => Some(quote!(#docs pub #ident: bool,)),
+            (Some([ty, ..]), _) if self.f.optional => {
+                Some(quote!(#docs pub #ident: ::core::option::Option<#ty>,))
+            }
+            (Some([ty, ..]), _) => Some(quote!(#docs pub #ident: #ty,)),
+        }
+    }
+
+    /// The decoder's arm for the field's key: its value read into the slot.
+    pub(super) fn arm(&self) -> TokenStream {
+        let (i, slot) = (self.index(), &self.slot);
+        match self.held() {
+            None => {
+                let schema = &self.schema;
+                quote!(#i => o.value_into(&mut map, #i, #schema, &mut #slot)?,)
+            }
+            Some([_, value, ..]) => {
+                quote!(#i => o.value_ref_into(&mut map, #i, #value, &mut #slot)?,)
+            }
+        }
+    }
+
+    /// The decoder's check of the slot once the keys ended.
+    pub(super) fn finish(&self) -> TokenStream {
+        let (i, slot, schema) = (self.index(), &self.slot, &self.schema);
+        match (self.kind, self.store) {
+            (Kind::Literal, Store::Literal) => quote!(let #slot = o.required(#i, #slot, #schema);),
+            (Kind::Literal, _) => quote!(let #slot = o.present(#slot);),
+            _ if self.f.optional => quote!(let #slot = o.optional(#slot);),
+            _ => quote!(let #slot = o.required(#i, #slot, #schema);),
+        }
+    }
+
+    /// The fast reader of the field's value.
+    pub(super) fn scan(&self) -> TokenStream {
+        let rt = self.rt;
+        match self.held() {
+            None => {
+                let schema = &self.schema;
+                quote!(#rt::Schema::scan(#schema, r))
+            }
+            Some([_, value, ..]) => quote!(#rt::SchemaRef::scan(#value, r)),
+        }
+    }
+
+    /// The member of the owned value made from the view's (`into_owned`).
+    fn owned_member(&self) -> TokenStream {
+        let ident = &self.ident;
+        match self.held() {
+            None => quote!(#ident: self.#ident,),
+            Some([_, _, to_owned, _]) if self.f.optional => {
+                quote!(#ident: self.#ident.map(|v| #to_owned),)
+            }
+            Some([_, _, to_owned, _]) => quote!(#ident: { let v = self.#ident; #to_owned },),
+        }
+    }
+
+    /// The member of the view made from the owned value's (`from_owned`).
+    fn view_member(&self) -> TokenStream {
+        let ident = &self.ident;
+        match self.held() {
+            None => quote!(#ident: owned.#ident,),
+            Some([_, _, _, to_view]) if self.f.optional => {
+                quote!(#ident: owned.#ident.map(|v| #to_view),)
+            }
+            Some([_, _, _, to_view]) => quote!(#ident: { let v = owned.#ident; #to_view },),
+        }
+    }
+}
+
 impl Emitter<'_> {
-    /// A struct's borrowed view, `NameRef<'a>`, when every field is a string, `unknown` or a
-    /// literal and one is `unknown` (the frame envelopes): its strings are `Cow<'a, str>` and
-    /// its raw values `Cow<'a, RawValue>`, borrowed from the input when it lends them, so the
-    /// envelope stage copies nothing. It decodes with the struct's own keys, limits and
-    /// messages. Empty when the struct does not qualify or the name is taken.
+    /// Whether this model's struct `def` has a flat view (`analysis::text::flats`).
+    pub(super) fn has_flat_view(&self, def: &TypeDef) -> bool {
+        self.model.analysis().flats.contains(&def.name)
+    }
+
+    /// The flat view of the struct `def`, if it has one.
+    fn flat_view<'a>(&'a self, def: &TypeDef, s: &'a Struct, at: At<'_>) -> Option<FlatView<'a>> {
+        if !self.has_flat_view(def) {
+            return None;
+        }
+        let fields = s
+            .fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| FlatField {
+                rt: &self.rt,
+                f,
+                i,
+                kind: match self.model.unalias(&f.ty).kind {
+                    TyKind::String(_) => Kind::Str,
+                    TyKind::Unknown => Kind::Unknown,
+                    _ => Kind::Literal,
+                },
+                store: self.store(f),
+                schema: self.schema(self.model, &f.ty, at, false),
+                slot: format_ident!("f{i}"),
+                ident: rust_ident(&rust_field(&f.name)),
+                docs: self.field_docs(f),
+            })
+            .collect();
+        Some(FlatView {
+            name: format_ident!("{}", rust_type_name(&def.name)),
+            view: format_ident!("{}", rust_type_name(&view_name(&def.name))),
+            fields,
+        })
+    }
+
+    /// A struct's borrowed view, `NameRef<'a>`, when it is flat (the frame envelopes): its
+    /// strings are `Cow<'a, str>` and its raw values `Cow<'a, RawValue>`, borrowed from the
+    /// input when it lends them, so the envelope stage copies nothing. It decodes with the
+    /// struct's own keys, limits and messages. Empty when the struct has no flat view.
     pub(super) fn struct_ref(&self, def: &TypeDef, s: &Struct, at: At<'_>) -> TokenStream {
-        enum Kind {
-            Str,
-            Unknown,
-            Literal,
-        }
-        let mut kinds = Vec::new();
-        for f in &s.fields {
-            let kind = match (&self.model.unalias(&f.ty).kind, self.store(f)) {
-                (TyKind::Literal(_), Store::Literal | Store::Presence) => Kind::Literal,
-                (TyKind::String(_), Store::Required | Store::Optional) => Kind::Str,
-                (TyKind::Unknown, Store::Required | Store::Optional) => Kind::Unknown,
-                _ => return TokenStream::new(),
-            };
-            kinds.push(kind);
-        }
-        let view_name = view_name(&def.name);
-        if !self.has_view(def, s) {
+        let Some(flat) = self.flat_view(def, s, at) else {
             return TokenStream::new();
-        }
+        };
         let rt = &self.rt;
-        let name = format_ident!("{}", rust_type_name(&def.name));
-        let view = format_ident!("{}", rust_type_name(&view_name));
+        let FlatView { name, view, fields } = &flat;
         let doc = format!(
             " A borrowed view of [`{name}`]: its strings and raw values borrow from the input \
              when it lends them. Same keys, limits and messages."
         );
-        let cow = quote!(::std::borrow::Cow);
-        let mut members = Vec::new();
-        let mut arms = Vec::new();
-        let mut finish = Vec::new();
-        let mut build = Vec::new();
-        let mut owned = Vec::new();
-        let mut from_owned = Vec::new();
-        let mut scans = Vec::new();
-        let slots: Vec<Ident> = (0..s.fields.len()).map(|i| format_ident!("f{i}")).collect();
-        for (i, (f, kind)) in s.fields.iter().zip(&kinds).enumerate() {
-            let schema = self.schema(self.model, &f.ty, at, false);
-            let slot = &slots[i];
-            let i_lit = Lit::usize_unsuffixed(i);
-            let ident = rust_ident(&rust_field(&f.name));
-            let fdocs = self.field_docs(f);
-            let (ty, value, to_owned, to_view) = match kind {
-                Kind::Literal => {
-                    scans.push(quote!(#rt::Schema::scan(#schema, r)));
-                    arms.push(
-                        quote!(#i_lit => o.value_into(&mut map, #i_lit, #schema, &mut #slot)?,),
-                    );
-                    if let Store::Literal = self.store(f) {
-                        finish.push(quote!(let #slot = o.required(#i_lit, #slot, #schema);));
-                    } else {
-                        finish.push(quote!(let #slot = o.present(#slot);));
-                        members.push(quote!(#fdocs pub #ident: bool,));
-                        build.push(quote!(#ident: #slot,));
-                        owned.push(quote!(#ident: self.#ident,));
-                        from_owned.push(quote!(#ident: owned.#ident,));
-                    }
-                    continue;
-                }
-                Kind::Str => (
-                    quote!(#cow<'a, str>),
-                    quote!(#rt::StrRef(#schema)),
-                    quote!(v.into_owned()),
-                    quote!(#cow::Owned(v)),
-                ),
-                Kind::Unknown => (
-                    quote!(#cow<'a, #rt::RawValue>),
-                    quote!(#rt::UnknownRef),
-                    quote!(#rt::RawJson(v.into_owned())),
-                    quote!(#cow::Owned(v.0)),
-                ),
-            };
-            arms.push(quote!(#i_lit => o.value_ref_into(&mut map, #i_lit, #value, &mut #slot)?,));
-            scans.push(quote!(#rt::SchemaRef::scan(#value, r)));
-            if f.optional {
-                finish.push(quote!(let #slot = o.optional(#slot);));
-                members.push(quote!(#fdocs pub #ident: ::core::option::Option<#ty>,));
-                owned.push(quote!(#ident: self.#ident.map(|v| #to_owned),));
-                from_owned.push(quote!(#ident: owned.#ident.map(|v| #to_view),));
-            } else {
-                finish.push(quote!(let #slot = o.required(#i_lit, #slot, #schema);));
-                members.push(quote!(#fdocs pub #ident: #ty,));
-                owned.push(quote!(#ident: { let v = self.#ident; #to_owned },));
-                from_owned.push(quote!(#ident: { let v = owned.#ident; #to_view },));
-            }
-            build.push(quote!(#ident: #slot,));
-        }
-        let kept = s
-            .fields
-            .iter()
-            .map(|f| !matches!(self.store(f), Store::Literal));
-        let lets_else = lets_else(&slots, kept);
+        let members = fields.iter().filter_map(FlatField::member);
+        let slots: Vec<Ident> = fields.iter().map(|f| f.slot.clone()).collect();
+        let arms = fields.iter().map(FlatField::arm);
+        let finish = fields.iter().map(FlatField::finish);
+        let kept: Vec<&FlatField> = fields.iter().filter(|f| f.kept()).collect();
+        let build = kept.iter().map(|f| {
+            let (ident, slot) = (&f.ident, &f.slot);
+            quote!(#ident: #slot,)
+        });
+        let owned = kept.iter().map(|f| f.owned_member());
+        let from_owned = kept.iter().map(|f| f.view_member());
+        let lets_else = lets_else(&slots, fields.iter().map(FlatField::kept));
+        let scans: Vec<TokenStream> = fields.iter().map(FlatField::scan).collect();
         let view_scan = scan_fields_body(
             rt,
             s,
@@ -122,10 +229,8 @@ impl Emitter<'_> {
                 TokenStream::new()
             },
         );
-        let typed = self.struct_typed(
-            def, s, at, &name, &view, &slots, &arms, &finish, &members, &scans,
-        );
-        let object_view = self.object_view_impl(&view, view_scan);
+        let typed = self.struct_typed(def, s, at, &flat);
+        let object_view = self.object_view_impl(view, view_scan);
         quote! {
             #[doc = #doc]
             #[derive(Debug, Clone)]
@@ -193,20 +298,6 @@ impl Emitter<'_> {
         }
     }
 
-    /// Whether a struct gets a borrowed view (see [`Self::struct_ref`]).
-    pub(super) fn has_view(&self, def: &TypeDef, s: &Struct) -> bool {
-        let mut unknown = false;
-        for f in &s.fields {
-            match (&self.model.unalias(&f.ty).kind, self.store(f)) {
-                (TyKind::Literal(_), Store::Literal | Store::Presence) => {}
-                (TyKind::String(_), Store::Required | Store::Optional) => {}
-                (TyKind::Unknown, Store::Required | Store::Optional) => unknown = true,
-                _ => return false,
-            }
-        }
-        unknown && self.def_has_view(def)
-    }
-
     /// An untagged union of structs gets a borrowed view, `NameRef<'a>`, when its variants
     /// are this model's own structs and one of them has a view: each variant is its struct's
     /// view, or the owned struct when it has none. It decodes with the union's own verdict
@@ -241,7 +332,7 @@ impl Emitter<'_> {
             };
             let path = self.type_path(self.model, r, at);
             let view = self
-                .has_view(vdef, vs)
+                .has_flat_view(vdef)
                 .then(|| self.view_path(self.model, r, at));
             parts.push((id, path, view));
             structs.push((r, vdef, vs));

@@ -15,6 +15,7 @@
 //! | `envelope.rs` | the flat views of the frame envelopes (`RequestRef<'a>`)              |
 //! | `typed.rs`    | typed frames `NameTyped<'a, E>` (`wire::typed`)                       |
 //! | `tables.rs`   | request and event tables, by-name enums, `check_type`                 |
+//! | `host.rs`     | the `Host` trait, `dispatch`, `Dispatcher`                            |
 //! | `errors.rs`   | an `#[error]` struct's constructors, an `#[extends]` enum's `From`    |
 //! | `usage.rs`    | code a user writes against the generated Rust (for `compat_rust`)     |
 //!
@@ -32,6 +33,7 @@ mod decode;
 mod docs;
 mod envelope;
 mod errors;
+mod host;
 mod paths;
 mod scan;
 mod schema;
@@ -111,6 +113,7 @@ struct Emitter<'a> {
 }
 
 /// How a struct field is stored.
+#[derive(Clone, Copy)]
 enum Store {
     /// A required literal: checked and written, not stored.
     Literal,

@@ -1,16 +1,136 @@
 //! emit::rust's tables: one type per request and event (`requests::ChatCreate`, with its wire
-//! name, payload and result), the name lists, the by-name enums (`RequestPayload`,
-//! `RequestResult`, `EventPayload`) that parse a value by its entry's name, and `check_type`,
-//! which reads a type no entry reaches by its name.
+//! name, payload and result, and their parse, decode and fast-read functions), the name lists,
+//! the by-name enums (`RequestPayload`, `RequestResult`, `EventPayload`) that read a value by
+//! its entry's name, and `check_type`, which reads a type no entry reaches by its name.
 
-use super::docs::{capitalized, docs_attrs, meta_attrs};
+use super::docs::{docs_attrs, meta_attrs};
 use super::paths::rust_type_name;
 use super::scan::match_name;
 use super::{At, Emitter};
-use crate::model::{TypeDef, TypeRef};
-use crate::names::{rust_field, rust_ident};
+use crate::model::{Docs, Meta, Model, TableKind, Ty, TypeDef, TypeRef};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
+
+/// Which side of a table's entries: a request's or an event's payload, or a request's result.
+#[derive(Clone, Copy)]
+pub(super) enum Side {
+    Payload,
+    Result,
+}
+
+impl Side {
+    /// The side as it is named in functions (`parse_payload`) and in docs.
+    fn word(self) -> &'static str {
+        match self {
+            Side::Payload => "payload",
+            Side::Result => "result",
+        }
+    }
+
+    /// The associated type of `Request` or `Event` that holds the side (`Payload`).
+    fn assoc(self) -> Ident {
+        match self {
+            Side::Payload => format_ident!("Payload"),
+            Side::Result => format_ident!("Result"),
+        }
+    }
+}
+
+/// One of the tables' by-name enums: a table and a side of its entries (`RequestResult`).
+#[derive(Clone, Copy)]
+pub(super) struct ByName {
+    pub(super) table: TableKind,
+    pub(super) side: Side,
+}
+
+impl ByName {
+    /// What one entry of the table is called in docs.
+    fn entity(self) -> &'static str {
+        match self.table {
+            TableKind::Requests => "request",
+            TableKind::Events => "event",
+        }
+    }
+
+    /// The enum's name (`RequestPayload`).
+    pub(super) fn name(self) -> Ident {
+        let table = match self.table {
+            TableKind::Requests => "Request",
+            TableKind::Events => "Event",
+        };
+        format_ident!("{table}{}", self.side.assoc())
+    }
+
+    /// The enum's doc line, and with `view` its view's.
+    pub(super) fn doc(self, view: bool) -> String {
+        let e = self.entity();
+        let view = if view { ", as a borrowed view" } else { "" };
+        format!(" Any {e}'s {}, by the {e}'s name{view}.", self.side.word())
+    }
+
+    /// What a variant holds, as its doc starts (`The payload of request`).
+    pub(super) fn role(self) -> String {
+        format!("The {} of {}", self.side.word(), self.entity())
+    }
+
+    /// Every entry of `model`'s composed table (bases first): its name, the model that declares
+    /// it and the type of this side.
+    pub(super) fn entries(self, model: &Model) -> Vec<(&str, &Model, &Ty)> {
+        match (self.table, self.side) {
+            (TableKind::Requests, side) => model
+                .all_requests()
+                .into_iter()
+                .map(|(owner, r)| {
+                    let ty = match side {
+                        Side::Payload => &r.payload,
+                        Side::Result => &r.result,
+                    };
+                    (r.name.as_str(), owner, ty)
+                })
+                .collect(),
+            (TableKind::Events, _) => model
+                .all_events()
+                .into_iter()
+                .map(|(owner, ev)| (ev.name.as_str(), owner, &ev.payload))
+                .collect(),
+        }
+    }
+
+    /// The table's module and trait (`requests`, `Request`).
+    fn module_and_trait(self, rt: &TokenStream) -> (TokenStream, TokenStream) {
+        match self.table {
+            TableKind::Requests => (quote!(requests), quote!(#rt::Request)),
+            TableKind::Events => (quote!(events), quote!(#rt::Event)),
+        }
+    }
+}
+
+/// The three by-name enums, in the order they are generated.
+const BY_NAME: [ByName; 3] = [
+    ByName {
+        table: TableKind::Requests,
+        side: Side::Payload,
+    },
+    ByName {
+        table: TableKind::Requests,
+        side: Side::Result,
+    },
+    ByName {
+        table: TableKind::Events,
+        side: Side::Payload,
+    },
+];
+
+/// An entry's doc comment: its own, then its wire name.
+fn entry_docs(docs: &Docs, name: &str) -> TokenStream {
+    let wire = format!(" Wire name: `{name}`.");
+    if docs.is_empty() {
+        quote!(#[doc = #wire])
+    } else {
+        let docs = docs_attrs(docs);
+        quote!(#docs #[doc = ""] #[doc = #wire])
+    }
+}
 
 impl Emitter<'_> {
     /// `check_type`: the types no table entry reaches (`Model::outside_tables`), each read from
@@ -78,235 +198,83 @@ impl Emitter<'_> {
         }
     }
 
+    /// The tables: the `requests` and `events` modules, the name lists, the by-name enums and
+    /// their views, then the host (`host.rs`).
     pub(super) fn tables(&self) -> TokenStream {
-        let rt = &self.rt;
-        let at = At::Module("requests");
-        let mut req_items = Vec::new();
-        let mut req_names = Vec::new();
-        let mut req_idents = Vec::new();
-        let mut methods = Vec::new();
-        let mut arms = Vec::new();
-        for (owner, r) in self.model.all_requests() {
+        let requests = self.model.all_requests().into_iter().map(|(owner, r)| {
             let ident = format_ident!("{}", rust_type_name(&r.name));
-            let name = r.name.as_str();
-            let own = std::ptr::eq(owner, self.model);
-            if own {
-                let docs = docs_attrs(&r.docs);
-                let wire = format!(" Wire name: `{name}`.");
-                let docs = if r.docs.is_empty() {
-                    quote!(#[doc = #wire])
-                } else {
-                    quote!(#docs #[doc = ""] #[doc = #wire])
-                };
-                let meta = meta_attrs(&r.meta);
-                let payload = self.rust_ty(owner, &r.payload, at, false);
-                let result = self.rust_ty(owner, &r.result, at, false);
-                let ps = self.schema(owner, &r.payload, at, false);
-                let rs = self.schema(owner, &r.result, at, false);
-                let payload_fns = self.entry_fns("payload", &ps);
-                let result_fns = self.entry_fns("result", &rs);
-                req_items.push(quote! {
-                    #docs
-                    #meta
-                    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-                    pub struct #ident;
-
-                    #[allow(deprecated)]
-                    impl #rt::Request for #ident {
-                        const METHOD: &'static str = #name;
-                        type Payload = #payload;
-                        type Result = #result;
-                        #payload_fns
-                        #result_fns
-                    }
-                });
-            } else {
+            if !std::ptr::eq(owner, self.model) {
                 let base = self.base_path(&owner.name);
-                req_items.push(quote!(pub use #base::requests::#ident;));
+                return quote!(pub use #base::requests::#ident;);
             }
-            let method = rust_ident(&rust_field(&r.name));
-            req_names.push(name);
-            req_idents.push(ident.clone());
-            if !own {
-                // A base's request is a method of the base's host trait, a supertrait.
-                let base = self.base_path(&owner.name);
-                arms.push(quote! {
-                    RequestPayload::#ident(payload) => {
-                        #rt::result_to_raw::<requests::#ident>(
-                            &<H as #base::Host>::#method(host, *payload).await?,
-                        )
-                    }
-                });
-                continue;
-            }
-            let docs = docs_attrs(&r.docs);
-            let doc_default = format!(
-                " Answers [`{ident}`](requests::{ident}) (`{name}`); the default refuses it as \
-                 unsupported."
-            );
-            let docs = if r.docs.is_empty() {
-                docs
-            } else {
-                quote!(#docs #[doc = ""])
-            };
-            // The payload and result by their own types, as the request table has them (a
-            // reader of the trait sees `ChatCreatePayload`, not `<ChatCreate as Request>::Payload`).
-            let payload_ty = self.rust_ty(owner, &r.payload, At::Root, false);
-            let result_ty = self.rust_ty(owner, &r.result, At::Root, false);
-            methods.push(quote! {
-                #docs
-                #[doc = #doc_default]
-                fn #method(
-                    &self,
-                    payload: #payload_ty,
-                ) -> impl ::core::future::Future<
-                    Output = ::core::result::Result<#result_ty, #rt::WireError>,
-                > + ::core::marker::Send {
-                    async move {
-                        let _ = payload;
-                        ::core::result::Result::Err(#rt::unsupported(<requests::#ident as #rt::Request>::METHOD))
-                    }
-                }
-            });
-            arms.push(quote! {
-                RequestPayload::#ident(payload) => {
-                    #rt::result_to_raw::<requests::#ident>(&host.#method(*payload).await?)
-                }
-            });
-        }
-
-        let eat = At::Module("events");
-        let mut ev_items = Vec::new();
-        let mut ev_names = Vec::new();
-        let mut ev_idents = Vec::new();
-        for (owner, ev) in self.model.all_events() {
+            let at = At::Module("requests");
+            self.entry_item(
+                &r.name,
+                &r.docs,
+                &r.meta,
+                &[
+                    (
+                        Side::Payload,
+                        self.rust_ty(owner, &r.payload, at, false),
+                        self.schema(owner, &r.payload, at, false),
+                    ),
+                    (
+                        Side::Result,
+                        self.rust_ty(owner, &r.result, at, false),
+                        self.schema(owner, &r.result, at, false),
+                    ),
+                ],
+                TableKind::Requests,
+            )
+        });
+        let events = self.model.all_events().into_iter().map(|(owner, ev)| {
             let ident = format_ident!("{}", rust_type_name(&ev.name));
-            let name = ev.name.as_str();
-            if std::ptr::eq(owner, self.model) {
-                let docs = docs_attrs(&ev.docs);
-                let wire = format!(" Wire name: `{name}`.");
-                let docs = if ev.docs.is_empty() {
-                    quote!(#[doc = #wire])
-                } else {
-                    quote!(#docs #[doc = ""] #[doc = #wire])
-                };
-                let meta = meta_attrs(&ev.meta);
-                let payload = self.rust_ty(owner, &ev.payload, eat, false);
-                let ps = self.schema(owner, &ev.payload, eat, false);
-                let payload_fns = self.entry_fns("payload", &ps);
-                ev_items.push(quote! {
-                    #docs
-                    #meta
-                    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-                    pub struct #ident;
-
-                    #[allow(deprecated)]
-                    impl #rt::Event for #ident {
-                        const NAME: &'static str = #name;
-                        type Payload = #payload;
-                        #payload_fns
-                    }
-                });
-            } else {
+            if !std::ptr::eq(owner, self.model) {
                 let base = self.base_path(&owner.name);
-                ev_items.push(quote!(pub use #base::events::#ident;));
+                return quote!(pub use #base::events::#ident;);
             }
-            ev_names.push(name);
-            ev_idents.push(ident);
-        }
-
+            let at = At::Module("events");
+            self.entry_item(
+                &ev.name,
+                &ev.docs,
+                &ev.meta,
+                &[(
+                    Side::Payload,
+                    self.rust_ty(owner, &ev.payload, at, false),
+                    self.schema(owner, &ev.payload, at, false),
+                )],
+                TableKind::Events,
+            )
+        });
+        let requests: Vec<TokenStream> = requests.collect();
+        let events: Vec<TokenStream> = events.collect();
+        let req_names = self
+            .model
+            .all_requests()
+            .into_iter()
+            .map(|(_, r)| r.name.as_str());
+        let ev_names = self
+            .model
+            .all_events()
+            .into_iter()
+            .map(|(_, ev)| ev.name.as_str());
         // `decode_payload` and `decode_named` are out of line: the by-name match stays a small
         // dispatch instead of every payload's decoder inlined into it, which keeps a mixed run
         // of frames in the instruction cache (docs/benchmarks.md).
-        let request_payload = self.by_name_enum(
-            &format_ident!("RequestPayload"),
-            " Any request's payload, by the request's name.",
-            "the payload of request",
-            &req_names,
-            &req_idents,
-            &quote!(requests),
-            &quote!(#rt::Request),
-            &quote!(Payload),
-            &quote!(parse_payload),
-            &quote!(decode_payload),
-            &quote!(scan_payload),
-        );
-        let request_result = self.by_name_enum(
-            &format_ident!("RequestResult"),
-            " Any request's result, by the request's name.",
-            "the result of request",
-            &req_names,
-            &req_idents,
-            &quote!(requests),
-            &quote!(#rt::Request),
-            &quote!(Result),
-            &quote!(parse_result),
-            &quote!(decode_result),
-            &quote!(scan_result),
-        );
-        let event_payload = self.by_name_enum(
-            &format_ident!("EventPayload"),
-            " Any event's payload, by the event's name.",
-            "the payload of event",
-            &ev_names,
-            &ev_idents,
-            &quote!(events),
-            &quote!(#rt::Event),
-            &quote!(Payload),
-            &quote!(parse_payload),
-            &quote!(decode_payload),
-            &quote!(scan_payload),
-        );
-        let request_payload_view = self.by_name_view(
-            &format_ident!("RequestPayload"),
-            " Any request's payload, by the request's name, as a borrowed view.",
-            "the payload of request",
-            self.model
-                .all_requests()
-                .into_iter()
-                .map(|(owner, r)| (r.name.as_str(), owner, &r.payload)),
-        );
-        let event_payload_view = self.by_name_view(
-            &format_ident!("EventPayload"),
-            " Any event's payload, by the event's name, as a borrowed view.",
-            "the payload of event",
-            self.model
-                .all_events()
-                .into_iter()
-                .map(|(owner, ev)| (ev.name.as_str(), owner, &ev.payload)),
-        );
-        let dispatch_body = if arms.is_empty() {
-            quote! {
-                let _ = host;
-                match payload {}
-            }
-        } else {
-            quote! {
-                match payload {
-                    #(#arms)*
-                }
-            }
-        };
-        let supers: Vec<TokenStream> = self
-            .model
-            .bases
-            .iter()
-            .map(|b| {
-                let base = self.base_path(&b.name);
-                quote!(#base::Host)
-            })
-            .collect();
+        let by_name = BY_NAME.map(|b| self.by_name_enum(b));
+        let views = [BY_NAME[0], BY_NAME[2]].map(|b| self.by_name_view(b));
+        let host = self.host();
         quote! {
             /// The request table: one type per request, with its wire name, payload and result.
             #[allow(deprecated)]
             pub mod requests {
-                #(#req_items)*
+                #(#requests)*
             }
 
             /// The event table: one type per event, with its wire name and payload.
             #[allow(deprecated)]
             pub mod events {
-                #(#ev_items)*
+                #(#events)*
             }
 
             /// Every request name, in table order.
@@ -315,64 +283,49 @@ impl Emitter<'_> {
             /// Every event name, in table order.
             pub const EVENT_NAMES: &[&str] = &[#(#ev_names),*];
 
-            #request_payload
-            #request_result
-            #event_payload
-            #request_payload_view
-            #event_payload_view
+            #(#by_name)*
+            #(#views)*
 
-            /// What a host does: one method per request of this protocol. Every method refuses
-            /// as unsupported unless the host implements it. The requests of a base protocol are
-            /// the methods of its `Host`, a supertrait: a host implements both, and [`dispatch`]
-            /// routes every name.
+            #host
+        }
+    }
+
+    /// An own entry's type in its table's module: a unit struct implementing `Request` or
+    /// `Event`, with its wire name and, per side, its type and functions.
+    fn entry_item(
+        &self,
+        name: &str,
+        docs: &Docs,
+        meta: &Meta,
+        sides: &[(Side, TokenStream, TokenStream)],
+        table: TableKind,
+    ) -> TokenStream {
+        let rt = &self.rt;
+        let ident = format_ident!("{}", rust_type_name(name));
+        let docs = entry_docs(docs, name);
+        let meta = meta_attrs(meta);
+        let types = sides.iter().map(|(side, ty, _)| {
+            let assoc = side.assoc();
+            quote!(type #assoc = #ty;)
+        });
+        let fns = sides
+            .iter()
+            .map(|(side, _, schema)| self.entry_fns(*side, schema));
+        let (trait_, konst) = match table {
+            TableKind::Requests => (quote!(#rt::Request), quote!(METHOD)),
+            TableKind::Events => (quote!(#rt::Event), quote!(NAME)),
+        };
+        quote! {
+            #docs
+            #meta
+            #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+            pub struct #ident;
+
             #[allow(deprecated)]
-            pub trait Host: #(#supers +)* ::core::marker::Sync {
-                #(#methods)*
-            }
-
-            /// Parses a request's payload by its name, straight into the typed payload, and calls
-            /// the host's method (see [`dispatch_payload`]). An unknown name and an invalid
-            /// payload are refused.
-            #[allow(deprecated)]
-            pub async fn dispatch<H: Host + ?::core::marker::Sized>(
-                host: &H,
-                name: &str,
-                payload: &#rt::RawValue,
-            ) -> ::core::result::Result<::std::boxed::Box<#rt::RawValue>, #rt::WireError> {
-                match RequestPayload::parse(name, payload.get()) {
-                    ::core::result::Result::Ok(payload) => dispatch_payload(host, payload).await,
-                    ::core::result::Result::Err(e) => ::core::result::Result::Err(#rt::table_refusal(&e)),
-                }
-            }
-
-            /// Calls the host's method for a parsed payload; the result is written as raw JSON,
-            /// checked first as the client will read it: a result the client would refuse is
-            /// answered as an `internal` failure naming the field and its limit, never sent.
-            #[allow(deprecated)]
-            pub async fn dispatch_payload<H: Host + ?::core::marker::Sized>(
-                host: &H,
-                payload: RequestPayload,
-            ) -> ::core::result::Result<::std::boxed::Box<#rt::RawValue>, #rt::WireError> {
-                #dispatch_body
-            }
-
-            /// A host as the runtime's frame machinery calls it (`serve`, `dispatch_frame`):
-            /// every name of this protocol's tables goes to [`dispatch`].
-            pub struct Dispatcher<'h, H: ?::core::marker::Sized>(
-                /// The host every request goes to.
-                pub &'h H,
-            );
-
-            impl<H: Host + ?::core::marker::Sized> #rt::Dispatch for Dispatcher<'_, H> {
-                type Payload = RequestPayload;
-                fn dispatch_payload(
-                    &self,
-                    payload: RequestPayload,
-                ) -> impl ::core::future::Future<
-                    Output = ::core::result::Result<::std::boxed::Box<#rt::RawValue>, #rt::WireError>,
-                > + ::core::marker::Send {
-                    dispatch_payload(self.0, payload)
-                }
+            impl #trait_ for #ident {
+                const #konst: &'static str = #name;
+                #(#types)*
+                #(#fns)*
             }
         }
     }
@@ -380,19 +333,12 @@ impl Emitter<'_> {
     /// A table entry's parse and decode functions for one side (`payload` or `result`):
     /// `parse_payload` reads JSON text, `decode_payload` a frame being read. The decoder is out
     /// of line: the by-name match stays a small dispatch.
-    fn entry_fns(&self, side: &str, schema: &TokenStream) -> TokenStream {
+    fn entry_fns(&self, side: Side, schema: &TokenStream) -> TokenStream {
         let rt = &self.rt;
-        let parse = format_ident!("parse_{side}");
-        let decode = format_ident!("decode_{side}");
-        let scan = format_ident!("scan_{side}");
-        let assoc = format_ident!(
-            "{}",
-            if side == "result" {
-                "Result"
-            } else {
-                "Payload"
-            }
-        );
+        let parse = format_ident!("parse_{}", side.word());
+        let decode = format_ident!("decode_{}", side.word());
+        let scan = format_ident!("scan_{}", side.word());
+        let assoc = side.assoc();
         quote! {
             fn #parse(json: &str) -> ::core::result::Result<Self::#assoc, #rt::ParseError> {
                 #rt::from_str_with(#schema, json)
@@ -411,21 +357,24 @@ impl Emitter<'_> {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn by_name_enum(
-        &self,
-        name: &Ident,
-        doc: &str,
-        role: &str,
-        names: &[&str],
-        idents: &[Ident],
-        module: &TokenStream,
-        trait_: &TokenStream,
-        assoc: &TokenStream,
-        parse: &TokenStream,
-        decode: &TokenStream,
-        scan: &TokenStream,
-    ) -> TokenStream {
+    /// A by-name enum (`RequestPayload`): one boxed variant per entry of the table, parsed,
+    /// decoded and read by the entry's name (`ByName`), written as its value.
+    fn by_name_enum(&self, b: ByName) -> TokenStream {
+        let name = b.name();
+        let doc = b.doc(false);
+        let role = b.role();
+        let entries = b.entries(self.model);
+        let names: Vec<&str> = entries.iter().map(|(n, _, _)| *n).collect();
+        let names = names.as_slice();
+        let idents: Vec<Ident> = names
+            .iter()
+            .map(|n| format_ident!("{}", rust_type_name(n)))
+            .collect();
+        let (module, trait_) = b.module_and_trait(&self.rt);
+        let assoc = b.side.assoc();
+        let parse = format_ident!("parse_{}", b.side.word());
+        let decode = format_ident!("decode_{}", b.side.word());
+        let scan = format_ident!("scan_{}", b.side.word());
         let rt = &self.rt;
         let empty = names.is_empty();
         let name_body = if empty {
@@ -443,9 +392,7 @@ impl Emitter<'_> {
         } else {
             quote!(match self { #(Self::#idents(v) => &**v,)* })
         };
-        let entry_docs = names
-            .iter()
-            .map(|n| format!(" {} `{n}`.", capitalized(role)));
+        let entry_docs = names.iter().map(|n| format!(" {} `{n}`.", role));
         let ser_body = if empty {
             quote!(let _ = s; match *self {})
         } else {

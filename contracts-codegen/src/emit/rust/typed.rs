@@ -4,6 +4,7 @@
 
 use super::decode::lets_else_with;
 use super::docs::docs_attrs;
+use super::envelope::{FlatField, FlatView};
 use super::paths::rust_type_name;
 use super::scan::{scan_arm, scan_finish_of, scan_keys};
 use super::{At, Emitter, Store};
@@ -16,25 +17,19 @@ impl Emitter<'_> {
     /// A view's typed form, `NameTyped<'a, E>`, when one of its `unknown` fields is marked
     /// `#[table = "requests[type]"]`: that field holds the table's by-name enum, read by the
     /// key field's value in the frame's own pass when the key comes first (`wire::typed`).
-    /// Empty otherwise. `arms`, `finish` and `members` are the view's, by field.
-    #[allow(clippy::too_many_arguments)]
+    /// Empty otherwise. Every other field is as in the flat view `flat`.
     pub(super) fn struct_typed(
         &self,
         def: &TypeDef,
         s: &Struct,
         at: At<'_>,
-        name: &Ident,
-        view: &Ident,
-        slots: &[Ident],
-        arms: &[TokenStream],
-        finish: &[TokenStream],
-        members: &[TokenStream],
-        scans: &[TokenStream],
+        flat: &FlatView<'_>,
     ) -> TokenStream {
         let Some(&table) = self.model.analysis().frames.get(&def.name) else {
             return TokenStream::new();
         };
         let (t, k) = (table.field, table.key);
+        let FlatView { name, view, .. } = flat;
         let rt = &self.rt;
         let typed = format_ident!("{}", rust_type_name(&format!("{}Typed", def.name)));
         let entry = self.table_entry(table.table, at);
@@ -54,57 +49,50 @@ impl Emitter<'_> {
         let field_ident = rust_ident(&rust_field(&field.name));
         let key_ident = rust_ident(&rust_field(&key.name));
         let fdocs = docs_attrs(&field.docs);
-        // The view's `arms` and `finish` hold one entry per field; its `members` skip the
-        // required literals, which have no member.
-        let mut members_out = Vec::new();
-        let mut arms_out = Vec::new();
-        let mut finish_out = Vec::new();
-        let mut idents = Vec::new();
-        let mut m = 0;
-        for (i, f) in s.fields.iter().enumerate() {
-            let has_member = !matches!(self.store(f), Store::Literal);
-            let slot = &slots[i];
-            let i_lit = Lit::usize_unsuffixed(i);
-            if i == t {
-                members_out.push(quote!(#fdocs pub #field_ident: E,));
-                let key_slot = &slots[k];
-                arms_out.push(
-                    quote!(#i_lit => o.entry_into(&mut map, #i_lit, &#key_slot, &mut #slot)?,),
-                );
+        let fields = &flat.fields;
+        let slots: Vec<Ident> = fields.iter().map(|f| f.slot.clone()).collect();
+        let (slot, key_slot) = (&fields[t].slot, &fields[k].slot);
+        let others = || fields.iter().filter(|f| f.f.name != field.name);
+        // The payload's member holds the entry; every other member is the view's.
+        let members = fields.iter().filter_map(|f| {
+            if f.f.name == field.name {
+                Some(quote!(#fdocs pub #field_ident: E,))
             } else {
-                if has_member {
-                    members_out.push(members[m].clone());
-                    idents.push(rust_ident(&rust_field(&f.name)));
-                }
-                arms_out.push(arms[i].clone());
-                finish_out.push(finish[i].clone());
+                f.member()
             }
-            if has_member {
-                m += 1;
+        });
+        let arms = fields.iter().map(|f| {
+            if f.f.name == field.name {
+                let i = Lit::usize_unsuffixed(t);
+                quote!(#i => o.entry_into(&mut map, #i, &#key_slot, &mut #slot)?,)
+            } else {
+                f.arm()
             }
-        }
-        let slot = &slots[t];
-        let key_slot = &slots[k];
-        finish_out.push(quote!(let #slot = o.entry(#slot, &#key_slot);));
-        let lets = slots.iter().enumerate().map(|(i, slot)| {
-            if i == t {
+        });
+        let finish = others()
+            .map(FlatField::finish)
+            .chain([quote!(let #slot = o.entry(#slot, &#key_slot);)]);
+        let idents: Vec<&Ident> = others().filter(|f| f.kept()).map(|f| &f.ident).collect();
+        let lets = fields.iter().map(|f| {
+            let slot = &f.slot;
+            if f.f.name == field.name {
                 quote!(let mut #slot = #rt::EntrySlot::new();)
             } else {
                 quote!(let mut #slot = ::core::option::Option::None;)
             }
         });
-        let kept = s
-            .fields
-            .iter()
-            .map(|f| !matches!(self.store(f), Store::Literal));
-        let lets_else_unit = lets_else_with(slots, kept, &quote!(::core::result::Result::Ok(())));
+        let lets_else_unit = lets_else_with(
+            &slots,
+            fields.iter().map(FlatField::kept),
+            &quote!(::core::result::Result::Ok(())),
+        );
         // The fast reader: the payload read by the name already read, else left to the loop
         // above (`wire::scan`).
         let mut scan_arms = Vec::new();
         let mut scan_finish = Vec::new();
         let mut scan_build = Vec::new();
-        for (i, f) in s.fields.iter().enumerate() {
-            let slot = &slots[i];
+        for (i, f) in fields.iter().enumerate() {
+            let (slot, ident) = (&f.slot, &f.ident);
             if i == t {
                 scan_arms.push(scan_arm(
                     i,
@@ -114,36 +102,28 @@ impl Emitter<'_> {
                         E::scan_named(name, r)
                     }),
                 ));
-                let ident = rust_ident(&rust_field(&f.name));
                 scan_build.push(quote!(#ident: #slot?,));
             } else {
-                scan_arms.push(scan_arm(i, slot, scans[i].clone()));
-                let (check, value) = scan_finish_of(self.store(f), slot, TokenStream::new);
+                scan_arms.push(scan_arm(i, slot, f.scan()));
+                let (check, value) = scan_finish_of(f.store, slot, TokenStream::new);
                 scan_finish.push(check);
                 if let Some(value) = value {
-                    let ident = rust_ident(&rust_field(&f.name));
                     scan_build.push(quote!(#ident: #value,));
                 }
             }
         }
         let scan_keys = scan_keys(rt, s);
-        let build = s
-            .fields
-            .iter()
-            .zip(slots)
-            .filter(|(f, _)| !matches!(self.store(f), Store::Literal))
-            .map(|(f, slot)| {
-                let ident = rust_ident(&rust_field(&f.name));
-                quote!(#ident: #slot,)
-            })
-            .collect::<Vec<_>>();
+        let build = fields.iter().filter(|f| f.kept()).map(|f| {
+            let (ident, slot) = (&f.ident, &f.slot);
+            quote!(#ident: #slot,)
+        });
         quote! {
             #[doc = #doc]
             #[derive(Debug, Clone)]
             #[non_exhaustive]
             #[allow(deprecated)]
             pub struct #typed<'a, E = #entry> {
-                #(#members_out)*
+                #(#members)*
             }
 
             #[allow(deprecated)]
@@ -168,11 +148,11 @@ impl Emitter<'_> {
                     #(#lets)*
                     while let ::core::option::Option::Some(i) = o.next_key_strict(&mut map, <Self as #rt::ObjectRef<'de>>::index)? {
                         match i {
-                            #(#arms_out)*
+                            #(#arms)*
                             _ => {}
                         }
                     }
-                    #(#finish_out)*
+                    #(#finish)*
                     #lets_else_unit
                     // Built in the caller's slot: the frame is not moved up through a result.
                     *out = ::core::option::Option::Some(Self { #(#build)* });
@@ -241,7 +221,7 @@ impl Emitter<'_> {
         let Some(table) = self.model.declaring(r).analysis().frames.get(&vdef.name) else {
             return TokenStream::new();
         };
-        if !self.has_view(vdef, vs) {
+        if !self.has_flat_view(vdef) {
             return TokenStream::new();
         }
         let needs_other_key = |s: &Struct| {

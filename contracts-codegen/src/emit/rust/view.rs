@@ -9,9 +9,9 @@
 //! of the frame envelopes (`RequestRef`, `ServerFrameRef`, see `struct_ref`) are views too:
 //! a view that holds one uses it.
 
-use super::docs::capitalized;
 use super::paths::rust_type_name;
 use super::scan::{match_name, scan_fields_body, scan_variant_keys, untagged_scan_body};
+use super::tables::ByName;
 use super::{At, Emitter, Store};
 use crate::model::{Model, Struct, Ty, TyKind, TypeDef, TypeDefKind, TypeRef, Union, UnionTag};
 use crate::names::{rust_field, rust_ident, view_name};
@@ -429,16 +429,15 @@ impl Emitter<'_> {
     /// A table's by-name view (`EventPayloadRef<'a>` beside `EventPayload`): each entry's
     /// value as its view, read by the fast reader by name (`ByName::scan_named`) with its
     /// strings borrowed; the decoder and the table stage are the owned enum's. Empty when no
-    /// entry holds text. `entries`: each entry's name, protocol and value's type.
-    pub(super) fn by_name_view<'m>(
-        &self,
-        owned: &Ident,
-        doc: &str,
-        role: &str,
-        entries: impl Iterator<Item = (&'m str, &'m Model, &'m Ty)>,
-    ) -> TokenStream {
+    /// entry holds text. `b`: the owned enum it views.
+    pub(super) fn by_name_view(&self, b: ByName) -> TokenStream {
+        let owned = &b.name();
+        let doc = b.doc(true);
+        let role = b.role();
         let at = At::Root;
-        let entries: Vec<_> = entries
+        let entries: Vec<_> = b
+            .entries(self.model)
+            .into_iter()
             .map(|(wire, owner, ty)| (wire, format_ident!("{}", rust_type_name(wire)), owner, ty))
             .collect();
         if !entries
@@ -457,7 +456,7 @@ impl Emitter<'_> {
         let mut scans = Vec::new();
         for (wire, id, owner, ty) in entries {
             let vty = self.view_or_owned(owner, ty, at, false);
-            let edoc = format!(" {} `{wire}`, as a view.", capitalized(role));
+            let edoc = format!(" {} `{wire}`, as a view.", role);
             members.push(quote!(#[doc = #edoc] #id(::std::boxed::Box<#vty>),));
             let o = self.convert(Convert::IntoOwned, owner, ty, at, false, &quote!((*v)));
             let w = self.convert(Convert::FromOwned, owner, ty, at, false, &quote!((*v)));
