@@ -25,6 +25,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 
 /** The corpus directory: this file's own, or `CONTRACTS_CORPUS_DIR` (where the fuzzer's
@@ -155,12 +156,16 @@ function parseJson(text) {
     }
 }
 
+/** The verdict on text that is not JSON: an envelope refusal. */
+function notJson(json) {
+    return { ok: false, stage: 'envelope', message: json.message };
+}
+
 /** A verdict function over parsed input: text that is not JSON is an envelope refusal. */
 function onJson(verdict) {
     return (line) => {
         const json = parseJson(line.text);
-        if (!json.ok) return { ok: false, stage: 'envelope', message: json.message };
-        return verdict(line, json.value);
+        return json.ok ? verdict(line, json.value) : notJson(json);
     };
 }
 
@@ -221,9 +226,9 @@ function disagreement(line, got, comparePaths, rust) {
         const have = pathSet(got.paths);
         if (JSON.stringify(want) !== JSON.stringify(have)) wrong.push(`paths ${JSON.stringify(have)}, expected ${JSON.stringify(want)}`);
     }
-    if (wrong.length === 0 && !got.ok && rust !== undefined && isJson(line.text)) {
+    if (wrong.length === 0 && !got.ok && rust !== undefined && (line.json?.ok ?? isJson(line.text))) {
         const record = rust.get(line.number);
-        if (record === undefined || record.of !== fingerprint(line.source)) {
+        if (record === undefined || (record.of !== undefined && record.of !== fingerprint(line.source))) {
             wrong.push(`tests/corpus/messages/${rust.file} is stale: it has no record of this line (${REMAKE})`);
         } else if (got.message !== record.message) {
             wrong.push(`a message other than Rust's:\n    rust:    ${record.message.replace(/\n/g, '\n             ')}`);
@@ -240,14 +245,7 @@ function run(file, name, verdict, comparePaths, rust) {
         assert.ok(lines.length > 0, `${file} is empty`);
         const wrong = [];
         for (const line of lines) {
-            let got;
-            try {
-                got = verdict(line);
-            } catch (e) {
-                if (e instanceof assert.AssertionError) throw e;
-                got = { ok: false, message: `threw: ${e instanceof Error ? e.message : String(e)}` };
-            }
-            const d = disagreement(line, got, comparePaths, rust);
+            const d = disagreement(line, judged(verdict, line), comparePaths, rust);
             if (d !== null) wrong.push(d);
         }
         t.diagnostic(`${name}: ${file}: ${lines.length} lines, ${wrong.length} disagreements`);
@@ -264,8 +262,71 @@ export function runCorpus({ protocol, packageUrl, Ajv, zod, schema, files }) {
     const checks = schemaChecks(packageUrl, Ajv);
     const zodVerdict = onJson(zod);
     const schemaVerdict = onJson((line, input) => schema(line, input, checks));
+    if (process.env.CONTRACTS_JUDGE === 'stream') return judgeStream(zod, (line, input) => schema(line, input, checks));
     for (const file of files ?? [`${protocol}.jsonl`, `derived/${protocol}.jsonl`]) {
         run(file, 'zod', zodVerdict, true, readMessages(file));
         run(file, 'json schema', schemaVerdict, false);
     }
+}
+
+/** A validator's verdict on a line, a throw made a refusal that names it. */
+function judged(verdict, line) {
+    try {
+        return verdict(line);
+    } catch (e) {
+        if (e instanceof assert.AssertionError) throw e;
+        return { ok: false, message: `threw: ${e instanceof Error ? e.message : String(e)}` };
+    }
+}
+
+/**
+ * The streaming judge (`CONTRACTS_JUDGE=stream`), which the fuzzer's long runs
+ * (`cargo xtask fuzz --figure`) feed instead of writing a corpus file per batch. Each stdin
+ * line is a corpus line with Rust's verdict and two more fields: `n`, its number, and
+ * `message`, Rust's message when it refuses. Each is judged as the corpus tests judge a line
+ * (Zod: verdict, stage and message; ajv: verdict and stage). Only a disagreement is written,
+ * as `{"n", "as", "type", "raw", "said"}`; at the end of the input, `{"done": <lines judged>}`.
+ */
+function judgeStream(zod, schema) {
+    // The input is parsed once for both validators.
+    const zodVerdict = (line) => (line.json.ok ? zod(line, line.json.value) : notJson(line.json));
+    const schemaVerdict = (line) => (line.json.ok ? schema(line, line.json.value) : notJson(line.json));
+    const input = createInterface({ input: process.stdin, crlfDelay: Infinity });
+    const out = [];
+    const flush = () => {
+        if (out.length > 0) process.stdout.write(out.splice(0).join(''));
+    };
+    let count = 0;
+    input.on('line', (raw) => {
+        if (raw.trim() === '') return;
+        const l = JSON.parse(raw);
+        const line = {
+            number: l.n,
+            source: raw,
+            where: `stream:${l.n}`,
+            as: l.as,
+            type: l.type,
+            text: typeof l.raw === 'string' ? l.raw : JSON.stringify(l.input),
+            ok: l.ok,
+            stage: l.stage,
+            paths: undefined,
+            note: String(l.note ?? ''),
+        };
+        line.json = parseJson(line.text);
+        // Rust's message travels on the line: there is no record file to be stale.
+        const rust = new Map([[l.n, { message: l.message }]]);
+        rust.file = 'stream';
+        for (const d of [
+            disagreement(line, judged(zodVerdict, line), false, rust),
+            disagreement(line, judged(schemaVerdict, line), false),
+        ]) {
+            if (d !== null) out.push(`${JSON.stringify({ n: l.n, as: l.as, type: l.type, raw: line.text, said: d })}\n`);
+        }
+        count += 1;
+        if (out.length >= 64) flush();
+    });
+    input.on('close', () => {
+        flush();
+        process.stdout.write(`${JSON.stringify({ done: count })}\n`);
+    });
 }

@@ -1,5 +1,6 @@
 //! `cargo xtask fuzz [--seconds N] [--per-target N] [--seed S] [--only PREFIX]` and
-//! `cargo xtask fuzz --differential [--per-kind N] [--seed S]`: the mutation fuzzer of
+//! `cargo xtask fuzz --differential [--per-kind N] [--seed S]`, and
+//! `cargo xtask fuzz --figure [--next N | --chunks A..B] [--summary]`: the mutation fuzzer of
 //! `tests/fuzz` (the `contracts-fuzz` binary), built in release unless `--debug` (what
 //! `cargo xtask test` uses, to reuse the test build). xtask stays light: it never compiles
 //! the protocols itself.
@@ -29,6 +30,26 @@ pub struct Args {
     /// Inputs per kind, for --differential.
     #[arg(long, requires = "differential")]
     per_kind: Option<usize>,
+    /// The figure's chunks: every invariant and Zod and ajv on each input (streamed), each
+    /// chunk recorded in tests/fuzz/figure.jsonl when it passes (`--seed` is the base seed,
+    /// `--per-target` a chunk's size).
+    #[arg(long, conflicts_with_all = ["seconds", "only", "differential"])]
+    figure: bool,
+    /// Run the first N chunks the ledger does not hold (default 1), for --figure.
+    #[arg(long, requires = "figure", conflicts_with = "chunks")]
+    next: Option<u64>,
+    /// Run these chunks (`A..B`), skipping those the ledger holds, for --figure.
+    #[arg(long, requires = "figure")]
+    chunks: Option<String>,
+    /// Another ledger than tests/fuzz/figure.jsonl, for --figure.
+    #[arg(long, requires = "figure")]
+    ledger: Option<std::path::PathBuf>,
+    /// Record nothing in the ledger and skip nothing, for --figure (CI's short run).
+    #[arg(long, requires = "figure", conflicts_with = "ledger")]
+    no_ledger: bool,
+    /// Print what the ledger adds up to and run nothing, for --figure.
+    #[arg(long, requires = "figure")]
+    summary: bool,
     /// A debug build (the test build's artifacts) instead of release.
     #[arg(long)]
     debug: bool,
@@ -41,7 +62,30 @@ pub fn run(args: Args) -> ExitCode {
         cmd.arg("--release");
     }
     cmd.arg("--");
-    if args.differential {
+    if args.figure {
+        cmd.arg("figure");
+        if let Some(n) = args.next {
+            cmd.arg("--next").arg(n.to_string());
+        }
+        if let Some(c) = &args.chunks {
+            cmd.arg("--chunks").arg(c);
+        }
+        if let Some(n) = args.per_target {
+            cmd.arg("--per-target").arg(n.to_string());
+        }
+        if let Some(l) = &args.ledger {
+            cmd.arg("--ledger").arg(l);
+        }
+        if args.summary {
+            cmd.arg("--summary");
+        }
+        if args.no_ledger {
+            cmd.arg("--no-ledger");
+        }
+        if args.no_write {
+            cmd.arg("--no-write");
+        }
+    } else if args.differential {
         cmd.arg("differential");
         if let Some(n) = args.per_kind {
             cmd.arg("--per-kind").arg(n.to_string());

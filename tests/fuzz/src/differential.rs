@@ -147,13 +147,9 @@ fn newer_source(pkg: &Path, built: &Path) -> Option<std::path::PathBuf> {
     None
 }
 
-/// Runs a corpus under `dir` through the package's Zod and ajv: the (file, line) of every line
-/// that disagrees, with what node said.
-fn run_node(
-    root: &Path,
-    protocol: &str,
-    dir: &Path,
-) -> Result<BTreeMap<(String, usize), String>, String> {
+/// The package that judges `protocol` and its built corpus adapter, refused when it is
+/// missing or older than a source of the package.
+pub fn judge_script(root: &Path, protocol: &str) -> Result<(PathBuf, PathBuf), String> {
     let pkg = root.join(package(protocol).ok_or("no package")?);
     let test = pkg.join("dist/test/corpus.test.js");
     if !test.exists() {
@@ -171,6 +167,17 @@ fn run_node(
             pkg.display()
         ));
     }
+    Ok((pkg, test))
+}
+
+/// Runs a corpus under `dir` through the package's Zod and ajv: the (file, line) of every line
+/// that disagrees, with what node said.
+fn run_node(
+    root: &Path,
+    protocol: &str,
+    dir: &Path,
+) -> Result<BTreeMap<(String, usize), String>, String> {
+    let (pkg, test) = judge_script(root, protocol)?;
     let out = Command::new("node")
         .arg("--test")
         .arg("--test-reporter=tap")
@@ -298,7 +305,7 @@ pub fn run(seed: u64, per_kind: usize, dir: &Path) -> Result<DiffReport, String>
 
 /// Minimises a disagreeing input across the languages: each round runs every candidate one
 /// step simpler through node and keeps the shortest that still disagrees.
-fn shrink(
+pub fn shrink(
     root: &Path,
     dir: &Path,
     protocol: &str,

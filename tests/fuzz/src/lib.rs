@@ -11,8 +11,10 @@
 //! seeded run and a differential run with a new seed.
 
 pub mod differential;
+pub mod figure;
 pub mod guard;
 pub mod json;
+pub mod judge;
 pub mod minimize;
 pub mod mutate;
 pub mod rng;
@@ -200,6 +202,19 @@ pub fn run_with(
     check: impl Fn(&Target, &str) -> Result<Verdict, String>,
     on_hang: impl Fn(&Hang) + Send + 'static,
 ) -> Result<Report, String> {
+    run_observing(options, seeds, check, on_hang, |_, _, _| Ok(()))
+}
+
+/// [`run_with`], with `observe` called on every input that passed, with its verdict, after
+/// its check and outside its bounds (the time `observe` takes is not the check's). An error
+/// from `observe` ends the run with that error.
+pub fn run_observing(
+    options: &Options,
+    seeds: &[Seed],
+    check: impl Fn(&Target, &str) -> Result<Verdict, String>,
+    on_hang: impl Fn(&Hang) + Send + 'static,
+    mut observe: impl FnMut(&Target, &str, &Verdict) -> Result<(), String>,
+) -> Result<Report, String> {
     let dict = dict(seeds);
     let groups = by_kind(seeds, options.only.as_deref());
     if groups.is_empty() {
@@ -239,12 +254,21 @@ pub fn run_with(
             what,
         }
     };
+    let mut broken = None;
     'run: {
         for s in groups.values().flatten() {
             *report.inputs.entry(kind_name(&s.target)).or_default() += 1;
-            if let Err(what) = check(&s.target, &s.text) {
-                report.failure = Some(fail(&s.target, &s.text, what));
-                break 'run;
+            match check(&s.target, &s.text) {
+                Err(what) => {
+                    report.failure = Some(fail(&s.target, &s.text, what));
+                    break 'run;
+                }
+                Ok(v) => {
+                    if let Err(e) = observe(&s.target, &s.text, &v) {
+                        broken = Some(e);
+                        break 'run;
+                    }
+                }
             }
         }
         let mut rng = Rng::new(options.seed);
@@ -259,9 +283,17 @@ pub fn run_with(
             for name in &names {
                 let (target, text) = generate(&mut rng, &dict, &groups[*name]);
                 *report.inputs.entry((*name).clone()).or_default() += 1;
-                if let Err(what) = check(&target, &text) {
-                    report.failure = Some(fail(&target, &text, what));
-                    break 'run;
+                match check(&target, &text) {
+                    Err(what) => {
+                        report.failure = Some(fail(&target, &text, what));
+                        break 'run;
+                    }
+                    Ok(v) => {
+                        if let Err(e) = observe(&target, &text, &v) {
+                            broken = Some(e);
+                            break 'run;
+                        }
+                    }
                 }
             }
             round += 1;
@@ -269,6 +301,9 @@ pub fn run_with(
     }
     drop(dog);
     std::panic::set_hook(quiet);
+    if let Some(e) = broken {
+        return Err(e);
+    }
     report.elapsed = start.elapsed();
     if options.write_regression
         && let Some(f) = &report.failure
