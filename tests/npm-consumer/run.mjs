@@ -7,7 +7,8 @@
 //    on each tarball, from the package's own dev dependencies (installed by its lock file);
 // 3. a temporary copy of this directory is installed from its lock file (`npm ci`), then the
 //    tarballs are added to it (`--no-save`: the agent package, the app package built against
-//    it, the connect package), with exactly one zod (the consumer's: it is a peer);
+//    it, the connect package), with exactly one zod (the consumer's: it is a peer) and one
+//    agent package (the runtime's: the connect and app packages have it as a peer);
 // 4. src/main.ts is type-checked with `tsc --strict` under nodenext and bundler resolution,
 //    compiled, and run.
 //
@@ -92,6 +93,22 @@ try {
         }
     }
     if (nested.length > 0) throw new Error(`npm consumer: a second zod under ${nested.join(', ')}`);
+    // One runtime: the agent package, once, at the top; no package brought a copy of it or of
+    // its runtime files (`src/main.ts` checks the functions are the same objects).
+    for (const name of readdirSync(join(consumer, 'node_modules', '@adecore'))) {
+        const dir = join(consumer, 'node_modules', '@adecore', name);
+        if (existsSync(join(dir, 'node_modules', '@adecore', 'agent-contracts'))) {
+            throw new Error(`npm consumer: a second @adecore/agent-contracts under @adecore/${name}`);
+        }
+        if (name !== 'agent-contracts') {
+            for (const copy of ['dist/src/parse.js', 'dist/src/limits.js', 'dist/src/runtime']) {
+                if (existsSync(join(dir, copy))) throw new Error(`npm consumer: @adecore/${name} ships ${copy}, a copy of the runtime`);
+            }
+        }
+    }
+    if (!existsSync(join(consumer, 'node_modules', '@adecore', 'agent-contracts', 'dist', 'src', 'runtime', 'index.js'))) {
+        throw new Error('npm consumer: @adecore/agent-contracts ships no dist/src/runtime/index.js');
+    }
 
     const tsc = join(consumer, 'node_modules', '.bin', 'tsc');
     run(consumer, tsc, ['--strict', '-p', 'tsconfig.bundler.json']);

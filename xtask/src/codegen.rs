@@ -25,7 +25,9 @@
 use contracts_codegen::corpus;
 use contracts_codegen::emit::docs::DocsOptions;
 use contracts_codegen::emit::json_schema::{self, JsonSchemaOptions};
-use contracts_codegen::emit::typescript::{self, BasePackage, PeerDependency, TsAlias, TsOptions};
+use contracts_codegen::emit::typescript::{
+    self, BasePackage, PeerDependency, Runtime, RuntimePackage, TsAlias, TsOptions,
+};
 use contracts_codegen::flows;
 use contracts_codegen::generate::{Outputs, Protocol};
 use contracts_xtask::Protocols;
@@ -73,6 +75,8 @@ pub fn targets() -> Vec<Target> {
         agent.dev_dependencies.insert(name.into(), version.into());
     }
     agent.has_tests = true;
+    // The runtime (`src/runtime/`, hand-written) is the agent package's: the others import it.
+    agent.runtime = Runtime::Ships;
     // The shared-corpus runner (tests/corpus/runner.mjs, through test/corpus.test.ts) checks
     // the JSON Schema with ajv, resolved from the package.
     agent
@@ -84,6 +88,11 @@ pub fn targets() -> Vec<Target> {
         "The Agent Connect frames on /v1/ws: types, Zod schemas and parse functions.".into();
     connect.parse_functions = vec!["ClientFrame".into(), "ServerFrame".into()];
     connect.has_tests = true;
+    // The runtime from the agent package, built and tested against by path (not published).
+    connect.runtime = Runtime::From(
+        RuntimePackage::new(typescript::RUNTIME_PACKAGE, typescript::RUNTIME_RANGE)
+            .dev_version("file:../agent-contracts"),
+    );
     connect
         .dev_dependencies
         .insert("ajv".into(), typescript::AJV_VERSION.into());
@@ -196,15 +205,19 @@ const EXAMPLE_APP_CORPUS: &str = "tests/corpus/derived/documents.jsonl";
 /// Where the example app's package goes.
 const EXAMPLE_APP_PACKAGE: &str = "examples/documents-app/bindings/documents-contracts";
 
-/// The example app's package options: the agent package is a peer, built and tested against
-/// by path (it is not published).
+/// The example app's package options: the agent package is a peer (its base and its
+/// runtime), built and tested against by path (it is not published).
 fn example_app_ts() -> TsOptions {
+    const AGENT_BY_PATH: &str = "file:../../../../bindings/agent-contracts";
     let mut ts = TsOptions::new("@adecore/documents-contracts", "DOCUMENTS");
     ts.description = "The documents example app: its tables beside the agent ones, its parse functions and typed client.".into();
     ts.base_packages.insert(
         "agent".into(),
-        BasePackage::new("@adecore/agent-contracts", "AGENT", "^0.1.0")
-            .dev_version("file:../../../../bindings/agent-contracts"),
+        BasePackage::new("@adecore/agent-contracts", "AGENT", "^0.1.0").dev_version(AGENT_BY_PATH),
+    );
+    ts.runtime = Runtime::From(
+        RuntimePackage::new(typescript::RUNTIME_PACKAGE, typescript::RUNTIME_RANGE)
+            .dev_version(AGENT_BY_PATH),
     );
     ts.extra_exports = vec!["./client.js".into()];
     // Its examples through the shared corpus runner: Zod, and the JSON Schema with ajv.

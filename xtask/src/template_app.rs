@@ -16,7 +16,8 @@
 //!    `npm ci` from the template's lock file.
 //!
 //! `--update` first regenerates the template's generated files (its TypeScript package and
-//! reference) with its own xtask in the copy, and copies them back with the app's `Cargo.lock`;
+//! reference) with its own xtask in the copy, and copies them back with the app's `Cargo.lock`
+//! (a file the app's codegen removed is removed from the template too);
 //! later it writes the npm lock files and copies them back too.
 //!
 //! The README's walk-through shows the template's files; [`readme_blocks`] checks they are
@@ -72,8 +73,11 @@ fn run_all(root: &Path, update: bool) -> Step {
         // The template's generated files, made by its own xtask and copied back.
         expect(cargo(&["xtask", "codegen"]), 0, "codegen")?;
         for dir in GENERATED {
-            copy_dir(&app.join(dir), &root.join(TEMPLATE).join(dir))
-                .map_err(|e| format!("copying {dir} back: {e}"))?;
+            let template = root.join(TEMPLATE).join(dir);
+            // A generated file the app's codegen removed (its source gone) goes here too.
+            remove_absent(&app.join(dir), &template)
+                .map_err(|e| format!("removing {dir}'s removed files: {e}"))?;
+            copy_dir(&app.join(dir), &template).map_err(|e| format!("copying {dir} back: {e}"))?;
         }
         // The lock file the build resolved, so the app's builds are repeatable.
         std::fs::copy(
@@ -310,6 +314,31 @@ fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
             copy_dir(&src, &dst)?;
         } else {
             std::fs::copy(&src, &dst)?;
+        }
+    }
+    Ok(())
+}
+
+/// Removes the files under `to` that `from` has not (what [`copy_dir`] copies: the copy was
+/// made from `to`, so a file it lacks was removed there).
+fn remove_absent(from: &Path, to: &Path) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(to)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        if name == "target" || name == "node_modules" || name == "dist" || name == node::VENDOR {
+            continue;
+        }
+        let (src, dst) = (from.join(&name), entry.path());
+        if entry.file_type()?.is_dir() {
+            if src.is_dir() {
+                remove_absent(&src, &dst)?;
+            } else {
+                eprintln!("test-app: {} removed", dst.display());
+                std::fs::remove_dir_all(&dst)?;
+            }
+        } else if !src.exists() {
+            eprintln!("test-app: {} removed", dst.display());
+            std::fs::remove_file(&dst)?;
         }
     }
     Ok(())

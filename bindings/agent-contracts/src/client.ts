@@ -4,7 +4,7 @@
 
 import { z } from 'zod';
 import { parseServerFrame, parseServerFrameTyped } from './frames.js';
-import { parseWith, type TypedParseResult } from './parse.js';
+import { parseWith, type TypedParseResult } from './runtime/index.js';
 import type { FramePort } from './port.js';
 import type { ReplyError, ReplyOk, Request, ServerFrame, WireError } from './schemas.js';
 import { AGENT_EVENT_SCHEMAS, AGENT_REQUEST_SCHEMAS } from './tables.js';

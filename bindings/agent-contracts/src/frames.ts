@@ -5,10 +5,10 @@
 // stages' verdict when it refuses.
 
 import { z } from 'zod';
-import { onString } from './limits.js';
+import { onString } from './runtime/index.js';
 import { EventSchema, ReplyErrorSchema, ReplyOkSchema, RequestSchema, ServerFrameSchema, WireErrorSchema, type ReplyError, type ReplyOk, type Request, type ServerFrame } from './schemas.js';
 import { AGENT_EVENT_SCHEMAS, AGENT_REQUEST_SCHEMAS, isAgentEventType, isAgentRequestType, parseAgentEventPayload, parseAgentRequestPayload } from './tables.js';
-import { parseWith, type ParseResult, noTableEntry, type TypedParseResult } from './parse.js';
+import { parseWith, type ParseResult, noTableEntry, type TypedParseResult } from './runtime/index.js';
 
 /**
  * A request frame: `{ id, type, payload }`. The envelope leaves `payload` unchecked; the

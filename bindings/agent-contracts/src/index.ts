@@ -239,7 +239,7 @@ export {
     FileDiffSchema,
     type FileDiff,
 } from './schemas.js';
-export * from './parse.js';
+export { type ParseResult, type TypedParseResult, noTableEntry, quoteName, parseWith } from './runtime/index.js';
 export * from './tables.js';
 export * from './frames.js';
 export * from './port.js';

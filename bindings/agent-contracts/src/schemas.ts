@@ -3,7 +3,7 @@
 // Every type of the `agent` protocol: a Zod schema and its type.
 
 import { z } from 'zod';
-import { onArray, onString } from './limits.js';
+import { onArray, onString } from './runtime/index.js';
 
 /**
  * A provider's id, such as `claude` or `codex`.

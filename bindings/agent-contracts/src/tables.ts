@@ -4,7 +4,7 @@
 
 import { z } from 'zod';
 import { AccountSnapshotSchema, AccountsCreatePayloadSchema, AccountsCreateResultSchema, AccountsSavePayloadSchema, AccountsWatchLoginPayloadSchema, AttachResultSchema, ChatAddBookmarkPayloadSchema, ChatAddBookmarkResultSchema, ChatAnswerPayloadSchema, ChatApprovePayloadSchema, ChatAttachPayloadSchema, ChatBookmarksEventSchema, ChatCancelPayloadSchema, ChatClearPayloadSchema, ChatCompactPayloadSchema, ChatConfigurePayloadSchema, ChatConfigureResultSchema, ChatContinueOnPayloadSchema, ChatCreatePayloadSchema, ChatCreatedSchema, ChatDetachPayloadSchema, ChatDismissPayloadSchema, ChatEventEventSchema, ChatForkInfoPayloadSchema, ChatForkInfoResultSchema, ChatForkPayloadSchema, ChatHistoryPayloadSchema, ChatHistoryResultSchema, ChatKillPayloadSchema, ChatListResultSchema, ChatRemoveBookmarkPayloadSchema, ChatRemoveVisualPayloadSchema, ChatRenameBookmarkPayloadSchema, ChatSendNowPayloadSchema, ChatSendPayloadSchema, ChatSendResultSchema, ChatSetPreferencesPayloadSchema, ChatStatusEventSchema, ChatStopSubagentPayloadSchema, ChatStopTaskPayloadSchema, ChatSubagentChangedEventSchema, ChatSubagentPayloadSchema, ChatSubagentResultSchema, ChatSummarizePayloadSchema, ChatSummarizeResultSchema, ChatTurnDiffPayloadSchema, ChatTurnDiffResultSchema, ChatUnqueuePayloadSchema, ChatVisualsEventSchema, EmptySchema, PlanLimitsSchema, ProviderListResultSchema, SkillsListPayloadSchema, SkillsListResultSchema, UsageChangedEventSchema, UsageSummaryPayloadSchema, UsageSummarySchema } from './schemas.js';
-import { parseWith, type ParseResult } from './parse.js';
+import { parseWith, type ParseResult } from './runtime/index.js';
 
 /** Every request by name: its payload and result schemas. */
 export const AGENT_REQUEST_SCHEMAS = {

@@ -3,7 +3,7 @@
 // The envelope stage: parse functions for the frame types, and the names the spec exports.
 
 import { ClientFrameSchema, ServerFrameSchema, type ClientFrame, type ServerFrame } from './schemas.js';
-import { parseWith, type ParseResult } from './parse.js';
+import { parseWith, type ParseResult } from '@adecore/agent-contracts/runtime';
 
 /**
  * Everything a client sends, by `frame`.

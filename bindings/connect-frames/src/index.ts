@@ -104,5 +104,5 @@ export {
     JoinListSchema,
     type JoinList,
 } from './schemas.js';
-export * from './parse.js';
+export { type ParseResult, noTableEntry, quoteName, parseWith } from '@adecore/agent-contracts/runtime';
 export * from './frames.js';

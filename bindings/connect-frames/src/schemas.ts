@@ -3,7 +3,7 @@
 // Every type of the `connect` protocol: a Zod schema and its type.
 
 import { z } from 'zod';
-import { onArray, onString } from './limits.js';
+import { onArray, onString } from '@adecore/agent-contracts/runtime';
 
 /**
  * The writer's own key for an event: a resend with the same key is not written twice.

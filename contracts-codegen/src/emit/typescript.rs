@@ -23,8 +23,6 @@
 //!                               @generated: JSON has no comments; the owner's keys of
 //!                               package.json are kept, see [`package`])
 //! src/schemas.ts                every type's schema and type, in dependency order
-//! src/parse.ts                  ParseResult<T> and the never-throwing parse helper
-//!                               (TypedParseResult<T> too when there are typed frames)
 //! src/tables.ts                 <PREFIX>_REQUEST_SCHEMAS, <PREFIX>_EVENT_SCHEMAS and their types
 //!                               (only when the protocol or a base has requests or events)
 //! src/frames.ts                 parse<Frame>() for the frame types, the alias exports, and the
@@ -49,6 +47,15 @@
 //! variant before it lacks one of its own, so refuses): when it accepts, its value is the
 //! union's, as Zod answers the first variant that accepts; when it refuses, the union runs for
 //! its verdict and message. An event frame then skips the two reply variants' failed tries.
+//!
+//! The runtime the generated code runs on (`ParseResult<T>`, `TypedParseResult<T>`, the
+//! never-throwing `parseWith`, `noTableEntry`, the limits' parameters `onString` and
+//! `onArray`) is not emitted: it is hand-written TypeScript, `src/runtime/` of the agent
+//! package (`bindings/agent-contracts`), compiled and tested there and exported as
+//! `@adecore/agent-contracts/runtime`. The agent package ships it ([`Runtime::Ships`]: its
+//! modules import `./runtime/index.js`); every other package imports it from there
+//! ([`Runtime::From`], the agent package a peer dependency), so a consumer has one copy.
+//! [`RUNTIME_IMPORTS`] names what generated code imports from it.
 //!
 //! Hand-written files in a package (a typed client, a thread reducer, tests) are not emitted
 //! here; [`TsOptions::extra_exports`] names the ones `index.ts` re-exports.
@@ -156,6 +163,82 @@ pub struct PeerDependency {
     pub optional: bool,
 }
 
+/// The npm name of the package that ships the runtime (`src/runtime/`, exported as
+/// `./runtime`): the agent package.
+pub const RUNTIME_PACKAGE: &str = "@adecore/agent-contracts";
+/// The range of the runtime package's versions a package importing it accepts (a peer).
+pub const RUNTIME_RANGE: &str = "^0.1.0";
+
+/// Every name generated code imports from the runtime, and the names a package's `index.ts`
+/// re-exports from it (the runtime's parse names; the limits' parameters stay inside).
+/// `tests/ts_runtime.rs` checks the runtime's `.ts` files export each.
+pub const RUNTIME_IMPORTS: &[&str] = &[
+    "ParseResult",
+    "TypedParseResult",
+    "noTableEntry",
+    "quoteName",
+    "parseWith",
+    LIMIT_STRING,
+    LIMIT_ARRAY,
+];
+
+/// Where a package's runtime (`parseWith`, `ParseResult`, the limits' parameters) comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Runtime {
+    /// The package ships it: hand-written under `src/runtime/` (nothing emitted), imported by
+    /// the generated modules as `./runtime/index.js` and exported as `./runtime`. The agent
+    /// package's.
+    Ships,
+    /// Imported from `<package>/runtime`; the package a peer dependency (and a dev dependency
+    /// for the package's own build and tests).
+    From(RuntimePackage),
+}
+
+impl Runtime {
+    /// The agent package's runtime, at [`RUNTIME_RANGE`]: what [`TsOptions::new`] starts with.
+    pub fn agent() -> Runtime {
+        Runtime::From(RuntimePackage::new(RUNTIME_PACKAGE, RUNTIME_RANGE))
+    }
+
+    /// The module specifier generated modules import the runtime from.
+    pub fn specifier(&self) -> String {
+        match self {
+            Runtime::Ships => "./runtime/index.js".to_owned(),
+            Runtime::From(p) => format!("{}/runtime", p.name),
+        }
+    }
+}
+
+/// The package a [`Runtime::From`] imports the runtime from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuntimePackage {
+    /// The npm name: `@adecore/agent-contracts`.
+    pub name: String,
+    /// The range of versions accepted, a peer dependency: `^0.1.0`.
+    pub version: String,
+    /// What the package's own build and tests install, when not the range (a path while the
+    /// runtime's package is not published: `file:../agent-contracts`). A base package of the
+    /// same name ([`TsOptions::base_packages`]) gives its own instead.
+    pub dev_version: Option<String>,
+}
+
+impl RuntimePackage {
+    /// The runtime of package `name`, accepted at `version` (`^0.1.0`).
+    pub fn new(name: &str, version: &str) -> RuntimePackage {
+        RuntimePackage {
+            name: name.to_owned(),
+            version: version.to_owned(),
+            dev_version: None,
+        }
+    }
+
+    /// Builds and tests against `spec` (`file:../agent-contracts`) instead of the range.
+    pub fn dev_version(mut self, spec: &str) -> RuntimePackage {
+        self.dev_version = Some(spec.to_owned());
+        self
+    }
+}
+
 /// How a protocol becomes a package.
 #[derive(Clone, Debug)]
 pub struct TsOptions {
@@ -187,6 +270,9 @@ pub struct TsOptions {
     /// Files the package ships besides `dist/src`, `src` and `schema.json` (its license
     /// files).
     pub files: Vec<String>,
+    /// Where the runtime comes from: shipped ([`Runtime::Ships`], the agent package) or
+    /// imported ([`Runtime::agent`] by default).
+    pub runtime: Runtime,
 }
 
 impl TsOptions {
@@ -206,6 +292,7 @@ impl TsOptions {
             peer_dependencies: BTreeMap::new(),
             entry_points: Vec::new(),
             files: Vec::new(),
+            runtime: Runtime::agent(),
         }
     }
 
@@ -242,18 +329,16 @@ pub fn emit_with(
             package::tsconfig(options, example.is_some()),
         ),
         file("src/schemas.ts", e.schemas()),
-        file("src/parse.ts", e.parse()),
         file("src/frames.ts", frames),
         file("src/index.ts", e.module_index(None)),
-        file("src/limits.ts", limits()),
     ];
     if e.has_tables() {
         files.push(file("src/tables.ts", e.tables()));
     }
+    let runtime = options.runtime.specifier();
     for f in &mut files {
-        let module = f.path.extension().is_some_and(|e| e == "ts");
-        if module && f.path != std::path::Path::new("src/limits.ts") {
-            import_limits(&mut f.contents);
+        if f.path.extension().is_some_and(|e| e == "ts") {
+            import_limits(&mut f.contents, &runtime);
         }
     }
     if let Some(example) = &example {
@@ -266,41 +351,14 @@ pub fn emit_with(
     files
 }
 
-/// `src/limits.ts`: the parameters every generated length limit is written with.
-fn limits() -> String {
-    format!(
-        "{HEADER}
-//
-// The parameters of every generated length limit: a limit is checked only on a value of its
-// type (docs/wire-semantics.md).
-
-import type {{ z }} from 'zod';
-
-/** The parameters a `.min` or `.max` takes. */
-type LengthParams = z.core.$ZodCheckMinLengthParams & z.core.$ZodCheckMaxLengthParams;
-
-/**
- * A string's `.min` and `.max`, checked only on a string. Zod 4 runs a length check on any
- * value that has a `length` (an array, an object with a `length` key), adding an issue to the
- * type's own, or throwing for a `length` that converts to no number; the value's type is
- * the one issue, on this side as on the Rust side. (`when` is what Zod's own checks are
- * built with; its parameter types leave it out.)
- */
-export const {LIMIT_STRING} = {{ when: (p: z.core.ParsePayload) => typeof p.value === 'string' }} as unknown as LengthParams;
-
-/** An array's `.min` and `.max`, checked only on an array (see {{@link {LIMIT_STRING}}}). */
-export const {LIMIT_ARRAY} = {{ when: (p: z.core.ParsePayload) => Array.isArray(p.value) }} as unknown as LengthParams;
-"
-    )
-}
-
-/// The name of the string limits' parameters in `src/limits.ts`.
+/// The name of the string limits' parameters in the runtime (`src/runtime/limits.ts`).
 const LIMIT_STRING: &str = "onString";
-/// The name of the array limits' parameters in `src/limits.ts`.
+/// The name of the array limits' parameters in the runtime (`src/runtime/limits.ts`).
 const LIMIT_ARRAY: &str = "onArray";
 
-/// Imports the limits' parameters a generated module uses, after its import of zod.
-fn import_limits(ts: &mut String) {
+/// Imports the limits' parameters a generated module uses from the runtime (`runtime`, a
+/// module specifier), after its import of zod.
+fn import_limits(ts: &mut String, runtime: &str) {
     let used: Vec<&str> = [LIMIT_ARRAY, LIMIT_STRING]
         .into_iter()
         .filter(|name| ts.contains(&format!(", {name})")))
@@ -309,7 +367,11 @@ fn import_limits(ts: &mut String) {
         return;
     }
     let zod = "import { z } from 'zod';\n";
-    let import = format!("import {{ {} }} from './limits.js';\n", used.join(", "));
+    let import = format!(
+        "import {{ {} }} from {};\n",
+        used.join(", "),
+        js_string(runtime)
+    );
     match ts.find(zod) {
         Some(at) => ts.insert_str(at + zod.len(), &import),
         None => ts.insert_str(0, &import),
@@ -1017,82 +1079,6 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// `src/parse.ts`: the answer type and the helper behind every parse function.
-    fn parse(&self) -> String {
-        // The answer of the typed parse functions (`frames.ts`), when the package has them.
-        let typed = if self.typed_frames().is_empty() {
-            ""
-        } else {
-            "
-/**
- * What a typed parse function answers: the value, or Zod's prettified message with the stage
- * that refused: the frame (`envelope`) or its payload by name (`table`).
- */
-export type TypedParseResult<T> = { ok: true; value: T } | { ok: false; stage: 'envelope' | 'table'; message: string };
-"
-        };
-        // A plain multi-line literal: a `\` line continuation would eat the indentation.
-        format!(
-            "{HEADER}
-//
-// The answer of every parse function: never a throw.
-
-import {{ z }} from 'zod';
-
-/** What a parse function answers: the value, or Zod's prettified message. */
-export type ParseResult<T> = {{ ok: true; value: T }} | {{ ok: false; message: string }};
-{typed}
-/**
- * The refusal of a name no table entry has, worded as the Rust side words it: the name quoted
- * as JSON, a lone surrogate read as U+FFFD (as Rust reads the text).
- */
-export function noTableEntry(name: string): string {{
-    return `no table entry is called ${{quoteName(name)}}`;
-}}
-
-/** `name` quoted as JSON, a lone surrogate read as U+FFFD (see {{@link noTableEntry}}). */
-export function quoteName(name: string): string {{
-    return JSON.stringify(name.replace(/[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]/g, '\\ufffd'));
-}}
-
-/**
- * Check `input` against `schema`, answering {{@link ParseResult}}; never throws (whatever
- * `input` is: a hostile getter or proxy answers a failure too).
- *
- * `pick`, for an untagged union, names the one variant that can be the first to accept `input`
- * (by the literal keys of the variants); when that variant accepts, its value is the union's,
- * and the union runs only when it does not, or throws (for its verdict and message). On data
- * (any `JSON.parse` value) the answer is the union's; an accessor that throws on a key only an
- * earlier variant reads is not reached.
- *
- * Runs `z.safeParse(schema, input)`, not the method: Zod binds a method onto the schema the
- * first time it is read, which gives the schema a hidden class of its own.
- */
-export function parseWith<S extends z.ZodType>(
-    schema: S,
-    input: unknown,
-    pick?: (input: unknown) => z.ZodType | undefined,
-): ParseResult<z.output<S>> {{
-    try {{
-        const first = pick?.(input);
-        if (first !== undefined) {{
-            const r = z.safeParse(first, input);
-            if (r.success) return {{ ok: true, value: r.data as z.output<S> }};
-        }}
-    }} catch {{
-        // A hostile input: the union answers it.
-    }}
-    try {{
-        const r = z.safeParse(schema, input);
-        return r.success ? {{ ok: true, value: r.data }} : {{ ok: false, message: z.prettifyError(r.error) }};
-    }} catch (e) {{
-        return {{ ok: false, message: e instanceof Error ? e.message : String(e) }};
-    }}
-}}
-"
-        )
-    }
-
     /// `src/tables.ts`: the request and event tables and their types.
     fn tables(&self) -> String {
         let p = self.prefix_const();
@@ -1185,7 +1171,11 @@ export function parseWith<S extends z.ZodType>(
             let list: Vec<&str> = own.iter().map(String::as_str).collect();
             let _ = writeln!(out, "import {{ {} }} from './schemas.js';", list.join(", "));
         }
-        out.push_str("import { parseWith, type ParseResult } from './parse.js';\n");
+        let _ = writeln!(
+            out,
+            "import {{ parseWith, type ParseResult }} from {};",
+            js_string(&self.options.runtime.specifier())
+        );
 
         let _ = write!(
             out,
@@ -1418,7 +1408,12 @@ export function parse{tp}EventPayload<K extends {tp}EventType>(event: K, payload
                 parse.push("noTableEntry");
                 parse.push("type TypedParseResult");
             }
-            let _ = writeln!(out, "import {{ {} }} from './parse.js';", parse.join(", "));
+            let _ = writeln!(
+                out,
+                "import {{ {} }} from {};",
+                parse.join(", "),
+                js_string(&self.options.runtime.specifier())
+            );
         }
         for f in &self.options.parse_functions {
             let doc = self
@@ -1908,7 +1903,18 @@ export type {}Typed = {};
             out.push_str("} from './schemas.js';\n");
         }
         if module.is_none() {
-            out.push_str("export * from './parse.js';\n");
+            // The runtime's parse names, as the package's own (the same functions).
+            let mut runtime = vec!["type ParseResult"];
+            if !self.typed_frames().is_empty() {
+                runtime.push("type TypedParseResult");
+            }
+            runtime.extend(["noTableEntry", "quoteName", "parseWith"]);
+            let _ = writeln!(
+                out,
+                "export {{ {} }} from {};",
+                runtime.join(", "),
+                js_string(&self.options.runtime.specifier())
+            );
             if self.has_tables() {
                 out.push_str("export * from './tables.js';\n");
             }

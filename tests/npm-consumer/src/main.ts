@@ -1,6 +1,8 @@
 // A consumer of the packed packages, as an app's node client would use them: every entry point
 // imported, the consumer's own zod schemas passed to the agent package's client (one copy of
-// zod, the consumer's: the packages have it as a peer), and the app package's client over the
+// zod, the consumer's: the packages have it as a peer), one runtime (the agent package's
+// `./runtime`, which the connect and app packages import and re-export, the same functions),
+// and the app package's client over the
 // agent package's Node WebSocket port against a small host on 127.0.0.1. Compiled by run.mjs
 // with `tsc --strict` under nodenext and bundler resolution, then run; exits non-zero on the
 // first failed check. Every wait is bounded.
@@ -22,6 +24,10 @@ import { TerminalApprovalAnswerSchema, type TerminalApprovalAnswer } from '@adec
 import { TaskStateSchema, type TaskState } from '@adecore/agent-contracts/task';
 import { connectNodePort } from '@adecore/agent-contracts/node';
 import agentSchema from '@adecore/agent-contracts/schema.json' with { type: 'json' };
+import { parseWith, type ParseResult } from '@adecore/agent-contracts/runtime';
+import * as agent from '@adecore/agent-contracts';
+import * as documents from '@adecore/documents-contracts';
+import * as connect from '@adecore/connect-frames';
 import { createDocumentsClient, DOCUMENTS_REQUEST_TYPES, parseDocumentsRequestPayload } from '@adecore/documents-contracts';
 import { parseClientFrame } from '@adecore/connect-frames';
 
@@ -75,6 +81,15 @@ assert.equal(agentSchema.$schema, 'https://json-schema.org/draft/2020-12/schema'
 assert.equal(parseClientFrame({}).ok, false);
 assert.ok(DOCUMENTS_REQUEST_TYPES.includes('chat.list') && DOCUMENTS_REQUEST_TYPES.includes('document.read'));
 
+// One runtime: the agent package's, imported by the connect and app packages, not copied.
+for (const [name, pkg] of [['agent', agent], ['documents', documents], ['connect', connect]] as const) {
+    assert.equal(pkg.parseWith, parseWith, `${name}'s parseWith is the runtime's`);
+    assert.equal(pkg.noTableEntry, agent.noTableEntry, `${name}'s noTableEntry is the runtime's`);
+}
+const viaRuntime: ParseResult<string> = parseWith(z.string(), 'x');
+const viaConnect: connect.ParseResult<string> = viaRuntime;
+assert.deepEqual(viaConnect, { ok: true, value: 'x' });
+
 // The consumer's zod schemas beside the package's in one table: this type-checks only when the
 // package's zod types are the consumer's (two copies give TS2322).
 const requests = {
@@ -109,4 +124,4 @@ try {
     await within(5000, 'close', port.closed);
     await h.stop();
 }
-console.log('npm consumer: every entry point, one zod, the app client over the Node port: ok');
+console.log('npm consumer: every entry point, one zod, one runtime, the app client over the Node port: ok');

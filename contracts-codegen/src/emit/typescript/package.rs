@@ -9,10 +9,11 @@
 //! - `files`, `engines` (Node 20), `publishConfig.access: public` for a scoped name;
 //! - the scripts `build` (`tsc --strict`), `prepare` (the build, so `npm pack`, `npm publish`
 //!   and an install from git carry `dist/`) and `test`;
-//! - zod, the base packages and [`TsOptions::peer_dependencies`] as peer dependencies with a
-//!   range (one copy, the consumer's), each pinned again as a dev dependency for the package's
-//!   own build and tests; typescript, `@types/node`, publint and arethetypeswrong as pinned
-//!   dev dependencies.
+//! - `./runtime` in `exports` when the package ships the runtime ([`Runtime::Ships`]);
+//! - zod, the runtime's package ([`Runtime::From`]), the base packages and
+//!   [`TsOptions::peer_dependencies`] as peer dependencies with a range (one copy, the
+//!   consumer's), each pinned again as a dev dependency for the package's own build and tests;
+//!   typescript, `@types/node`, publint and arethetypeswrong as pinned dev dependencies.
 //!
 //! Everything else is the owner's and is read back from the package's existing
 //! `package.json` and kept as it is: `license`, `author`, `repository`, `keywords` and any
@@ -21,7 +22,7 @@
 //! in one dependency map is removed from the owner's other maps (zod, once a dependency, is
 //! now a peer). Keys are written in npm's usual order, unknown ones last, sorted.
 
-use super::TsOptions;
+use super::{Runtime, TsOptions};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -214,6 +215,9 @@ fn generated(o: &TsOptions, modules: &[String]) -> Vec<(String, Node)> {
     for m in modules.iter().chain(&o.entry_points) {
         exports.push((format!("./{m}"), entry(m)));
     }
+    if o.runtime == Runtime::Ships {
+        exports.push(("./runtime".to_owned(), entry("runtime/index")));
+    }
     for file in ["./schema.json", "./package.json"] {
         exports.push((file.to_owned(), Node::from(file)));
     }
@@ -225,6 +229,12 @@ fn generated(o: &TsOptions, modules: &[String]) -> Vec<(String, Node)> {
     let mut dev = BTreeMap::new();
     peers.insert("zod".to_owned(), ZOD_RANGE.to_owned());
     dev.insert("zod".to_owned(), super::ZOD_VERSION.to_owned());
+    // The runtime's package; a base package of the same name gives its own versions.
+    if let Runtime::From(r) = &o.runtime {
+        peers.insert(r.name.clone(), r.version.clone());
+        let dev_version = r.dev_version.as_ref().unwrap_or(&r.version);
+        dev.insert(r.name.clone(), dev_version.clone());
+    }
     for b in o.base_packages.values() {
         peers.insert(b.name.clone(), b.version.clone());
         let dev_version = b.dev_version.as_ref().unwrap_or(&b.version);
@@ -327,6 +337,11 @@ pub fn readme_install(o: &TsOptions) -> String {
     let mut peers: Vec<(String, String)> = vec![("zod".into(), ZOD_RANGE.into())];
     for b in o.base_packages.values() {
         peers.push((b.name.clone(), b.version.clone()));
+    }
+    if let Runtime::From(r) = &o.runtime
+        && !peers.iter().any(|(n, _)| *n == r.name)
+    {
+        peers.push((r.name.clone(), r.version.clone()));
     }
     let required: Vec<&str> = peers.iter().map(|(n, _)| n.as_str()).collect();
     let list = |ps: &[(String, String)]| {

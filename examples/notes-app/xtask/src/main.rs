@@ -2,7 +2,7 @@
 //! app's protocol, its TypeScript package and its reference.
 
 use contracts_codegen::emit::docs::DocsOptions;
-use contracts_codegen::emit::typescript::{BasePackage, TsOptions};
+use contracts_codegen::emit::typescript::{BasePackage, Runtime, TsOptions};
 use contracts_xtask::{AGENT_REFERENCE, Project};
 use std::process::ExitCode;
 
@@ -13,6 +13,9 @@ fn main() -> ExitCode {
         "agent".into(),
         BasePackage::new("@adecore/agent-contracts", "AGENT", "^0.1.0"),
     );
+    // The runtime the generated code runs on (`parseWith`, `ParseResult`): the agent
+    // package's, `@adecore/agent-contracts/runtime`, one copy with the agent's own code.
+    ts.runtime = Runtime::agent();
     // The reference links the agent's entries into the agent's page, and shows an example
     // frame of each of the app's, every one a line of the examples file written beside it.
     let examples = "docs/notes-examples.jsonl";

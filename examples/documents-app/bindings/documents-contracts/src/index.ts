@@ -20,7 +20,7 @@ export {
     DocumentChangedEventSchema,
     type DocumentChangedEvent,
 } from './schemas.js';
-export * from './parse.js';
+export { type ParseResult, type TypedParseResult, noTableEntry, quoteName, parseWith } from '@adecore/agent-contracts/runtime';
 export * from './tables.js';
 export * from './frames.js';
 export * from './client.js';

@@ -3,7 +3,7 @@
 // Every type of the `documents` protocol: a Zod schema and its type.
 
 import { z } from 'zod';
-import { onString } from './limits.js';
+import { onString } from '@adecore/agent-contracts/runtime';
 import { ChatIdSchema, ChatInfoSchema } from '@adecore/agent-contracts';
 
 /**

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { AGENT_EVENT_SCHEMAS, AGENT_EVENT_TYPES, AGENT_REQUEST_SCHEMAS, AGENT_REQUEST_TYPES, EmptySchema } from '@adecore/agent-contracts';
 import { DocumentAttachToChatPayloadSchema, DocumentAttachToChatResultSchema, DocumentChangedEventSchema, DocumentReadPayloadSchema, DocumentReadResultSchema, DocumentWritePayloadSchema } from './schemas.js';
-import { parseWith, type ParseResult } from './parse.js';
+import { parseWith, type ParseResult } from '@adecore/agent-contracts/runtime';
 
 /** Every request by name: its payload and result schemas. */
 export const DOCUMENTS_REQUEST_SCHEMAS = {

@@ -5,10 +5,10 @@
 // stages' verdict when it refuses.
 
 import { z } from 'zod';
-import { onString } from './limits.js';
+import { onString } from '@adecore/agent-contracts/runtime';
 import { RequestSchema, ServerFrameSchema, type ReplyError, type ReplyOk } from '@adecore/agent-contracts';
 import { NOTES_EVENT_SCHEMAS, NOTES_REQUEST_SCHEMAS, isNotesEventType, isNotesRequestType, parseNotesEventPayload, parseNotesRequestPayload } from './tables.js';
-import { parseWith, noTableEntry, type TypedParseResult } from './parse.js';
+import { parseWith, noTableEntry, type TypedParseResult } from '@adecore/agent-contracts/runtime';
 
 /**
  * A `Request` with its `payload` read by its `type` through the request table, in one

@@ -16,6 +16,6 @@ export {
     NoteChangedEventSchema,
     type NoteChangedEvent,
 } from './schemas.js';
-export * from './parse.js';
+export { type ParseResult, type TypedParseResult, noTableEntry, quoteName, parseWith } from '@adecore/agent-contracts/runtime';
 export * from './tables.js';
 export * from './frames.js';

@@ -3,7 +3,7 @@
 // Every type of the `notes` protocol: a Zod schema and its type.
 
 import { z } from 'zod';
-import { onString } from './limits.js';
+import { onString } from '@adecore/agent-contracts/runtime';
 
 /**
  * A note's id, as the app made it.

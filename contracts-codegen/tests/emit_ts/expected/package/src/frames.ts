@@ -5,10 +5,10 @@
 // stages' verdict when it refuses.
 
 import { z } from 'zod';
-import { onString } from './limits.js';
+import { onString } from '@adecore/agent-contracts/runtime';
 import { BlobSchema, CircleSchema, EventFrameSchema, LooseSchema, ReplyErrorSchema, ReplyOkSchema, RequestSchema, ServerFrameSchema, ShapeSchema, SquareSchema, WireErrorSchema, type EventFrame, type Loose, type ReplyError, type ReplyOk, type Request, type ServerFrame, type Shape } from './schemas.js';
 import { AGENT_EVENT_SCHEMAS, AGENT_REQUEST_SCHEMAS, isAgentEventType, isAgentRequestType, parseAgentEventPayload, parseAgentRequestPayload } from './tables.js';
-import { parseWith, type ParseResult, noTableEntry, type TypedParseResult } from './parse.js';
+import { parseWith, type ParseResult, noTableEntry, type TypedParseResult } from '@adecore/agent-contracts/runtime';
 
 /**
  * A request frame: `{ id, type, payload }`.

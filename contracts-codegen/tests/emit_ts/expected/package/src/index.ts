@@ -57,6 +57,6 @@ export {
     OldThingSchema,
     type OldThing,
 } from './schemas.js';
-export * from './parse.js';
+export { type ParseResult, type TypedParseResult, noTableEntry, quoteName, parseWith } from '@adecore/agent-contracts/runtime';
 export * from './tables.js';
 export * from './frames.js';

@@ -4,7 +4,7 @@
 
 import { z } from 'zod';
 import { ChatListResultSchema, ChatSendPayloadSchema, ChatStatusEventSchema, EmptySchema } from './schemas.js';
-import { parseWith, type ParseResult } from './parse.js';
+import { parseWith, type ParseResult } from '@adecore/agent-contracts/runtime';
 
 /** Every request by name: its payload and result schemas. */
 export const AGENT_REQUEST_SCHEMAS = {

@@ -1,0 +1,7 @@
+// `@adecore/agent-contracts/runtime`: what every generated package's code runs on, shipped once
+// (by this package) and imported by the others (the Agent Connect frames, an app's package), so
+// a consumer has one copy. Hand-written; `contracts-codegen/tests/ts_runtime.rs` checks that it
+// exports every name the generated code imports from it.
+
+export { type ParseResult, type TypedParseResult, noTableEntry, quoteName, parseWith } from './parse.js';
+export { onString, onArray } from './limits.js';

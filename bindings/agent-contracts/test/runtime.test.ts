@@ -1,0 +1,95 @@
+// The runtime (`src/runtime/`, exported as `@adecore/agent-contracts/runtime`) on its own:
+// parseWith never throws and answers Zod's verdict, a pick's variant first and the union when it
+// refuses; the refusal of an unknown table name worded as the Rust side words it; the limits'
+// parameters checking a length only on a value of their type. And the root re-exports the
+// runtime's parse names, the same functions.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { z } from 'zod';
+import * as runtime from '../src/runtime/index.js';
+import { noTableEntry, onArray, onString, parseWith, quoteName } from '../src/runtime/index.js';
+import * as root from '../src/index.js';
+
+test('parseWith answers the value or the prettified message', () => {
+    const schema = z.object({ n: z.int() });
+    assert.deepEqual(parseWith(schema, { n: 1, extra: true }), { ok: true, value: { n: 1 } });
+    const bad = parseWith(schema, { n: 1.5 });
+    assert.equal(bad.ok, false);
+    if (!bad.ok) assert.equal(bad.message, z.prettifyError(z.safeParse(schema, { n: 1.5 }).error!));
+});
+
+test('parseWith never throws, whatever the input', () => {
+    const hostile = new Proxy({}, {
+        get() {
+            throw new Error('hostile getter');
+        },
+        getPrototypeOf() {
+            throw new Error('hostile prototype');
+        },
+    });
+    const r = parseWith(z.object({ n: z.int() }), hostile);
+    assert.equal(r.ok, false);
+    if (!r.ok) assert.match(r.message, /hostile/);
+    const throwing = z.string().transform(() => {
+        throw new Error('from a transform');
+    });
+    assert.deepEqual(parseWith(throwing, 'x'), { ok: false, message: 'from a transform' });
+});
+
+test("parseWith takes the pick's variant when it accepts, the union's verdict when not", () => {
+    const ok = z.object({ ok: z.literal(true), result: z.string() });
+    const event = z.object({ event: z.string() });
+    const union = z.union([ok, event]);
+    const picked: z.ZodType[] = [];
+    const pick = (input: unknown) => {
+        const v = typeof input === 'object' && input !== null && 'ok' in input ? ok : event;
+        picked.push(v);
+        return v;
+    };
+    assert.deepEqual(parseWith(union, { event: 'e' }, pick), { ok: true, value: { event: 'e' } });
+    assert.deepEqual(picked, [event]);
+    // The picked variant refuses: the union runs, for its own message.
+    const refused = parseWith(union, { ok: true, result: 1 }, pick);
+    assert.equal(refused.ok, false);
+    if (!refused.ok) assert.equal(refused.message, z.prettifyError(z.safeParse(union, { ok: true, result: 1 }).error!));
+    // A pick that throws is passed over: the union answers.
+    const throws = () => {
+        throw new Error('pick');
+    };
+    assert.deepEqual(parseWith(union, { event: 'e' }, throws), { ok: true, value: { event: 'e' } });
+    // No variant picked: the union alone.
+    assert.deepEqual(parseWith(union, { event: 'e' }, () => undefined), { ok: true, value: { event: 'e' } });
+});
+
+test('an unknown table name is quoted as JSON, a lone surrogate as U+FFFD', () => {
+    assert.equal(noTableEntry('chat.nope'), 'no table entry is called "chat.nope"');
+    assert.equal(quoteName('a"b'), '"a\\"b"');
+    assert.equal(quoteName('\ud800x'), '"\ufffdx"');
+    assert.equal(quoteName('x\udc00'), '"x\ufffd"');
+    // A pair is one code point, kept.
+    assert.equal(quoteName('\ud83d\ude00'), '"\ud83d\ude00"');
+});
+
+test('a limit is checked only on a value of its type', () => {
+    const text = z.string().max(2, onString);
+    assert.equal(z.safeParse(text, 'ab').success, true);
+    assert.equal(z.safeParse(text, 'abc').success, false);
+    // An array or an object with a `length` is refused for its type alone.
+    for (const input of [[1, 2, 3], { length: 5 }, { length: 'x' }]) {
+        const r = z.safeParse(text, input);
+        assert.equal(r.success, false);
+        assert.deepEqual(r.error!.issues.map((i) => i.code), ['invalid_type']);
+    }
+    const list = z.array(z.int()).min(1, onArray);
+    assert.equal(z.safeParse(list, [1]).success, true);
+    assert.equal(z.safeParse(list, []).success, false);
+    const r = z.safeParse(list, '');
+    assert.deepEqual(r.error!.issues.map((i) => i.code), ['invalid_type']);
+});
+
+test("the root re-exports the runtime's parse names, the same functions", () => {
+    assert.equal(root.parseWith, runtime.parseWith);
+    assert.equal(root.noTableEntry, runtime.noTableEntry);
+    assert.equal(root.quoteName, runtime.quoteName);
+});
