@@ -1,0 +1,363 @@
+//! emit::typescript::schemas: `src/schemas.ts`, every own type's Zod schema and TypeScript
+//! type in dependency order (recursive references through getters), and the rules a type is
+//! written by (`wrap`: the function forms on a named schema).
+
+use super::js::{js_value, literal};
+use super::runtime::{LIMIT_ARRAY, LIMIT_STRING};
+use super::{Emitter, HEADER, js_key, js_string, jsdoc, screaming};
+use crate::model::{Field, Ty, TyKind, TypeDef, TypeDefKind, TypeRef, UnionTag};
+use crate::names;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+impl<'a> Emitter<'a> {
+    /// Depth-first over eager references, in declaration order: deterministic, and every
+    /// schema is defined before a non-getter use.
+    pub(super) fn emission_order(&self) -> Vec<&'a TypeDef> {
+        let mut done: BTreeSet<&str> = BTreeSet::new();
+        let mut on_stack: BTreeSet<&str> = BTreeSet::new();
+        let mut out = Vec::new();
+        for t in &self.model.types {
+            self.visit(t, &mut done, &mut on_stack, &mut out);
+        }
+        out
+    }
+
+    pub(super) fn visit(
+        &self,
+        t: &'a TypeDef,
+        done: &mut BTreeSet<&'a str>,
+        on_stack: &mut BTreeSet<&'a str>,
+        out: &mut Vec<&'a TypeDef>,
+    ) {
+        if done.contains(t.name.as_str()) || on_stack.contains(t.name.as_str()) {
+            return;
+        }
+        on_stack.insert(&t.name);
+        for r in eager_refs(t, |from, to| self.is_lazy_edge(from, to)) {
+            if self.is_own(r)
+                && let Some(d) = self.model.own_type(&r.name)
+            {
+                self.visit(d, done, on_stack, out);
+            }
+        }
+        on_stack.remove(t.name.as_str());
+        done.insert(&t.name);
+        out.push(t);
+    }
+
+    /// `src/schemas.ts`: every schema and type.
+    pub(super) fn schemas(&self) -> String {
+        let mut out = format!(
+            "{HEADER}\n//\n// Every type of the `{}` protocol: a Zod schema and its type.\n\n",
+            self.model.name
+        );
+        out.push_str("import { z } from 'zod';\n");
+        // Imports from base packages, grouped by package subpath.
+        let mut imports: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for t in &self.model.types {
+            for r in all_refs(t) {
+                if self.is_own(r) {
+                    continue;
+                }
+                imports
+                    .entry(self.import_spec(r))
+                    .or_default()
+                    .insert(names::ts_schema(&r.name));
+            }
+        }
+        for (spec, names) in &imports {
+            let list: Vec<&str> = names.iter().map(String::as_str).collect();
+            let _ = writeln!(
+                out,
+                "import {{ {} }} from {};",
+                list.join(", "),
+                js_string(spec)
+            );
+        }
+        for t in &self.order {
+            out.push('\n');
+            self.type_def(&mut out, t);
+        }
+        out
+    }
+
+    pub(super) fn type_def(&self, out: &mut String, t: &TypeDef) {
+        let schema = names::ts_schema(&t.name);
+        let mut extra = Vec::new();
+        if let TypeDefKind::Enum(e) = &t.kind {
+            let mut s = String::from(if e.open {
+                "Known values (the set is open: any string is accepted):"
+            } else {
+                "Values:"
+            });
+            for v in &e.values {
+                let mut line = format!("\n- `{}`", js_string(&v.value));
+                let d = v.docs.text().replace('\n', " ");
+                if !d.trim().is_empty() {
+                    let _ = write!(line, ": {}", d.trim());
+                }
+                if v.meta.legacy {
+                    line.push_str(" (legacy: read and written back, never produced)");
+                }
+                if let Some(r) = &v.meta.deprecated {
+                    let _ = write!(
+                        line,
+                        " (deprecated{}{})",
+                        if r.is_empty() { "" } else { ": " },
+                        r
+                    );
+                }
+                s.push_str(&line);
+            }
+            extra.push(s);
+        }
+        let doc = jsdoc(&t.docs, &t.meta, &extra, "");
+        match &t.kind {
+            TypeDefKind::Alias(ty) => {
+                let _ = writeln!(out, "{doc}export const {schema} = {};", self.ty(ty));
+                let _ = writeln!(
+                    out,
+                    "{doc}export type {} = z.infer<typeof {schema}>;",
+                    t.name
+                );
+            }
+            TypeDefKind::Struct(s) => {
+                let _ = writeln!(
+                    out,
+                    "{doc}export const {schema} = {};",
+                    self.object(&t.name, &s.fields, None, "")
+                );
+                let _ = writeln!(
+                    out,
+                    "{doc}export type {} = z.infer<typeof {schema}>;",
+                    t.name
+                );
+            }
+            TypeDefKind::Enum(e) => {
+                let values: Vec<String> = e.values.iter().map(|v| js_string(&v.value)).collect();
+                if e.open {
+                    let known = if values.is_empty() {
+                        "never".to_owned()
+                    } else {
+                        values.join(" | ")
+                    };
+                    let _ = writeln!(
+                        out,
+                        "{doc}export type {} = {known} | (string & {{}});",
+                        t.name
+                    );
+                    let _ = writeln!(
+                        out,
+                        "{doc}export const {schema} = z.string() as z.ZodType<{}, string>;",
+                        t.name
+                    );
+                    let _ = writeln!(out, "/** The known values of {}. */", t.name);
+                    let _ = writeln!(
+                        out,
+                        "export const {}_VALUES = [{}] as const;",
+                        screaming(&t.name),
+                        values.join(", ")
+                    );
+                } else {
+                    let _ = writeln!(
+                        out,
+                        "{doc}export const {schema} = z.enum([{}]);",
+                        values.join(", ")
+                    );
+                    let _ = writeln!(
+                        out,
+                        "{doc}export type {} = z.infer<typeof {schema}>;",
+                        t.name
+                    );
+                }
+            }
+            TypeDefKind::Union(u) => {
+                let mut variants = Vec::new();
+                for v in &u.variants {
+                    let vdoc = jsdoc(&v.docs, &v.meta, &[], "    ");
+                    let base = self.ty(&v.ty);
+                    let expr = match (&u.tag, &v.tag) {
+                        (UnionTag::Tagged { field, .. }, Some(tag)) => {
+                            format!(
+                                "{base}.extend({{ {}: z.literal({}) }})",
+                                js_key(field),
+                                js_string(tag)
+                            )
+                        }
+                        _ => base,
+                    };
+                    variants.push(format!("{vdoc}    {expr},\n"));
+                }
+                let body: String = variants.concat();
+                match &u.tag {
+                    UnionTag::Tagged { field, .. } => {
+                        let _ = writeln!(
+                            out,
+                            "{doc}export const {schema} = z.discriminatedUnion({}, [\n{body}]);",
+                            js_string(field)
+                        );
+                    }
+                    UnionTag::Untagged => {
+                        let _ = writeln!(out, "{doc}export const {schema} = z.union([\n{body}]);");
+                    }
+                }
+                let _ = writeln!(
+                    out,
+                    "{doc}export type {} = z.infer<typeof {schema}>;",
+                    t.name
+                );
+            }
+        }
+    }
+
+    /// `z.object({ ... })` for fields; `owner` decides which references are lazy.
+    pub(super) fn object(
+        &self,
+        owner: &str,
+        fields: &[Field],
+        _tag: Option<&str>,
+        indent: &str,
+    ) -> String {
+        if fields.is_empty() {
+            return "z.object({})".to_owned();
+        }
+        let inner = format!("{indent}    ");
+        let mut s = String::from("z.object({\n");
+        for f in fields {
+            s.push_str(&jsdoc(&f.docs, &f.meta, &[], &inner));
+            let expr = self.field(f);
+            if ty_has_lazy(&f.ty, &|r| self.is_lazy_edge(owner, r)) {
+                let _ = writeln!(s, "{inner}get {}() {{", js_key(&f.name));
+                let _ = writeln!(s, "{inner}    return {expr};");
+                let _ = writeln!(s, "{inner}}},");
+            } else {
+                let _ = writeln!(s, "{inner}{}: {expr},", js_key(&f.name));
+            }
+        }
+        let _ = write!(s, "{indent}}})");
+        s
+    }
+
+    /// The Zod expression for a field: its type, `.optional()` or `.default(v)` when it may be
+    /// absent.
+    pub(super) fn field(&self, f: &Field) -> String {
+        let expr = self.ty(&f.ty);
+        if !f.optional {
+            return expr;
+        }
+        match &f.default {
+            Some(v) if v.is_object() || v.is_array() => wrap(
+                &f.ty,
+                expr,
+                "default",
+                Some(&format!("() => ({})", js_value(v))),
+            ),
+            Some(v) => wrap(&f.ty, expr, "default", Some(&js_value(v))),
+            None => wrap(&f.ty, expr, "optional", None),
+        }
+    }
+
+    /// The Zod expression for a type expression.
+    pub(super) fn ty(&self, ty: &Ty) -> String {
+        match &ty.kind {
+            // Limits are checked only on a value of their type (`limits`).
+            TyKind::String(l) => {
+                let mut s = "z.string()".to_owned();
+                if let Some(m) = l.min {
+                    let _ = write!(s, ".min({m}, {LIMIT_STRING})");
+                }
+                if let Some(m) = l.max {
+                    let _ = write!(s, ".max({m}, {LIMIT_STRING})");
+                }
+                s
+            }
+            TyKind::Boolean => "z.boolean()".to_owned(),
+            TyKind::Int(l) | TyKind::Number(l) => {
+                let mut s = if matches!(ty.kind, TyKind::Int(_)) {
+                    "z.int()"
+                } else {
+                    "z.number()"
+                }
+                .to_owned();
+                if let Some(m) = l.min {
+                    let _ = write!(s, ".min({m})");
+                }
+                if let Some(m) = l.max {
+                    let _ = write!(s, ".max({m})");
+                }
+                s
+            }
+            TyKind::Unknown => "z.unknown()".to_owned(),
+            TyKind::Literal(l) => format!("z.literal({})", literal(l)),
+            TyKind::Array(inner, l) => {
+                let mut s = format!("z.array({})", self.ty(inner));
+                if let Some(m) = l.min {
+                    let _ = write!(s, ".min({m}, {LIMIT_ARRAY})");
+                }
+                if let Some(m) = l.max {
+                    let _ = write!(s, ".max({m}, {LIMIT_ARRAY})");
+                }
+                s
+            }
+            TyKind::Map(inner) => format!("z.record(z.string(), {})", self.ty(inner)),
+            TyKind::Ref(r) => names::ts_schema(&r.name),
+            TyKind::Nullable(inner) => wrap(inner, self.ty(inner), "nullable", None),
+        }
+    }
+}
+
+/// Whether `ty` references a type for which `lazy` holds (any named type with `|_| true`).
+pub(super) fn ty_has_lazy(ty: &Ty, lazy: &impl Fn(&TypeRef) -> bool) -> bool {
+    let mut found = false;
+    ty.each_ref(&mut |r| found |= lazy(r));
+    found
+}
+
+/// `expr.method(arg)`, the schema of `ty` wrapped; for a named schema, Zod's function form
+/// `z.method(Name, arg)` instead (`default` is `z._default`). Reading a method of a schema
+/// installs it on that schema as an own property (Zod 4 binds methods on first read), which
+/// gives the schema a hidden class of its own: V8's inline caches in Zod's parse code, shared
+/// by every schema, then see one more shape. A named schema is used in many places, so the
+/// generated code reads no member of one that another schema or a parse function uses; a
+/// tagged union's variant is still `.extend`ed with its tag (its schema serves that union).
+pub(super) fn wrap(ty: &Ty, expr: String, method: &str, arg: Option<&str>) -> String {
+    match (&ty.kind, arg) {
+        (TyKind::Ref(_), _) => {
+            let f = if method == "default" {
+                "_default"
+            } else {
+                method
+            };
+            let arg = arg.map(|a| format!(", {a}")).unwrap_or_default();
+            format!("z.{f}({expr}{arg})")
+        }
+        (_, arg) => format!("{expr}.{method}({})", arg.unwrap_or_default()),
+    }
+}
+
+/// Every reference a definition makes.
+pub(super) fn all_refs(t: &TypeDef) -> Vec<&TypeRef> {
+    let mut out = Vec::new();
+    for ty in t.slots() {
+        ty.each_ref(&mut |r| out.push(r));
+    }
+    out
+}
+
+/// The references a definition needs at its own initialisation (struct fields in the same
+/// cycle are getters and are not needed then).
+pub(super) fn eager_refs(t: &TypeDef, lazy: impl Fn(&str, &TypeRef) -> bool) -> Vec<&TypeRef> {
+    match &t.kind {
+        TypeDefKind::Struct(s) => {
+            let mut out = Vec::new();
+            for f in &s.fields {
+                if !ty_has_lazy(&f.ty, &|r| lazy(&t.name, r)) {
+                    f.ty.each_ref(&mut |r| out.push(r));
+                }
+            }
+            out
+        }
+        _ => all_refs(t),
+    }
+}

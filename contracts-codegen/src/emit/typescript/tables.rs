@@ -1,0 +1,211 @@
+//! emit::typescript::tables: `src/tables.ts`, the request and event tables (a base's spread
+//! first), their name and payload types, and the parse functions by name.
+
+use super::{Emitter, HEADER, js_string, jsdoc};
+use crate::model::{Docs, Meta, Ty};
+use crate::names;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+impl<'a> Emitter<'a> {
+    /// `src/tables.ts`: the request and event tables and their types.
+    pub(super) fn tables(&self) -> String {
+        let p = self.prefix_const();
+        let tp = self.options.type_prefix();
+        let mut out = format!(
+            "{HEADER}\n//\n// The request and event tables of the `{}` protocol.\n\n",
+            self.model.name
+        );
+        // The composed table: each base's table is spread from its package, then this
+        // protocol's own entries. No base entry is written here.
+        let m = self.model;
+        let requests: Vec<(String, Docs, Meta, Ty, Ty)> = m
+            .requests
+            .iter()
+            .map(|r| {
+                (
+                    r.name.clone(),
+                    r.docs.clone(),
+                    r.meta.clone(),
+                    self.qualify(m, &r.payload),
+                    self.qualify(m, &r.result),
+                )
+            })
+            .collect();
+        let events: Vec<(String, Docs, Meta, Ty)> = m
+            .events
+            .iter()
+            .map(|e| {
+                (
+                    e.name.clone(),
+                    e.docs.clone(),
+                    e.meta.clone(),
+                    self.qualify(m, &e.payload),
+                )
+            })
+            .collect();
+        // Each direct base: its package and table prefix.
+        let bases: Vec<(String, String)> = m
+            .bases
+            .iter()
+            .map(|b| match self.options.base_packages.get(&b.name) {
+                Some(p) => (p.name.clone(), p.table_prefix.clone()),
+                None => (b.name.clone(), b.name.to_uppercase()),
+            })
+            .collect();
+        // Every schema named by a table entry.
+        let mut own: BTreeSet<String> = BTreeSet::new();
+        let mut based: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let mut note = |ty: &Ty| {
+            ty.each_ref(&mut |r| {
+                if self.is_own(r) {
+                    own.insert(names::ts_schema(&r.name));
+                } else {
+                    based
+                        .entry(self.import_spec(r))
+                        .or_default()
+                        .insert(names::ts_schema(&r.name));
+                }
+            })
+        };
+        for (_, _, _, payload, result) in &requests {
+            note(payload);
+            note(result);
+        }
+        for (_, _, _, payload) in &events {
+            note(payload);
+        }
+        for (pkg, bp) in &bases {
+            based.entry(pkg.clone()).or_default().extend(
+                [
+                    "EVENT_SCHEMAS",
+                    "EVENT_TYPES",
+                    "REQUEST_SCHEMAS",
+                    "REQUEST_TYPES",
+                ]
+                .map(|t| format!("{bp}_{t}")),
+            );
+        }
+        out.push_str("import { z } from 'zod';\n");
+        for (spec, names) in &based {
+            let list: Vec<&str> = names.iter().map(String::as_str).collect();
+            let _ = writeln!(
+                out,
+                "import {{ {} }} from {};",
+                list.join(", "),
+                js_string(spec)
+            );
+        }
+        if !own.is_empty() {
+            let list: Vec<&str> = own.iter().map(String::as_str).collect();
+            let _ = writeln!(out, "import {{ {} }} from './schemas.js';", list.join(", "));
+        }
+        let _ = writeln!(
+            out,
+            "import {{ parseWith, type ParseResult }} from {};",
+            js_string(&self.options.runtime.specifier())
+        );
+
+        let _ = write!(
+            out,
+            "\n/** Every request by name: its payload and result schemas. */\nexport const {p}_REQUEST_SCHEMAS = {{\n"
+        );
+        for (_, bp) in &bases {
+            let _ = writeln!(out, "    ...{bp}_REQUEST_SCHEMAS,");
+        }
+        for (name, docs, meta, payload, result) in &requests {
+            out.push_str(&jsdoc(docs, meta, &[], "    "));
+            let _ = writeln!(
+                out,
+                "    {}: {{ payload: {}, result: {} }},",
+                js_string(name),
+                self.ty(payload),
+                self.ty(result)
+            );
+        }
+        out.push_str("} as const;\n");
+        let _ = write!(
+            out,
+            "\n/** Every event by name: its payload schema. */\nexport const {p}_EVENT_SCHEMAS = {{\n"
+        );
+        for (_, bp) in &bases {
+            let _ = writeln!(out, "    ...{bp}_EVENT_SCHEMAS,");
+        }
+        for (name, docs, meta, payload) in &events {
+            out.push_str(&jsdoc(docs, meta, &[], "    "));
+            let _ = writeln!(out, "    {}: {},", js_string(name), self.ty(payload));
+        }
+        out.push_str("} as const;\n");
+
+        // A base's names are spread from its list, as its table is.
+        let list = |spreads: Vec<String>, names: Vec<&str>| -> String {
+            if names.is_empty() && spreads.is_empty() {
+                "[]".to_owned()
+            } else {
+                let mut s = "[\n".to_owned();
+                for x in spreads {
+                    let _ = writeln!(s, "    ...{x},");
+                }
+                for n in names {
+                    let _ = writeln!(s, "    {},", js_string(n));
+                }
+                s.push(']');
+                s
+            }
+        };
+        let _ = write!(
+            out,
+            "
+/** The name of a request in the table. */
+export type {tp}RequestType = keyof typeof {p}_REQUEST_SCHEMAS;
+/** The name of an event in the table. */
+export type {tp}EventType = keyof typeof {p}_EVENT_SCHEMAS;
+/** A request's payload, as parsed. */
+export type {tp}RequestPayload<K extends {tp}RequestType> = z.output<(typeof {p}_REQUEST_SCHEMAS)[K]['payload']>;
+/** A request's result, as parsed. */
+export type {tp}RequestResult<K extends {tp}RequestType> = z.output<(typeof {p}_REQUEST_SCHEMAS)[K]['result']>;
+/** An event's payload, as parsed. */
+export type {tp}EventPayload<K extends {tp}EventType> = z.output<(typeof {p}_EVENT_SCHEMAS)[K]>;
+
+/** Every request name, in table order. */
+export const {p}_REQUEST_TYPES: readonly {tp}RequestType[] = {};
+/** Every event name, in table order. */
+export const {p}_EVENT_TYPES: readonly {tp}EventType[] = {};
+
+/** Whether `name` is a request the table knows. */
+export function is{tp}RequestType(name: string): name is {tp}RequestType {{
+    return Object.prototype.hasOwnProperty.call({p}_REQUEST_SCHEMAS, name);
+}}
+
+/** Whether `name` is an event the table knows. */
+export function is{tp}EventType(name: string): name is {tp}EventType {{
+    return Object.prototype.hasOwnProperty.call({p}_EVENT_SCHEMAS, name);
+}}
+
+/** The table stage for a request's payload; never throws. */
+export function parse{tp}RequestPayload<K extends {tp}RequestType>(type: K, payload: unknown): ParseResult<{tp}RequestPayload<K>> {{
+    return parseWith({p}_REQUEST_SCHEMAS[type].payload, payload) as ParseResult<{tp}RequestPayload<K>>;
+}}
+
+/** The table stage for a request's result; never throws. */
+export function parse{tp}RequestResult<K extends {tp}RequestType>(type: K, result: unknown): ParseResult<{tp}RequestResult<K>> {{
+    return parseWith({p}_REQUEST_SCHEMAS[type].result, result) as ParseResult<{tp}RequestResult<K>>;
+}}
+
+/** The table stage for an event's payload; never throws. */
+export function parse{tp}EventPayload<K extends {tp}EventType>(event: K, payload: unknown): ParseResult<{tp}EventPayload<K>> {{
+    return parseWith({p}_EVENT_SCHEMAS[event], payload) as ParseResult<{tp}EventPayload<K>>;
+}}
+",
+            list(
+                bases.iter().map(|(_, bp)| format!("{bp}_REQUEST_TYPES")).collect(),
+                requests.iter().map(|r| r.0.as_str()).collect()
+            ),
+            list(
+                bases.iter().map(|(_, bp)| format!("{bp}_EVENT_TYPES")).collect(),
+                events.iter().map(|e| e.0.as_str()).collect()
+            ),
+        );
+        out
+    }
+}
