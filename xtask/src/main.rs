@@ -10,14 +10,18 @@
 //! cargo xtask test                     every test: Rust, TypeScript, end to end
 //! cargo xtask test-app [--update]      the template app out of tree, on the packaged crates
 //! cargo xtask site [--no-browser]       the reference as a static site, opened in Chromium
+//! cargo xtask bench-build [--rounds N] [--parts lines,debug,release,edit] [--scratch DIR]
+//!                                      build cost: the generated crate against plain serde
 //! ```
 //!
 //! Built on `contracts-xtask`, the library an app's xtask is made of: `codegen` (planned by
 //! [`codegen::plan`]), `check`, `compat` and `validate` are the library's, and every command works on the checkout it is run in (found
 //! from the current directory, refused when this binary was built from another).
 
+mod bench_build;
 mod codegen;
 mod fuzz;
+mod serde_baseline;
 mod site;
 mod template_app;
 mod test;
@@ -72,6 +76,9 @@ enum Command {
         #[arg(long)]
         no_browser: bool,
     },
+    /// Measure what the generated code costs to build against plain serde types of the same
+    /// schemas, and its lines per schema line (docs/benchmarks.md, "Build cost").
+    BenchBuild(bench_build::Args),
 }
 
 /// This repository as the library sees it: two protocols under `schema/` and the example app
@@ -117,5 +124,6 @@ fn main() -> ExitCode {
         Command::Test => test::run(&root),
         Command::TestApp { update } => template_app::run(&root, update),
         Command::Site { no_browser } => site::run(&root, !no_browser),
+        Command::BenchBuild(args) => bench_build::run(&root, args),
     }
 }
