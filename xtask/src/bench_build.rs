@@ -169,7 +169,11 @@ fn bench(root: &Path, args: &Args) -> Result<(), String> {
                 println!(
                     "edit {} ({}): {:<14} {t:7.2} s  (load {:.2})",
                     round + 1,
-                    if edited { "field added" } else { "field removed" },
+                    if edited {
+                        "field added"
+                    } else {
+                        "field removed"
+                    },
                     b.krate,
                     load[load.len() - 1]
                 );
@@ -326,7 +330,10 @@ impl Scratch {
 
     /// The app's schema file in `krate`.
     fn app_schema(&self, krate: &str) -> PathBuf {
-        self.dir.join(krate).join("schema").join("documents.contract")
+        self.dir
+            .join(krate)
+            .join("schema")
+            .join("documents.contract")
     }
 
     /// The documents schema, edited or not.
@@ -334,7 +341,8 @@ impl Scratch {
         let path = self
             .root
             .join("examples/documents-app/schema/documents.contract");
-        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         edit(&text, edited)
     }
 
@@ -398,10 +406,7 @@ impl Scratch {
     /// Builds `b`'s crate and its dependencies, untimed.
     fn warm(&self, b: &Build) -> Result<(), String> {
         println!("building {} and its dependencies first ...", b.krate);
-        let out = self
-            .cargo(b)
-            .output()
-            .map_err(|e| format!("cargo: {e}"))?;
+        let out = self.cargo(b).output().map_err(|e| format!("cargo: {e}"))?;
         if !out.status.success() {
             return Err(format!(
                 "the warm-up build of {} failed:\n{}",
@@ -417,10 +422,7 @@ impl Scratch {
     fn measure(&self, b: &Build) -> Result<f64, String> {
         for _ in 0..3 {
             let start = Instant::now();
-            let out = self
-                .cargo(b)
-                .output()
-                .map_err(|e| format!("cargo: {e}"))?;
+            let out = self.cargo(b).output().map_err(|e| format!("cargo: {e}"))?;
             let t = start.elapsed();
             let stderr = String::from_utf8_lossy(&out.stderr);
             if !out.status.success() {
@@ -534,7 +536,7 @@ fn schema_lines(dir: &Path) -> Result<usize, String> {
     Ok(n)
 }
 
-/// `name: median generated, median baseline, ratio`, with every run.
+/// `name: median generated, median baseline, ratio`, with every run and each round's ratio.
 fn ratio_line(name: &str, times: &[Vec<f64>; 2]) {
     let (g, b) = (median(&times[0]), median(&times[1]));
     let runs = |v: &[f64]| {
@@ -543,11 +545,16 @@ fn ratio_line(name: &str, times: &[Vec<f64>; 2]) {
             .collect::<Vec<_>>()
             .join(" ")
     };
+    // Each round's two builds ran one after the other, under about the same load.
+    let per_round: Vec<f64> = times[0].iter().zip(&times[1]).map(|(g, b)| g / b).collect();
     println!(
-        "{name}: generated {g:.2} s ({}), baseline {b:.2} s ({}), generated / baseline {:.2}x",
+        "{name}: generated {g:.2} s ({}), baseline {b:.2} s ({}), generated / baseline {:.2}x \
+         (per round {}, median {:.2}x)",
         runs(&times[0]),
         runs(&times[1]),
-        g / b
+        g / b,
+        runs(&per_round),
+        median(&per_round)
     );
 }
 
@@ -628,7 +635,9 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
         let app = app.unwrap_or_else(|e| panic!("{e:?}"));
         let mut options = serde_baseline::Options::default();
-        options.bases.insert("agent".into(), "::baseline::agent".into());
+        options
+            .bases
+            .insert("agent".into(), "::baseline::agent".into());
         let rust = serde_baseline::emit(&app.model, &options);
         assert!(rust.contains("pub note: ::core::option::Option<::std::string::String>"));
     }

@@ -114,7 +114,11 @@ impl Emitter<'_> {
                 }
             }
             _ => {
-                let up = if at.is_some() { quote!(super::) } else { quote!() };
+                let up = if at.is_some() {
+                    quote!(super::)
+                } else {
+                    quote!()
+                };
                 match (module, at) {
                     (Some(m), Some(cur)) if module_ident(cur) == m => quote!(#name),
                     (Some(m), _) => quote!(#up #m::#name),
@@ -304,7 +308,9 @@ mod tests {
         let agent = emit(&p.get("agent").model, &Options::default());
         let connect = emit(&p.get("connect").model, &Options::default());
         let mut bases = Options::default();
-        bases.bases.insert("agent".into(), "::baseline::agent".into());
+        bases
+            .bases
+            .insert("agent".into(), "::baseline::agent".into());
         let documents = emit(&p.get(crate::codegen::EXAMPLE_APP).model, &bases);
         for (name, text) in [
             ("agent", &agent),
@@ -338,17 +344,15 @@ mod tests {
     #[test]
     fn boxed_slots_follow_the_analysis() {
         let p = protocols();
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .unwrap();
         let tree = contracts_codegen::generate::Protocol::load(
             "tree",
             root.join("contracts-codegen/tests/fixtures/pass-recursion/schema"),
         )
         .unwrap_or_else(|e| panic!("{e:?}"));
-        let models = [
-            &tree.model,
-            &p.get("agent").model,
-            &p.get("connect").model,
-        ];
+        let models = [&tree.model, &p.get("agent").model, &p.get("connect").model];
         for model in models {
             let text = emit(model, &Options::default());
             syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", model.name));
