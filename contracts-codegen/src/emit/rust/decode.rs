@@ -1,12 +1,252 @@
 //! emit::rust's decoders: `Decode` for every generated type (what a value must look like and
-//! how it is read into the runtime's `Cx`, every issue with its path), and the end of a
-//! generated field loop.
+//! how it is read into the runtime's `Cx`, every issue with its path): a struct's `Object` (its
+//! keys and its field loop; its fast reader's key loop from `scan.rs`), an enum's values, a
+//! tagged union's `Tagged` (the tag picks the variant), an untagged union's tries; and the end
+//! of a generated field loop.
 
-use super::Emitter;
-use proc_macro2::{Ident, TokenStream};
+use super::paths::{open_variant, value_ident};
+use super::{At, Emitter, FieldCx, Store, VariantCx};
+use crate::model::{Enum, Struct, TyKind, TypeDef};
+use proc_macro2::{Ident, Literal as Lit, TokenStream};
 use quote::quote;
 
 impl Emitter<'_> {
+    /// `Object` for a struct: its keys and required literals, the index of a key, the field
+    /// loop that reads every key into its slot and checks the slots once the keys ended
+    /// (`visit`), and the fast reader's key loop (`scan_fields`).
+    pub(super) fn object_impl(
+        &self,
+        s: &Struct,
+        name: &Ident,
+        fields: &[FieldCx<'_>],
+    ) -> TokenStream {
+        let rt = &self.rt;
+        let wire = fields.iter().map(|c| c.f.name.as_str());
+        let literals: Vec<TokenStream> = self
+            .model
+            .required_literals(s)
+            .into_iter()
+            .map(|(key, l)| self.runtime_literal(key, l))
+            .collect();
+        let literals = if literals.is_empty() {
+            quote!()
+        } else {
+            quote!(const LITERALS: &'static [(&'static str, #rt::Literal)] = &[#(#literals),*];)
+        };
+        let index_body = if fields.is_empty() {
+            quote!(let _ = key; ::core::option::Option::None)
+        } else {
+            let keys = fields.iter().map(|c| c.f.name.as_str());
+            let idx = fields.iter().map(|c| Lit::usize_unsuffixed(c.i));
+            quote! {
+                match key {
+                    #(#keys => ::core::option::Option::Some(#idx),)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+        };
+        let slots: Vec<&Ident> = fields.iter().map(|c| &c.slot).collect();
+        let loop_ = if fields.is_empty() {
+            quote!(while o.next_key(&mut map, <Self as #rt::Object>::index)?.is_some() {})
+        } else {
+            let arms = fields.iter().map(|c| {
+                let (i, slot, schema) = (Lit::usize_unsuffixed(c.i), &c.slot, &c.schema);
+                quote!(#i => o.value_into(&mut map, #i, #schema, &mut #slot)?,)
+            });
+            quote! {
+                while let ::core::option::Option::Some(i) = o.next_key(&mut map, <Self as #rt::Object>::index)? {
+                    match i {
+                        #(#arms)*
+                        _ => {}
+                    }
+                }
+            }
+        };
+        let finish = fields.iter().map(|c| self.finish(c));
+        let kept = fields.iter().map(|c| !matches!(c.store, Store::Literal));
+        let owned_slots: Vec<Ident> = slots.iter().map(|s| (*s).clone()).collect();
+        let destructure = lets_else(&owned_slots, kept);
+        let build = fields
+            .iter()
+            .filter(|c| !matches!(c.store, Store::Literal))
+            .map(|c| {
+                let (ident, slot) = (&c.ident, &c.slot);
+                quote!(#ident: #slot,)
+            });
+        let scan_body = self.struct_scan(s, fields);
+        quote! {
+            #[allow(deprecated)]
+            impl #rt::Object for #name {
+                const FIELDS: &'static [&'static str] = &[#(#wire),*];
+                #literals
+                fn index(key: &str) -> ::core::option::Option<usize> {
+                    #index_body
+                }
+                fn visit<'de, A: #rt::serde::de::MapAccess<'de>>(
+                    o: &mut #rt::ObjectCx<'_>,
+                    mut map: A,
+                ) -> ::core::result::Result<::core::option::Option<Self>, A::Error> {
+                    #(let mut #slots = ::core::option::Option::None;)*
+                    #loop_
+                    #(#finish)*
+                    #destructure
+                    ::core::result::Result::Ok(::core::option::Option::Some(Self { #(#build)* }))
+                }
+                #[inline]
+                fn scan_fields(
+                    r: &mut #rt::Scanner<'_>,
+                    mut keys: #rt::Keys,
+                ) -> ::core::option::Option<Self> {
+                    #scan_body
+                }
+            }
+        }
+    }
+
+    /// `Decode` for an enum: one of its values (an open enum's any string, a value it does not
+    /// list kept as it travels); the fast reader matches the value as words (`scan.rs`).
+    pub(super) fn enum_decode(&self, e: &Enum, name: &Ident) -> TokenStream {
+        let rt = &self.rt;
+        let values = e.values.iter().map(|v| v.value.as_str());
+        let variants = e.values.iter().map(value_ident);
+        let scan = Some(self.enum_scan(e));
+        if e.open {
+            let other = open_variant(e);
+            self.decode_impl(
+                name,
+                quote!(#rt::Expect::Type("string")),
+                quote! {
+                    #rt::decode_open_enum(d, cx, |s| match &*s {
+                        #(#values => Self::#variants,)*
+                        _ => Self::#other(s.into_owned()),
+                    })
+                },
+                scan,
+            )
+        } else {
+            self.decode_impl(
+                name,
+                quote!(#rt::Expect::OneOf(Self::VALUES)),
+                quote! {
+                    #rt::decode_enum(d, cx, Self::VALUES, |s| match s {
+                        #(#values => ::core::option::Option::Some(Self::#variants),)*
+                        _ => ::core::option::Option::None,
+                    })
+                },
+                scan,
+            )
+        }
+    }
+
+    /// `Tagged` and `Decode` for a tagged union: the tag picks the variant's decoder; the fast
+    /// reader finds the tag and hands the object to the variant's key loop (`scan.rs`).
+    pub(super) fn tagged_decode(
+        &self,
+        name: &Ident,
+        field: &str,
+        tags: &[&str],
+        variants: &[VariantCx<'_>],
+        at: At<'_>,
+    ) -> TokenStream {
+        let rt = &self.rt;
+        let schemas = variants.iter().map(|c| &c.schema);
+        let idents = variants.iter().map(|c| &c.ident);
+        let decode = self.decode_impl(
+            name,
+            quote!(#rt::Expect::Type("object")),
+            quote!(#rt::decode_tagged::<Self, D>(d, cx)),
+            Some(self.tagged_scan(field, tags, variants, at)),
+        );
+        quote! {
+            #[allow(deprecated)]
+            impl #rt::Tagged for #name {
+                const TAG_KEY: &'static str = Self::TAG;
+                const TAG_VALUES: &'static [&'static str] = Self::TAGS;
+                #[allow(unused_variables)]
+                fn pick<'de, D: #rt::serde::Deserializer<'de>>(
+                    tag: &str,
+                    d: D,
+                    cx: &mut #rt::Cx,
+                ) -> ::core::option::Option<::core::result::Result<::core::option::Option<Self>, D::Error>> {
+                    match tag {
+                        #(#tags => ::core::option::Option::Some(#rt::Schema::decode(#schemas, d, cx).map(|v| v.map(Self::#idents))),)*
+                        _ => ::core::option::Option::None,
+                    }
+                }
+            }
+
+            #decode
+        }
+    }
+
+    /// `Decode` for an untagged union: the first variant that reads the value. A union of
+    /// structs (`objects`) reads the object once and tries only the variants its literal keys
+    /// allow, and has a fast reader (`scan.rs`); any other reads the value raw, once per try.
+    pub(super) fn untagged_decode(
+        &self,
+        def: &TypeDef,
+        name: &Ident,
+        objects: bool,
+        variants: &[VariantCx<'_>],
+        at: At<'_>,
+    ) -> TokenStream {
+        let rt = &self.rt;
+        let schemas = variants.iter().map(|c| &c.schema);
+        let idents = variants.iter().map(|c| &c.ident);
+        let (body, scan) = if objects {
+            let paths: Vec<TokenStream> = variants
+                .iter()
+                .map(|c| match &c.v.ty.kind {
+                    TyKind::Ref(r) => self.type_path(self.model, r, at),
+                    _ => unreachable!("checked by is_struct"),
+                })
+                .collect();
+            // Every variant is a struct: read the object once, try only the variants its
+            // literal keys allow.
+            let body = quote! {
+                #rt::decode_untagged_objects(d, cx, &[
+                    #(#rt::ObjectVariant {
+                        literals: <#paths as #rt::Object>::LITERALS,
+                        decode: |e, cx| e.decode_with(#schemas, cx).map(|v| v.map(Self::#idents)),
+                    },)*
+                ])
+            };
+            (
+                body,
+                Some(self.untagged_objects_scan(def, variants, &paths)),
+            )
+        } else {
+            let body = quote! {
+                #rt::decode_untagged(d, cx, &[
+                    #(|raw, cx| #rt::decode_raw_with(#schemas, raw, cx).map(|v| v.map(Self::#idents)),)*
+                ])
+            };
+            (body, None)
+        };
+        self.decode_impl(
+            name,
+            quote!(#rt::Expect::Fixed("Invalid input")),
+            body,
+            scan,
+        )
+    }
+
+    /// The field loop's check of a field's slot once the keys ended, by how it is stored: a
+    /// required one (a literal too) must be there, an optional literal is whether it was, a
+    /// defaulted one is its default when absent.
+    fn finish(&self, c: &FieldCx<'_>) -> TokenStream {
+        let (i, slot, schema) = (Lit::usize_unsuffixed(c.i), &c.slot, &c.schema);
+        match c.store {
+            Store::Literal | Store::Required => quote!(let #slot = o.required(#i, #slot, #schema);),
+            Store::Presence => quote!(let #slot = o.present(#slot);),
+            Store::Defaulted => {
+                let d = self.default_expr(c.f, schema);
+                quote!(let #slot = o.or_default(#slot, || #d);)
+            }
+            Store::Optional => quote!(let #slot = o.optional(#slot);),
+        }
+    }
+
     /// `Decode` for a generated type: what its value must look like (`expect`, the message of a
     /// value of the wrong JSON type) and the body of `decode`, which reads `d` into `cx`.
     /// `scan` is the body of the fast reader (`wire::scan`), which reads `r`; `None` leaves

@@ -7,7 +7,7 @@
 use super::decode::lets_else;
 use super::paths::rust_type_name;
 use super::scan::{scan_fields_body, untagged_scan_body};
-use super::{At, Emitter, Store};
+use super::{At, Emitter, Store, VariantCx};
 use crate::model::{Field, Struct, TyKind, TypeDef, TypeDefKind, Union};
 use crate::names::{rust_field, rust_ident, view_name};
 use proc_macro2::{Ident, Literal as Lit, TokenStream};
@@ -307,17 +307,17 @@ impl Emitter<'_> {
         def: &TypeDef,
         u: &Union,
         at: At<'_>,
-        idents: &[Ident],
-        boxes: &[bool],
+        variants: &[VariantCx<'_>],
     ) -> TokenStream {
         let view_name = view_name(&def.name);
         let grows = self.grows(def);
-        if u.variants.is_empty() || boxes.iter().any(|b| *b) || !self.def_has_view(def) {
+        if u.variants.is_empty() || variants.iter().any(|c| c.boxed) || !self.def_has_view(def) {
             return TokenStream::new();
         }
         let mut parts = Vec::new();
         let mut structs = Vec::new();
-        for (v, id) in u.variants.iter().zip(idents) {
+        for c in variants {
+            let (v, id) = (c.v, &c.ident);
             let TyKind::Ref(r) = &v.ty.kind else {
                 return TokenStream::new();
             };

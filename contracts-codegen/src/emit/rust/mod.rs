@@ -9,8 +9,8 @@
 //! | `paths.rs`    | Rust names, paths to named types, Rust types                          |
 //! | `schema.rs`   | the runtime schema values that read a type, literals and defaults     |
 //! | `types.rs`    | the type items: structs with `new` and setters, enums, unions, serde  |
-//! | `decode.rs`   | `Decode` for every type                                               |
-//! | `scan.rs`     | the pieces of the fast readers (`wire::scan`)                         |
+//! | `decode.rs`   | `Decode` for every type, a struct's `Object`, a union's `Tagged`      |
+//! | `scan.rs`     | the fast readers (`wire::scan`)                                       |
 //! | `view.rs`     | borrowed views `NameRef<'a>` and the by-name views                    |
 //! | `envelope.rs` | the flat views of the frame envelopes (`RequestRef<'a>`)              |
 //! | `typed.rs`    | typed frames `NameTyped<'a, E>` (`wire::typed`)                       |
@@ -24,8 +24,9 @@
 //! collect every issue with its path, and serialises by hand so literal fields and union tags
 //! are written. The emitter never fails and knows no protocol by name.
 
-use crate::model::{Field, Model, TyKind, TypeDef, TypeDefKind};
-use proc_macro2::TokenStream;
+use crate::model::{Field, Model, Struct, TyKind, TypeDef, TypeDefKind, Union, Variant};
+use crate::names::{rust_field, rust_ident};
+use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::BTreeMap;
 
@@ -127,6 +128,37 @@ enum Store {
     Required,
 }
 
+/// One field of a struct as every job sees it.
+struct FieldCx<'a> {
+    f: &'a Field,
+    /// Its position, which the runtime's field loops go by.
+    i: usize,
+    store: Store,
+    /// Its Rust name (`r#type`).
+    ident: Ident,
+    /// The variable a generated field loop reads its value into (`f0`).
+    slot: Ident,
+    /// The runtime schema value that reads it.
+    schema: TokenStream,
+    /// Its value's Rust type (an optional field's without the `Option`).
+    ty: TokenStream,
+}
+
+/// One variant of a union as every job sees it.
+struct VariantCx<'a> {
+    v: &'a Variant,
+    /// Its position.
+    i: usize,
+    /// Its Rust name (`variant_ident`).
+    ident: Ident,
+    /// Whether it is held in a box (it holds its union).
+    boxed: bool,
+    /// The runtime schema value that reads it.
+    schema: TokenStream,
+    /// The Rust type it holds.
+    ty: TokenStream,
+}
+
 impl<'a> Emitter<'a> {
     fn new(model: &'a Model, options: &'a RustOptions) -> Self {
         let mut e = Emitter {
@@ -202,6 +234,45 @@ impl<'a> Emitter<'a> {
             }
         };
         quote!(#item #errors)
+    }
+
+    /// The fields of this model's struct `def` (`s`), written in the module `at`.
+    fn fields<'s>(&self, def: &TypeDef, s: &'s Struct, at: At<'_>) -> Vec<FieldCx<'s>> {
+        s.fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let boxed = self.model.analysis().recursion.is_boxed(&def.name, i);
+                FieldCx {
+                    f,
+                    i,
+                    store: self.store(f),
+                    ident: rust_ident(&rust_field(&f.name)),
+                    slot: format_ident!("f{i}"),
+                    schema: self.schema(self.model, &f.ty, at, boxed),
+                    ty: self.rust_ty(self.model, &f.ty, at, boxed),
+                }
+            })
+            .collect()
+    }
+
+    /// The variants of this model's union `def` (`u`), written in the module `at`.
+    fn variants<'u>(&self, def: &TypeDef, u: &'u Union, at: At<'_>) -> Vec<VariantCx<'u>> {
+        u.variants
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let boxed = self.model.analysis().recursion.is_boxed(&def.name, i);
+                VariantCx {
+                    v,
+                    i,
+                    ident: paths::variant_ident(v, i),
+                    boxed,
+                    schema: self.schema(self.model, &v.ty, at, boxed),
+                    ty: self.rust_ty(self.model, &v.ty, at, boxed),
+                }
+            })
+            .collect()
     }
 
     /// How the field `f` is stored in its struct.

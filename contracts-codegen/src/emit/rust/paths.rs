@@ -3,7 +3,7 @@
 //! code sits in (or in a base's module); the Rust type of a schema type.
 
 use super::{At, Emitter};
-use crate::model::{Enum, Literal, Model, Ty, TyKind, TypeDefKind, TypeRef, Variant};
+use crate::model::{Enum, EnumValue, Literal, Model, Ty, TyKind, TypeDefKind, TypeRef, Variant};
 use crate::names::{rust_field, rust_ident, rust_type};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
@@ -176,6 +176,11 @@ pub(super) fn open_variant(e: &Enum) -> Ident {
     } else {
         format_ident!("Other")
     }
+}
+
+/// The Rust name of an enum's value (its variant).
+pub(super) fn value_ident(v: &EnumValue) -> Ident {
+    format_ident!("{}", rust_type_name(&v.value))
 }
 
 /// The Rust name of a union's variant `i`: its tag, else its type's name.

@@ -1,14 +1,138 @@
 //! emit::rust's fast readers (`wire::scan`): the pieces of a generated `scan`, which reads a
 //! valid value straight from the input and answers `None` for anything it is not sure of (the
-//! decoder then reads the value and says what is wrong): a struct's key loop, a tagged union's
-//! tag, an untagged union's pick, a table's dispatch by name.
+//! decoder then reads the value and says what is wrong): a struct's key loop, an enum's value,
+//! a tagged union's tag, an untagged union's pick, a table's dispatch by name.
 
-use super::Store;
-use crate::model::{Field, Struct};
+use super::paths::{open_variant, value_ident};
+use super::{At, Emitter, FieldCx, Store, VariantCx};
+use crate::model::{Enum, Field, Struct, TyKind, TypeDef};
 use crate::names::{rust_field, rust_ident};
 use proc_macro2::{Ident, Literal as Lit, TokenStream};
 use quote::quote;
 use std::collections::BTreeMap;
+
+impl Emitter<'_> {
+    /// An enum's fast reader: the string matched against the values as words (`wire::Key`); an
+    /// open enum keeps a value it does not list.
+    pub(super) fn enum_scan(&self, e: &Enum) -> TokenStream {
+        let rt = &self.rt;
+        let values = e.values.iter().map(|v| v.value.as_str());
+        let variants: Vec<Ident> = e.values.iter().map(value_ident).collect();
+        let idx = (0..variants.len()).map(Lit::usize_unsuffixed);
+        let keys = quote!(const VALUES: &[#rt::Key] = &[#(#rt::Key::value(#values)),*];);
+        if e.open {
+            let other = open_variant(e);
+            quote! {
+                #keys
+                ::core::option::Option::Some(match r.one_of(VALUES)? {
+                    #(::core::result::Result::Ok(#idx) => Self::#variants,)*
+                    ::core::result::Result::Ok(_) => return ::core::option::Option::None,
+                    ::core::result::Result::Err(s) => Self::#other(s.into_owned()),
+                })
+            }
+        } else {
+            quote! {
+                #keys
+                match r.one_of(VALUES)? {
+                    #(::core::result::Result::Ok(#idx) => ::core::option::Option::Some(Self::#variants),)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+        }
+    }
+
+    /// A struct's fast reader once its object is open: each field read by its schema, an
+    /// absent defaulted one at its default.
+    pub(super) fn struct_scan(&self, s: &Struct, fields: &[FieldCx<'_>]) -> TokenStream {
+        let rt = &self.rt;
+        let slots: Vec<Ident> = fields.iter().map(|c| c.slot.clone()).collect();
+        let scans: Vec<TokenStream> = fields
+            .iter()
+            .map(|c| {
+                let schema = &c.schema;
+                quote!(#rt::Schema::scan(#schema, r))
+            })
+            .collect();
+        scan_fields_body(
+            rt,
+            s,
+            &slots,
+            &scans,
+            |f| self.store(f),
+            |i| self.default_expr(fields[i].f, &fields[i].schema),
+        )
+    }
+
+    /// A tagged union's fast reader: the tag found (first, or looked ahead for), then the
+    /// object handed to the variant's own key loop, which skips the tag key once. A variant
+    /// that is not a struct is left to the decoder.
+    pub(super) fn tagged_scan(
+        &self,
+        field: &str,
+        tags: &[&str],
+        variants: &[VariantCx<'_>],
+        at: At<'_>,
+    ) -> TokenStream {
+        let rt = &self.rt;
+        let arms = variants.iter().map(|c| match &c.v.ty.kind {
+            TyKind::Ref(r) if self.is_struct(&c.v.ty) => {
+                let path = self.type_path(self.model, r, at);
+                let wrap = boxed_if(c.boxed);
+                let (i, id) = (Lit::usize_unsuffixed(c.i), &c.ident);
+                quote! {
+                    #i => <#path as #rt::Object>::scan_fields(r, keys).map(|v| Self::#id(#wrap)),
+                }
+            }
+            _ => TokenStream::new(),
+        });
+        let variant_keys = scan_variant_keys(rt, field, tags);
+        quote! {
+            #variant_keys
+            let mut keys = r.object()?;
+            match r.variant(&mut keys, &TAG, VALUES)? {
+                #(#arms)*
+                _ => ::core::option::Option::None,
+            }
+        }
+    }
+
+    /// The fast reader of an untagged union of structs (`paths`, the variants' types): see
+    /// [`untagged_scan_body`].
+    pub(super) fn untagged_objects_scan(
+        &self,
+        def: &TypeDef,
+        variants: &[VariantCx<'_>],
+        paths: &[TokenStream],
+    ) -> TokenStream {
+        let rt = &self.rt;
+        let literals: Vec<TokenStream> = paths
+            .iter()
+            .map(|p| quote!(<#p as #rt::Object>::LITERALS))
+            .collect();
+        let scans: Vec<TokenStream> = paths
+            .iter()
+            .zip(variants)
+            .map(|(p, c)| {
+                let (id, wrap) = (&c.ident, boxed_if(c.boxed));
+                quote!(<#p as #rt::Decode>::scan(r).map(|v| Self::#id(#wrap)))
+            })
+            .collect();
+        untagged_scan_body(
+            &literals,
+            &scans,
+            !self.model.analysis().recursion.is_recursive(&def.name),
+        )
+    }
+}
+
+/// A value `v` read for a variant, boxed when the variant is.
+fn boxed_if(boxed: bool) -> TokenStream {
+    if boxed {
+        quote!(::std::boxed::Box::new(v))
+    } else {
+        quote!(v)
+    }
+}
 
 /// A fast reader's arm for field `i` (`wire::scan`): a duplicate key leaves the object to
 /// the decoder; else the value read by `scan` goes into `slot`.

@@ -3,15 +3,12 @@
 //! each variant's type, and how each is written (`Serialize`, `WriteFields`) and handed to
 //! serde (`Deserialize`).
 
-use super::decode::lets_else;
 use super::docs::{docs_attrs, meta_attrs};
-use super::paths::{open_variant, rust_type_name, setter_ident, variant_ident};
-use super::scan::{scan_fields_body, scan_variant_keys, untagged_scan_body};
+use super::paths::{open_variant, rust_type_name, setter_ident, value_ident, variant_ident};
 use super::schema::literal_value;
-use super::{At, Emitter, Store};
+use super::{At, Emitter, FieldCx, Store};
 use crate::model::{Enum, Struct, TyKind, TypeDef, TypeDefKind, Union, UnionTag};
-use crate::names::{rust_field, rust_ident};
-use proc_macro2::{Ident, Literal as Lit, TokenStream};
+use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 impl Emitter<'_> {
@@ -22,14 +19,12 @@ impl Emitter<'_> {
     /// for an optional literal). A number or a boolean (or a nullable one) is taken as its own
     /// type: `impl Into<i64>` would read an integer literal as an `i32`. `Default` when no
     /// field is required.
-    fn builder_impl(&self, def: &TypeDef, s: &Struct, at: At<'_>, name: &Ident) -> TokenStream {
+    fn builder_impl(&self, name: &Ident, fields: &[FieldCx<'_>]) -> TokenStream {
         let mut params = Vec::new();
         let mut inits = Vec::new();
         let mut setters = Vec::new();
-        for (i, f) in s.fields.iter().enumerate() {
-            let boxed = self.model.analysis().recursion.is_boxed(&def.name, i);
-            let ident = rust_ident(&rust_field(&f.name));
-            let ty = self.rust_ty(self.model, &f.ty, at, boxed);
+        for c in fields {
+            let (f, ident, ty) = (c.f, &c.ident, &c.ty);
             let fmeta = meta_attrs(&f.meta);
             let wire = f.name.as_str();
             let setter = setter_ident(&f.name);
@@ -45,7 +40,7 @@ impl Emitter<'_> {
             if !sdocs.is_empty() {
                 sdocs.extend(quote!(#[doc = ""]));
             }
-            match self.store(f) {
+            match c.store {
                 Store::Literal => continue,
                 Store::Required => {
                     params.push(quote!(#ident: #arg));
@@ -72,8 +67,7 @@ impl Emitter<'_> {
                     });
                 }
                 Store::Defaulted => {
-                    let schema = self.schema(self.model, &f.ty, at, boxed);
-                    let d = self.default_expr(f, &schema);
+                    let d = self.default_expr(f, &c.schema);
                     let shown = f
                         .default
                         .as_ref()
@@ -144,140 +138,34 @@ impl Emitter<'_> {
         }
     }
 
+    /// A struct: its item (every field a member but a required literal's), its constructor and
+    /// setters, its decoder and fast reader (`decode.rs`), how it is written, and its view.
     pub(super) fn struct_def(&self, def: &TypeDef, s: &Struct, at: At<'_>) -> TokenStream {
         let rt = &self.rt;
         let docs = self.def_docs(def);
         let meta = meta_attrs(&def.meta);
         let name = format_ident!("{}", rust_type_name(&def.name));
-        let wire: Vec<&str> = s.fields.iter().map(|f| f.name.as_str()).collect();
-        let idx: Vec<Lit> = (0..s.fields.len()).map(Lit::usize_unsuffixed).collect();
-        let slots: Vec<Ident> = (0..s.fields.len()).map(|i| format_ident!("f{i}")).collect();
-        let mut members = Vec::new();
-        let mut finish = Vec::new();
-        let mut build = Vec::new();
-        let mut writes = Vec::new();
-        let mut schemas = Vec::new();
-        let mut kept = Vec::new();
-        for (i, f) in s.fields.iter().enumerate() {
-            let boxed = self.model.analysis().recursion.is_boxed(&def.name, i);
-            let schema = self.schema(self.model, &f.ty, at, boxed);
-            let slot = &slots[i];
-            let key = f.name.as_str();
-            let ident = rust_ident(&rust_field(&f.name));
-            let fdocs = self.field_docs(f);
-            let fmeta = meta_attrs(&f.meta);
-            let ty = self.rust_ty(self.model, &f.ty, at, boxed);
-            let i_lit = &idx[i];
-            match self.store(f) {
-                Store::Literal => {
-                    finish.push(quote!(let #slot = o.required(#i_lit, #slot, #schema);));
-                    let lit = literal_value(self.model.unalias(&f.ty));
-                    writes.push(quote!(map.serialize_entry(#key, &#lit)?;));
-                    kept.push(false);
-                }
-                Store::Presence => {
-                    finish.push(quote!(let #slot = o.present(#slot);));
-                    members.push(quote!(#fdocs #fmeta pub #ident: bool,));
-                    let lit = literal_value(self.model.unalias(&f.ty));
-                    writes.push(quote!(if self.#ident { map.serialize_entry(#key, &#lit)?; }));
-                    kept.push(true);
-                }
-                Store::Defaulted => {
-                    let d = self.default_expr(f, &schema);
-                    finish.push(quote!(let #slot = o.or_default(#slot, || #d);));
-                    members.push(quote!(#fdocs #fmeta pub #ident: #ty,));
-                    writes.push(quote!(map.serialize_entry(#key, &self.#ident)?;));
-                    kept.push(true);
-                }
-                Store::Optional => {
-                    finish.push(quote!(let #slot = o.optional(#slot);));
-                    members.push(quote! {
-                        #fdocs #fmeta pub #ident: ::core::option::Option<#ty>,
-                    });
-                    writes.push(quote!(if let ::core::option::Option::Some(v) = &self.#ident { map.serialize_entry(#key, v)?; }));
-                    kept.push(true);
-                }
-                Store::Required => {
-                    finish.push(quote!(let #slot = o.required(#i_lit, #slot, #schema);));
-                    members.push(quote!(#fdocs #fmeta pub #ident: #ty,));
-                    writes.push(quote!(map.serialize_entry(#key, &self.#ident)?;));
-                    kept.push(true);
-                }
-            }
-            if kept[i] {
-                build.push(quote!(#ident: #slot,));
-            }
-            schemas.push(schema);
-        }
-        let lets = slots
-            .iter()
-            .map(|s| quote!(let mut #s = ::core::option::Option::None;));
-        let arms = slots.iter().zip(&idx).zip(&schemas).map(
-            |((slot, i), schema)| quote!(#i => o.value_into(&mut map, #i, #schema, &mut #slot)?,),
-        );
-        let loop_ = if s.fields.is_empty() {
-            quote!(while o.next_key(&mut map, <Self as #rt::Object>::index)?.is_some() {})
-        } else {
-            quote! {
-                while let ::core::option::Option::Some(i) = o.next_key(&mut map, <Self as #rt::Object>::index)? {
-                    match i {
-                        #(#arms)*
-                        _ => {}
-                    }
-                }
-            }
-        };
-        let destructure = lets_else(&slots, kept.iter().copied());
-        let write_param = if writes.is_empty() {
-            quote!(_map)
-        } else {
-            quote!(map)
-        };
-        let index_body = if s.fields.is_empty() {
-            quote!(let _ = key; ::core::option::Option::None)
-        } else {
-            quote! {
-                match key {
-                    #(#wire => ::core::option::Option::Some(#idx),)*
-                    _ => ::core::option::Option::None,
-                }
-            }
-        };
-        let common = self.common_impls(&name);
-        let builder = self.builder_impl(def, s, at, &name);
-        let mut view = self.struct_ref(def, s, at);
-        if view.is_empty() {
-            view = self.struct_view(def, s, at);
-        }
-        let literals: Vec<TokenStream> = self
-            .model
-            .required_literals(s)
-            .into_iter()
-            .map(|(key, l)| self.runtime_literal(key, l))
-            .collect();
-        let literals = if literals.is_empty() {
-            quote!()
-        } else {
-            quote!(const LITERALS: &'static [(&'static str, #rt::Literal)] = &[#(#literals),*];)
-        };
-        let decode_impl = self.decode_impl(
+        let fields = self.fields(def, s, at);
+        let members = fields.iter().filter_map(|c| self.member(c));
+        let builder = self.builder_impl(&name, &fields);
+        let object = self.object_impl(s, &name, &fields);
+        let decode = self.decode_impl(
             &name,
             quote!(#rt::Expect::Type("object")),
             quote!(#rt::decode_object::<Self, D>(d, cx)),
             Some(quote!(#rt::scan_object::<Self>(r))),
         );
-        let scans: Vec<TokenStream> = schemas
-            .iter()
-            .map(|schema| quote!(#rt::Schema::scan(#schema, r)))
-            .collect();
-        let scan_body = scan_fields_body(
-            rt,
-            s,
-            &slots,
-            &scans,
-            |f| self.store(f),
-            |i| self.default_expr(&s.fields[i], &schemas[i]),
-        );
+        let writes: Vec<TokenStream> = fields.iter().map(|c| self.write(c)).collect();
+        let write_param = if writes.is_empty() {
+            quote!(_map)
+        } else {
+            quote!(map)
+        };
+        let common = self.common_impls(&name);
+        let mut view = self.struct_ref(def, s, at);
+        if view.is_empty() {
+            view = self.struct_view(def, s, at);
+        }
         quote! {
             #docs
             #meta
@@ -290,33 +178,9 @@ impl Emitter<'_> {
 
             #builder
 
-            #[allow(deprecated)]
-            impl #rt::Object for #name {
-                const FIELDS: &'static [&'static str] = &[#(#wire),*];
-                #literals
-                fn index(key: &str) -> ::core::option::Option<usize> {
-                    #index_body
-                }
-                fn visit<'de, A: #rt::serde::de::MapAccess<'de>>(
-                    o: &mut #rt::ObjectCx<'_>,
-                    mut map: A,
-                ) -> ::core::result::Result<::core::option::Option<Self>, A::Error> {
-                    #(#lets)*
-                    #loop_
-                    #(#finish)*
-                    #destructure
-                    ::core::result::Result::Ok(::core::option::Option::Some(Self { #(#build)* }))
-                }
-                #[inline]
-                fn scan_fields(
-                    r: &mut #rt::Scanner<'_>,
-                    mut keys: #rt::Keys,
-                ) -> ::core::option::Option<Self> {
-                    #scan_body
-                }
-            }
+            #object
 
-            #decode_impl
+            #decode
 
             #[allow(deprecated)]
             impl #rt::WriteFields for #name {
@@ -339,6 +203,42 @@ impl Emitter<'_> {
         }
     }
 
+    /// A struct's member for a field, by how it is stored (a required literal has none).
+    fn member(&self, c: &FieldCx<'_>) -> Option<TokenStream> {
+        let (ident, ty) = (&c.ident, &c.ty);
+        let docs = self.field_docs(c.f);
+        let meta = meta_attrs(&c.f.meta);
+        Some(match c.store {
+            Store::Literal => return None,
+            Store::Presence => quote!(#docs #meta pub #ident: bool,),
+            Store::Optional => quote!(#docs #meta pub #ident: ::core::option::Option<#ty>,),
+            Store::Defaulted | Store::Required => quote!(#docs #meta pub #ident: #ty,),
+        })
+    }
+
+    /// How `write_fields` writes a field: a literal as its value (an optional one when
+    /// present), an optional field when set, any other as its member.
+    fn write(&self, c: &FieldCx<'_>) -> TokenStream {
+        let (key, ident) = (c.f.name.as_str(), &c.ident);
+        let lit = || literal_value(self.model.unalias(&c.f.ty));
+        match c.store {
+            Store::Literal => {
+                let lit = lit();
+                quote!(map.serialize_entry(#key, &#lit)?;)
+            }
+            Store::Presence => {
+                let lit = lit();
+                quote!(if self.#ident { map.serialize_entry(#key, &#lit)?; })
+            }
+            Store::Optional => {
+                quote!(if let ::core::option::Option::Some(v) = &self.#ident { map.serialize_entry(#key, v)?; })
+            }
+            Store::Defaulted | Store::Required => {
+                quote!(map.serialize_entry(#key, &self.#ident)?;)
+            }
+        }
+    }
+
     /// `Deserialize` (through the runtime, errors prettified) for a generated type.
     fn common_impls(&self, name: &Ident) -> TokenStream {
         let rt = &self.rt;
@@ -352,6 +252,8 @@ impl Emitter<'_> {
         }
     }
 
+    /// An enum: its item (a closed one `Copy`, an open one with a variant for a value it does
+    /// not list), its values as they travel, its decoder (`decode.rs`) and how it is written.
     pub(super) fn enum_def(&self, def: &TypeDef, e: &Enum) -> TokenStream {
         let rt = &self.rt;
         let grows = self.grows(def);
@@ -359,12 +261,7 @@ impl Emitter<'_> {
         let meta = meta_attrs(&def.meta);
         let name = format_ident!("{}", rust_type_name(&def.name));
         let values: Vec<&str> = e.values.iter().map(|v| v.value.as_str()).collect();
-        let variants: Vec<Ident> = e
-            .values
-            .iter()
-            .map(|v| format_ident!("{}", rust_type_name(&v.value)))
-            .collect();
-        let idx: Vec<Lit> = (0..values.len()).map(Lit::usize_unsuffixed).collect();
+        let variants: Vec<Ident> = e.values.iter().map(value_ident).collect();
         let vdocs = e.values.iter().map(|v| {
             let mut d = if v.docs.is_empty() {
                 let line = format!(" `\"{}\"` on the wire.", v.value);
@@ -384,24 +281,7 @@ impl Emitter<'_> {
         let other = open_variant(e);
         if e.open {
             let other_doc = " A value this schema does not list (the set is open).";
-            let decode_impl = self.decode_impl(
-                &name,
-                quote!(#rt::Expect::Type("string")),
-                quote! {
-                    #rt::decode_open_enum(d, cx, |s| match &*s {
-                        #(#values => Self::#variants,)*
-                        _ => Self::#other(s.into_owned()),
-                    })
-                },
-                Some(quote! {
-                    const VALUES: &[#rt::Key] = &[#(#rt::Key::value(#values)),*];
-                    ::core::option::Option::Some(match r.one_of(VALUES)? {
-                        #(::core::result::Result::Ok(#idx) => Self::#variants,)*
-                        ::core::result::Result::Ok(_) => return ::core::option::Option::None,
-                        ::core::result::Result::Err(s) => Self::#other(s.into_owned()),
-                    })
-                }),
-            );
+            let decode_impl = self.enum_decode(e, &name);
             quote! {
                 #docs
                 #meta
@@ -459,23 +339,7 @@ impl Emitter<'_> {
             } else {
                 quote!(match self { #(Self::#variants => #values,)* })
             };
-            let decode_impl = self.decode_impl(
-                &name,
-                quote!(#rt::Expect::OneOf(Self::VALUES)),
-                quote! {
-                    #rt::decode_enum(d, cx, Self::VALUES, |s| match s {
-                        #(#values => ::core::option::Option::Some(Self::#variants),)*
-                        _ => ::core::option::Option::None,
-                    })
-                },
-                Some(quote! {
-                    const VALUES: &[#rt::Key] = &[#(#rt::Key::value(#values)),*];
-                    match r.one_of(VALUES)? {
-                        #(::core::result::Result::Ok(#idx) => ::core::option::Option::Some(Self::#variants),)*
-                        _ => ::core::option::Option::None,
-                    }
-                }),
-            );
+            let decode_impl = self.enum_decode(e, &name);
             quote! {
                 #docs
                 #meta
@@ -564,6 +428,8 @@ impl Emitter<'_> {
         out
     }
 
+    /// A union: its item (a variant per schema variant, a recursive one boxed), a tagged
+    /// union's tags and capabilities, its decoder (`decode.rs`), how it is written, and its view.
     pub(super) fn union_def(&self, def: &TypeDef, u: &Union, at: At<'_>) -> TokenStream {
         let rt = &self.rt;
         let grows = self.grows(def);
@@ -571,28 +437,21 @@ impl Emitter<'_> {
         let meta = meta_attrs(&def.meta);
         let name = format_ident!("{}", rust_type_name(&def.name));
         let common = self.common_impls(&name);
-        let mut variants = Vec::new();
-        let mut idents = Vec::new();
-        let mut schemas = Vec::new();
-        let mut boxes = Vec::new();
-        for (i, v) in u.variants.iter().enumerate() {
-            let boxed = self.model.analysis().recursion.is_boxed(&def.name, i);
-            let ident = variant_ident(v, i);
-            let vdocs = self.variant_docs(u, v);
-            let vmeta = meta_attrs(&v.meta);
-            let ty = self.rust_ty(self.model, &v.ty, at, boxed);
-            variants.push(quote!(#vdocs #vmeta #ident(#ty),));
-            schemas.push(self.schema(self.model, &v.ty, at, boxed));
-            idents.push(ident);
-            boxes.push(boxed);
-        }
-        let derefs = boxes
+        let vcs = self.variants(def, u, at);
+        let variants = vcs.iter().map(|c| {
+            let (ident, ty) = (&c.ident, &c.ty);
+            let docs = self.variant_docs(u, c.v);
+            let meta = meta_attrs(&c.v.meta);
+            quote!(#docs #meta #ident(#ty),)
+        });
+        let idents: Vec<Ident> = vcs.iter().map(|c| c.ident.clone()).collect();
+        let derefs = vcs
             .iter()
-            .map(|b| if *b { quote!(&**v) } else { quote!(v) });
+            .map(|c| if c.boxed { quote!(&**v) } else { quote!(v) });
         let empty = u.variants.is_empty();
         match &u.tag {
             UnionTag::Tagged { field, .. } => {
-                let view = self.union_view(def, u, at, &idents, &boxes);
+                let view = self.union_view(def, u, at, &vcs);
                 let tags: Vec<&str> = u
                     .variants
                     .iter()
@@ -625,39 +484,7 @@ impl Emitter<'_> {
                         Some(quote!(#t => ::core::option::Option::Some(#a),))
                     })
                     .collect::<Vec<_>>();
-                // The fast reader finds the tag (first, or looked ahead for), then hands the
-                // object to the variant's own key loop, which skips the tag key once.
-                let scan_arms = u.variants.iter().enumerate().zip(&idents).zip(&boxes).map(
-                    |(((i, v), id), boxed)| match &v.ty.kind {
-                        TyKind::Ref(r) if self.is_struct(&v.ty) => {
-                            let path = self.type_path(self.model, r, at);
-                            let wrap = if *boxed {
-                                quote!(::std::boxed::Box::new(v))
-                            } else {
-                                quote!(v)
-                            };
-                            let i = Lit::usize_unsuffixed(i);
-                            quote! {
-                                #i => <#path as #rt::Object>::scan_fields(r, keys).map(|v| Self::#id(#wrap)),
-                            }
-                        }
-                        _ => TokenStream::new(),
-                    },
-                );
-                let variant_keys = scan_variant_keys(rt, field, &tags);
-                let decode_impl = self.decode_impl(
-                    &name,
-                    quote!(#rt::Expect::Type("object")),
-                    quote!(#rt::decode_tagged::<Self, D>(d, cx)),
-                    Some(quote! {
-                        #variant_keys
-                        let mut keys = r.object()?;
-                        match r.variant(&mut keys, &TAG, VALUES)? {
-                            #(#scan_arms)*
-                            _ => ::core::option::Option::None,
-                        }
-                    }),
-                );
+                let decode = self.tagged_decode(&name, field, &tags, &vcs, at);
                 quote! {
                     #docs
                     #meta
@@ -698,24 +525,7 @@ impl Emitter<'_> {
                         }
                     }
 
-                    #[allow(deprecated)]
-                    impl #rt::Tagged for #name {
-                        const TAG_KEY: &'static str = Self::TAG;
-                        const TAG_VALUES: &'static [&'static str] = Self::TAGS;
-                        #[allow(unused_variables)]
-                        fn pick<'de, D: #rt::serde::Deserializer<'de>>(
-                            tag: &str,
-                            d: D,
-                            cx: &mut #rt::Cx,
-                        ) -> ::core::option::Option<::core::result::Result<::core::option::Option<Self>, D::Error>> {
-                            match tag {
-                                #(#tags => ::core::option::Option::Some(#rt::Schema::decode(#schemas, d, cx).map(|v| v.map(Self::#idents))),)*
-                                _ => ::core::option::Option::None,
-                            }
-                        }
-                    }
-
-                    #decode_impl
+                    #decode
 
                     #[allow(deprecated)]
                     impl #rt::serde::Serialize for #name {
@@ -740,72 +550,14 @@ impl Emitter<'_> {
                 };
                 let objects = !empty && u.variants.iter().all(|v| self.is_struct(&v.ty));
                 let mut view = if objects {
-                    self.untagged_ref(def, u, at, &idents, &boxes)
+                    self.untagged_ref(def, u, at, &vcs)
                 } else {
                     TokenStream::new()
                 };
                 if view.is_empty() {
-                    view = self.union_view(def, u, at, &idents, &boxes);
+                    view = self.union_view(def, u, at, &vcs);
                 }
-                let paths: Vec<TokenStream> = if objects {
-                    u.variants
-                        .iter()
-                        .map(|v| match &v.ty.kind {
-                            TyKind::Ref(r) => self.type_path(self.model, r, at),
-                            _ => unreachable!("checked by is_struct"),
-                        })
-                        .collect()
-                } else {
-                    Vec::new()
-                };
-                let scan = objects.then(|| {
-                    let literals: Vec<TokenStream> = paths
-                        .iter()
-                        .map(|p| quote!(<#p as #rt::Object>::LITERALS))
-                        .collect();
-                    let scans: Vec<TokenStream> = paths
-                        .iter()
-                        .zip(&idents)
-                        .zip(&boxes)
-                        .map(|((p, id), boxed)| {
-                            let wrap = if *boxed {
-                                quote!(::std::boxed::Box::new(v))
-                            } else {
-                                quote!(v)
-                            };
-                            quote!(<#p as #rt::Decode>::scan(r).map(|v| Self::#id(#wrap)))
-                        })
-                        .collect();
-                    untagged_scan_body(
-                        &literals,
-                        &scans,
-                        !self.model.analysis().recursion.is_recursive(&def.name),
-                    )
-                });
-                let decode_body = if objects {
-                    // Every variant is a struct: read the object once, try only the variants
-                    // its literal keys allow.
-                    quote! {
-                        #rt::decode_untagged_objects(d, cx, &[
-                            #(#rt::ObjectVariant {
-                                literals: <#paths as #rt::Object>::LITERALS,
-                                decode: |e, cx| e.decode_with(#schemas, cx).map(|v| v.map(Self::#idents)),
-                            },)*
-                        ])
-                    }
-                } else {
-                    quote! {
-                        #rt::decode_untagged(d, cx, &[
-                            #(|raw, cx| #rt::decode_raw_with(#schemas, raw, cx).map(|v| v.map(Self::#idents)),)*
-                        ])
-                    }
-                };
-                let decode_impl = self.decode_impl(
-                    &name,
-                    quote!(#rt::Expect::Fixed("Invalid input")),
-                    decode_body,
-                    scan,
-                );
+                let decode = self.untagged_decode(def, &name, objects, &vcs, at);
                 quote! {
                     #docs
                     #meta
@@ -816,7 +568,7 @@ impl Emitter<'_> {
                         #(#variants)*
                     }
 
-                    #decode_impl
+                    #decode
 
                     #[allow(deprecated)]
                     impl #rt::serde::Serialize for #name {

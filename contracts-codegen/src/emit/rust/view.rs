@@ -12,7 +12,7 @@
 use super::paths::rust_type_name;
 use super::scan::{match_name, scan_fields_body, scan_variant_keys, untagged_scan_body};
 use super::tables::ByName;
-use super::{At, Emitter, Store};
+use super::{At, Emitter, Store, VariantCx};
 use crate::model::{Model, Struct, Ty, TyKind, TypeDef, TypeDefKind, TypeRef, Union, UnionTag};
 use crate::names::{rust_field, rust_ident, view_name};
 use proc_macro2::{Ident, Literal as Lit, TokenStream};
@@ -318,8 +318,7 @@ impl Emitter<'_> {
         def: &TypeDef,
         u: &Union,
         at: At<'_>,
-        idents: &[Ident],
-        boxes: &[bool],
+        variants: &[VariantCx<'_>],
     ) -> TokenStream {
         if u.variants.is_empty() || !self.def_has_view(def) {
             return TokenStream::new();
@@ -339,7 +338,8 @@ impl Emitter<'_> {
         let mut scans = Vec::new();
         let mut literals = Vec::new();
         let all_structs = u.variants.iter().all(|v| self.is_struct(&v.ty));
-        for ((v, id), &boxed) in u.variants.iter().zip(idents).zip(boxes) {
+        for c in variants {
+            let (v, id, boxed) = (c.v, &c.ident, c.boxed);
             let vdocs = self.variant_docs(u, v);
             let ty = self.view_or_owned(self.model, &v.ty, at, boxed);
             members.push(quote!(#vdocs #id(#ty),));
