@@ -5,11 +5,8 @@
 use contracts_codegen::emit::json_schema::{self, JsonSchemaOptions};
 use contracts_codegen::generate::Protocol;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+mod repo;
 
 /// Every `$ref` in `v`.
 fn refs<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
@@ -48,14 +45,7 @@ fn dangling(p: &Protocol) -> Vec<String> {
 
 #[test]
 fn every_reference_resolves() {
-    let agent = Protocol::load("agent", root().join("schema/agent")).expect("agent");
-    let connect = Protocol::load("connect", root().join("schema/connect")).expect("connect");
-    let app = Protocol::load_with_bases(
-        "documents",
-        root().join("examples/documents-app/schema"),
-        &[&agent],
-    )
-    .expect("documents");
+    let (agent, connect, app) = repo::protocols();
     for p in [&agent, &connect, &app] {
         assert_eq!(dangling(p), Vec::<String>::new(), "{}", p.name);
     }

@@ -6,13 +6,12 @@
 use contracts_codegen::emit::typescript::{
     self, BasePackage, GeneratedFile, RUNTIME_IMPORTS, Runtime, RuntimePackage, TsOptions,
 };
-use contracts_codegen::generate::Protocol;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+mod repo;
+
+use repo::root;
 
 fn runtime_dir() -> PathBuf {
     root().join("bindings/agent-contracts/src/runtime")
@@ -111,14 +110,7 @@ fn imported(files: &[GeneratedFile], specifier: &str) -> BTreeMap<String, String
 /// The packages of this repository, with the runtime as codegen gives it (shipped by the agent
 /// package, imported by Agent Connect's and the documents app's).
 fn packages() -> Vec<(String, Runtime, Vec<GeneratedFile>)> {
-    let agent = Protocol::load("agent", root().join("schema/agent")).expect("agent");
-    let connect = Protocol::load("connect", root().join("schema/connect")).expect("connect");
-    let app = Protocol::load_with_bases(
-        "documents",
-        root().join("examples/documents-app/schema"),
-        &[&agent],
-    )
-    .expect("documents");
+    let (agent, connect, app) = repo::protocols();
     let from = Runtime::From(RuntimePackage::new(
         typescript::RUNTIME_PACKAGE,
         typescript::RUNTIME_RANGE,
