@@ -7,11 +7,13 @@
 use super::decode::lets_else;
 use super::paths::rust_type_name;
 use super::scan::{scan_fields_body, untagged_scan_body};
-use super::{At, Emitter, Store, VariantCx};
-use crate::model::{Field, Struct, TyKind, TypeDef, TypeDefKind, Union};
-use crate::names::{rust_field, rust_ident, view_name};
+use super::view::{Convert, variant_arm};
+use super::{At, Emitter, FieldCx, Store, VariantCx};
+use crate::model::{Struct, TyKind, TypeDef, TypeDefKind, Union};
+use crate::names::view_name;
 use proc_macro2::{Ident, Literal as Lit, TokenStream};
 use quote::{format_ident, quote};
+use std::ops::Deref;
 
 /// How a flat view holds a field's value.
 #[derive(Clone, Copy)]
@@ -24,25 +26,30 @@ enum Kind {
     Literal,
 }
 
-/// A struct's flat view as its jobs see it: the owned type's name, the view's, and each field.
+/// A struct's flat view as its jobs see it: the struct, the owned type's name, the view's, and
+/// each field.
 pub(super) struct FlatView<'a> {
+    pub(super) def: &'a TypeDef,
+    pub(super) s: &'a Struct,
     pub(super) name: Ident,
     pub(super) view: Ident,
     pub(super) fields: Vec<FlatField<'a>>,
 }
 
-/// One field of a flat view, with the templates of what the view's items hold for it.
+/// One field of a flat view (the struct's field, [`FieldCx`]), with the templates of what the
+/// view's decoder and fast reader hold for it.
 pub(super) struct FlatField<'a> {
     rt: &'a TokenStream,
-    pub(super) f: &'a Field,
-    i: usize,
+    c: &'a FieldCx<'a>,
     kind: Kind,
-    pub(super) store: Store,
-    /// The owned schema value that checks the field (its limits and messages).
-    schema: TokenStream,
-    pub(super) slot: Ident,
-    pub(super) ident: Ident,
-    docs: TokenStream,
+}
+
+impl<'a> Deref for FlatField<'a> {
+    type Target = FieldCx<'a>;
+
+    fn deref(&self) -> &FieldCx<'a> {
+        self.c
+    }
 }
 
 impl FlatField<'_> {
@@ -55,51 +62,25 @@ impl FlatField<'_> {
         !matches!(self.store, Store::Literal)
     }
 
-    /// A string's or raw value's type in the view, its `SchemaRef` value, and how a value `v`
-    /// becomes owned and a view again; `None` for a literal.
-    fn held(&self) -> Option<[TokenStream; 4]> {
-        let rt = self.rt;
-        let schema = &self.schema;
-        let cow = quote!(::std::borrow::Cow);
-        Some(match self.kind {
-            Kind::Literal => return None,
-            Kind::Str => [
-                quote!(#cow<'a, str>),
-                quote!(#rt::StrRef(#schema)),
-                quote!(v.into_owned()),
-                quote!(#cow::Owned(v)),
-            ],
-            Kind::Unknown => [
-                quote!(#cow<'a, #rt::RawValue>),
-                quote!(#rt::UnknownRef),
-                quote!(#rt::RawJson(v.into_owned())),
-                quote!(#cow::Owned(v.0)),
-            ],
-        })
-    }
-
-    /// The view's member.
-    pub(super) fn member(&self) -> Option<TokenStream> {
-        let (docs, ident) = (&self.docs, &self.ident);
-        match (self.held(), self.store) {
-            (None, Store::Literal) => None,
-            (None, _) => Some(quote!(#docs pub #ident: bool,)),
-            (Some([ty, ..]), _) if self.f.optional => {
-                Some(quote!(#docs pub #ident: ::core::option::Option<#ty>,))
-            }
-            (Some([ty, ..]), _) => Some(quote!(#docs pub #ident: #ty,)),
+    /// A string's or raw value's `SchemaRef` value; `None` for a literal.
+    fn value_ref(&self) -> Option<TokenStream> {
+        let (rt, schema) = (self.rt, &self.schema);
+        match self.kind {
+            Kind::Literal => None,
+            Kind::Str => Some(quote!(#rt::StrRef(#schema))),
+            Kind::Unknown => Some(quote!(#rt::UnknownRef)),
         }
     }
 
     /// The decoder's arm for the field's key: its value read into the slot.
     pub(super) fn arm(&self) -> TokenStream {
         let (i, slot) = (self.index(), &self.slot);
-        match self.held() {
+        match self.value_ref() {
             None => {
                 let schema = &self.schema;
                 quote!(#i => o.value_into(&mut map, #i, #schema, &mut #slot)?,)
             }
-            Some([_, value, ..]) => {
+            Some(value) => {
                 quote!(#i => o.value_ref_into(&mut map, #i, #value, &mut #slot)?,)
             }
         }
@@ -119,36 +100,12 @@ impl FlatField<'_> {
     /// The fast reader of the field's value.
     pub(super) fn scan(&self) -> TokenStream {
         let rt = self.rt;
-        match self.held() {
+        match self.value_ref() {
             None => {
                 let schema = &self.schema;
                 quote!(#rt::Schema::scan(#schema, r))
             }
-            Some([_, value, ..]) => quote!(#rt::SchemaRef::scan(#value, r)),
-        }
-    }
-
-    /// The member of the owned value made from the view's (`into_owned`).
-    fn owned_member(&self) -> TokenStream {
-        let ident = &self.ident;
-        match self.held() {
-            None => quote!(#ident: self.#ident,),
-            Some([_, _, to_owned, _]) if self.f.optional => {
-                quote!(#ident: self.#ident.map(|v| #to_owned),)
-            }
-            Some([_, _, to_owned, _]) => quote!(#ident: { let v = self.#ident; #to_owned },),
-        }
-    }
-
-    /// The member of the view made from the owned value's (`from_owned`).
-    fn view_member(&self) -> TokenStream {
-        let ident = &self.ident;
-        match self.held() {
-            None => quote!(#ident: owned.#ident,),
-            Some([_, _, _, to_view]) if self.f.optional => {
-                quote!(#ident: owned.#ident.map(|v| #to_view),)
-            }
-            Some([_, _, _, to_view]) => quote!(#ident: { let v = owned.#ident; #to_view },),
+            Some(value) => quote!(#rt::SchemaRef::scan(#value, r)),
         }
     }
 }
@@ -159,53 +116,56 @@ impl Emitter<'_> {
         self.model.analysis().flats.contains(&def.name)
     }
 
-    /// The flat view of the struct `def`, if it has one.
-    fn flat_view<'a>(&'a self, def: &TypeDef, s: &'a Struct, at: At<'_>) -> Option<FlatView<'a>> {
+    /// The flat view of the struct `def` (`s`), if it has one, `fields` its fields.
+    pub(super) fn flat_view<'a>(
+        &'a self,
+        def: &'a TypeDef,
+        s: &'a Struct,
+        fields: &'a [FieldCx<'a>],
+    ) -> Option<FlatView<'a>> {
         if !self.has_flat_view(def) {
             return None;
         }
-        let fields = s
-            .fields
+        let fields = fields
             .iter()
-            .enumerate()
-            .map(|(i, f)| FlatField {
+            .map(|c| FlatField {
                 rt: &self.rt,
-                f,
-                i,
-                kind: match self.model.unalias(&f.ty).kind {
+                c,
+                kind: match self.model.unalias(&c.f.ty).kind {
                     TyKind::String(_) => Kind::Str,
                     TyKind::Unknown => Kind::Unknown,
                     _ => Kind::Literal,
                 },
-                store: self.store(f),
-                schema: self.schema(self.model, &f.ty, at, false),
-                slot: format_ident!("f{i}"),
-                ident: rust_ident(&rust_field(&f.name)),
-                docs: self.field_docs(f),
             })
             .collect();
         Some(FlatView {
+            def,
+            s,
             name: format_ident!("{}", rust_type_name(&def.name)),
             view: format_ident!("{}", rust_type_name(&view_name(&def.name))),
             fields,
         })
     }
 
-    /// A struct's borrowed view, `NameRef<'a>`, when it is flat (the frame envelopes): its
-    /// strings are `Cow<'a, str>` and its raw values `Cow<'a, RawValue>`, borrowed from the
-    /// input when it lends them, so the envelope stage copies nothing. It decodes with the
-    /// struct's own keys, limits and messages. Empty when the struct has no flat view.
-    pub(super) fn struct_ref(&self, def: &TypeDef, s: &Struct, at: At<'_>) -> TokenStream {
-        let Some(flat) = self.flat_view(def, s, at) else {
-            return TokenStream::new();
-        };
+    /// A struct's borrowed view, `NameRef<'a>`, when it is flat (the frame envelopes), `flat`:
+    /// its strings are `Cow<'a, str>` and its raw values `Cow<'a, RawValue>`, borrowed from
+    /// the input when it lends them, so the envelope stage copies nothing. It decodes with the
+    /// struct's own keys, limits and messages.
+    pub(super) fn struct_ref(&self, at: At<'_>, flat: &FlatView<'_>) -> TokenStream {
         let rt = &self.rt;
-        let FlatView { name, view, fields } = &flat;
+        let FlatView {
+            s,
+            name,
+            view,
+            fields,
+            ..
+        } = flat;
         let doc = format!(
             " A borrowed view of [`{name}`]: its strings and raw values borrow from the input \
              when it lends them. Same keys, limits and messages."
         );
-        let members = fields.iter().filter_map(FlatField::member);
+        let cxs: Vec<&FieldCx> = fields.iter().map(|f| f.c).collect();
+        let [item, owned, from_owned] = self.view_struct(&doc, name, view, &cxs, at);
         let slots: Vec<Ident> = fields.iter().map(|f| f.slot.clone()).collect();
         let arms = fields.iter().map(FlatField::arm);
         let finish = fields.iter().map(FlatField::finish);
@@ -214,8 +174,6 @@ impl Emitter<'_> {
             let (ident, slot) = (&f.ident, &f.slot);
             quote!(#ident: #slot,)
         });
-        let owned = kept.iter().map(|f| f.owned_member());
-        let from_owned = kept.iter().map(|f| f.view_member());
         let lets_else = lets_else(&slots, fields.iter().map(FlatField::kept));
         let scans: Vec<TokenStream> = fields.iter().map(FlatField::scan).collect();
         let view_scan = scan_fields_body(
@@ -229,26 +187,18 @@ impl Emitter<'_> {
                 TokenStream::new()
             },
         );
-        let typed = self.struct_typed(def, s, at, &flat);
+        let typed = self.struct_typed(at, flat);
         let object_view = self.object_view_impl(view, view_scan);
+        let inherent = self.inherent_impl(name, view, owned);
+        let decode = quote!(#rt::decode_object_ref::<Self, D>(d, cx));
+        let scan = quote!(#rt::scan_object_view::<Self>(r));
+        let decode_ref = self.decode_ref_impl(name, view, from_owned, decode, scan);
         quote! {
-            #[doc = #doc]
-            #[derive(Debug, Clone)]
-            #[non_exhaustive]
-            #[allow(deprecated)]
-            pub struct #view<'a> {
-                #(#members)*
-            }
+            #item
 
             #typed
 
-            #[allow(deprecated)]
-            impl #view<'_> {
-                /// The owned value.
-                pub fn into_owned(self) -> #name {
-                    #name { #(#owned)* }
-                }
-            }
+            #inherent
 
             #[allow(deprecated)]
             impl<'de> #rt::ObjectRef<'de> for #view<'de> {
@@ -273,26 +223,7 @@ impl Emitter<'_> {
                 }
             }
 
-            #[allow(deprecated)]
-            impl<'de> #rt::DecodeRef<'de> for #view<'de> {
-                type Owned = #name;
-                fn into_owned(self) -> #name {
-                    Self::into_owned(self)
-                }
-                fn from_owned(owned: #name) -> Self {
-                    Self { #(#from_owned)* }
-                }
-                fn decode<D: #rt::serde::Deserializer<'de>>(
-                    d: D,
-                    cx: &mut #rt::Cx,
-                ) -> ::core::result::Result<::core::option::Option<Self>, D::Error> {
-                    #rt::decode_object_ref::<Self, D>(d, cx)
-                }
-                #[inline]
-                fn scan(r: &mut #rt::Scanner<'de>) -> ::core::option::Option<Self> {
-                    #rt::scan_object_view::<Self>(r)
-                }
-            }
+            #decode_ref
 
             #object_view
         }
@@ -361,10 +292,14 @@ impl Emitter<'_> {
                 Some(vp) => {
                     scans.push(quote!(<#vp<'de> as #rt::DecodeRef<'de>>::scan(r).map(Self::#id)));
                     members.push(quote!(#[doc = #vdoc] #id(#vp<'a>),));
-                    to_owned.push(quote!(Self::#id(v) => #name::#id(v.into_owned()),));
-                    from_owned.push(quote!(
-                        #name::#id(v) => Self::#id(<#vp<'de> as #rt::DecodeRef<'de>>::from_owned(v)),
+                    let view = quote!(<#vp<'de> as #rt::DecodeRef<'de>>::from_owned(v));
+                    to_owned.push(variant_arm(
+                        Convert::IntoOwned,
+                        &name,
+                        id,
+                        quote!(v.into_owned()),
                     ));
+                    from_owned.push(variant_arm(Convert::FromOwned, &name, id, view));
                     variants.push(quote!(#rt::ObjectVariantRef {
                         literals: <#path as #rt::Object>::LITERALS,
                         decode: |e, cx| <#vp<'de> as #rt::DecodeRef<'de>>::decode(e, cx).map(|v| v.map(Self::#id)),
@@ -375,8 +310,8 @@ impl Emitter<'_> {
                 None => {
                     scans.push(quote!(<#path as #rt::Decode>::scan(r).map(Self::#id)));
                     members.push(quote!(#[doc = #vdoc] #id(#path),));
-                    to_owned.push(quote!(Self::#id(v) => #name::#id(v),));
-                    from_owned.push(quote!(#name::#id(v) => Self::#id(v),));
+                    to_owned.push(variant_arm(Convert::IntoOwned, &name, id, quote!(v)));
+                    from_owned.push(variant_arm(Convert::FromOwned, &name, id, quote!(v)));
                     variants.push(quote!(#rt::ObjectVariantRef {
                         literals: <#path as #rt::Object>::LITERALS,
                         decode: |e, cx| <#path as #rt::Decode>::decode(e, cx).map(|v| v.map(Self::#id)),
@@ -391,45 +326,23 @@ impl Emitter<'_> {
             !self.model.analysis().recursion.is_recursive(&def.name),
         );
         let typed = self.untagged_typed(&name, &view, &parts, &structs, at, &grows);
+        let item = self.view_enum(&doc, &grows, &view, &members);
+        let inherent = self.inherent_impl(&name, &view, quote!(match self { #(#to_owned)* }));
+        let decode_ref = self.decode_ref_impl(
+            &name,
+            &view,
+            quote!(match owned { #(#from_owned)* }),
+            quote!(#rt::decode_untagged_objects_ref(d, cx, &[#(#variants)*])),
+            scan,
+        );
         quote! {
-            #[doc = #doc]
-            #[derive(Debug, Clone)]
-            #grows
-            #[allow(deprecated)]
-            pub enum #view<'a> {
-                #(#members)*
-            }
+            #item
 
             #typed
 
-            #[allow(deprecated)]
-            impl #view<'_> {
-                /// The owned value.
-                pub fn into_owned(self) -> #name {
-                    match self { #(#to_owned)* }
-                }
-            }
+            #inherent
 
-            #[allow(deprecated)]
-            impl<'de> #rt::DecodeRef<'de> for #view<'de> {
-                type Owned = #name;
-                fn into_owned(self) -> #name {
-                    Self::into_owned(self)
-                }
-                fn from_owned(owned: #name) -> Self {
-                    match owned { #(#from_owned)* }
-                }
-                fn decode<D: #rt::serde::Deserializer<'de>>(
-                    d: D,
-                    cx: &mut #rt::Cx,
-                ) -> ::core::result::Result<::core::option::Option<Self>, D::Error> {
-                    #rt::decode_untagged_objects_ref(d, cx, &[#(#variants)*])
-                }
-                #[inline]
-                fn scan(r: &mut #rt::Scanner<'de>) -> ::core::option::Option<Self> {
-                    #scan
-                }
-            }
+            #decode_ref
         }
     }
 }

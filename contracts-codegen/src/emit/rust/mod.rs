@@ -138,6 +138,8 @@ struct FieldCx<'a> {
     ident: Ident,
     /// The variable a generated field loop reads its value into (`f0`).
     slot: Ident,
+    /// Whether its value is held in a box (it holds its struct).
+    boxed: bool,
     /// The runtime schema value that reads it.
     schema: TokenStream,
     /// Its value's Rust type (an optional field's without the `Option`).
@@ -249,6 +251,7 @@ impl<'a> Emitter<'a> {
                     store: self.store(f),
                     ident: rust_ident(&rust_field(&f.name)),
                     slot: format_ident!("f{i}"),
+                    boxed,
                     schema: self.schema(self.model, &f.ty, at, boxed),
                     ty: self.rust_ty(self.model, &f.ty, at, boxed),
                 }

@@ -18,18 +18,14 @@ impl Emitter<'_> {
     /// `#[table = "requests[type]"]`: that field holds the table's by-name enum, read by the
     /// key field's value in the frame's own pass when the key comes first (`wire::typed`).
     /// Empty otherwise. Every other field is as in the flat view `flat`.
-    pub(super) fn struct_typed(
-        &self,
-        def: &TypeDef,
-        s: &Struct,
-        at: At<'_>,
-        flat: &FlatView<'_>,
-    ) -> TokenStream {
+    pub(super) fn struct_typed(&self, at: At<'_>, flat: &FlatView<'_>) -> TokenStream {
+        let FlatView {
+            def, s, name, view, ..
+        } = flat;
         let Some(&table) = self.model.analysis().frames.get(&def.name) else {
             return TokenStream::new();
         };
         let (t, k) = (table.field, table.key);
-        let FlatView { name, view, .. } = flat;
         let rt = &self.rt;
         let typed = format_ident!("{}", rust_type_name(&format!("{}Typed", def.name)));
         let entry = self.table_entry(table.table, at);
@@ -58,7 +54,7 @@ impl Emitter<'_> {
             if f.f.name == field.name {
                 Some(quote!(#fdocs pub #field_ident: E,))
             } else {
-                f.member()
+                self.view_member(f, at)
             }
         });
         let arms = fields.iter().map(|f| {

@@ -162,10 +162,7 @@ impl Emitter<'_> {
             quote!(map)
         };
         let common = self.common_impls(&name);
-        let mut view = self.struct_ref(def, s, at);
-        if view.is_empty() {
-            view = self.struct_view(def, s, at);
-        }
+        let view = self.struct_view(def, s, at, &fields);
         quote! {
             #docs
             #meta
@@ -278,11 +275,12 @@ impl Emitter<'_> {
             d
         });
         let common = self.common_impls(&name);
-        let other = open_variant(e);
-        if e.open {
+        let decode_impl = self.enum_decode(e, &name);
+        // The item and its inherent impl; an open enum also converts from any `&str`.
+        let (item, from_str) = if e.open {
+            let other = open_variant(e);
             let other_doc = " A value this schema does not list (the set is open).";
-            let decode_impl = self.enum_decode(e, &name);
-            quote! {
+            let item = quote! {
                 #docs
                 #meta
                 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -306,22 +304,8 @@ impl Emitter<'_> {
                         }
                     }
                 }
-
-                #decode_impl
-
-                #[allow(deprecated)]
-                impl #rt::serde::Serialize for #name {
-                    fn serialize<S: #rt::serde::Serializer>(&self, s: S) -> ::core::result::Result<S::Ok, S::Error> {
-                        s.serialize_str(self.as_str())
-                    }
-                }
-
-                impl ::core::fmt::Display for #name {
-                    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                        f.write_str(self.as_str())
-                    }
-                }
-
+            };
+            let from_str = quote! {
                 impl ::core::convert::From<&str> for #name {
                     fn from(s: &str) -> Self {
                         match s {
@@ -330,17 +314,15 @@ impl Emitter<'_> {
                         }
                     }
                 }
-
-                #common
-            }
+            };
+            (item, from_str)
         } else {
             let as_str_body = if variants.is_empty() {
                 quote!(match *self {})
             } else {
                 quote!(match self { #(Self::#variants => #values,)* })
             };
-            let decode_impl = self.enum_decode(e, &name);
-            quote! {
+            let item = quote! {
                 #docs
                 #meta
                 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -359,24 +341,30 @@ impl Emitter<'_> {
                         #as_str_body
                     }
                 }
+            };
+            (item, TokenStream::new())
+        };
+        quote! {
+            #item
 
-                #decode_impl
+            #decode_impl
 
-                #[allow(deprecated)]
-                impl #rt::serde::Serialize for #name {
-                    fn serialize<S: #rt::serde::Serializer>(&self, s: S) -> ::core::result::Result<S::Ok, S::Error> {
-                        s.serialize_str(self.as_str())
-                    }
+            #[allow(deprecated)]
+            impl #rt::serde::Serialize for #name {
+                fn serialize<S: #rt::serde::Serializer>(&self, s: S) -> ::core::result::Result<S::Ok, S::Error> {
+                    s.serialize_str(self.as_str())
                 }
-
-                impl ::core::fmt::Display for #name {
-                    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                        f.write_str(self.as_str())
-                    }
-                }
-
-                #common
             }
+
+            impl ::core::fmt::Display for #name {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.write_str(self.as_str())
+                }
+            }
+
+            #from_str
+
+            #common
         }
     }
 

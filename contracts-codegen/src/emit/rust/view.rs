@@ -12,15 +12,15 @@
 use super::paths::rust_type_name;
 use super::scan::{match_name, scan_fields_body, scan_variant_keys, untagged_scan_body};
 use super::tables::ByName;
-use super::{At, Emitter, Store, VariantCx};
+use super::{At, Emitter, FieldCx, Store, VariantCx};
 use crate::model::{Model, Struct, Ty, TyKind, TypeDef, TypeDefKind, TypeRef, Union, UnionTag};
-use crate::names::{rust_field, rust_ident, view_name};
+use crate::names::view_name;
 use proc_macro2::{Ident, Literal as Lit, TokenStream};
 use quote::{format_ident, quote};
 
 /// Which way [`Emitter::convert`] converts a value.
 #[derive(Clone, Copy)]
-enum Convert {
+pub(super) enum Convert {
     /// A view's value to the owned value.
     IntoOwned,
     /// An owned value to its view.
@@ -185,26 +185,119 @@ impl Emitter<'_> {
         }
     }
 
-    /// `DecodeRef` for a view whose decoder is its owned type's, and its inherent
-    /// `into_owned`. `scan` is the body of its fast reader.
-    fn view_impls(
+    /// A view's member for the field `c`: its value's view, or the owned value when that holds
+    /// no text (none for a required literal).
+    pub(super) fn view_member(&self, c: &FieldCx<'_>, at: At<'_>) -> Option<TokenStream> {
+        let (docs, ident) = (self.field_docs(c.f), &c.ident);
+        let ty = self.view_or_owned(self.model, &c.f.ty, at, c.boxed);
+        Some(match c.store {
+            Store::Literal => return None,
+            Store::Presence => quote!(#docs pub #ident: bool,),
+            Store::Optional => quote!(#docs pub #ident: ::core::option::Option<#ty>,),
+            Store::Defaulted | Store::Required => quote!(#docs pub #ident: #ty,),
+        })
+    }
+
+    /// The member for the field `c` of the value a view converts to (`to`): the owned value's,
+    /// from `self` (`into_owned`), or the view's, from `owned` (`from_owned`). None for a
+    /// required literal.
+    fn converted_member(&self, to: Convert, c: &FieldCx<'_>, at: At<'_>) -> Option<TokenStream> {
+        let ident = &c.ident;
+        let from = match to {
+            Convert::IntoOwned => quote!(self),
+            Convert::FromOwned => quote!(owned),
+        };
+        let v = self.convert(to, self.model, &c.f.ty, at, c.boxed, &quote!(v));
+        Some(match c.store {
+            Store::Literal => return None,
+            Store::Presence => quote!(#ident: #from.#ident,),
+            Store::Optional => quote!(#ident: #from.#ident.map(|v| #v),),
+            Store::Defaulted | Store::Required => quote!(#ident: { let v = #from.#ident; #v },),
+        })
+    }
+
+    /// A struct's view item (`doc` its doc comment) with a member for each of `fields`, and
+    /// the bodies of its `into_owned` and `from_owned` (`name` the owned type).
+    pub(super) fn view_struct(
+        &self,
+        doc: &str,
+        name: &Ident,
+        view: &Ident,
+        fields: &[&FieldCx<'_>],
+        at: At<'_>,
+    ) -> [TokenStream; 3] {
+        let members = fields.iter().filter_map(|c| self.view_member(c, at));
+        let converted = |to| {
+            fields
+                .iter()
+                .filter_map(move |c| self.converted_member(to, c, at))
+        };
+        let (owned, from_owned) = (converted(Convert::IntoOwned), converted(Convert::FromOwned));
+        [
+            quote! {
+                #[doc = #doc]
+                #[derive(Debug, Clone)]
+                #[non_exhaustive]
+                #[allow(deprecated)]
+                pub struct #view<'a> {
+                    #(#members)*
+                }
+            },
+            quote!(#name { #(#owned)* }),
+            quote!(Self { #(#from_owned)* }),
+        ]
+    }
+
+    /// A union's view item, `doc` its doc comment and `grows` its `#[non_exhaustive]`.
+    pub(super) fn view_enum(
+        &self,
+        doc: &str,
+        grows: &TokenStream,
+        view: &Ident,
+        members: &[TokenStream],
+    ) -> TokenStream {
+        quote! {
+            #[doc = #doc]
+            #[derive(Debug, Clone)]
+            #grows
+            #[allow(deprecated)]
+            pub enum #view<'a> {
+                #(#members)*
+            }
+        }
+    }
+
+    /// A view's inherent `into_owned`, `body` its body.
+    pub(super) fn inherent_impl(
         &self,
         name: &Ident,
         view: &Ident,
-        into_owned: TokenStream,
-        from_owned: TokenStream,
-        scan: TokenStream,
+        body: TokenStream,
     ) -> TokenStream {
-        let rt = &self.rt;
         quote! {
             #[allow(deprecated)]
             impl #view<'_> {
                 /// The owned value.
                 pub fn into_owned(self) -> #name {
-                    #into_owned
+                    #body
                 }
             }
+        }
+    }
 
+    /// `DecodeRef` for a view: `from_owned`, `decode` and `scan` the bodies of its conversion
+    /// from the owned value (`owned` in scope), its decoder (`d`, `cx`) and its fast reader
+    /// (`r`).
+    pub(super) fn decode_ref_impl(
+        &self,
+        name: &Ident,
+        view: &Ident,
+        from_owned: TokenStream,
+        decode: TokenStream,
+        scan: TokenStream,
+    ) -> TokenStream {
+        let rt = &self.rt;
+        quote! {
             #[allow(deprecated)]
             impl<'de> #rt::DecodeRef<'de> for #view<'de> {
                 type Owned = #name;
@@ -218,7 +311,7 @@ impl Emitter<'_> {
                     d: D,
                     cx: &mut #rt::Cx,
                 ) -> ::core::result::Result<::core::option::Option<Self>, D::Error> {
-                    ::core::result::Result::Ok(<#name as #rt::Decode>::decode(d, cx)?.map(Self::from_owned))
+                    #decode
                 }
                 #[inline]
                 fn scan(r: &mut #rt::Scanner<'de>) -> ::core::option::Option<Self> {
@@ -228,8 +321,35 @@ impl Emitter<'_> {
         }
     }
 
-    /// A struct's view (empty when it has none, or has the envelopes' flat view).
-    pub(super) fn struct_view(&self, def: &TypeDef, s: &Struct, at: At<'_>) -> TokenStream {
+    /// `DecodeRef` for a view whose decoder is its owned type's, and its inherent
+    /// `into_owned`. `scan` is the body of its fast reader.
+    fn view_impls(
+        &self,
+        name: &Ident,
+        view: &Ident,
+        into_owned: TokenStream,
+        from_owned: TokenStream,
+        scan: TokenStream,
+    ) -> TokenStream {
+        let rt = &self.rt;
+        let inherent = self.inherent_impl(name, view, into_owned);
+        let decode = quote!(::core::result::Result::Ok(<#name as #rt::Decode>::decode(d, cx)?.map(Self::from_owned)));
+        let decode_ref = self.decode_ref_impl(name, view, from_owned, decode, scan);
+        quote!(#inherent #decode_ref)
+    }
+
+    /// A struct's view, `fields` its fields: the envelopes' flat view when it has one
+    /// (`struct_ref`), else one whose decoder is the owned type's (empty when it has none).
+    pub(super) fn struct_view(
+        &self,
+        def: &TypeDef,
+        s: &Struct,
+        at: At<'_>,
+        fields: &[FieldCx<'_>],
+    ) -> TokenStream {
+        if let Some(flat) = self.flat_view(def, s, fields) {
+            return self.struct_ref(at, &flat);
+        }
         if !self.def_has_view(def) {
             return TokenStream::new();
         }
@@ -241,45 +361,30 @@ impl Emitter<'_> {
              when the fast reader reads it (`wire::view`), else they are the decoder's, owned. \
              Same keys, limits and verdict."
         );
-        let slots: Vec<Ident> = (0..s.fields.len()).map(|i| format_ident!("f{i}")).collect();
-        let mut members = Vec::new();
-        let mut scans = Vec::new();
-        let mut defaults = Vec::new();
-        let mut owned = Vec::new();
-        let mut from_owned = Vec::new();
-        for (i, f) in s.fields.iter().enumerate() {
-            let boxed = self.model.analysis().recursion.is_boxed(&def.name, i);
-            let ident = rust_ident(&rust_field(&f.name));
-            let fdocs = self.field_docs(f);
-            let ty = self.view_or_owned(self.model, &f.ty, at, boxed);
-            let vschema = self.schema_as(true, self.model, &f.ty, at, boxed);
-            scans.push(quote!(#rt::ScanRef::scan(#vschema, r)));
-            let schema = self.schema(self.model, &f.ty, at, boxed);
-            let to_owned =
-                self.convert(Convert::IntoOwned, self.model, &f.ty, at, boxed, &quote!(v));
-            let to_view =
-                self.convert(Convert::FromOwned, self.model, &f.ty, at, boxed, &quote!(v));
-            let default = self.default_expr(f, &schema);
-            defaults.push(self.convert(Convert::FromOwned, self.model, &f.ty, at, boxed, &default));
-            match self.store(f) {
-                Store::Literal => continue,
-                Store::Presence => {
-                    members.push(quote!(#fdocs pub #ident: bool,));
-                    owned.push(quote!(#ident: self.#ident,));
-                    from_owned.push(quote!(#ident: owned.#ident,));
-                }
-                Store::Optional => {
-                    members.push(quote!(#fdocs pub #ident: ::core::option::Option<#ty>,));
-                    owned.push(quote!(#ident: self.#ident.map(|v| #to_owned),));
-                    from_owned.push(quote!(#ident: owned.#ident.map(|v| #to_view),));
-                }
-                Store::Defaulted | Store::Required => {
-                    members.push(quote!(#fdocs pub #ident: #ty,));
-                    owned.push(quote!(#ident: { let v = self.#ident; #to_owned },));
-                    from_owned.push(quote!(#ident: { let v = owned.#ident; #to_view },));
-                }
-            }
-        }
+        let slots: Vec<Ident> = fields.iter().map(|c| c.slot.clone()).collect();
+        let scans: Vec<TokenStream> = fields
+            .iter()
+            .map(|c| {
+                let vschema = self.schema_as(true, self.model, &c.f.ty, at, c.boxed);
+                quote!(#rt::ScanRef::scan(#vschema, r))
+            })
+            .collect();
+        let defaults: Vec<TokenStream> = fields
+            .iter()
+            .map(|c| {
+                let default = self.default_expr(c.f, &c.schema);
+                self.convert(
+                    Convert::FromOwned,
+                    self.model,
+                    &c.f.ty,
+                    at,
+                    c.boxed,
+                    &default,
+                )
+            })
+            .collect();
+        let cxs: Vec<&FieldCx> = fields.iter().collect();
+        let [item, owned, from_owned] = self.view_struct(&doc, &name, &view, &cxs, at);
         let scan_body = scan_fields_body(
             rt,
             s,
@@ -289,21 +394,10 @@ impl Emitter<'_> {
             |i| defaults[i].clone(),
         );
         let object_view = self.object_view_impl(&view, scan_body);
-        let impls = self.view_impls(
-            &name,
-            &view,
-            quote!(#name { #(#owned)* }),
-            quote!(Self { #(#from_owned)* }),
-            quote!(#rt::scan_object_view::<Self>(r)),
-        );
+        let scan = quote!(#rt::scan_object_view::<Self>(r));
+        let impls = self.view_impls(&name, &view, owned, from_owned, scan);
         quote! {
-            #[doc = #doc]
-            #[derive(Debug, Clone)]
-            #[non_exhaustive]
-            #[allow(deprecated)]
-            pub struct #view<'a> {
-                #(#members)*
-            }
+            #item
 
             #impls
 
@@ -347,8 +441,8 @@ impl Emitter<'_> {
                 self.convert(Convert::IntoOwned, self.model, &v.ty, at, boxed, &quote!(v));
             let to_view =
                 self.convert(Convert::FromOwned, self.model, &v.ty, at, boxed, &quote!(v));
-            owned.push(quote!(Self::#id(v) => #name::#id(#to_owned),));
-            from_owned.push(quote!(#name::#id(v) => Self::#id(#to_view),));
+            owned.push(variant_arm(Convert::IntoOwned, &name, id, to_owned));
+            from_owned.push(variant_arm(Convert::FromOwned, &name, id, to_view));
             let wrap = if boxed {
                 quote!(::std::boxed::Box::new(v))
             } else {
@@ -413,14 +507,9 @@ impl Emitter<'_> {
             quote!(match owned { #(#from_owned)* }),
             scan,
         );
+        let item = self.view_enum(&doc, &grows, &view, &members);
         quote! {
-            #[doc = #doc]
-            #[derive(Debug, Clone)]
-            #grows
-            #[allow(deprecated)]
-            pub enum #view<'a> {
-                #(#members)*
-            }
+            #item
 
             #impls
         }
@@ -460,8 +549,12 @@ impl Emitter<'_> {
             members.push(quote!(#[doc = #edoc] #id(::std::boxed::Box<#vty>),));
             let o = self.convert(Convert::IntoOwned, owner, ty, at, false, &quote!((*v)));
             let w = self.convert(Convert::FromOwned, owner, ty, at, false, &quote!((*v)));
-            to_owned.push(quote!(Self::#id(v) => #owned::#id(::std::boxed::Box::new(#o)),));
-            from_owned.push(quote!(#owned::#id(v) => Self::#id(::std::boxed::Box::new(#w)),));
+            let (o, w) = (
+                quote!(::std::boxed::Box::new(#o)),
+                quote!(::std::boxed::Box::new(#w)),
+            );
+            to_owned.push(variant_arm(Convert::IntoOwned, owned, &id, o));
+            from_owned.push(variant_arm(Convert::FromOwned, owned, &id, w));
             let vschema = self.schema_as(true, owner, ty, at, false);
             scans.push(quote!(#rt::ScanRef::scan(#vschema, r).map(|v| Self::#id(::std::boxed::Box::new(v)))));
             names.push(wire);
@@ -519,5 +612,20 @@ impl Emitter<'_> {
                 }
             }
         }
+    }
+}
+
+/// A view's match arm for the variant `id` of the owned enum `name`: the view's into the owned
+/// value's (`into_owned`) or the owned value's into the view's (`from_owned`), `value` the
+/// converted `v`.
+pub(super) fn variant_arm(
+    to: Convert,
+    name: &Ident,
+    id: &Ident,
+    value: TokenStream,
+) -> TokenStream {
+    match to {
+        Convert::IntoOwned => quote!(Self::#id(v) => #name::#id(#value),),
+        Convert::FromOwned => quote!(#name::#id(v) => Self::#id(#value),),
     }
 }

@@ -78,7 +78,8 @@
 //! ```
 
 use crate::model::{Model, Ty, TyKind, TypeDef, TypeRef};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 mod frames;
@@ -179,6 +180,20 @@ pub fn emit_with(
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     files
+}
+
+/// Writes an `import { … } from '<spec>';` line for each module specifier of `imports`, with
+/// the names imported from it.
+fn write_imports(out: &mut String, imports: &BTreeMap<String, BTreeSet<String>>) {
+    for (spec, names) in imports {
+        let list: Vec<&str> = names.iter().map(String::as_str).collect();
+        let _ = writeln!(
+            out,
+            "import {{ {} }} from {};",
+            list.join(", "),
+            js_string(spec)
+        );
+    }
 }
 
 fn file(path: &str, contents: String) -> GeneratedFile {

@@ -4,7 +4,7 @@
 
 use super::js::{js_value, literal};
 use super::runtime::{LIMIT_ARRAY, LIMIT_STRING};
-use super::{Emitter, HEADER, js_key, js_string, jsdoc, screaming};
+use super::{Emitter, HEADER, js_key, js_string, jsdoc, screaming, write_imports};
 use crate::model::{Field, Ty, TyKind, TypeDef, TypeDefKind, TypeRef, UnionTag};
 use crate::names;
 use std::collections::{BTreeMap, BTreeSet};
@@ -66,15 +66,7 @@ impl<'a> Emitter<'a> {
                     .insert(names::ts_schema(&r.name));
             }
         }
-        for (spec, names) in &imports {
-            let list: Vec<&str> = names.iter().map(String::as_str).collect();
-            let _ = writeln!(
-                out,
-                "import {{ {} }} from {};",
-                list.join(", "),
-                js_string(spec)
-            );
-        }
+        write_imports(&mut out, &imports);
         for t in &self.order {
             out.push('\n');
             self.type_def(&mut out, t);

@@ -1,7 +1,7 @@
 //! emit::typescript::tables: `src/tables.ts`, the request and event tables (a base's spread
 //! first), their name and payload types, and the parse functions by name.
 
-use super::{Emitter, HEADER, js_string, jsdoc};
+use super::{Emitter, HEADER, js_string, jsdoc, write_imports};
 use crate::model::{Docs, Meta, Ty};
 use crate::names;
 use std::collections::{BTreeMap, BTreeSet};
@@ -87,15 +87,7 @@ impl<'a> Emitter<'a> {
             );
         }
         out.push_str("import { z } from 'zod';\n");
-        for (spec, names) in &based {
-            let list: Vec<&str> = names.iter().map(String::as_str).collect();
-            let _ = writeln!(
-                out,
-                "import {{ {} }} from {};",
-                list.join(", "),
-                js_string(spec)
-            );
-        }
+        write_imports(&mut out, &based);
         if !own.is_empty() {
             let list: Vec<&str> = own.iter().map(String::as_str).collect();
             let _ = writeln!(out, "import {{ {} }} from './schemas.js';", list.join(", "));
