@@ -437,7 +437,9 @@ impl Emitter<'_> {
             .iter()
             .map(|c| if c.boxed { quote!(&**v) } else { quote!(v) });
         let empty = u.variants.is_empty();
-        match &u.tag {
+        // A tagged union's inherent impl (its tags and capabilities), the arms of how each
+        // variant is written, its decoder and its view.
+        let (inherent, ser_arms, decode, view) = match &u.tag {
             UnionTag::Tagged { field, .. } => {
                 let view = self.union_view(def, u, at, &vcs);
                 let tags: Vec<&str> = u
@@ -445,14 +447,12 @@ impl Emitter<'_> {
                     .iter()
                     .map(|v| v.tag.as_deref().unwrap_or_default())
                     .collect();
-                let ser_arms = idents.iter().zip(&tags).zip(derefs).map(|((id, t), d)| {
-                    quote!(Self::#id(v) => #rt::serialize_tagged(#field, #t, #d, s),)
-                });
-                let ser_body = if empty {
-                    quote!(match *self {})
-                } else {
-                    quote!(match self { #(#ser_arms)* })
-                };
+                let ser_arms: Vec<TokenStream> = idents
+                    .iter()
+                    .zip(&tags)
+                    .zip(derefs)
+                    .map(|((id, t), d)| quote!(Self::#id(v) => #rt::serialize_tagged(#field, #t, #d, s),))
+                    .collect();
                 let tag_body = if empty {
                     quote!(match *self {})
                 } else {
@@ -473,16 +473,7 @@ impl Emitter<'_> {
                     })
                     .collect::<Vec<_>>();
                 let decode = self.tagged_decode(&name, field, &tags, &vcs, at);
-                quote! {
-                    #docs
-                    #meta
-                    #[derive(Debug, Clone, PartialEq)]
-                    #grows
-                    #[allow(deprecated)]
-                    pub enum #name {
-                        #(#variants)*
-                    }
-
+                let inherent = quote! {
                     #[allow(deprecated)]
                     impl #name {
                         /// The key whose value picks the variant.
@@ -512,30 +503,14 @@ impl Emitter<'_> {
                             Self::accepts_of(self.tag())
                         }
                     }
-
-                    #decode
-
-                    #[allow(deprecated)]
-                    impl #rt::serde::Serialize for #name {
-                        fn serialize<S: #rt::serde::Serializer>(&self, s: S) -> ::core::result::Result<S::Ok, S::Error> {
-                            #ser_body
-                        }
-                    }
-
-                    #common
-
-                    #view
-                }
+                };
+                (inherent, ser_arms, decode, view)
             }
             UnionTag::Untagged => {
                 let ser_arms = idents
                     .iter()
-                    .map(|id| quote!(Self::#id(v) => #rt::serde::Serialize::serialize(v, s),));
-                let ser_body = if empty {
-                    quote!(match *self {})
-                } else {
-                    quote!(match self { #(#ser_arms)* })
-                };
+                    .map(|id| quote!(Self::#id(v) => #rt::serde::Serialize::serialize(v, s),))
+                    .collect();
                 let objects = !empty && u.variants.iter().all(|v| self.is_struct(&v.ty));
                 let mut view = if objects {
                     self.untagged_ref(def, u, at, &vcs)
@@ -546,30 +521,38 @@ impl Emitter<'_> {
                     view = self.union_view(def, u, at, &vcs);
                 }
                 let decode = self.untagged_decode(def, &name, objects, &vcs, at);
-                quote! {
-                    #docs
-                    #meta
-                    #[derive(Debug, Clone, PartialEq)]
-                    #grows
-                    #[allow(deprecated)]
-                    pub enum #name {
-                        #(#variants)*
-                    }
+                (TokenStream::new(), ser_arms, decode, view)
+            }
+        };
+        let ser_body = if empty {
+            quote!(match *self {})
+        } else {
+            quote!(match self { #(#ser_arms)* })
+        };
+        quote! {
+            #docs
+            #meta
+            #[derive(Debug, Clone, PartialEq)]
+            #grows
+            #[allow(deprecated)]
+            pub enum #name {
+                #(#variants)*
+            }
 
-                    #decode
+            #inherent
 
-                    #[allow(deprecated)]
-                    impl #rt::serde::Serialize for #name {
-                        fn serialize<S: #rt::serde::Serializer>(&self, s: S) -> ::core::result::Result<S::Ok, S::Error> {
-                            #ser_body
-                        }
-                    }
+            #decode
 
-                    #common
-
-                    #view
+            #[allow(deprecated)]
+            impl #rt::serde::Serialize for #name {
+                fn serialize<S: #rt::serde::Serializer>(&self, s: S) -> ::core::result::Result<S::Ok, S::Error> {
+                    #ser_body
                 }
             }
+
+            #common
+
+            #view
         }
     }
 }
