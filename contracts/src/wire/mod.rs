@@ -42,6 +42,7 @@ pub use union::{
 };
 pub use view::{NamedRef, ObjectView, Own, ScanRef, scan_object_view, view_agrees};
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -160,12 +161,23 @@ pub fn from_str_with<S: Schema>(schema: S, json: &str) -> Result<S::Out, ParseEr
     if let Some(v) = scan_str(json, |r| schema.scan(r)) {
         return Ok(v);
     }
-    match union::with_live_tags(None, |cx| {
-        run(schema, serde_json::Deserializer::from_str(json), cx)
-    }) {
+    match decode_text(schema, json, None) {
         Err(e) if e.is_syntax() => js_again(schema, json, e),
         r => r,
     }
+}
+
+/// The decoder's parse of `json` (see `union::with_live_tags`), one copy for the first read
+/// and the JavaScript one.
+#[inline]
+fn decode_text<S: Schema>(
+    schema: S,
+    json: &str,
+    marks: Option<&Arc<js::Marks>>,
+) -> Result<S::Out, ParseError> {
+    union::with_live_tags(marks, |cx| {
+        run(schema, serde_json::Deserializer::from_str(json), cx)
+    })
 }
 
 /// A syntax error: when it is text `JSON.parse` reads, the text rewritten as JavaScript reads
@@ -174,22 +186,28 @@ pub fn from_str_with<S: Schema>(schema: S, json: &str) -> Result<S::Out, ParseEr
 #[cold]
 #[inline(never)]
 fn js_again<S: Schema>(schema: S, json: &str, e: ParseError) -> Result<S::Out, ParseError> {
-    if !e.js_reads() {
+    let Some((text, marks)) = js_text(json, &e) else {
         return Err(e);
+    };
+    // The markers travel in the context of the decode of the rewritten text.
+    decode_text(schema, &text, marks.as_ref())
+}
+
+/// The text of [`js_again`] and its markers: `None` when `e` is not on text `JSON.parse`
+/// reads, or the text has nothing to rewrite.
+#[cold]
+#[inline(never)]
+fn js_text<'a>(json: &'a str, e: &ParseError) -> Option<(Cow<'a, str>, Option<Arc<js::Marks>>)> {
+    if !e.js_reads() {
+        return None;
     }
     let surrogates = js::replace_lone_surrogates(json);
-    let text = surrogates.as_deref().unwrap_or(json);
-    let (text, marks) = match js::mark(text) {
-        Some((marked, marks)) => (std::borrow::Cow::Owned(marked), Some(Arc::new(marks))),
-        None => (std::borrow::Cow::Borrowed(text), None),
-    };
-    if surrogates.is_none() && marks.is_none() {
-        return Err(e);
+    let marked = js::mark(surrogates.as_deref().unwrap_or(json));
+    match (surrogates, marked) {
+        (_, Some((marked, marks))) => Some((Cow::Owned(marked), Some(Arc::new(marks)))),
+        (Some(replaced), None) => Some((Cow::Owned(replaced), None)),
+        (None, None) => None,
     }
-    // The markers travel in the context of the decode of the rewritten text.
-    union::with_live_tags(marks.as_ref(), |cx| {
-        run(schema, serde_json::Deserializer::from_str(&text), cx)
-    })
 }
 
 #[inline]

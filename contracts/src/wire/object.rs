@@ -125,16 +125,21 @@ impl<'a> ObjectCx<'a> {
         fields: &'static [&'static str],
         visit: impl FnOnce(&mut ObjectCx<'a>) -> R,
     ) -> R {
+        let mut o = ObjectCx::new(cx, fields);
+        let r = visit(&mut o);
+        o.finish();
+        r
+    }
+
+    #[inline]
+    fn new(cx: &'a mut Cx, fields: &'static [&'static str]) -> ObjectCx<'a> {
         let base = cx.len();
-        let mut o = ObjectCx {
+        ObjectCx {
             cx,
             fields,
             base,
             spans: Vec::new(),
-        };
-        let r = visit(&mut o);
-        o.finish();
-        r
+        }
     }
 
     /// The next key that names a field; the values of other keys are skipped (`STRICT`: with
@@ -182,19 +187,43 @@ impl<'a> ObjectCx<'a> {
         i: usize,
         read: impl FnOnce(&mut A, &mut Cx) -> Result<R, A::Error>,
     ) -> Result<R, A::Error> {
+        let start = self.enter_field(i);
+        let r = read(map, self.cx);
+        self.leave_field(i, start, r.is_ok());
+        r
+    }
+
+    /// Before field `i`'s value: the issues of an earlier occurrence dropped, the key entered;
+    /// where its issues start. Not generic, so one copy serves every field.
+    #[inline]
+    fn enter_field(&mut self, i: usize) -> usize {
         if !self.spans.is_empty() {
-            self.spans.retain(|s| s.0 != i);
+            self.drop_field(i);
         }
         let start = self.cx.len();
         self.cx.enter_key();
-        let r = read(map, self.cx);
+        start
+    }
+
+    /// The spans of an earlier occurrence of field `i` forgotten (a duplicate key).
+    #[cold]
+    #[inline(never)]
+    fn drop_field(&mut self, i: usize) {
+        self.spans.retain(|s| s.0 != i);
+    }
+
+    /// After field `i`'s value: the key left; when it was read (`ok`), its issues since
+    /// `start`, if any, kept as the field's.
+    #[inline]
+    fn leave_field(&mut self, i: usize, start: usize, ok: bool) {
         self.cx.leave_key(start, self.fields[i]);
-        let r = r?;
+        if !ok {
+            return;
+        }
         let end = self.cx.len();
         if end > start {
             self.spans.push((i, start, end));
         }
-        Ok(r)
     }
 
     /// Decodes the value of field `i` into its slot: `Some(None)` when present but invalid,
@@ -285,7 +314,7 @@ impl<'a> ObjectCx<'a> {
         }
     }
 
-    #[inline(always)]
+    #[inline]
     fn finish(self) {
         if self.cx.len() == self.base {
             // No issue since the object began: nothing to reorder or drop.

@@ -113,13 +113,25 @@ pub(crate) trait Accept<'de>: Sized {
         self.reject("null")
     }
     fn seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<Self::Out>, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        skip_seq(&mut seq)?;
         Ok(self.reject("array"))
     }
     fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Self::Out>, A::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        skip_map(&mut map)?;
         Ok(self.reject("object"))
     }
+}
+
+/// Skips the rest of an array (generic over the reader only, not over the [`Accept`]).
+fn skip_seq<'de, A: SeqAccess<'de>>(seq: &mut A) -> Result<(), A::Error> {
+    while seq.next_element::<IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+/// Skips the rest of an object (generic over the reader only, not over the [`Accept`]).
+fn skip_map<'de, A: MapAccess<'de>>(map: &mut A) -> Result<(), A::Error> {
+    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+    Ok(())
 }
 
 /// The one visitor: forwards every JSON shape to an [`Accept`].
