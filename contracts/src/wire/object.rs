@@ -268,19 +268,22 @@ impl<'a> ObjectCx<'a> {
     ) -> Option<T> {
         match slot {
             Some(v) => v,
-            None => self.missing(i, schema.expect()),
+            None => {
+                self.missing(i, schema.expect());
+                None
+            }
         }
     }
 
+    /// Records that field `i` is absent (not generic: one copy for every field).
     #[cold]
     #[inline(never)]
-    fn missing<T>(&mut self, i: usize, expect: Expect) -> Option<T> {
+    fn missing(&mut self, i: usize, expect: Expect) {
         let start = self.cx.len();
         self.cx.push(Seg::Key(Cow::Borrowed(self.fields[i])));
         self.cx.mismatch(expect, "undefined");
         self.cx.pop();
         self.spans.push((i, start, start + 1));
-        None
     }
 
     /// An optional field: `Some(None)` when absent, `None` when present but invalid.
