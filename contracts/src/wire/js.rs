@@ -108,6 +108,10 @@ pub(crate) fn mark(text: &str) -> Option<(String, Marks)> {
     let mut next = 0u64;
     let mut marks = Vec::new();
     let out = rewrite_numbers(text, |token| {
+        // Only a number as JSON writes it: Rust reads `1.e400` too, `JSON.parse` refuses it.
+        if !is_json_number(token) {
+            return None;
+        }
         let v = token.parse::<f64>().ok()?;
         if !v.is_infinite() {
             return None;
@@ -123,6 +127,43 @@ pub(crate) fn mark(text: &str) -> Option<(String, Marks)> {
         Some(marker_token(next))
     })?;
     Some((out, Marks(marks)))
+}
+
+/// Whether `token` is a number in JSON's grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)?
+/// ([eE] [+-]? [0-9]+)?`.
+fn is_json_number(token: &str) -> bool {
+    let b = token.as_bytes();
+    let mut i = usize::from(b.first() == Some(&b'-'));
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while b.get(*i).is_some_and(u8::is_ascii_digit) {
+            *i += 1;
+        }
+        *i - start
+    };
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => {
+            digits(&mut i);
+        }
+        _ => return false,
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == b.len()
 }
 
 /// A marker's text: the shortest exponent form that reads back as the same double.
@@ -252,6 +293,9 @@ mod tests {
             r#"{"a":5e-324,"b":"1e400","c":1e-323,"d":1.5,"e":[1.5e-323]}"#
         );
         assert_eq!(mark(r#"{"a":1e300}"#).map(|m| m.0), None);
+        // Not JSON, though Rust's f64 parse reads them: left for the syntax error.
+        assert_eq!(mark("[1.e400,1e,01e400,-e400]").map(|m| m.0), None);
+        assert!(is_json_number("-0.5e+400") && is_json_number("0") && !is_json_number("1."));
         let marks = Some(&marks);
         assert_eq!(infinity(marks, 5e-324), Some("Infinity"));
         assert_eq!(infinity(marks, 1e-323), Some("-Infinity"));
