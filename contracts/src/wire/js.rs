@@ -52,14 +52,17 @@ fn infinity_slow(marks: &Marks, v: f64) -> Option<&'static str> {
     })
 }
 
-/// What a value's text says it is, as `received`: its JSON type, and `Infinity` for a
-/// marker (a tagged union refusing a value it captured as text).
+/// What a number's text says it is, as `received` (a tagged union refusing a value it
+/// captured as text): `Infinity` or `-Infinity` for a token beyond a double's range (a capture
+/// lets it through unread, so no syntax error started the JavaScript reading) or a marker,
+/// else `number`.
 pub(crate) fn received_number(marks: Option<&Marks>, text: &str) -> &'static str {
-    text.trim()
-        .parse::<f64>()
-        .ok()
-        .and_then(|v| infinity(marks, v))
-        .unwrap_or("number")
+    match text.trim().parse::<f64>() {
+        Ok(f64::INFINITY) => "Infinity",
+        Ok(f64::NEG_INFINITY) => "-Infinity",
+        Ok(v) => infinity(marks, v).unwrap_or("number"),
+        Err(_) => "number",
+    }
 }
 
 /// A raw value's text with every marker replaced by the token it stands for; `None` when it
@@ -298,6 +301,11 @@ mod tests {
         assert!(is_json_number("-0.5e+400") && is_json_number("0") && !is_json_number("1."));
         let marks = Some(&marks);
         assert_eq!(infinity(marks, 5e-324), Some("Infinity"));
+        // Captured unread, as a tagged union captures a value: what JavaScript reads.
+        assert_eq!(received_number(None, "-1e400"), "-Infinity");
+        assert_eq!(received_number(None, " 1E+999"), "Infinity");
+        assert_eq!(received_number(marks, "5e-324"), "Infinity");
+        assert_eq!(received_number(None, "1.5"), "number");
         assert_eq!(infinity(marks, 1e-323), Some("-Infinity"));
         assert_eq!(infinity(marks, 2e-323), None);
         assert_eq!(infinity(marks, 1.0), None);
