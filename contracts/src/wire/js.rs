@@ -132,41 +132,9 @@ pub(crate) fn mark(text: &str) -> Option<(String, Marks)> {
     Some((out, Marks(marks)))
 }
 
-/// Whether `token` is a number in JSON's grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)?
-/// ([eE] [+-]? [0-9]+)?`.
+/// Whether `token` is a number in JSON's grammar, whole (the fast reader's grammar).
 fn is_json_number(token: &str) -> bool {
-    let b = token.as_bytes();
-    let mut i = usize::from(b.first() == Some(&b'-'));
-    let digits = |i: &mut usize| {
-        let start = *i;
-        while b.get(*i).is_some_and(u8::is_ascii_digit) {
-            *i += 1;
-        }
-        *i - start
-    };
-    match b.get(i) {
-        Some(b'0') => i += 1,
-        Some(b'1'..=b'9') => {
-            digits(&mut i);
-        }
-        _ => return false,
-    }
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        if digits(&mut i) == 0 {
-            return false;
-        }
-    }
-    if matches!(b.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(b.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        if digits(&mut i) == 0 {
-            return false;
-        }
-    }
-    i == b.len()
+    super::scan::json_number_end(token.as_bytes(), 0) == Some(token.len())
 }
 
 /// A marker's text: the shortest exponent form that reads back as the same double.

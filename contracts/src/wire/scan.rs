@@ -803,41 +803,46 @@ impl<'a> Scanner<'a> {
 
     /// A number's characters in JSON's grammar.
     fn skip_number(&mut self) -> Option<()> {
-        let b = self.bytes();
-        let digits = |at: &mut usize| {
-            let s = *at;
-            while b.get(*at).is_some_and(u8::is_ascii_digit) {
-                *at += 1;
-            }
-            *at > s
-        };
-        let mut i = self.at;
-        if b.get(i) == Some(&b'-') {
-            i += 1;
-        }
-        if b.get(i) == Some(&b'0') {
-            i += 1;
-        } else if !digits(&mut i) {
-            return None;
-        }
-        if b.get(i) == Some(&b'.') {
-            i += 1;
-            if !digits(&mut i) {
-                return None;
-            }
-        }
-        if matches!(b.get(i), Some(b'e' | b'E')) {
-            i += 1;
-            if matches!(b.get(i), Some(b'+' | b'-')) {
-                i += 1;
-            }
-            if !digits(&mut i) {
-                return None;
-            }
-        }
-        self.at = i;
+        self.at = json_number_end(self.bytes(), self.at)?;
         Some(())
     }
+}
+
+/// Where the number that starts at `at` ends, its characters in JSON's grammar
+/// (`-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`); `None` when they are not.
+pub(crate) fn json_number_end(b: &[u8], at: usize) -> Option<usize> {
+    let digits = |at: &mut usize| {
+        let s = *at;
+        while b.get(*at).is_some_and(u8::is_ascii_digit) {
+            *at += 1;
+        }
+        *at > s
+    };
+    let mut i = at;
+    if b.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    if b.get(i) == Some(&b'0') {
+        i += 1;
+    } else if !digits(&mut i) {
+        return None;
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if !digits(&mut i) {
+            return None;
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if !digits(&mut i) {
+            return None;
+        }
+    }
+    Some(i)
 }
 
 /// Whether `v` is within the inclusive bounds (`None`: unbounded): the fast reader's check of
