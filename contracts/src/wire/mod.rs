@@ -40,7 +40,7 @@ pub use union::{
     decode_enum, decode_open_enum, decode_raw, decode_raw_with, decode_tagged, decode_untagged,
     decode_untagged_objects, decode_untagged_objects_ref,
 };
-pub use view::{NamedRef, ObjectView, Own, ScanRef, scan_object_view, view_agrees};
+pub use view::{NamedRef, ObjectView, Own, ScanRef, convert_vec, scan_object_view, view_agrees};
 
 use std::borrow::Cow;
 use std::fmt;
@@ -157,27 +157,96 @@ pub fn from_slice<T: Decode>(json: &[u8]) -> Result<T, ParseError> {
 /// Where `JSON.parse` reads what serde_json refuses (`1e400`, a lone surrogate escape), the
 /// text is read again the way JavaScript reads it (see `js`), so the verdict is Zod's.
 pub fn from_str_with<S: Schema>(schema: S, json: &str) -> Result<S::Out, ParseError> {
-    // Plain, valid text is read by the fast reader; anything else by the decoder below.
-    if let Some(v) = scan_str(json, |r| schema.scan(r)) {
-        return Ok(v);
+    let mut reads = SchemaReads { schema, out: None };
+    read_text(&mut reads, json)?;
+    Ok(reads
+        .out
+        .expect("read_text answers Ok only with the value read"))
+}
+
+/// The typed half of a parse by [`from_str_with`]: the schema's fast reader and its decoder,
+/// each leaving what it read in the value. Behind it, the driver ([`read_text`]) and the
+/// decoder's passes are one copy for every schema, not one per schema.
+trait Reads {
+    /// The fast reader; true when it read a value.
+    fn scan(&mut self, r: &mut Scanner<'_>) -> bool;
+    /// The decoder; true when it read a valid value.
+    fn decode(
+        &mut self,
+        de: &mut serde_json::Deserializer<serde_json::de::StrRead<'_>>,
+        cx: &mut Cx,
+    ) -> Result<bool, serde_json::Error>;
+}
+
+struct SchemaReads<S: Schema> {
+    schema: S,
+    out: Option<S::Out>,
+}
+
+impl<S: Schema> Reads for SchemaReads<S> {
+    #[inline]
+    fn scan(&mut self, r: &mut Scanner<'_>) -> bool {
+        self.out = self.schema.scan(r);
+        self.out.is_some()
     }
-    match decode_text(schema, json, None) {
-        Err(e) if e.is_syntax() => js_again(schema, json, e),
+
+    fn decode(
+        &mut self,
+        de: &mut serde_json::Deserializer<serde_json::de::StrRead<'_>>,
+        cx: &mut Cx,
+    ) -> Result<bool, serde_json::Error> {
+        self.out = self.schema.decode(de, cx)?;
+        Ok(self.out.is_some())
+    }
+}
+
+/// A whole parse: plain, valid text by the fast reader; anything else by the decoder; text
+/// that only `JSON.parse` reads, rewritten and decoded again. `Ok` when `reads` holds the
+/// value.
+fn read_text(reads: &mut dyn Reads, json: &str) -> Result<(), ParseError> {
+    if scan_str(json, |r| reads.scan(r).then_some(())).is_some() {
+        return Ok(());
+    }
+    match decode_text(reads, json, None) {
+        Err(e) if e.is_syntax() => js_again(reads, json, e),
         r => r,
     }
 }
 
 /// The decoder's parse of `json` (see `union::with_live_tags`), one copy for the first read
 /// and the JavaScript one.
-#[inline]
-fn decode_text<S: Schema>(
-    schema: S,
+fn decode_text(
+    reads: &mut dyn Reads,
     json: &str,
     marks: Option<&Arc<js::Marks>>,
+) -> Result<(), ParseError> {
+    union::with_live_tags(marks, |cx| decode_once(reads, json, cx))
+}
+
+/// One pass of the decoder over `json` in `cx`.
+fn decode_once(reads: &mut dyn Reads, json: &str, cx: &mut Cx) -> Result<(), ParseError> {
+    let mut de = serde_json::Deserializer::from_str(json);
+    let valid = reads.decode(&mut de, cx).map_err(ParseError::syntax)?;
+    de.end().map_err(ParseError::syntax)?;
+    if valid && cx.is_empty() {
+        Ok(())
+    } else {
+        Err(ParseError::invalid(cx.take_issues()))
+    }
+}
+
+/// The decoder alone on `json`, in `cx` as it is (a test runs it with streaming off).
+#[cfg(test)]
+pub(crate) fn decode_in<S: Schema>(
+    schema: S,
+    json: &str,
+    cx: &mut Cx,
 ) -> Result<S::Out, ParseError> {
-    union::with_live_tags(marks, |cx| {
-        run(schema, serde_json::Deserializer::from_str(json), cx)
-    })
+    let mut reads = SchemaReads { schema, out: None };
+    decode_once(&mut reads, json, cx)?;
+    Ok(reads
+        .out
+        .expect("decode_once answers Ok only with the value read"))
 }
 
 /// A syntax error: when it is text `JSON.parse` reads, the text rewritten as JavaScript reads
@@ -185,12 +254,12 @@ fn decode_text<S: Schema>(
 /// the markers in force; else the error. The decoder alone reads the rewritten text.
 #[cold]
 #[inline(never)]
-fn js_again<S: Schema>(schema: S, json: &str, e: ParseError) -> Result<S::Out, ParseError> {
+fn js_again(reads: &mut dyn Reads, json: &str, e: ParseError) -> Result<(), ParseError> {
     let Some((text, marks)) = js_text(json, &e) else {
         return Err(e);
     };
     // The markers travel in the context of the decode of the rewritten text.
-    decode_text(schema, &text, marks.as_ref())
+    decode_text(reads, &text, marks.as_ref())
 }
 
 /// The text of [`js_again`] and its markers: `None` when `e` is not on text `JSON.parse`
@@ -207,20 +276,6 @@ fn js_text<'a>(json: &'a str, e: &ParseError) -> Option<(Cow<'a, str>, Option<Ar
         (_, Some((marked, marks))) => Some((Cow::Owned(marked), Some(Arc::new(marks)))),
         (Some(replaced), None) => Some((Cow::Owned(replaced), None)),
         (None, None) => None,
-    }
-}
-
-#[inline]
-fn run<'de, S: Schema, R: serde_json::de::Read<'de>>(
-    schema: S,
-    mut de: serde_json::Deserializer<R>,
-    cx: &mut Cx,
-) -> Result<S::Out, ParseError> {
-    let v = schema.decode(&mut de, cx).map_err(ParseError::syntax)?;
-    de.end().map_err(ParseError::syntax)?;
-    match v {
-        Some(v) if cx.is_empty() => Ok(v),
-        _ => Err(ParseError::invalid(cx.take_issues())),
     }
 }
 

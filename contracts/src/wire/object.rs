@@ -94,10 +94,15 @@ pub struct ObjectCx<'a> {
     pub(super) spans: Vec<(usize, usize, usize)>,
 }
 
-/// A key matched by the struct's generated `index` (a function item, so the `match` inlines).
-pub(super) struct KeySeed<F>(pub(super) F);
+/// A struct's generated `index`: the field a wire key names.
+pub type Index = fn(&str) -> Option<usize>;
 
-impl<'de, F: Fn(&str) -> Option<usize>> DeserializeSeed<'de> for KeySeed<F> {
+/// A key matched by the struct's generated `index`. A function pointer, not a type of its
+/// own per struct: the decoder's key reading (serde_json's key loop and its `Visitor`) is one
+/// copy for every struct, at an indirect call per key on the decoder's path only.
+pub(super) struct KeySeed(pub(super) Index);
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
     type Value = Option<usize>;
     #[inline]
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
@@ -105,7 +110,7 @@ impl<'de, F: Fn(&str) -> Option<usize>> DeserializeSeed<'de> for KeySeed<F> {
     }
 }
 
-impl<'de, F: Fn(&str) -> Option<usize>> Visitor<'de> for KeySeed<F> {
+impl<'de> Visitor<'de> for KeySeed {
     type Value = Option<usize>;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a key")
@@ -117,20 +122,6 @@ impl<'de, F: Fn(&str) -> Option<usize>> Visitor<'de> for KeySeed<F> {
 }
 
 impl<'a> ObjectCx<'a> {
-    /// Reads one object's entries with `visit`, then keeps its issues in field order (see
-    /// [`ObjectCx::finish`]).
-    #[inline(always)]
-    fn read<R>(
-        cx: &'a mut Cx,
-        fields: &'static [&'static str],
-        visit: impl FnOnce(&mut ObjectCx<'a>) -> R,
-    ) -> R {
-        let mut o = ObjectCx::new(cx, fields);
-        let r = visit(&mut o);
-        o.finish();
-        r
-    }
-
     #[inline]
     fn new(cx: &'a mut Cx, fields: &'static [&'static str]) -> ObjectCx<'a> {
         let base = cx.len();
@@ -145,24 +136,19 @@ impl<'a> ObjectCx<'a> {
     /// The next key that names a field; the values of other keys are skipped (`STRICT`: with
     /// an issue of the object's, see `wire::typed`).
     #[inline]
-    pub fn next_key<'de, A: MapAccess<'de>, F: Fn(&str) -> Option<usize> + Copy>(
+    pub fn next_key<'de, A: MapAccess<'de>>(
         &mut self,
         map: &mut A,
-        index: F,
+        index: Index,
     ) -> Result<Option<usize>, A::Error> {
-        self.next_key_or::<false, A, F>(map, index)
+        self.next_key_or::<false, A>(map, index)
     }
 
     #[inline(always)]
-    pub(super) fn next_key_or<
-        'de,
-        const STRICT: bool,
-        A: MapAccess<'de>,
-        F: Fn(&str) -> Option<usize> + Copy,
-    >(
+    pub(super) fn next_key_or<'de, const STRICT: bool, A: MapAccess<'de>>(
         &mut self,
         map: &mut A,
-        index: F,
+        index: Index,
     ) -> Result<Option<usize>, A::Error> {
         loop {
             match map.next_key_seed(KeySeed(index))? {
@@ -363,11 +349,12 @@ impl<'de, T: Object> Accept<'de> for ObjectA<'_, T> {
     }
     #[inline]
     fn map<A: MapAccess<'de>>(self, map: A) -> Result<Option<()>, A::Error> {
-        let out = self.out;
-        ObjectCx::read(self.cx, T::FIELDS, |o| {
-            *out = T::visit(o, map)?;
-            Ok(Some(()))
-        })
+        // The object's issues kept in field order (see `ObjectCx::finish`), also on an error.
+        let mut o = ObjectCx::new(self.cx, T::FIELDS);
+        let read = T::visit(&mut o, map);
+        o.finish();
+        *self.out = read?;
+        Ok(Some(()))
     }
 }
 
@@ -397,11 +384,11 @@ impl<'de, T: ObjectRef<'de>> Accept<'de> for ObjectRefIntoA<'_, T> {
     }
     #[inline]
     fn map<A: MapAccess<'de>>(self, map: A) -> Result<Option<()>, A::Error> {
-        let out = self.out;
-        ObjectCx::read(self.cx, T::FIELDS, |o| {
-            T::visit_into(o, map, out)?;
-            Ok(Some(()))
-        })
+        let mut o = ObjectCx::new(self.cx, T::FIELDS);
+        let read = T::visit_into(&mut o, map, self.out);
+        o.finish();
+        read?;
+        Ok(Some(()))
     }
 }
 

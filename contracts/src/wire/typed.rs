@@ -235,12 +235,12 @@ impl ObjectCx<'_> {
     /// The typed loop's strict key: a key that names no field records an issue of the
     /// object's (the two stages take over), its value skipped.
     #[inline]
-    pub fn next_key_strict<'de, A: MapAccess<'de>, F: Fn(&str) -> Option<usize> + Copy>(
+    pub fn next_key_strict<'de, A: MapAccess<'de>>(
         &mut self,
         map: &mut A,
-        index: F,
+        index: super::object::Index,
     ) -> Result<Option<usize>, A::Error> {
-        self.next_key_or::<true, A, F>(map, index)
+        self.next_key_or::<true, A>(map, index)
     }
 
     /// Reads the `#[table]` field `i` into its slot: by the name in `key` when it has been

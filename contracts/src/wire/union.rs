@@ -1123,9 +1123,9 @@ mod tests {
 
     /// The verdict of a parse with every tagged union captured first (streaming off).
     fn captured<T: crate::wire::Decode>(json: &str) -> Result<T, String> {
-        crate::wire::run(
+        crate::wire::decode_in(
             crate::wire::Named::<T>::new(),
-            serde_json::Deserializer::from_str(json),
+            json,
             &mut crate::wire::Cx::new(),
         )
         .map_err(|e| e.to_string())

@@ -27,6 +27,17 @@ pub trait ScanRef<'de>: Copy {
     fn scan(self, r: &mut Scanner<'de>) -> Option<Self::Out>;
 }
 
+/// A vector's items converted one by one, between a view and its owned value (a view's
+/// `into_owned` and `from_owned`): a plain loop, so each field's conversion compiles to a
+/// small function rather than to the standard library's in-place `collect` machinery.
+pub fn convert_vec<T, U>(items: Vec<T>, mut convert: impl FnMut(T) -> U) -> Vec<U> {
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        out.push(convert(item));
+    }
+    out
+}
+
 /// A generated struct's view, read field by field once its object is opened: what a tagged
 /// union's view hands the object to after reading the tag.
 pub trait ObjectView<'de>: Sized {

@@ -129,7 +129,7 @@ impl Emitter<'_> {
             (TyKind::Unknown, Convert::FromOwned) => quote!(#cow::Owned(#v.0)),
             (TyKind::Array(inner, _), _) => {
                 let item = item(inner, false);
-                quote!(#v.into_iter().map(|v| #item).collect())
+                quote!(#rt::convert_vec(#v, |v| #item))
             }
             (TyKind::Map(inner), _) => {
                 let item = item(inner, false);
@@ -207,6 +207,10 @@ impl Emitter<'_> {
             Convert::IntoOwned => quote!(self),
             Convert::FromOwned => quote!(owned),
         };
+        // A value that holds no text is the same in the view and the owned value.
+        if self.view_ty(self.model, &c.f.ty, at, c.boxed).is_none() {
+            return (!matches!(c.store, Store::Literal)).then(|| quote!(#ident: #from.#ident,));
+        }
         let v = self.convert(to, self.model, &c.f.ty, at, c.boxed, &quote!(v));
         Some(match c.store {
             Store::Literal => return None,
