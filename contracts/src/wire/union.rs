@@ -88,23 +88,10 @@ pub fn decode_open_enum<'de, T, D: Deserializer<'de>>(
     d.deserialize_any(Visit(OpenEnumA { cx, pick }))
 }
 
-/// A tagged union's object, handed to its variant: its entries with their raw values in
-/// wire order, or (the fast path) its JSON text whose tag key came first.
+/// A tagged union's object, handed to its variant: its entries with their raw values, in
+/// wire order.
 pub struct Entries<'a> {
-    src: Src<'a>,
-}
-
-enum Src<'a> {
-    /// Every entry, in wire order, with its value's JSON text.
-    Items(&'a [(Cow<'a, str>, Cow<'a, str>)]),
-    /// The object's text; its first key is the tag with this value. A later duplicate of
-    /// the tag with another value stops the parse and sets `conflict`.
-    Text {
-        text: &'a str,
-        tag: &'static str,
-        value: &'a str,
-        conflict: &'a Cell<bool>,
-    },
+    items: &'a [(Cow<'a, str>, Cow<'a, str>)],
 }
 
 impl<'a> Entries<'a> {
@@ -195,23 +182,10 @@ impl<'de> Deserializer<'de> for RawText<'de> {
 impl<'de> Deserializer<'de> for Entries<'de> {
     type Error = JsonError;
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, JsonError> {
-        match self.src {
-            Src::Items(items) => visitor.visit_map(EntriesAccess {
-                items: items.iter(),
-                value: None,
-            }),
-            Src::Text {
-                text,
-                tag,
-                value,
-                conflict,
-            } => (&mut serde_json::Deserializer::from_str(text)).deserialize_any(GuardVisit {
-                inner: visitor,
-                tag,
-                value,
-                conflict,
-            }),
-        }
+        visitor.visit_map(EntriesAccess {
+            items: self.items.iter(),
+            value: None,
+        })
     }
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
@@ -279,38 +253,6 @@ fn json_type(text: &str) -> &'static str {
     }
 }
 
-/// The tag value when the object's first key is the tag and both are plain strings (no
-/// escapes); `None` sends the object down the buffered path, which reads any object.
-fn tag_first<'a>(text: &'a str, tag: &str) -> Option<&'a str> {
-    fn ws(b: &[u8], mut i: usize) -> usize {
-        while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-            i += 1;
-        }
-        i
-    }
-    /// A string at `i` without escapes: its contents and the index after it.
-    fn plain(text: &str, i: usize) -> Option<(&str, usize)> {
-        let b = text.as_bytes();
-        if b.get(i) != Some(&b'"') {
-            return None;
-        }
-        let len = b[i + 1..].iter().position(|&c| c == b'"' || c == b'\\')?;
-        let end = i + 1 + len;
-        (b[end] == b'"').then(|| (&text[i + 1..end], end + 1))
-    }
-    let b = text.as_bytes();
-    let i = ws(b, 1);
-    let (key, i) = plain(text, i)?;
-    if key != tag {
-        return None;
-    }
-    let i = ws(b, i);
-    if b.get(i) != Some(&b':') {
-        return None;
-    }
-    plain(text, ws(b, i + 1)).map(|(value, _)| value)
-}
-
 /// Runs a whole parse (`f` starts from the text each time, in the context it is handed)
 /// with tagged unions read straight from the live map when their first key is the tag. When
 /// one met a later duplicate of its tag with another value (its variant was already being
@@ -346,10 +288,11 @@ fn again<R>(marks: Option<&Arc<Marks>>, mut f: impl FnMut(&mut Cx) -> R) -> R {
 /// first, else the parse starts over with streaming off. When the first key is not the tag, the entries are
 /// buffered (borrowed `(key, value text)`) and the last tag wins.
 ///
-/// Outside it, the object is captured as text (borrowed from the input when it can be). When
-/// its first key is the tag, the variant is parsed straight from that text, and a later
-/// duplicate of the tag only needs to agree with the first. Otherwise, or when a duplicate
-/// disagrees, the entries are buffered and the last tag wins.
+/// Outside it (a parse read again after a conflict, or a generated type's `Deserialize` run
+/// by another deserializer), the object is captured as text (borrowed from the input when it
+/// can be), its entries buffered, and the last tag wins. One path, not a second one for a tag
+/// that comes first: it would cost every variant two more copies of its decoder (a guarded
+/// map and a visitor over it), for speed on a path that only odd input takes.
 pub fn decode_tagged<'de, T: Tagged, D: Deserializer<'de>>(
     d: D,
     cx: &mut Cx,
@@ -360,7 +303,6 @@ pub fn decode_tagged<'de, T: Tagged, D: Deserializer<'de>>(
         d.deserialize_any(Visit(TaggedA::<T> { cx, out: &mut out }))?;
         return Ok(out);
     }
-    let (tag, tags) = (T::TAG_KEY, T::TAG_VALUES);
     let text = capture(d)?;
     let received = json_type(&text);
     if received != "object" {
@@ -371,25 +313,6 @@ pub fn decode_tagged<'de, T: Tagged, D: Deserializer<'de>>(
         };
         cx.mismatch(Expect::Type("object"), received);
         return Ok(None);
-    }
-    if let Some(value) = tag_first(&text, tag).filter(|v| tags.contains(v)) {
-        let conflict = Cell::new(false);
-        let base = cx.len();
-        let entries = Entries {
-            src: Src::Text {
-                text: &text,
-                tag,
-                value,
-                conflict: &conflict,
-            },
-        };
-        match T::pick(value, entries, cx) {
-            // A later duplicate of the tag disagrees: read the object again, buffered.
-            Some(Err(_)) if conflict.get() => cx.truncate(base),
-            Some(r) => return r.map_err(de::Error::custom),
-            // A tag of `tags` that `pick` does not know: the buffered path refuses it.
-            None => {}
-        }
     }
     let items = serde_json::Deserializer::from_str(&text)
         .deserialize_map(BufferV)
@@ -408,15 +331,7 @@ fn decode_items<T: Tagged>(
         .rev()
         .find(|(k, _)| k == tag)
         .and_then(|(_, v)| serde_json::from_str::<String>(v).ok());
-    let picked = tag_value.and_then(|t| {
-        T::pick(
-            &t,
-            Entries {
-                src: Src::Items(items),
-            },
-            cx,
-        )
-    });
+    let picked = tag_value.and_then(|t| T::pick(&t, Entries { items }, cx));
     match picked {
         Some(r) => r,
         None => {
@@ -585,66 +500,6 @@ impl<'de> Visitor<'de> for BufferV {
             items.push((k, v));
         }
         Ok(items)
-    }
-}
-
-/// Wraps the visitor of the variant parsed from an object's text: every key is checked
-/// against the tag, and a duplicate of the tag must hold the first one's value.
-struct GuardVisit<'a, V> {
-    inner: V,
-    tag: &'static str,
-    value: &'a str,
-    conflict: &'a Cell<bool>,
-}
-
-impl<'de, V: Visitor<'de>> Visitor<'de> for GuardVisit<'_, V> {
-    type Value = V::Value;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.inner.expecting(f)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
-        self.inner.visit_map(GuardMap {
-            map,
-            tag: self.tag,
-            value: self.value,
-            conflict: self.conflict,
-            at_tag: false,
-        })
-    }
-}
-
-struct GuardMap<'a, A> {
-    map: A,
-    tag: &'static str,
-    value: &'a str,
-    conflict: &'a Cell<bool>,
-    /// The last key read was the tag.
-    at_tag: bool,
-}
-
-impl<'de, A: MapAccess<'de>> MapAccess<'de> for GuardMap<'_, A> {
-    type Error = A::Error;
-    fn next_key_seed<K: DeserializeSeed<'de>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, A::Error> {
-        let tag = self.tag;
-        let at_tag = &mut self.at_tag;
-        self.map.next_key_seed(KeyCheck { seed, tag, at_tag })
-    }
-    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, A::Error> {
-        if !std::mem::take(&mut self.at_tag) {
-            return self.map.next_value_seed(seed);
-        }
-        match self.map.next_value_seed(TagSeed)? {
-            Some(v) if v == self.value => seed.deserialize(StrDeserializer::new(self.value)),
-            _ => {
-                self.conflict.set(true);
-                Err(de::Error::custom(
-                    "the tag changed; reading the object again",
-                ))
-            }
-        }
     }
 }
 
@@ -892,9 +747,7 @@ pub fn decode_untagged_objects<'de, T, D: Deserializer<'de>>(
         cx.issue("Invalid input", false);
         return Ok(None);
     };
-    let entries = || Entries {
-        src: Src::Items(&items),
-    };
+    let entries = || Entries { items: &items };
     pick_object(
         &items,
         cx,
@@ -942,12 +795,7 @@ pub fn decode_untagged_objects_ref<'de, T, D: Deserializer<'de>>(
             if lent {
                 (variants[i].decode)(LentEntries { items: &items }, cx)
             } else {
-                (variants[i].owned)(
-                    Entries {
-                        src: Src::Items(&items),
-                    },
-                    cx,
-                )
+                (variants[i].owned)(Entries { items: &items }, cx)
             }
         },
     )
