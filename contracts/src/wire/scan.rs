@@ -1215,7 +1215,11 @@ mod tests {
             "[]",
             "[ 1 , 2 ]",
             "0",
+            "1e400",
+            r#"["\u00e9\ud83d\ude00\n"]"#,
         ] {
+            // What the fast reader reads as a raw value is handed over without serde_json
+            // reading it again (`lend_scanned`), so serde_json must read it the same.
             let raw: &serde_json::value::RawValue = serde_json::from_str(c).unwrap();
             assert_eq!(scan_str(c, |r| r.raw()), Some(raw.get()), "{c}");
         }
@@ -1231,6 +1235,13 @@ mod tests {
             "tru",
             "{\"a\"}",
             r#"["\ud800"]"#,
+            "\"a\u{1}b\"",
+            r#""\x""#,
+            r#""\u12G4""#,
+            "1e",
+            ".5",
+            "[1]]",
+            "{\"a\":1 \"b\":2}",
         ] {
             assert_eq!(scan_str(c, |r| r.raw()), None, "{c}");
         }

@@ -505,14 +505,12 @@ impl Schema for Unknown {
         <Box<serde_json::value::RawValue> as serde::Deserialize>::deserialize(d)
             .map(|raw| Some(RawJson(super::js::restore_raw(cx.marks(), raw))))
     }
-    /// The value's text, checked by serde_json as `decode` would read it. The fast reader
-    /// never reads a text rewritten for JavaScript (only the decoder does), so no marker
-    /// needs restoring here.
+    /// The value's text as the fast reader read it (as strictly as serde_json), copied, not
+    /// read again. The fast reader never reads a text rewritten for JavaScript (only the
+    /// decoder does), so no marker needs restoring here.
     #[inline]
     fn scan(self, r: &mut Scanner<'_>) -> Option<RawJson> {
-        serde_json::value::RawValue::from_string(r.raw()?.to_owned())
-            .ok()
-            .map(RawJson)
+        super::serde_json_internals::lend_scanned(r.raw()?).map(|raw| RawJson(raw.to_owned()))
     }
 }
 
@@ -1121,10 +1119,10 @@ impl<'de> SchemaRef<'de> for UnknownRef {
     ) -> Result<Option<Self::Out>, D::Error> {
         super::serde_json_internals::capture_raw(d).map(|raw| Some(restore_cow(cx, raw)))
     }
-    /// The value's text, checked by serde_json as `decode` would read it (no marker to
-    /// restore: see [`Unknown::scan`]).
+    /// The value's text as the fast reader read it, not read again (no marker to restore:
+    /// see [`Unknown::scan`]).
     #[inline]
     fn scan(self, r: &mut Scanner<'de>) -> Option<Self::Out> {
-        serde_json::from_str(r.raw()?).ok().map(Cow::Borrowed)
+        super::serde_json_internals::lend_scanned(r.raw()?).map(Cow::Borrowed)
     }
 }

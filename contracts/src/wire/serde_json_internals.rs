@@ -114,6 +114,14 @@ pub(crate) fn capture_raw<'de, D: Deserializer<'de>>(d: D) -> Result<Cow<'de, Ra
     }
 }
 
+/// A value's text that the fast reader has already read as one JSON value
+/// (`Scanner::raw`, as strict as serde_json: JSON's grammar, no lone surrogate), as a raw
+/// value, with no second scan; `None` if serde_json refuses it all the same.
+#[inline]
+pub(crate) fn lend_scanned(text: &str) -> Option<&RawValue> {
+    <&RawValue as serde::Deserialize>::deserialize(Lent(text)).ok()
+}
+
 /// A value's text as a deserializer that only answers `RawValue`'s request.
 struct Lent<'a>(&'a str);
 
