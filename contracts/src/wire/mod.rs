@@ -159,9 +159,7 @@ pub fn from_slice<T: Decode>(json: &[u8]) -> Result<T, ParseError> {
 pub fn from_str_with<S: Schema>(schema: S, json: &str) -> Result<S::Out, ParseError> {
     let mut reads = SchemaReads { schema, out: None };
     read_text(&mut reads, json)?;
-    Ok(reads
-        .out
-        .expect("read_text answers Ok only with the value read"))
+    Ok(reads.value())
 }
 
 /// The typed half of a parse by [`from_str_with`]: the schema's fast reader and its decoder,
@@ -181,6 +179,14 @@ trait Reads {
 struct SchemaReads<S: Schema> {
     schema: S,
     out: Option<S::Out>,
+}
+
+impl<S: Schema> SchemaReads<S> {
+    /// The value read, after a parse that answered `Ok` (which it does only with one).
+    fn value(self) -> S::Out {
+        self.out
+            .expect("a parse answers Ok only with the value read")
+    }
 }
 
 impl<S: Schema> Reads for SchemaReads<S> {
@@ -244,9 +250,7 @@ pub(crate) fn decode_in<S: Schema>(
 ) -> Result<S::Out, ParseError> {
     let mut reads = SchemaReads { schema, out: None };
     decode_once(&mut reads, json, cx)?;
-    Ok(reads
-        .out
-        .expect("decode_once answers Ok only with the value read"))
+    Ok(reads.value())
 }
 
 /// A syntax error: when it is text `JSON.parse` reads, the text rewritten as JavaScript reads

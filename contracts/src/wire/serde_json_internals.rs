@@ -116,7 +116,8 @@ pub(crate) fn capture_raw<'de, D: Deserializer<'de>>(d: D) -> Result<Cow<'de, Ra
 
 /// A value's text that the fast reader has already read as one JSON value
 /// (`Scanner::raw`, as strict as serde_json: JSON's grammar, no lone surrogate), as a raw
-/// value, with no second scan; `None` if serde_json refuses it all the same.
+/// value, with no second scan. `None` only if serde_json's raw value protocol changed (the
+/// tests below name it).
 #[inline]
 pub(crate) fn lend_scanned(text: &str) -> Option<&RawValue> {
     <&RawValue as serde::Deserialize>::deserialize(Lent(text)).ok()
