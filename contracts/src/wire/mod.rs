@@ -12,6 +12,7 @@ mod object;
 mod scan;
 mod schema;
 mod serde_json_internals;
+mod source;
 mod table;
 mod typed;
 mod union;
@@ -27,20 +28,24 @@ pub(crate) use scan::without_scanner;
 pub use scan::{Items, Key, Keys, MAX_SCAN_DEPTH, Scanner, same_name, scan_str};
 pub use schema::{
     Array, Bool, Boxed, Decode, Int, LitBool, LitInt, LitStr, MAX_SAFE, Map, NONOPTIONAL, Named,
-    Nullable, Num, Number, RawJson, Schema, Seed, Str, Unknown,
+    Nullable, Num, Number, RawJson, Schema, Str, Unknown,
 };
-pub use schema::{DecodeRef, SchemaRef, SeedRef, StrRef, UnknownRef};
+pub use schema::{DecodeRef, SchemaRef, StrRef, UnknownRef};
+pub use source::{DeSrc, Key as SrcKey, Map as SrcMap, Read, Seq as SrcSeq, Sink, Src, Stop};
 pub use table::{Entry, Event, HostError, Request, TableError};
 pub use typed::{
-    ByName, EntrySlot, ObjectTyped, Refused, UnionTyped, decode_entry, from_str_typed,
-    from_str_union_typed, read_typed_once, unknown_entry,
+    ByName, EntrySlot, ObjectTyped, Refused, UnionTyped, from_str_typed, from_str_union_typed,
+    read_typed_once, unknown_entry,
 };
 pub use union::{
-    Entries, JsonError, LentEntries, Literal, ObjectVariant, ObjectVariantRef, Tagged, TryVariant,
+    Entries, LentEntries, Literal, ObjectVariant, ObjectVariantRef, Tagged, TryVariant,
     decode_enum, decode_open_enum, decode_raw, decode_raw_with, decode_tagged, decode_untagged,
     decode_untagged_objects, decode_untagged_objects_ref,
 };
-pub use view::{NamedRef, ObjectView, Own, ScanRef, convert_vec, scan_object_view, view_agrees};
+pub use view::{
+    NamedRef, ObjectView, Own, ScanRef, convert_vec, lent_str, owned_str, scan_object_view,
+    view_agrees,
+};
 
 use std::borrow::Cow;
 use std::fmt;
@@ -130,7 +135,8 @@ pub fn from_str_ref<'a, T: DecodeRef<'a>>(json: &'a str) -> Result<T, ParseError
 #[inline]
 fn from_str_ref_once<'a, T: DecodeRef<'a>>(json: &'a str, cx: &mut Cx) -> Result<T, ParseError> {
     let mut de = serde_json::Deserializer::from_str(json);
-    let first = T::decode(&mut de, cx).and_then(|v| de.end().map(|()| v));
+    let first =
+        source::read_de(&mut de, |src| T::decode(src, cx)).and_then(|v| de.end().map(|()| v));
     match first {
         Ok(Some(v)) if cx.is_empty() => Ok(v),
         Ok(_) => Err(ParseError::invalid(cx.take_issues())),
@@ -169,11 +175,7 @@ trait Reads {
     /// The fast reader; true when it read a value.
     fn scan(&mut self, r: &mut Scanner<'_>) -> bool;
     /// The decoder; true when it read a valid value.
-    fn decode(
-        &mut self,
-        de: &mut serde_json::Deserializer<serde_json::de::StrRead<'_>>,
-        cx: &mut Cx,
-    ) -> Result<bool, serde_json::Error>;
+    fn decode(&mut self, src: &mut dyn Src<'_>, cx: &mut Cx) -> Read<bool>;
 }
 
 struct SchemaReads<S: Schema> {
@@ -196,12 +198,8 @@ impl<S: Schema> Reads for SchemaReads<S> {
         self.out.is_some()
     }
 
-    fn decode(
-        &mut self,
-        de: &mut serde_json::Deserializer<serde_json::de::StrRead<'_>>,
-        cx: &mut Cx,
-    ) -> Result<bool, serde_json::Error> {
-        self.out = self.schema.decode(de, cx)?;
+    fn decode(&mut self, src: &mut dyn Src<'_>, cx: &mut Cx) -> Read<bool> {
+        self.out = self.schema.decode(src, cx)?;
         Ok(self.out.is_some())
     }
 }
@@ -232,7 +230,8 @@ fn decode_text(
 /// One pass of the decoder over `json` in `cx`.
 fn decode_once(reads: &mut dyn Reads, json: &str, cx: &mut Cx) -> Result<(), ParseError> {
     let mut de = serde_json::Deserializer::from_str(json);
-    let valid = reads.decode(&mut de, cx).map_err(ParseError::syntax)?;
+    let valid =
+        source::read_de(&mut de, |src| reads.decode(src, cx)).map_err(ParseError::syntax)?;
     de.end().map_err(ParseError::syntax)?;
     if valid && cx.is_empty() {
         Ok(())
@@ -295,7 +294,7 @@ pub fn default_from_json<S: Schema>(schema: S, json: &str) -> S::Out {
 /// The body of a generated type's `serde::Deserialize`: its error is the prettified text.
 pub fn deserialize<'de, T: Decode, D: serde::Deserializer<'de>>(d: D) -> Result<T, D::Error> {
     let mut cx = Cx::new();
-    match T::decode(d, &mut cx)? {
+    match source::read_de(d, |src| T::decode(src, &mut cx))? {
         Some(v) if cx.is_empty() => Ok(v),
         _ => Err(serde::de::Error::custom(ParseError::invalid(
             cx.into_issues(),

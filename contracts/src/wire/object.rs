@@ -3,12 +3,11 @@
 
 use super::issue::{Cx, Expect, Seg};
 use super::scan::{Keys, Scanner};
-use super::schema::{Accept, Schema, SchemaRef, Seed, SeedRef, Visit};
+use super::schema::{Schema, SchemaRef};
+use super::source::{Accept, Map, Read, Src, accept};
 use super::union::Literal;
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::ser::{SerializeMap, Serializer};
 use std::borrow::Cow;
-use std::fmt;
 
 /// A generated struct: its wire keys and the loop that fills it.
 pub trait Object: Sized {
@@ -20,10 +19,7 @@ pub trait Object: Sized {
     /// The index in [`Object::FIELDS`] of a wire key.
     fn index(key: &str) -> Option<usize>;
     /// Reads the entries of a map into the fields (see [`ObjectCx`]).
-    fn visit<'de, A: MapAccess<'de>>(
-        o: &mut ObjectCx<'_>,
-        map: A,
-    ) -> Result<Option<Self>, A::Error>;
+    fn visit<'de>(o: &mut ObjectCx<'_>, map: &mut dyn Map<'de>) -> Read<Option<Self>>;
     /// The fast reader's key loop, the object opened (`wire::scan`): the value when every key
     /// is a field, read once, and valid; `None` when not sure.
     fn scan_fields(r: &mut Scanner<'_>, keys: Keys) -> Option<Self>;
@@ -44,15 +40,15 @@ pub trait ObjectRef<'de>: Sized {
     /// The index in [`ObjectRef::FIELDS`] of a wire key.
     fn index(key: &str) -> Option<usize>;
     /// Reads the entries of a map into the fields (see [`ObjectCx`]).
-    fn visit<A: MapAccess<'de>>(o: &mut ObjectCx<'_>, map: A) -> Result<Option<Self>, A::Error>;
+    fn visit(o: &mut ObjectCx<'_>, map: &mut dyn Map<'de>) -> Read<Option<Self>>;
     /// [`ObjectRef::visit`] into `out` (`None` when invalid); a large value can be built in
     /// place instead of moved up through the result.
     #[inline]
-    fn visit_into<A: MapAccess<'de>>(
+    fn visit_into(
         o: &mut ObjectCx<'_>,
-        map: A,
+        map: &mut dyn Map<'de>,
         out: &mut Option<Self>,
-    ) -> Result<(), A::Error> {
+    ) -> Read<()> {
         *out = Self::visit(o, map)?;
         Ok(())
     }
@@ -94,32 +90,9 @@ pub struct ObjectCx<'a> {
     pub(super) spans: Vec<(usize, usize, usize)>,
 }
 
-/// A struct's generated `index`: the field a wire key names.
+/// A struct's generated `index`: the field a wire key names. A function pointer, not a type
+/// of its own per struct: the decoder's key loop is one copy for every struct.
 pub type Index = fn(&str) -> Option<usize>;
-
-/// A key matched by the struct's generated `index`. A function pointer, not a type of its
-/// own per struct: the decoder's key reading (serde_json's key loop and its `Visitor`) is one
-/// copy for every struct, at an indirect call per key on the decoder's path only.
-pub(super) struct KeySeed(pub(super) Index);
-
-impl<'de> DeserializeSeed<'de> for KeySeed {
-    type Value = Option<usize>;
-    #[inline]
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for KeySeed {
-    type Value = Option<usize>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a key")
-    }
-    #[inline]
-    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-        Ok((self.0)(v))
-    }
-}
 
 impl<'a> ObjectCx<'a> {
     #[inline]
@@ -136,43 +109,39 @@ impl<'a> ObjectCx<'a> {
     /// The next key that names a field; the values of other keys are skipped (`STRICT`: with
     /// an issue of the object's, see `wire::typed`).
     #[inline]
-    pub fn next_key<'de, A: MapAccess<'de>>(
-        &mut self,
-        map: &mut A,
-        index: Index,
-    ) -> Result<Option<usize>, A::Error> {
-        self.next_key_or::<false, A>(map, index)
+    pub fn next_key(&mut self, map: &mut dyn Map<'_>, index: Index) -> Read<Option<usize>> {
+        self.next_key_or::<false>(map, index)
     }
 
-    #[inline(always)]
-    pub(super) fn next_key_or<'de, const STRICT: bool, A: MapAccess<'de>>(
+    pub(super) fn next_key_or<const STRICT: bool>(
         &mut self,
-        map: &mut A,
+        map: &mut dyn Map<'_>,
         index: Index,
-    ) -> Result<Option<usize>, A::Error> {
+    ) -> Read<Option<usize>> {
         loop {
-            match map.next_key_seed(KeySeed(index))? {
-                None => return Ok(None),
-                Some(Some(i)) => return Ok(Some(i)),
-                Some(None) => {
-                    if STRICT {
-                        self.object_issue("read in two stages");
-                    }
-                    map.next_value::<IgnoredAny>()?;
-                }
+            let mut field = None;
+            if !map.next_key(&mut |key| field = index(key.as_str()))? {
+                return Ok(None);
             }
+            if field.is_some() {
+                return Ok(field);
+            }
+            if STRICT {
+                self.object_issue("read in two stages");
+            }
+            map.next_value(&mut |value| value.skip())?;
         }
     }
 
     /// Reads field `i`'s value with `read`, its issues kept as the field's: a later duplicate
     /// replaces an earlier one, issues included.
     #[inline(always)]
-    pub(super) fn field<'de, A: MapAccess<'de>, R>(
+    pub(super) fn field<'de, R>(
         &mut self,
-        map: &mut A,
+        map: &mut dyn Map<'de>,
         i: usize,
-        read: impl FnOnce(&mut A, &mut Cx) -> Result<R, A::Error>,
-    ) -> Result<R, A::Error> {
+        read: impl FnOnce(&mut dyn Map<'de>, &mut Cx) -> Read<R>,
+    ) -> Read<R> {
         let start = self.enter_field(i);
         let r = read(map, self.cx);
         self.leave_field(i, start, r.is_ok());
@@ -214,33 +183,37 @@ impl<'a> ObjectCx<'a> {
 
     /// Decodes the value of field `i` into its slot: `Some(None)` when present but invalid,
     /// written in place rather than moved through the return.
-    #[inline(always)]
-    pub fn value_into<'de, A: MapAccess<'de>, S: Schema>(
+    #[inline]
+    pub fn value_into<'de, S: Schema>(
         &mut self,
-        map: &mut A,
+        map: &mut dyn Map<'de>,
         i: usize,
         schema: S,
         slot: &mut Option<Option<S::Out>>,
-    ) -> Result<(), A::Error> {
+    ) -> Read<()> {
         self.field(map, i, |map, cx| {
-            *slot = Some(map.next_value_seed(Seed(schema, cx))?);
-            Ok(())
+            map.next_value(&mut |value| {
+                *slot = Some(schema.decode(value, cx)?);
+                Ok(())
+            })
         })
     }
 
     /// Decodes the value of field `i` into its slot with a schema that may borrow; see
     /// [`ObjectCx::value_into`].
-    #[inline(always)]
-    pub fn value_ref_into<'de, A: MapAccess<'de>, S: SchemaRef<'de>>(
+    #[inline]
+    pub fn value_ref_into<'de, S: SchemaRef<'de>>(
         &mut self,
-        map: &mut A,
+        map: &mut dyn Map<'de>,
         i: usize,
         schema: S,
         slot: &mut Option<Option<S::Out>>,
-    ) -> Result<(), A::Error> {
+    ) -> Read<()> {
         self.field(map, i, |map, cx| {
-            *slot = Some(map.next_value_seed(SeedRef(schema, cx))?);
-            Ok(())
+            map.next_value(&mut |value| {
+                *slot = Some(schema.decode(value, cx)?);
+                Ok(())
+            })
         })
     }
 
@@ -332,14 +305,46 @@ impl<'a> ObjectCx<'a> {
     }
 }
 
-/// A struct being decoded: the value is written into `out` (a large struct is not moved
-/// back up through the parser's layers).
-struct ObjectA<'a, T> {
+/// An object being decoded: the struct's key loop (`slot`), run on its entries, writes the
+/// value (a large struct is not moved back up through the parser's layers). One type for
+/// every struct, so the decoder's handling of its shapes is one copy.
+struct ObjectA<'a, 'de> {
     cx: &'a mut Cx,
-    out: &'a mut Option<T>,
+    slot: &'a mut dyn Slot<'de>,
 }
 
-impl<'de, T: Object> Accept<'de> for ObjectA<'_, T> {
+/// Where a struct's key loop writes its value: `Option<T>` for every struct and view.
+trait Slot<'de> {
+    /// The struct's wire keys.
+    fn fields(&self) -> &'static [&'static str];
+    /// Runs the struct's key loop on `map`, writing the value (`None` when invalid).
+    fn visit(&mut self, o: &mut ObjectCx<'_>, map: &mut dyn Map<'de>) -> Read<()>;
+}
+
+impl<'de, T: Object> Slot<'de> for Option<T> {
+    fn fields(&self) -> &'static [&'static str] {
+        T::FIELDS
+    }
+    fn visit(&mut self, o: &mut ObjectCx<'_>, map: &mut dyn Map<'de>) -> Read<()> {
+        *self = T::visit(o, map)?;
+        Ok(())
+    }
+}
+
+/// A borrowed view's slot (the view's key loop), apart from [`Slot`] for `Option<T>`, which
+/// the owned structs take.
+struct ViewSlot<'a, T>(&'a mut Option<T>);
+
+impl<'de, T: ObjectRef<'de>> Slot<'de> for ViewSlot<'_, T> {
+    fn fields(&self) -> &'static [&'static str] {
+        T::FIELDS
+    }
+    fn visit(&mut self, o: &mut ObjectCx<'_>, map: &mut dyn Map<'de>) -> Read<()> {
+        T::visit_into(o, map, self.0)
+    }
+}
+
+impl<'de> Accept<'de> for ObjectA<'_, 'de> {
     type Out = ();
     fn cx(&mut self) -> &mut Cx {
         self.cx
@@ -347,70 +352,52 @@ impl<'de, T: Object> Accept<'de> for ObjectA<'_, T> {
     fn expect(&self) -> Expect {
         Expect::Type("object")
     }
-    #[inline]
-    fn map<A: MapAccess<'de>>(self, map: A) -> Result<Option<()>, A::Error> {
+    fn map(self, map: &mut dyn Map<'de>) -> Read<Option<()>> {
         // The object's issues kept in field order (see `ObjectCx::finish`), also on an error.
-        let mut o = ObjectCx::new(self.cx, T::FIELDS);
-        let read = T::visit(&mut o, map);
-        o.finish();
-        *self.out = read?;
-        Ok(Some(()))
-    }
-}
-
-/// Decodes a generated struct: `Invalid input: expected object` for anything but an object.
-#[inline]
-pub fn decode_object<'de, T: Object, D: Deserializer<'de>>(
-    d: D,
-    cx: &mut Cx,
-) -> Result<Option<T>, D::Error> {
-    let mut out = None;
-    d.deserialize_any(Visit(ObjectA::<T> { cx, out: &mut out }))?;
-    Ok(out)
-}
-
-struct ObjectRefIntoA<'a, T> {
-    cx: &'a mut Cx,
-    out: &'a mut Option<T>,
-}
-
-impl<'de, T: ObjectRef<'de>> Accept<'de> for ObjectRefIntoA<'_, T> {
-    type Out = ();
-    fn cx(&mut self) -> &mut Cx {
-        self.cx
-    }
-    fn expect(&self) -> Expect {
-        Expect::Type("object")
-    }
-    #[inline]
-    fn map<A: MapAccess<'de>>(self, map: A) -> Result<Option<()>, A::Error> {
-        let mut o = ObjectCx::new(self.cx, T::FIELDS);
-        let read = T::visit_into(&mut o, map, self.out);
+        let mut o = ObjectCx::new(self.cx, self.slot.fields());
+        let read = self.slot.visit(&mut o, map);
         o.finish();
         read?;
         Ok(Some(()))
     }
 }
 
+/// Decodes a generated struct into `out`: `Invalid input: expected object` for anything but
+/// an object. Not generic: the struct's key loop is reached through `out`.
+fn decode_object_into<'de>(
+    src: &mut dyn Src<'de>,
+    cx: &mut Cx,
+    out: &mut dyn Slot<'de>,
+) -> Read<()> {
+    accept(src, ObjectA { cx, slot: out }).map(|_| ())
+}
+
+/// Decodes a generated struct (see [`decode_object_into`]).
+#[inline]
+pub fn decode_object<'de, T: Object>(src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<T>> {
+    let mut out = None;
+    decode_object_into(src, cx, &mut out)?;
+    Ok(out)
+}
+
 /// Decodes a generated borrowed view into `out` (a large value is not moved back up through
 /// the parser's layers); `out` stays `None` when it is invalid.
 #[inline]
-pub fn decode_object_ref_into<'de, T: ObjectRef<'de>, D: Deserializer<'de>>(
-    d: D,
+pub fn decode_object_ref_into<'de, T: ObjectRef<'de>>(
+    src: &mut dyn Src<'de>,
     cx: &mut Cx,
     out: &mut Option<T>,
-) -> Result<(), D::Error> {
-    d.deserialize_any(Visit(ObjectRefIntoA::<T> { cx, out }))?;
-    Ok(())
+) -> Read<()> {
+    decode_object_into(src, cx, &mut ViewSlot(out))
 }
 
 /// Decodes a generated borrowed view: as [`decode_object`], borrowing from the input.
 #[inline]
-pub fn decode_object_ref<'de, T: ObjectRef<'de>, D: Deserializer<'de>>(
-    d: D,
+pub fn decode_object_ref<'de, T: ObjectRef<'de>>(
+    src: &mut dyn Src<'de>,
     cx: &mut Cx,
-) -> Result<Option<T>, D::Error> {
+) -> Read<Option<T>> {
     let mut out = None;
-    decode_object_ref_into(d, cx, &mut out)?;
+    decode_object_ref_into(src, cx, &mut out)?;
     Ok(out)
 }

@@ -5,10 +5,10 @@
 
 use super::issue::{Cx, Expect, Seg};
 use super::scan::{Scanner, within};
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use super::source::{Accept, Map as Entries, Read, Seq, Src, accept, skip_seq};
+use serde::de::Deserializer;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::fmt;
 use std::marker::PhantomData;
 
 /// The largest integer JSON and JavaScript agree on: `2^53 - 1`.
@@ -22,11 +22,7 @@ pub trait Schema: Copy {
     fn expect(self) -> Expect;
     /// Decodes one value; `Ok(None)` when it is invalid (issues recorded), `Err` only for
     /// JSON syntax errors.
-    fn decode<'de, D: Deserializer<'de>>(
-        self,
-        d: D,
-        cx: &mut Cx,
-    ) -> Result<Option<Self::Out>, D::Error>;
+    fn decode<'de>(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<Self::Out>>;
     /// Reads one plain, valid value with the fast reader; `None` when it is not sure (the
     /// caller runs [`Schema::decode`]). See `wire::scan`.
     fn scan(self, r: &mut Scanner<'_>) -> Option<Self::Out>;
@@ -37,24 +33,13 @@ pub trait Decode: Sized {
     /// How a mismatch (or an absent key) is described.
     const EXPECT: Expect;
     /// Decodes one value; see [`Schema::decode`].
-    fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx) -> Result<Option<Self>, D::Error>;
+    fn decode<'de>(src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<Self>>;
     /// Reads one plain, valid value with the fast reader; see [`Schema::scan`]. A type without
     /// a scanner of its own (an untagged union) leaves every value to `decode`.
     #[inline]
     fn scan(r: &mut Scanner<'_>) -> Option<Self> {
         let _ = r;
         None
-    }
-}
-
-/// A schema as a `DeserializeSeed`, carrying the context.
-pub struct Seed<'a, S>(pub S, pub &'a mut Cx);
-
-impl<'de, S: Schema> DeserializeSeed<'de> for Seed<'_, S> {
-    type Value = Option<S::Out>;
-    #[inline]
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        self.0.decode(d, self.1)
     }
 }
 
@@ -74,126 +59,6 @@ impl Num {
             Num::I(i) => i as f64,
             Num::F(f) => f,
         }
-    }
-}
-
-/// What a schema does with each JSON shape; by default it refuses it.
-pub(crate) trait Accept<'de>: Sized {
-    type Out;
-    fn cx(&mut self) -> &mut Cx;
-    fn expect(&self) -> Expect;
-    fn reject(mut self, received: &'static str) -> Option<Self::Out> {
-        let e = self.expect();
-        self.cx().mismatch(e, received);
-        None
-    }
-    #[inline]
-    fn str(self, _v: &str) -> Option<Self::Out> {
-        self.reject("string")
-    }
-    #[inline]
-    fn string(self, v: String) -> Option<Self::Out> {
-        self.str(&v)
-    }
-    /// A string borrowed from the input.
-    #[inline]
-    fn borrowed_str(self, v: &'de str) -> Option<Self::Out> {
-        self.str(v)
-    }
-    #[inline]
-    fn bool(self, _v: bool) -> Option<Self::Out> {
-        self.reject("boolean")
-    }
-    #[inline]
-    fn num(self, _n: Num) -> Option<Self::Out> {
-        self.reject("number")
-    }
-    #[inline]
-    fn null(self) -> Option<Self::Out> {
-        self.reject("null")
-    }
-    fn seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<Self::Out>, A::Error> {
-        skip_seq(&mut seq)?;
-        Ok(self.reject("array"))
-    }
-    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Self::Out>, A::Error> {
-        skip_map(&mut map)?;
-        Ok(self.reject("object"))
-    }
-}
-
-/// Skips the rest of an array (generic over the reader only, not over the [`Accept`]).
-fn skip_seq<'de, A: SeqAccess<'de>>(seq: &mut A) -> Result<(), A::Error> {
-    while seq.next_element::<IgnoredAny>()?.is_some() {}
-    Ok(())
-}
-
-/// Skips the rest of an object (generic over the reader only, not over the [`Accept`]).
-fn skip_map<'de, A: MapAccess<'de>>(map: &mut A) -> Result<(), A::Error> {
-    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-    Ok(())
-}
-
-/// The one visitor: forwards every JSON shape to an [`Accept`].
-pub(crate) struct Visit<A>(pub A);
-
-impl<'de, A: Accept<'de>> Visitor<'de> for Visit<A> {
-    type Value = Option<A::Out>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    #[inline]
-    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
-        Ok(self.0.bool(v))
-    }
-    #[inline]
-    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
-        Ok(self.0.num(Num::I(v)))
-    }
-    #[inline]
-    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
-        Ok(self.0.num(Num::U(v)))
-    }
-    #[inline]
-    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
-        // A number JavaScript reads as Infinity arrives as a marker (see `js`).
-        let mut a = self.0;
-        match super::js::infinity(a.cx().marks(), v) {
-            Some(received) => Ok(a.reject(received)),
-            None => Ok(a.num(Num::F(v))),
-        }
-    }
-    #[inline]
-    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(self.0.str(v))
-    }
-    #[inline]
-    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(self.0.borrowed_str(v))
-    }
-    #[inline]
-    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
-        Ok(self.0.string(v))
-    }
-    #[inline]
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(self.0.null())
-    }
-    #[inline]
-    fn visit_none<E>(self) -> Result<Self::Value, E> {
-        Ok(self.0.null())
-    }
-    #[inline]
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-    #[inline]
-    fn visit_seq<S: SeqAccess<'de>>(self, seq: S) -> Result<Self::Value, S::Error> {
-        self.0.seq(seq)
-    }
-    #[inline]
-    fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
-        self.0.map(map)
     }
 }
 
@@ -321,13 +186,9 @@ impl Schema for Str {
     fn expect(self) -> Expect {
         Expect::Type("string")
     }
-    #[inline(always)]
-    fn decode<'de, D: Deserializer<'de>>(
-        self,
-        d: D,
-        cx: &mut Cx,
-    ) -> Result<Option<String>, D::Error> {
-        d.deserialize_any(Visit(StrA { s: self, cx }))
+    #[inline]
+    fn decode<'de>(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<String>> {
+        accept(src, StrA { s: self, cx })
     }
     #[inline(always)]
     fn scan(self, r: &mut Scanner<'_>) -> Option<String> {
@@ -358,12 +219,8 @@ impl Schema for Bool {
         Expect::Type("boolean")
     }
     #[inline]
-    fn decode<'de, D: Deserializer<'de>>(
-        self,
-        d: D,
-        cx: &mut Cx,
-    ) -> Result<Option<bool>, D::Error> {
-        d.deserialize_any(Visit(BoolA { cx }))
+    fn decode<'de>(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<bool>> {
+        accept(src, BoolA { cx })
     }
     #[inline(always)]
     fn scan(self, r: &mut Scanner<'_>) -> Option<bool> {
@@ -433,9 +290,9 @@ impl Schema for Int {
     fn expect(self) -> Expect {
         Expect::Type("number")
     }
-    #[inline(always)]
-    fn decode<'de, D: Deserializer<'de>>(self, d: D, cx: &mut Cx) -> Result<Option<i64>, D::Error> {
-        d.deserialize_any(Visit(IntA { s: self, cx }))
+    #[inline]
+    fn decode<'de>(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<i64>> {
+        accept(src, IntA { s: self, cx })
     }
     #[inline(always)]
     fn scan(self, r: &mut Scanner<'_>) -> Option<i64> {
@@ -471,8 +328,8 @@ impl Schema for Number {
         Expect::Type("number")
     }
     #[inline]
-    fn decode<'de, D: Deserializer<'de>>(self, d: D, cx: &mut Cx) -> Result<Option<f64>, D::Error> {
-        d.deserialize_any(Visit(NumberA { s: self, cx }))
+    fn decode<'de>(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<f64>> {
+        accept(src, NumberA { s: self, cx })
     }
     #[inline(always)]
     fn scan(self, r: &mut Scanner<'_>) -> Option<f64> {
@@ -496,14 +353,13 @@ impl Schema for Unknown {
         Expect::Fixed(NONOPTIONAL)
     }
     #[inline]
-    fn decode<'de, D: Deserializer<'de>>(
-        self,
-        d: D,
-        cx: &mut Cx,
-    ) -> Result<Option<RawJson>, D::Error> {
+    fn decode<'de>(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<RawJson>> {
         // A number JavaScript reads as Infinity keeps its text (see `js`).
-        <Box<serde_json::value::RawValue> as serde::Deserialize>::deserialize(d)
-            .map(|raw| Some(RawJson(super::js::restore_raw(cx.marks(), raw))))
+        let raw = super::serde_json_internals::raw_value(src.text()?)?;
+        Ok(Some(RawJson(super::js::restore_raw(
+            cx.marks(),
+            raw.into_owned(),
+        ))))
     }
     /// The value's text as the fast reader read it (as strictly as serde_json), copied, not
     /// read again. The fast reader never reads a text rewritten for JavaScript (only the
@@ -614,12 +470,8 @@ impl Schema for LitStr {
         Expect::LitStr(self.0)
     }
     #[inline]
-    fn decode<'de, D: Deserializer<'de>>(
-        self,
-        d: D,
-        cx: &mut Cx,
-    ) -> Result<Option<&'static str>, D::Error> {
-        d.deserialize_any(Visit(LitStrA { s: self.0, cx }))
+    fn decode<'de>(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<&'static str>> {
+        accept(src, LitStrA { s: self.0, cx })
     }
     #[inline(always)]
     fn scan(self, r: &mut Scanner<'_>) -> Option<&'static str> {
@@ -654,12 +506,8 @@ impl Schema for LitBool {
         Expect::LitBool(self.0)
     }
     #[inline]
-    fn decode<'de, D: Deserializer<'de>>(
-        self,
-        d: D,
-        cx: &mut Cx,
-    ) -> Result<Option<bool>, D::Error> {
-        d.deserialize_any(Visit(LitBoolA { b: self.0, cx }))
+    fn decode<'de>(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<bool>> {
+        accept(src, LitBoolA { b: self.0, cx })
     }
     #[inline(always)]
     fn scan(self, r: &mut Scanner<'_>) -> Option<bool> {
@@ -694,8 +542,8 @@ impl Schema for LitInt {
         Expect::LitInt(self.0)
     }
     #[inline]
-    fn decode<'de, D: Deserializer<'de>>(self, d: D, cx: &mut Cx) -> Result<Option<i64>, D::Error> {
-        d.deserialize_any(Visit(LitIntA { i: self.0, cx }))
+    fn decode<'de>(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<i64>> {
+        accept(src, LitIntA { i: self.0, cx })
     }
     #[inline(always)]
     fn scan(self, r: &mut Scanner<'_>) -> Option<i64> {
@@ -711,31 +559,34 @@ pub struct Array<S> {
     pub max: Option<u64>,
 }
 
-struct ArrayA<'a, S> {
-    s: Array<S>,
+/// An array being decoded: its limits, and `item`, which reads one item into the vector
+/// being built (true when it is valid). One type for every array, so the decoder's handling
+/// of its shapes is one copy, not one per item type.
+struct ArrayA<'a, 'de> {
+    min: Option<u64>,
+    max: Option<u64>,
     cx: &'a mut Cx,
+    item: &'a mut dyn FnMut(&mut dyn Src<'de>, &mut Cx) -> Read<bool>,
 }
 
-impl<'de, S: Schema> Accept<'de> for ArrayA<'_, S> {
-    accept_head!(Vec<S::Out>, Expect::Type("array"));
+impl<'de> Accept<'de> for ArrayA<'_, 'de> {
+    accept_head!((), Expect::Type("array"));
     /// An array over its `max` is refused with that one issue, its items unread (Zod 4 checks
     /// the size before the items, and reports nothing else): once past `max`, the issues of
     /// the items already read are dropped and the rest are skipped.
-    fn seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<Vec<S::Out>>, A::Error> {
-        let mut out = Vec::new();
+    fn seq(self, seq: &mut dyn Seq<'de>) -> Read<Option<()>> {
         let mut ok = true;
         let mut i = 0usize;
         let base = self.cx.len();
         let max = self
-            .s
             .max
             .map_or(usize::MAX, |m| usize::try_from(m).unwrap_or(usize::MAX));
         loop {
             if i == max {
-                if seq.next_element::<IgnoredAny>()?.is_none() {
+                if !seq.next(&mut |item| item.skip())? {
                     break;
                 }
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                skip_seq(seq)?;
                 self.cx.truncate(base);
                 // Zod aborts on it: an untagged union does not report this variant's issues.
                 self.cx.issue(
@@ -745,17 +596,21 @@ impl<'de, S: Schema> Accept<'de> for ArrayA<'_, S> {
                 return Ok(None);
             }
             self.cx.push(Seg::Index(i));
-            let next = seq.next_element_seed(Seed(self.s.item, self.cx));
+            let (read, cx) = (&mut *self.item, &mut *self.cx);
+            let mut valid = false;
+            let next = seq.next(&mut |item| {
+                valid = read(item, cx)?;
+                Ok(())
+            });
             self.cx.pop();
-            match next? {
-                None => break,
-                Some(Some(v)) => out.push(v),
-                Some(None) => ok = false,
+            if !next? {
+                break;
             }
+            ok &= valid;
             i += 1;
         }
-        ok &= check_len(self.cx, "array", "items", i as u64, self.s.min, None);
-        Ok(ok.then_some(out))
+        ok &= check_len(self.cx, "array", "items", i as u64, self.min, None);
+        Ok(ok.then_some(()))
     }
 }
 
@@ -765,12 +620,15 @@ impl<S: Schema> Schema for Array<S> {
         Expect::Type("array")
     }
     #[inline]
-    fn decode<'de, D: Deserializer<'de>>(
-        self,
-        d: D,
-        cx: &mut Cx,
-    ) -> Result<Option<Self::Out>, D::Error> {
-        d.deserialize_any(Visit(ArrayA { s: self, cx }))
+    fn decode<'de>(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<Self::Out>> {
+        let mut out = Vec::new();
+        let item = &mut |src: &mut dyn Src<'de>, cx: &mut Cx| {
+            let v = self.item.decode(src, cx)?;
+            Ok(v.map(|v| out.push(v)).is_some())
+        };
+        let (min, max) = (self.min, self.max);
+        let valid = accept(src, ArrayA { min, max, cx, item })?;
+        Ok(valid.map(|()| out))
     }
     #[inline]
     fn scan(self, r: &mut Scanner<'_>) -> Option<Vec<S::Out>> {
@@ -783,9 +641,11 @@ impl<S: Schema> Schema for Array<S> {
 #[derive(Clone, Copy, Debug)]
 pub struct Map<S>(pub S);
 
-struct MapA<'a, S> {
-    s: S,
+/// A map being decoded: `value` reads the value of a key into the map being built (true when
+/// it is valid; an invalid one removes the key). One type for every map, as [`ArrayA`].
+struct MapA<'a, 'de> {
     cx: &'a mut Cx,
+    value: &'a mut dyn FnMut(&str, &mut dyn Src<'de>, &mut Cx) -> Read<bool>,
 }
 
 /// A key's place in JavaScript's own-key order.
@@ -800,53 +660,53 @@ fn js_key_order(key: &str, first_seen: usize) -> (u8, u64, usize) {
     }
 }
 
-impl<'de, S: Schema> Accept<'de> for MapA<'_, S> {
-    accept_head!(BTreeMap<String, S::Out>, Expect::Type("record"));
-    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Self::Out>, A::Error> {
-        let mut out = BTreeMap::new();
+impl<'de> Accept<'de> for MapA<'_, 'de> {
+    accept_head!((), Expect::Type("record"));
+    fn map(self, map: &mut dyn Entries<'de>) -> Read<Option<()>> {
         let base = self.cx.len();
         // Every key whose last value had issues, or whose earlier value had some.
         let mut spans: Vec<KeySpan> = Vec::new();
         let mut seen = 0usize;
-        while let Some(key) = map.next_key::<String>()? {
+        loop {
+            let mut key = String::new();
+            if !map.next_key(&mut |k| key = k.into_cow().into_owned())? {
+                break;
+            }
             let start = self.cx.len();
-            self.cx.push(Seg::Key(Cow::Owned(key)));
-            let next = map.next_value_seed(Seed(self.s, self.cx));
-            let Some(Seg::Key(key)) = self.cx.pop() else {
-                unreachable!("a key was pushed")
-            };
-            let key = key.into_owned();
-            let next = next?;
+            self.cx.push(Seg::Key(Cow::Owned(key.clone())));
+            let (read, cx) = (&mut *self.value, &mut *self.cx);
+            let mut valid = false;
+            let next = map.next_value(&mut |value| {
+                valid = read(&key, value, cx)?;
+                Ok(())
+            });
+            self.cx.pop();
+            next?;
             let end = self.cx.len();
             let prior = spans.iter().position(|s| s.key == key);
-            match next {
-                Some(v) => {
-                    if let Some(p) = prior {
-                        spans[p].live = None;
-                    }
-                    out.insert(key, v);
+            if valid {
+                if let Some(p) = prior {
+                    spans[p].live = None;
                 }
-                None => {
-                    out.remove(&key);
-                    match prior {
-                        Some(p) => spans[p].live = Some((start, end)),
-                        None => spans.push(KeySpan {
-                            key,
-                            first: seen,
-                            live: Some((start, end)),
-                        }),
-                    }
+            } else {
+                match prior {
+                    Some(p) => spans[p].live = Some((start, end)),
+                    None => spans.push(KeySpan {
+                        key,
+                        first: seen,
+                        live: Some((start, end)),
+                    }),
                 }
             }
             seen += 1;
         }
         if self.cx.len() == base {
-            return Ok(Some(out));
+            return Ok(Some(()));
         }
         spans.sort_by_key(|s| js_key_order(&s.key, s.first));
         let live: Vec<(usize, usize)> = spans.iter().filter_map(|s| s.live).collect();
         self.cx.reorder(base, &live);
-        Ok(if live.is_empty() { Some(out) } else { None })
+        Ok(live.is_empty().then_some(()))
     }
 }
 
@@ -864,12 +724,23 @@ impl<S: Schema> Schema for Map<S> {
         Expect::Type("record")
     }
     #[inline]
-    fn decode<'de, D: Deserializer<'de>>(
-        self,
-        d: D,
-        cx: &mut Cx,
-    ) -> Result<Option<Self::Out>, D::Error> {
-        d.deserialize_any(Visit(MapA { s: self.0, cx }))
+    fn decode<'de>(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<Self::Out>> {
+        let mut out = BTreeMap::new();
+        let value = &mut |key: &str, src: &mut dyn Src<'de>, cx: &mut Cx| {
+            let v = self.0.decode(src, cx)?;
+            Ok(match v {
+                Some(v) => {
+                    out.insert(key.to_owned(), v);
+                    true
+                }
+                None => {
+                    out.remove(key);
+                    false
+                }
+            })
+        };
+        let valid = accept(src, MapA { cx, value })?;
+        Ok(valid.map(|()| out))
     }
     /// A duplicate key, or `__proto__` (which JavaScript objects treat apart), is left to
     /// `decode`.
@@ -883,42 +754,19 @@ impl<S: Schema> Schema for Map<S> {
 #[derive(Clone, Copy, Debug)]
 pub struct Nullable<S>(pub S);
 
-struct NullableV<'a, S> {
-    s: S,
-    cx: &'a mut Cx,
-}
-
-impl<'de, S: Schema> Visitor<'de> for NullableV<'_, S> {
-    type Value = Option<Option<S::Out>>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    #[inline]
-    fn visit_none<E>(self) -> Result<Self::Value, E> {
-        Ok(Some(None))
-    }
-    #[inline]
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(Some(None))
-    }
-    #[inline]
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        Ok(self.s.decode(d, self.cx)?.map(Some))
-    }
-}
-
 impl<S: Schema> Schema for Nullable<S> {
     type Out = Option<S::Out>;
     fn expect(self) -> Expect {
         self.0.expect()
     }
     #[inline]
-    fn decode<'de, D: Deserializer<'de>>(
-        self,
-        d: D,
-        cx: &mut Cx,
-    ) -> Result<Option<Self::Out>, D::Error> {
-        d.deserialize_option(NullableV { s: self.0, cx })
+    fn decode<'de>(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<Self::Out>> {
+        let mut v = None;
+        let null = src.option(&mut |some| {
+            v = self.0.decode(some, cx)?;
+            Ok(())
+        })?;
+        Ok(if null { Some(None) } else { v.map(Some) })
     }
     #[inline(always)]
     fn scan(self, r: &mut Scanner<'_>) -> Option<Self::Out> {
@@ -940,12 +788,8 @@ impl<S: Schema> Schema for Boxed<S> {
         self.0.expect()
     }
     #[inline]
-    fn decode<'de, D: Deserializer<'de>>(
-        self,
-        d: D,
-        cx: &mut Cx,
-    ) -> Result<Option<Self::Out>, D::Error> {
-        Ok(self.0.decode(d, cx)?.map(Box::new))
+    fn decode<'de>(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<Self::Out>> {
+        Ok(self.0.decode(src, cx)?.map(Box::new))
     }
     #[inline(always)]
     fn scan(self, r: &mut Scanner<'_>) -> Option<Self::Out> {
@@ -983,8 +827,8 @@ impl<T: Decode> Schema for Named<T> {
         T::EXPECT
     }
     #[inline]
-    fn decode<'de, D: Deserializer<'de>>(self, d: D, cx: &mut Cx) -> Result<Option<T>, D::Error> {
-        T::decode(d, cx)
+    fn decode<'de>(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<T>> {
+        T::decode(src, cx)
     }
     #[inline(always)]
     fn scan(self, r: &mut Scanner<'_>) -> Option<T> {
@@ -997,21 +841,9 @@ pub trait SchemaRef<'de>: Copy {
     /// The value a valid input becomes.
     type Out;
     /// Decodes one value; see [`Schema::decode`].
-    fn decode<D: Deserializer<'de>>(self, d: D, cx: &mut Cx)
-    -> Result<Option<Self::Out>, D::Error>;
+    fn decode(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<Self::Out>>;
     /// Reads one plain, valid value with the fast reader; see [`Schema::scan`].
     fn scan(self, r: &mut Scanner<'de>) -> Option<Self::Out>;
-}
-
-/// A [`SchemaRef`] as a `DeserializeSeed`, carrying the context.
-pub struct SeedRef<'a, S>(pub S, pub &'a mut Cx);
-
-impl<'de, S: SchemaRef<'de>> DeserializeSeed<'de> for SeedRef<'_, S> {
-    type Value = Option<S::Out>;
-    #[inline]
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        self.0.decode(d, self.1)
-    }
 }
 
 /// A generated borrowed view (`RequestRef<'a>`): decodes itself, borrowing strings and raw
@@ -1023,8 +855,13 @@ pub trait DecodeRef<'de>: Sized {
     fn from_owned(owned: Self::Owned) -> Self;
     /// The owned value.
     fn into_owned(self) -> Self::Owned;
-    /// Decodes one value; see [`Schema::decode`].
-    fn decode<D: Deserializer<'de>>(d: D, cx: &mut Cx) -> Result<Option<Self>, D::Error>;
+    /// Decodes one value; see [`Schema::decode`]. By default the owned type's decoder, the
+    /// value viewed (a frame's view borrows from the input instead). A default method is
+    /// compiled only for the views that are decoded, not for every view.
+    #[inline]
+    fn decode(src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<Self>> {
+        Ok(<Self::Owned as Decode>::decode(src, cx)?.map(Self::from_owned))
+    }
     /// Reads one plain, valid value with the fast reader, borrowing its strings; `None` when
     /// not sure (the caller runs `decode`). See `wire::scan`.
     #[inline]
@@ -1077,12 +914,8 @@ impl<'de> Accept<'de> for StrRefA<'_> {
 impl<'de> SchemaRef<'de> for StrRef {
     type Out = Cow<'de, str>;
     #[inline]
-    fn decode<D: Deserializer<'de>>(
-        self,
-        d: D,
-        cx: &mut Cx,
-    ) -> Result<Option<Self::Out>, D::Error> {
-        d.deserialize_any(Visit(StrRefA { s: self.0, cx }))
+    fn decode(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<Self::Out>> {
+        accept(src, StrRefA { s: self.0, cx })
     }
     #[inline(always)]
     fn scan(self, r: &mut Scanner<'de>) -> Option<Self::Out> {
@@ -1112,12 +945,9 @@ pub struct UnknownRef;
 impl<'de> SchemaRef<'de> for UnknownRef {
     type Out = Cow<'de, serde_json::value::RawValue>;
     #[inline]
-    fn decode<D: Deserializer<'de>>(
-        self,
-        d: D,
-        cx: &mut Cx,
-    ) -> Result<Option<Self::Out>, D::Error> {
-        super::serde_json_internals::capture_raw(d).map(|raw| Some(restore_cow(cx, raw)))
+    fn decode(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<Self::Out>> {
+        let raw = super::serde_json_internals::raw_value(src.text()?)?;
+        Ok(Some(restore_cow(cx, raw)))
     }
     /// The value's text as the fast reader read it, not read again (no marker to restore:
     /// see [`Unknown::scan`]).

@@ -15,6 +15,7 @@
 //! The tests below check each of these against the serde_json this crate is built with, and
 //! name what changed when an upgrade changes one.
 
+use super::source::{Read, Stop};
 use super::union::CowKey;
 use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
@@ -101,16 +102,16 @@ pub(crate) fn capture<'de, D: Deserializer<'de>>(d: D) -> Result<Cow<'de, str>, 
     d.deserialize_newtype_struct(RAW_TOKEN, CaptureV)
 }
 
-/// One JSON value as a raw value: borrowed from the input when it can be.
-pub(crate) fn capture_raw<'de, D: Deserializer<'de>>(d: D) -> Result<Cow<'de, RawValue>, D::Error> {
-    match capture(d)? {
+/// One JSON value's text ([`capture`]) as a raw value: borrowed from the input when it is.
+pub(crate) fn raw_value(text: Cow<'_, str>) -> Read<Cow<'_, RawValue>> {
+    match text {
         // The text serde_json captured is one JSON value: handed over with no second scan.
         Cow::Borrowed(text) => <&RawValue as serde::Deserialize>::deserialize(Lent(text))
             .map(Cow::Borrowed)
-            .map_err(de::Error::custom),
+            .map_err(Stop::with),
         Cow::Owned(text) => RawValue::from_string(text)
             .map(Cow::Owned)
-            .map_err(de::Error::custom),
+            .map_err(Stop::with),
     }
 }
 
@@ -241,10 +242,10 @@ mod tests {
 
     #[test]
     fn raw_value_accepts_the_text_lent_through_the_marker() {
-        let raw = capture_raw(&mut serde_json::Deserializer::from_str(
+        let text = capture(&mut serde_json::Deserializer::from_str(
             r#" [1,{"b":null}] "#,
-        ))
-        .unwrap();
+        ));
+        let raw = raw_value(text.unwrap()).unwrap();
         assert!(
             matches!(&raw, Cow::Borrowed(r) if r.get() == r#"[1,{"b":null}]"#),
             "RawValue no longer takes its text from the marker's entry: {raw:?}"

@@ -3,7 +3,8 @@
 
 use super::scan::Scanner;
 use super::{Cx, ParseError};
-use serde::{Deserializer, Serialize};
+use super::{Read, Src};
+use serde::Serialize;
 use std::any::Any;
 use std::fmt;
 
@@ -20,15 +21,9 @@ pub trait Request: 'static {
     /// Parses and validates a result.
     fn parse_result(json: &str) -> Result<Self::Result, ParseError>;
     /// Decodes and validates a payload from a frame being read (see `wire::typed`).
-    fn decode_payload<'de, D: Deserializer<'de>>(
-        d: D,
-        cx: &mut Cx,
-    ) -> Result<Option<Self::Payload>, D::Error>;
+    fn decode_payload(src: &mut dyn Src<'_>, cx: &mut Cx) -> Read<Option<Self::Payload>>;
     /// Decodes and validates a result from a frame being read.
-    fn decode_result<'de, D: Deserializer<'de>>(
-        d: D,
-        cx: &mut Cx,
-    ) -> Result<Option<Self::Result>, D::Error>;
+    fn decode_result(src: &mut dyn Src<'_>, cx: &mut Cx) -> Read<Option<Self::Result>>;
     /// Reads a plain, valid payload with the fast reader (`wire::scan`); `None` when not sure.
     fn scan_payload(r: &mut Scanner<'_>) -> Option<Self::Payload>;
     /// Reads a plain, valid result with the fast reader; `None` when not sure.
@@ -44,10 +39,7 @@ pub trait Event: 'static {
     /// Parses and validates a payload.
     fn parse_payload(json: &str) -> Result<Self::Payload, ParseError>;
     /// Decodes and validates a payload from a frame being read (see `wire::typed`).
-    fn decode_payload<'de, D: Deserializer<'de>>(
-        d: D,
-        cx: &mut Cx,
-    ) -> Result<Option<Self::Payload>, D::Error>;
+    fn decode_payload(src: &mut dyn Src<'_>, cx: &mut Cx) -> Read<Option<Self::Payload>>;
     /// Reads a plain, valid payload with the fast reader (`wire::scan`); `None` when not sure.
     fn scan_payload(r: &mut Scanner<'_>) -> Option<Self::Payload>;
 }

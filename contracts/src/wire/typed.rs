@@ -13,9 +13,9 @@
 use super::issue::Cx;
 use super::object::{ObjectCx, ObjectRef, decode_object_ref_into};
 use super::scan::{Scanner, scan_str};
-use super::schema::{DecodeRef, Seed, SeedRef, UnknownRef};
+use super::schema::{DecodeRef, SchemaRef, UnknownRef};
+use super::source::{Map, Read, Src, read_de};
 use super::{ParseError, TableError};
-use serde::de::{DeserializeSeed, Deserializer, MapAccess};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 
@@ -26,12 +26,12 @@ use std::borrow::Cow;
 pub trait ByName<'de>: Sized {
     /// Decodes the value of the entry named `name` into `out` (`None` when invalid, its
     /// issues recorded). A name the table does not know records an issue and skips the value.
-    fn decode_named<'a, D: Deserializer<'a>>(
+    fn decode_named<'a>(
         name: &str,
-        d: D,
+        src: &mut dyn Src<'a>,
         cx: &mut Cx,
         out: &mut Option<Self>,
-    ) -> Result<(), D::Error>;
+    ) -> Read<()>;
     /// Parses the value of the entry named `name` from its JSON text (the table stage).
     fn parse_named(name: &str, json: &str) -> Result<Self, TableError>;
     /// Reads the value of the entry named `name` with the fast reader (`wire::scan`); `None`
@@ -164,7 +164,7 @@ fn read_once<'a, T: ObjectTyped<'a>>(json: &'a str, out: &mut Option<T>, cx: &mu
     // first run's value.
     *out = None;
     let mut de = serde_json::Deserializer::from_str(json);
-    let read = decode_object_ref_into::<T, _>(&mut de, cx, out);
+    let read = read_de(&mut de, |src| decode_object_ref_into::<T>(src, cx, out));
     read.is_ok() && out.is_some() && cx.is_empty() && de.end().is_ok()
 }
 
@@ -216,58 +216,43 @@ fn union_in_two_stages<'a, U: UnionTyped<'a>>(json: &'a str) -> Result<U, Refuse
     }
 }
 
-/// The seed of a `#[table]` field read by a known name: the value is written in place.
-struct NamedSeed<'s, 'c, E> {
-    name: &'s str,
-    cx: &'c mut Cx,
-    out: &'s mut Option<E>,
-}
-
-impl<'de, E: ByName<'de>> DeserializeSeed<'de> for NamedSeed<'_, '_, E> {
-    type Value = ();
-    #[inline(always)]
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        E::decode_named(self.name, d, self.cx, self.out)
-    }
-}
-
 impl ObjectCx<'_> {
     /// The typed loop's strict key: a key that names no field records an issue of the
     /// object's (the two stages take over), its value skipped.
     #[inline]
-    pub fn next_key_strict<'de, A: MapAccess<'de>>(
+    pub fn next_key_strict(
         &mut self,
-        map: &mut A,
+        map: &mut dyn Map<'_>,
         index: super::object::Index,
-    ) -> Result<Option<usize>, A::Error> {
-        self.next_key_or::<true, A>(map, index)
+    ) -> Read<Option<usize>> {
+        self.next_key_or::<true>(map, index)
     }
 
     /// Reads the `#[table]` field `i` into its slot: by the name in `key` when it has been
     /// read, else as text. Its issues are the field's, as [`ObjectCx::value_into`] keeps them.
-    #[inline(always)]
-    pub fn entry_into<'de, A: MapAccess<'de>, E: ByName<'de>>(
+    #[inline]
+    pub fn entry_into<'de, E: ByName<'de>>(
         &mut self,
-        map: &mut A,
+        map: &mut dyn Map<'de>,
         i: usize,
         key: &Option<Option<Cow<'de, str>>>,
         slot: &mut EntrySlot<'de, E>,
-    ) -> Result<(), A::Error> {
+    ) -> Read<()> {
         slot.value = None;
         slot.text = None;
         self.field(map, i, |map, cx| match key {
             Some(Some(name)) => {
                 slot.by = Some(name.clone());
-                map.next_value_seed(NamedSeed {
-                    name,
-                    cx,
-                    out: &mut slot.value,
-                })
+                let out = &mut slot.value;
+                map.next_value(&mut |value| E::decode_named(name, value, cx, out))
             }
             _ => {
                 slot.by = None;
-                slot.text = map.next_value_seed(SeedRef(UnknownRef, cx))?;
-                Ok(())
+                let text = &mut slot.text;
+                map.next_value(&mut |value| {
+                    *text = UnknownRef.decode(value, cx)?;
+                    Ok(())
+                })
             }
         })
     }
@@ -320,22 +305,12 @@ impl ObjectCx<'_> {
     }
 }
 
-/// Decodes a schema's value for a table entry: the body of a generated `decode_payload`.
-#[inline(always)]
-pub fn decode_entry<'de, S: super::Schema, D: Deserializer<'de>>(
-    schema: S,
-    d: D,
-    cx: &mut Cx,
-) -> Result<Option<S::Out>, D::Error> {
-    Seed(schema, cx).deserialize(d)
-}
-
 /// The issue of a name the table does not know, its value skipped (a generated
 /// `decode_named`'s last arm).
 #[cold]
 #[inline(never)]
-pub fn unknown_entry<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx) -> Result<(), D::Error> {
-    d.deserialize_ignored_any(serde::de::IgnoredAny)?;
+pub fn unknown_entry(src: &mut dyn Src<'_>, cx: &mut Cx) -> Read<()> {
+    src.skip()?;
     cx.issue("unknown name", false);
     Ok(())
 }

@@ -4,88 +4,90 @@
 use super::issue::Mode;
 use super::issue::{Cx, Expect, Issue, Seg};
 use super::js::Marks;
-use super::schema::{Accept, Decode, LitInt, LitStr, Schema, Visit};
-use super::serde_json_internals::{self as internals, CaptureSeed, MAX_DEPTH, capture};
-use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use super::schema::{Decode, LitInt, LitStr, Num, Schema};
+use super::serde_json_internals::{self as internals, CaptureSeed, MAX_DEPTH};
+use super::source::{
+    Accept, Key, Map, Read, Seq, Sink, Src, Stop, accept, read_text, skip_map, skip_seq,
+};
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, Visitor};
 use std::borrow::Cow;
 use std::cell::Cell;
 use std::fmt;
 use std::sync::Arc;
 
-/// The JSON parser's error type, for values parsed again from buffered text.
-pub type JsonError = serde_json::Error;
-
 /// Refuses a value parsed again from buffered text beyond serde_json's nesting limit, in
 /// its words: each re-parse starts a fresh parser, so the depth is counted on the path.
-fn check_depth<E: de::Error>(cx: &Cx) -> Result<(), E> {
+fn check_depth(cx: &Cx) -> Read<()> {
     if cx.depth() >= MAX_DEPTH {
-        Err(E::custom(internals::RECURSION_LIMIT))
+        Err(Stop::with(internals::RECURSION_LIMIT))
     } else {
         Ok(())
     }
 }
 
-struct EnumA<'a, T> {
+/// A closed enum being decoded: the index of the listed value a string is. One type for
+/// every enum, so the decoder's handling of its shapes is one copy.
+struct EnumA<'a> {
     cx: &'a mut Cx,
     values: &'static [&'static str],
-    pick: fn(&str) -> Option<T>,
 }
 
-impl<'de, T> Accept<'de> for EnumA<'_, T> {
-    type Out = T;
+impl<'de> Accept<'de> for EnumA<'_> {
+    type Out = usize;
     fn cx(&mut self) -> &mut Cx {
         self.cx
     }
     fn expect(&self) -> Expect {
         Expect::OneOf(self.values)
     }
-    fn str(self, v: &str) -> Option<T> {
-        match (self.pick)(v) {
-            Some(t) => Some(t),
+    fn str(self, v: &str) -> Option<usize> {
+        match self.values.iter().position(|value| *value == v) {
+            Some(i) => Some(i),
             None => self.reject("string"),
         }
     }
 }
 
 /// Decodes a closed enum: `pick` maps a listed value to its variant.
-pub fn decode_enum<'de, T, D: Deserializer<'de>>(
-    d: D,
+pub fn decode_enum<'de, T>(
+    src: &mut dyn Src<'de>,
     cx: &mut Cx,
     values: &'static [&'static str],
     pick: fn(&str) -> Option<T>,
-) -> Result<Option<T>, D::Error> {
-    d.deserialize_any(Visit(EnumA { cx, values, pick }))
+) -> Read<Option<T>> {
+    let i = accept(src, EnumA { cx, values })?;
+    Ok(i.and_then(|i| pick(values[i])))
 }
 
-struct OpenEnumA<'a, T> {
+/// An open enum being decoded: any string, owned (the decoder's path only).
+struct OpenEnumA<'a> {
     cx: &'a mut Cx,
-    pick: fn(Cow<'_, str>) -> T,
 }
 
-impl<'de, T> Accept<'de> for OpenEnumA<'_, T> {
-    type Out = T;
+impl<'de> Accept<'de> for OpenEnumA<'_> {
+    type Out = String;
     fn cx(&mut self) -> &mut Cx {
         self.cx
     }
     fn expect(&self) -> Expect {
         Expect::Type("string")
     }
-    fn str(self, v: &str) -> Option<T> {
-        Some((self.pick)(Cow::Borrowed(v)))
+    fn str(self, v: &str) -> Option<String> {
+        Some(v.to_owned())
     }
-    fn string(self, v: String) -> Option<T> {
-        Some((self.pick)(Cow::Owned(v)))
+    fn string(self, v: String) -> Option<String> {
+        Some(v)
     }
 }
 
 /// Decodes an open enum: any string; `pick` keeps unknown ones.
-pub fn decode_open_enum<'de, T, D: Deserializer<'de>>(
-    d: D,
+pub fn decode_open_enum<'de, T>(
+    src: &mut dyn Src<'de>,
     cx: &mut Cx,
     pick: fn(Cow<'_, str>) -> T,
-) -> Result<Option<T>, D::Error> {
-    d.deserialize_any(Visit(OpenEnumA { cx, pick }))
+) -> Read<Option<T>> {
+    let v = accept(src, OpenEnumA { cx })?;
+    Ok(v.map(|v| pick(Cow::Owned(v))))
 }
 
 /// A tagged union's object, handed to its variant: its entries with their raw values, in
@@ -96,101 +98,90 @@ pub struct Entries<'a> {
 
 impl<'a> Entries<'a> {
     /// Decodes the whole object as `T` (a tagged union's variant).
-    pub fn decode<T: Decode>(self, cx: &mut Cx) -> Result<Option<T>, JsonError> {
-        T::decode(self, cx)
+    pub fn decode<T: Decode>(mut self, cx: &mut Cx) -> Read<Option<T>> {
+        T::decode(&mut self, cx)
     }
 
     /// Decodes the whole object with a schema.
-    pub fn decode_with<S: Schema>(
-        self,
-        schema: S,
-        cx: &mut Cx,
-    ) -> Result<Option<S::Out>, JsonError> {
-        schema.decode(self, cx)
+    pub fn decode_with<S: Schema>(mut self, schema: S, cx: &mut Cx) -> Read<Option<S::Out>> {
+        schema.decode(&mut self, cx)
     }
 }
 
-struct EntriesAccess<'a> {
+/// The message of a request for the text of a value that has none of its own (an object
+/// rebuilt from its entries), as serde_json's raw value protocol words it.
+const NO_TEXT: &str = "expected a JSON value from serde_json";
+
+impl<'a> Src<'a> for Entries<'a> {
+    fn any(&mut self, sink: &mut dyn Sink<'a>) -> Read<()> {
+        sink.map(&mut EntriesMap {
+            items: self.items.iter(),
+            value: None,
+        })
+    }
+    fn option(&mut self, some: &mut dyn FnMut(&mut dyn Src<'a>) -> Read<()>) -> Read<bool> {
+        some(self).map(|()| false)
+    }
+    fn text(&mut self) -> Read<Cow<'a, str>> {
+        Err(Stop::with(NO_TEXT))
+    }
+    fn skip(&mut self) -> Read<()> {
+        Ok(())
+    }
+}
+
+/// The entries of an [`Entries`], each value its text.
+struct EntriesMap<'a> {
     items: std::slice::Iter<'a, (Cow<'a, str>, Cow<'a, str>)>,
     value: Option<&'a str>,
 }
 
-impl<'de> MapAccess<'de> for EntriesAccess<'de> {
-    type Error = JsonError;
-    fn next_key_seed<K: DeserializeSeed<'de>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, JsonError> {
+impl<'a> Map<'a> for EntriesMap<'a> {
+    fn next_key(&mut self, key: &mut dyn FnMut(Key<'_, 'a>)) -> Read<bool> {
         match self.items.next() {
-            None => Ok(None),
+            None => Ok(false),
             Some((k, v)) => {
                 self.value = Some(v);
-                seed.deserialize(BorrowedStrDeserializer::new(k.as_ref()))
-                    .map(Some)
+                key(Key::Lent(k));
+                Ok(true)
             }
         }
     }
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, JsonError> {
-        let raw = self
+    fn next_value(&mut self, value: &mut dyn FnMut(&mut dyn Src<'a>) -> Read<()>) -> Read<()> {
+        let text = self
             .value
             .take()
-            .ok_or_else(|| de::Error::custom("value without a key"))?;
-        seed.deserialize(RawText(raw))
+            .ok_or_else(|| Stop::with("value without a key"))?;
+        value(&mut RawText(text))
     }
 }
 
-/// A value's JSON text as a deserializer: parsed by serde_json, except that a raw value
-/// (`unknown`) is handed the text as it is, with no second scan.
+/// A value's JSON text as a reader: parsed by serde_json, except that a raw value (`unknown`)
+/// is handed the text as it is, with no second scan.
 struct RawText<'a>(&'a str);
 
-impl<'de> Deserializer<'de> for RawText<'de> {
-    type Error = JsonError;
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, JsonError> {
+impl<'a> Src<'a> for RawText<'a> {
+    fn any(&mut self, sink: &mut dyn Sink<'a>) -> Read<()> {
         // The text is one value serde_json already read: a string without escapes is its
         // contents, as serde_json would hand them over.
         if let Some(inner) = plain_str(self.0) {
-            return visitor.visit_borrowed_str(inner);
+            sink.borrowed_str(inner);
+            return Ok(());
         }
-        (&mut serde_json::Deserializer::from_str(self.0)).deserialize_any(visitor)
+        read_text(self.0, |src| src.any(sink))
     }
-    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, JsonError> {
-        (&mut serde_json::Deserializer::from_str(self.0)).deserialize_option(visitor)
+    fn option(&mut self, some: &mut dyn FnMut(&mut dyn Src<'a>) -> Read<()>) -> Read<bool> {
+        read_text(self.0, |src| src.option(some))
     }
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, JsonError> {
-        if internals::is_raw_value(name) {
-            return internals::lend_raw(self.0, visitor);
-        }
-        (&mut serde_json::Deserializer::from_str(self.0)).deserialize_newtype_struct(name, visitor)
+    fn text(&mut self) -> Read<Cow<'a, str>> {
+        Ok(Cow::Borrowed(self.0))
     }
     /// An unknown key's value: serde_json already read it, so nothing is read again. Read
     /// again as any value, a number beyond a double (`1e400`) would fail where the streamed
     /// path's skip does not, and the text's JavaScript rewrite would then change the
     /// `unknown` values elsewhere in it.
-    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, JsonError> {
-        visitor.visit_unit()
-    }
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        unit unit_struct seq tuple tuple_struct map struct enum identifier
-    }
-}
-
-impl<'de> Deserializer<'de> for Entries<'de> {
-    type Error = JsonError;
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, JsonError> {
-        visitor.visit_map(EntriesAccess {
-            items: self.items.iter(),
-            value: None,
-        })
-    }
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
-        identifier ignored_any
+    fn skip(&mut self) -> Read<()> {
+        Ok(())
     }
 }
 
@@ -226,13 +217,9 @@ pub trait Tagged: Sized {
     const TAG_KEY: &'static str;
     /// Every tag value, in order.
     const TAG_VALUES: &'static [&'static str];
-    /// Decodes the whole object (`d`) as the variant tagged `tag`; `None` for an unknown tag
-    /// (before `d` is read).
-    fn pick<'de, D: Deserializer<'de>>(
-        tag: &str,
-        d: D,
-        cx: &mut Cx,
-    ) -> Option<Result<Option<Self>, D::Error>>;
+    /// Decodes the whole object (`src`) as the variant tagged `tag`; `None` for an unknown
+    /// tag (before `src` is read).
+    fn pick<'de>(tag: &str, src: &mut dyn Src<'de>, cx: &mut Cx) -> Option<Read<Option<Self>>>;
 }
 
 /// The message of a tag that is absent or unknown.
@@ -293,17 +280,14 @@ fn again<R>(marks: Option<&Arc<Marks>>, mut f: impl FnMut(&mut Cx) -> R) -> R {
 /// can be), its entries buffered, and the last tag wins. One path, not a second one for a tag
 /// that comes first: it would cost every variant two more copies of its decoder (a guarded
 /// map and a visitor over it), for speed on a path that only odd input takes.
-pub fn decode_tagged<'de, T: Tagged, D: Deserializer<'de>>(
-    d: D,
-    cx: &mut Cx,
-) -> Result<Option<T>, D::Error> {
+pub fn decode_tagged<'de, T: Tagged>(src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<T>> {
     check_depth(cx)?;
     if cx.live_tags() {
         let mut out = None;
-        d.deserialize_any(Visit(TaggedA::<T> { cx, out: &mut out }))?;
+        accept(src, TaggedA::<T> { cx, out: &mut out })?;
         return Ok(out);
     }
-    let text = capture(d)?;
+    let text = src.text()?;
     let received = json_type(&text);
     if received != "object" {
         // A number JavaScript reads as Infinity arrives as a marker (see `js`).
@@ -316,22 +300,19 @@ pub fn decode_tagged<'de, T: Tagged, D: Deserializer<'de>>(
     }
     let items = serde_json::Deserializer::from_str(&text)
         .deserialize_map(BufferV)
-        .map_err(de::Error::custom)?;
-    decode_items::<T>(&items, cx).map_err(de::Error::custom)
+        .map_err(Stop::with)?;
+    decode_items::<T>(&items, cx)
 }
 
 /// The buffered path: every entry with its raw value, then the variant of the last tag.
-fn decode_items<T: Tagged>(
-    items: &[(Cow<'_, str>, Cow<'_, str>)],
-    cx: &mut Cx,
-) -> Result<Option<T>, JsonError> {
+fn decode_items<T: Tagged>(items: &[(Cow<'_, str>, Cow<'_, str>)], cx: &mut Cx) -> Read<Option<T>> {
     let tag = T::TAG_KEY;
     let tag_value = items
         .iter()
         .rev()
         .find(|(k, _)| k == tag)
         .and_then(|(_, v)| serde_json::from_str::<String>(v).ok());
-    let picked = tag_value.and_then(|t| T::pick(&t, Entries { items }, cx));
+    let picked = tag_value.and_then(|t| T::pick(&t, &mut Entries { items }, cx));
     match picked {
         Some(r) => r,
         None => {
@@ -358,22 +339,22 @@ impl<'de, T: Tagged> Accept<'de> for TaggedA<'_, T> {
     fn expect(&self) -> Expect {
         Expect::Type("object")
     }
-    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<()>, A::Error> {
+    fn map(self, map: &mut dyn Map<'de>) -> Read<Option<()>> {
         let (cx, out) = (self.cx, self.out);
         let mut items: Items<'de> = Vec::new();
-        if let Some(key) = map.next_key_seed(CowKey)? {
-            let raw = map.next_value_seed(CaptureSeed)?;
+        if let Some(key) = next_cow_key(map)? {
+            let raw = next_text(map)?;
             if key == T::TAG_KEY
                 && let Some(value) = plain_str(&raw).filter(|v| T::TAG_VALUES.contains(v))
             {
                 let conflict = Cell::new(false);
-                let live = LiveDe {
-                    map: &mut map,
+                let mut live = LiveSrc {
+                    map: &mut *map,
                     tag: T::TAG_KEY,
                     value,
                     conflict: &conflict,
                 };
-                if let Some(r) = T::pick(value, live, cx) {
+                if let Some(r) = T::pick(value, &mut live, cx) {
                     if conflict.get() {
                         cx.note_conflict();
                     }
@@ -382,14 +363,31 @@ impl<'de, T: Tagged> Accept<'de> for TaggedA<'_, T> {
                 }
             }
             items.push((key, raw));
-            while let Some(k) = map.next_key_seed(CowKey)? {
-                let v = map.next_value_seed(CaptureSeed)?;
+            while let Some(k) = next_cow_key(map)? {
+                let v = next_text(map)?;
                 items.push((k, v));
             }
         }
-        *out = decode_items::<T>(&items, cx).map_err(de::Error::custom)?;
+        *out = decode_items::<T>(&items, cx)?;
         Ok(Some(()))
     }
+}
+
+/// The next key of `map`, borrowed from the input when it is; `None` at the end.
+fn next_cow_key<'de>(map: &mut dyn Map<'de>) -> Read<Option<Cow<'de, str>>> {
+    let mut key = None;
+    map.next_key(&mut |k| key = Some(k.into_cow()))?;
+    Ok(key)
+}
+
+/// The text of the value of the key just read.
+fn next_text<'de>(map: &mut dyn Map<'de>) -> Read<Cow<'de, str>> {
+    let mut text = None;
+    map.next_value(&mut |value| {
+        text = Some(value.text()?);
+        Ok(())
+    })?;
+    text.ok_or_else(|| Stop::with("value without a key"))
 }
 
 /// A JSON string's text without escapes: its contents.
@@ -401,30 +399,39 @@ fn plain_str(raw: &str) -> Option<&str> {
 
 /// The rest of a live map whose first entry (the tag, with `value`) was read, as the whole
 /// object for the variant: the tag entry is replayed first.
-struct LiveDe<'m, 'v, A> {
-    map: &'m mut A,
+struct LiveSrc<'m, 'v, 'de> {
+    map: &'m mut dyn Map<'de>,
     tag: &'static str,
     value: &'v str,
     /// Set when a later duplicate of the tag disagrees (the parse is to start over).
     conflict: &'v Cell<bool>,
 }
 
-impl<'de, A: MapAccess<'de>> Deserializer<'de> for LiveDe<'_, '_, A> {
-    type Error = A::Error;
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, A::Error> {
-        visitor.visit_map(LiveMap {
-            map: self.map,
+impl<'de> LiveSrc<'_, '_, 'de> {
+    fn entries(&mut self) -> LiveMap<'_, '_, 'de> {
+        LiveMap {
+            map: &mut *self.map,
             tag: self.tag,
             value: self.value,
             conflict: self.conflict,
             replay: Replay::Key,
             at_tag: false,
-        })
+        }
     }
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
-        identifier ignored_any
+}
+
+impl<'de> Src<'de> for LiveSrc<'_, '_, 'de> {
+    fn any(&mut self, sink: &mut dyn Sink<'de>) -> Read<()> {
+        sink.map(&mut self.entries())
+    }
+    fn option(&mut self, some: &mut dyn FnMut(&mut dyn Src<'de>) -> Read<()>) -> Read<bool> {
+        some(self).map(|()| false)
+    }
+    fn text(&mut self) -> Read<Cow<'de, str>> {
+        Err(Stop::with(NO_TEXT))
+    }
+    fn skip(&mut self) -> Read<()> {
+        skip_map(&mut self.entries())
     }
 }
 
@@ -438,8 +445,8 @@ enum Replay {
 
 /// The live map as the variant reads it: the tag entry first, then every later key checked
 /// against the tag, whose duplicates must hold the same value.
-struct LiveMap<'m, 'v, A> {
-    map: &'m mut A,
+struct LiveMap<'m, 'v, 'de> {
+    map: &'m mut dyn Map<'de>,
     tag: &'static str,
     value: &'v str,
     conflict: &'v Cell<bool>,
@@ -448,39 +455,57 @@ struct LiveMap<'m, 'v, A> {
     at_tag: bool,
 }
 
-impl<'de, A: MapAccess<'de>> MapAccess<'de> for LiveMap<'_, '_, A> {
-    type Error = A::Error;
-    fn next_key_seed<K: DeserializeSeed<'de>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, A::Error> {
+impl<'de> Map<'de> for LiveMap<'_, '_, 'de> {
+    fn next_key(&mut self, key: &mut dyn FnMut(Key<'_, 'de>)) -> Read<bool> {
         if self.replay == Replay::Key {
             self.replay = Replay::Value;
-            return seed
-                .deserialize(BorrowedStrDeserializer::<A::Error>::new(self.tag))
-                .map(Some);
+            key(Key::Lent(self.tag));
+            return Ok(true);
         }
-        let tag = self.tag;
-        let at_tag = &mut self.at_tag;
-        self.map.next_key_seed(KeyCheck { seed, tag, at_tag })
+        let (tag, at_tag) = (self.tag, &mut self.at_tag);
+        self.map.next_key(&mut |k| {
+            *at_tag = k.as_str() == tag;
+            key(k)
+        })
     }
-    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, A::Error> {
+    fn next_value(&mut self, value: &mut dyn FnMut(&mut dyn Src<'de>) -> Read<()>) -> Read<()> {
         if self.replay == Replay::Value {
             self.replay = Replay::Done;
-            return seed.deserialize(StrDeserializer::<A::Error>::new(self.value));
+            return value(&mut StrSrc(self.value));
         }
         if !std::mem::take(&mut self.at_tag) {
-            return self.map.next_value_seed(seed);
+            return self.map.next_value(value);
         }
-        match self.map.next_value_seed(TagSeed)? {
-            Some(v) if v == self.value => seed.deserialize(StrDeserializer::new(self.value)),
+        let mut sink = TagSink(None);
+        self.map.next_value(&mut |v| v.any(&mut sink))?;
+        match sink.0 {
+            Some(v) if v == self.value => value(&mut StrSrc(self.value)),
             _ => {
                 self.conflict.set(true);
-                Err(de::Error::custom(
-                    "the tag changed; reading the input again",
-                ))
+                Err(Stop::with("the tag changed; reading the input again"))
             }
         }
+    }
+}
+
+/// A string the runtime holds, as a reader (a tag value replayed).
+struct StrSrc<'v>(&'v str);
+
+impl<'de> Src<'de> for StrSrc<'_> {
+    fn any(&mut self, sink: &mut dyn Sink<'de>) -> Read<()> {
+        sink.str(self.0);
+        Ok(())
+    }
+    fn option(&mut self, some: &mut dyn FnMut(&mut dyn Src<'de>) -> Read<()>) -> Read<bool> {
+        some(self).map(|()| false)
+    }
+    fn text(&mut self) -> Read<Cow<'de, str>> {
+        serde_json::to_string(self.0)
+            .map(Cow::Owned)
+            .map_err(Stop::with)
+    }
+    fn skip(&mut self) -> Read<()> {
+        Ok(())
     }
 }
 
@@ -503,96 +528,42 @@ impl<'de> Visitor<'de> for BufferV {
     }
 }
 
-/// A key, passed on to the variant's own key seed after noting whether it is the tag.
-struct KeyCheck<'b, K> {
-    seed: K,
-    tag: &'static str,
-    at_tag: &'b mut bool,
-}
-
-impl<'de, K: DeserializeSeed<'de>> DeserializeSeed<'de> for KeyCheck<'_, K> {
-    type Value = K::Value;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<K::Value, D::Error> {
-        d.deserialize_str(self)
-    }
-}
-
-impl<'de, K: DeserializeSeed<'de>> Visitor<'de> for KeyCheck<'_, K> {
-    type Value = K::Value;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a key")
-    }
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<K::Value, E> {
-        *self.at_tag = v == self.tag;
-        self.seed.deserialize(BorrowedStrDeserializer::new(v))
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<K::Value, E> {
-        *self.at_tag = v == self.tag;
-        self.seed.deserialize(StrDeserializer::new(v))
-    }
-}
-
 /// A tag's value: the string, or `None` for any other JSON value (skipped).
-struct TagSeed;
+struct TagSink<'de>(Option<Cow<'de, str>>);
 
-impl<'de> DeserializeSeed<'de> for TagSeed {
-    type Value = Option<Cow<'de, str>>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
+impl<'de> Sink<'de> for TagSink<'de> {
+    fn str(&mut self, v: &str) {
+        self.0 = Some(Cow::Owned(v.to_owned()));
     }
-}
-
-impl<'de> Visitor<'de> for TagSeed {
-    type Value = Option<Cow<'de, str>>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
+    fn string(&mut self, v: String) {
+        self.0 = Some(Cow::Owned(v));
     }
-    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(Some(Cow::Borrowed(v)))
+    fn borrowed_str(&mut self, v: &'de str) {
+        self.0 = Some(Cow::Borrowed(v));
     }
-    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Some(Cow::Owned(v.to_owned())))
+    fn bool(&mut self, _: bool) {}
+    fn num(&mut self, _: Num) {}
+    fn f64(&mut self, _: f64) {}
+    fn null(&mut self) {}
+    fn seq(&mut self, seq: &mut dyn Seq<'de>) -> Read<()> {
+        skip_seq(seq)
     }
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(None)
-    }
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(None)
+    fn map(&mut self, map: &mut dyn Map<'de>) -> Read<()> {
+        skip_map(map)
     }
 }
 
 /// One variant of an untagged union, tried on the value's JSON text.
-pub type TryVariant<T> = fn(&str, &mut Cx) -> Result<Option<T>, JsonError>;
+pub type TryVariant<T> = fn(&str, &mut Cx) -> Read<Option<T>>;
 
 /// Decodes `T` from buffered JSON text.
-pub fn decode_raw<T: Decode>(raw: &str, cx: &mut Cx) -> Result<Option<T>, JsonError> {
-    T::decode(&mut serde_json::Deserializer::from_str(raw), cx)
+pub fn decode_raw<T: Decode>(raw: &str, cx: &mut Cx) -> Read<Option<T>> {
+    read_text(raw, |src| T::decode(src, cx))
 }
 
 /// Decodes buffered JSON text with a schema.
-pub fn decode_raw_with<S: Schema>(
-    schema: S,
-    raw: &str,
-    cx: &mut Cx,
-) -> Result<Option<S::Out>, JsonError> {
-    schema.decode(&mut serde_json::Deserializer::from_str(raw), cx)
+pub fn decode_raw_with<S: Schema>(schema: S, raw: &str, cx: &mut Cx) -> Read<Option<S::Out>> {
+    read_text(raw, |src| schema.decode(src, cx))
 }
 
 /// Decodes an untagged union: the first variant that accepts wins. When none does, the
@@ -602,19 +573,19 @@ pub fn decode_raw_with<S: Schema>(
 /// The value is captured as text (borrowed when the input lends it) and each variant is
 /// tried quietly: its issues are counted, not worded. Only when every variant failed are
 /// they tried again to word the issues.
-pub fn decode_untagged<'de, T, D: Deserializer<'de>>(
-    d: D,
+pub fn decode_untagged<'de, T>(
+    src: &mut dyn Src<'de>,
     cx: &mut Cx,
     variants: &[TryVariant<T>],
-) -> Result<Option<T>, D::Error> {
+) -> Read<Option<T>> {
     check_depth(cx)?;
-    let raw = capture(d)?;
+    let raw = src.text()?;
     let quiet = cx.is_quiet();
     for try_variant in variants {
         let mut sub = cx.quiet_scratch();
         let r = try_variant(&raw, &mut sub);
         cx.absorb(&sub);
-        match r.map_err(de::Error::custom)? {
+        match r? {
             Some(v) if sub.is_empty() => return Ok(Some(v)),
             _ => {}
         }
@@ -629,7 +600,7 @@ pub fn decode_untagged<'de, T, D: Deserializer<'de>>(
         let mut sub = cx.scratch();
         let r = try_variant(&raw, &mut sub);
         cx.absorb(&sub);
-        let _ = r.map_err(de::Error::custom)?;
+        let _ = r?;
         failures.push(sub.into_issues());
     }
     let mut nonaborted = failures
@@ -691,42 +662,40 @@ pub struct ObjectVariant<T> {
     /// The variant's required literal keys ([`Object::LITERALS`](super::Object::LITERALS)).
     pub literals: &'static [(&'static str, Literal)],
     /// Decodes the object as this variant.
-    pub decode: for<'a> fn(Entries<'a>, &mut Cx) -> Result<Option<T>, JsonError>,
+    pub decode: for<'a> fn(Entries<'a>, &mut Cx) -> Read<Option<T>>,
 }
 
 /// An object's entries in wire order with their values' JSON text, or `None` for any other
 /// JSON value (skipped).
-struct IndexV;
+struct IndexSink<'de>(Option<Items<'de>>);
 
-impl<'de> Visitor<'de> for IndexV {
-    type Value = Option<Items<'de>>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
+impl<'de> Sink<'de> for IndexSink<'de> {
+    fn str(&mut self, _: &str) {}
+    fn string(&mut self, _: String) {}
+    fn borrowed_str(&mut self, _: &'de str) {}
+    fn bool(&mut self, _: bool) {}
+    fn num(&mut self, _: Num) {}
+    fn f64(&mut self, _: f64) {}
+    fn null(&mut self) {}
+    fn seq(&mut self, seq: &mut dyn Seq<'de>) -> Read<()> {
+        skip_seq(seq)
     }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        BufferV.visit_map(map).map(Some)
+    fn map(&mut self, map: &mut dyn Map<'de>) -> Read<()> {
+        let mut items = Vec::new();
+        while let Some(k) = next_cow_key(map)? {
+            let v = next_text(map)?;
+            items.push((k, v));
+        }
+        self.0 = Some(items);
+        Ok(())
     }
-    fn visit_seq<S: SeqAccess<'de>>(self, seq: S) -> Result<Self::Value, S::Error> {
-        TagSeed.visit_seq(seq).map(|_| None)
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
+}
+
+/// The entries of the object `src` holds ([`IndexSink`]).
+fn read_entries<'de>(src: &mut dyn Src<'de>) -> Read<Option<Items<'de>>> {
+    let mut sink = IndexSink(None);
+    src.any(&mut sink)?;
+    Ok(sink.0)
 }
 
 /// Decodes an untagged union whose variants are all structs, with the same verdict and
@@ -737,13 +706,13 @@ impl<'de> Visitor<'de> for IndexV {
 /// something else, or is absent, fails on a non-continuing issue whatever the rest holds, so
 /// it is not tried: only the variants the literals allow are, in order. Anything but an
 /// object fails every variant on its type: `Invalid input`.
-pub fn decode_untagged_objects<'de, T, D: Deserializer<'de>>(
-    d: D,
+pub fn decode_untagged_objects<'de, T>(
+    src: &mut dyn Src<'de>,
     cx: &mut Cx,
     variants: &[ObjectVariant<T>],
-) -> Result<Option<T>, D::Error> {
+) -> Read<Option<T>> {
     check_depth(cx)?;
-    let Some(items) = d.deserialize_any(IndexV)? else {
+    let Some(items) = read_entries(src)? else {
         cx.issue("Invalid input", false);
         return Ok(None);
     };
@@ -755,7 +724,6 @@ pub fn decode_untagged_objects<'de, T, D: Deserializer<'de>>(
         |i| variants[i].literals,
         |i, cx| (variants[i].decode)(entries(), cx),
     )
-    .map_err(de::Error::custom)
 }
 
 /// One variant of an untagged union of structs, as its borrowed view decodes it: `decode`
@@ -765,21 +733,21 @@ pub struct ObjectVariantRef<'de, T> {
     /// The variant's required literal keys ([`Object::LITERALS`](super::Object::LITERALS)).
     pub literals: &'static [(&'static str, Literal)],
     /// Decodes the object as this variant's view, borrowing from the input.
-    pub decode: for<'s> fn(LentEntries<'s, 'de>, &mut Cx) -> Result<Option<T>, JsonError>,
+    pub decode: for<'s> fn(LentEntries<'s, 'de>, &mut Cx) -> Read<Option<T>>,
     /// Decodes the object as the owned variant, viewed.
-    pub owned: for<'a> fn(Entries<'a>, &mut Cx) -> Result<Option<T>, JsonError>,
+    pub owned: for<'a> fn(Entries<'a>, &mut Cx) -> Read<Option<T>>,
 }
 
 /// [`decode_untagged_objects`] into a borrowed view of the union, with the same verdict and
 /// messages: when every key and value of the object is borrowed from the input, the chosen
 /// variant's view borrows them too.
-pub fn decode_untagged_objects_ref<'de, T, D: Deserializer<'de>>(
-    d: D,
+pub fn decode_untagged_objects_ref<'de, T>(
+    src: &mut dyn Src<'de>,
     cx: &mut Cx,
     variants: &[ObjectVariantRef<'de, T>],
-) -> Result<Option<T>, D::Error> {
+) -> Read<Option<T>> {
     check_depth(cx)?;
-    let Some(items) = d.deserialize_any(IndexV)? else {
+    let Some(items) = read_entries(src)? else {
         cx.issue("Invalid input", false);
         return Ok(None);
     };
@@ -799,7 +767,6 @@ pub fn decode_untagged_objects_ref<'de, T, D: Deserializer<'de>>(
             }
         },
     )
-    .map_err(de::Error::custom)
 }
 
 /// The choice among the variants of an untagged union of structs, on the object's entries:
@@ -810,8 +777,8 @@ fn pick_object<T>(
     cx: &mut Cx,
     n: usize,
     literals: impl Fn(usize) -> &'static [(&'static str, Literal)],
-    decode: impl Fn(usize, &mut Cx) -> Result<Option<T>, JsonError>,
-) -> Result<Option<T>, JsonError> {
+    decode: impl Fn(usize, &mut Cx) -> Read<Option<T>>,
+) -> Read<Option<T>> {
     let last = |key: &str| {
         items
             .iter()
@@ -874,58 +841,57 @@ pub struct LentEntries<'s, 'de> {
     items: &'s [(Cow<'de, str>, Cow<'de, str>)],
 }
 
-struct LentAccess<'s, 'de> {
+impl<'de> Src<'de> for LentEntries<'_, 'de> {
+    fn any(&mut self, sink: &mut dyn Sink<'de>) -> Read<()> {
+        sink.map(&mut LentMap {
+            items: self.items.iter(),
+            value: None,
+        })
+    }
+    fn option(&mut self, some: &mut dyn FnMut(&mut dyn Src<'de>) -> Read<()>) -> Read<bool> {
+        some(self).map(|()| false)
+    }
+    fn text(&mut self) -> Read<Cow<'de, str>> {
+        Err(Stop::with(NO_TEXT))
+    }
+    fn skip(&mut self) -> Read<()> {
+        Ok(())
+    }
+}
+
+/// The entries of a [`LentEntries`], each value its text.
+struct LentMap<'s, 'de> {
     items: std::slice::Iter<'s, (Cow<'de, str>, Cow<'de, str>)>,
     value: Option<&'de str>,
 }
 
 /// The borrowed text of an entry: every entry of a [`LentEntries`] is.
-fn lent<'de>(c: &Cow<'de, str>) -> Result<&'de str, JsonError> {
+fn lent<'de>(c: &Cow<'de, str>) -> Read<&'de str> {
     match c {
         Cow::Borrowed(s) => Ok(s),
-        Cow::Owned(_) => Err(de::Error::custom("an entry not borrowed from the input")),
+        Cow::Owned(_) => Err(Stop::with("an entry not borrowed from the input")),
     }
 }
 
-impl<'de> MapAccess<'de> for LentAccess<'_, 'de> {
-    type Error = JsonError;
+impl<'de> Map<'de> for LentMap<'_, 'de> {
     #[inline]
-    fn next_key_seed<K: DeserializeSeed<'de>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, JsonError> {
+    fn next_key(&mut self, key: &mut dyn FnMut(Key<'_, 'de>)) -> Read<bool> {
         match self.items.next() {
-            None => Ok(None),
+            None => Ok(false),
             Some((k, v)) => {
                 self.value = Some(lent(v)?);
-                seed.deserialize(BorrowedStrDeserializer::new(lent(k)?))
-                    .map(Some)
+                key(Key::Lent(lent(k)?));
+                Ok(true)
             }
         }
     }
     #[inline]
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, JsonError> {
-        let raw = self
+    fn next_value(&mut self, value: &mut dyn FnMut(&mut dyn Src<'de>) -> Read<()>) -> Read<()> {
+        let text = self
             .value
             .take()
-            .ok_or_else(|| de::Error::custom("value without a key"))?;
-        seed.deserialize(RawText(raw))
-    }
-}
-
-impl<'de> Deserializer<'de> for LentEntries<'_, 'de> {
-    type Error = JsonError;
-    #[inline]
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, JsonError> {
-        visitor.visit_map(LentAccess {
-            items: self.items.iter(),
-            value: None,
-        })
-    }
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
-        identifier ignored_any
+            .ok_or_else(|| Stop::with("value without a key"))?;
+        value(&mut RawText(text))
     }
 }
 
@@ -1027,12 +993,12 @@ mod tests {
 
     impl crate::wire::Decode for InTrial {
         const EXPECT: crate::wire::Expect = crate::wire::Expect::Fixed("Invalid input");
-        fn decode<'de, D: serde::Deserializer<'de>>(
-            d: D,
+        fn decode<'de>(
+            src: &mut dyn crate::wire::Src<'de>,
             cx: &mut crate::wire::Cx,
-        ) -> Result<Option<Self>, D::Error> {
+        ) -> crate::wire::Read<Option<Self>> {
             let v = super::decode_untagged(
-                d,
+                src,
                 cx,
                 &[|raw, cx| crate::wire::decode_raw::<ChatEvent>(raw, cx)],
             )?;
@@ -1091,14 +1057,14 @@ mod tests {
 
     impl crate::wire::Decode for TryAll {
         const EXPECT: crate::wire::Expect = crate::wire::Expect::Fixed("Invalid input");
-        fn decode<'de, D: serde::Deserializer<'de>>(
-            d: D,
+        fn decode<'de>(
+            src: &mut dyn crate::wire::Src<'de>,
             cx: &mut crate::wire::Cx,
-        ) -> Result<Option<Self>, D::Error> {
+        ) -> crate::wire::Read<Option<Self>> {
             use crate::agent::{Event, ReplyError, ReplyOk};
             use crate::wire::{Named, decode_raw_with};
             let v = super::decode_untagged(
-                d,
+                src,
                 cx,
                 &[
                     |raw, cx| {

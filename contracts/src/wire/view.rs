@@ -38,6 +38,17 @@ pub fn convert_vec<T, U>(items: Vec<T>, mut convert: impl FnMut(T) -> U) -> Vec<
     out
 }
 
+/// A view's optional string, owned (a view's `into_owned`): one function for every such
+/// field, not a closure each.
+pub fn owned_str(v: Option<Cow<'_, str>>) -> Option<String> {
+    v.map(Cow::into_owned)
+}
+
+/// An owned optional string, as a view holds it (a view's `from_owned`).
+pub fn lent_str<'a>(v: Option<String>) -> Option<Cow<'a, str>> {
+    v.map(Cow::Owned)
+}
+
 /// A generated struct's view, read field by field once its object is opened: what a tagged
 /// union's view hands the object to after reading the tag.
 pub trait ObjectView<'de>: Sized {

@@ -47,18 +47,18 @@ impl Emitter<'_> {
         };
         let slots: Vec<&Ident> = fields.iter().map(|c| &c.slot).collect();
         let loop_ = if fields.is_empty() {
-            quote!(while o.next_key(&mut map, <Self as #rt::Object>::index)?.is_some() {})
+            quote!(while o.next_key(map, <Self as #rt::Object>::index)?.is_some() {})
         } else {
             let arms = fields.iter().map(|c| {
                 let (i, slot, schema) = (Lit::usize_unsuffixed(c.i), &c.slot, &c.schema);
-                quote!(#i => o.value_into(&mut map, #i, #schema, &mut #slot)?,)
+                quote!(#i => o.value_into(map, #i, #schema, &mut #slot),)
             });
             quote! {
-                while let ::core::option::Option::Some(i) = o.next_key(&mut map, <Self as #rt::Object>::index)? {
+                while let ::core::option::Option::Some(i) = o.next_key(map, <Self as #rt::Object>::index)? {
                     match i {
                         #(#arms)*
-                        _ => {}
-                    }
+                        _ => ::core::result::Result::Ok(()),
+                    }?;
                 }
             }
         };
@@ -82,10 +82,10 @@ impl Emitter<'_> {
                 fn index(key: &str) -> ::core::option::Option<usize> {
                     #index_body
                 }
-                fn visit<'de, A: #rt::serde::de::MapAccess<'de>>(
+                fn visit<'de>(
                     o: &mut #rt::ObjectCx<'_>,
-                    mut map: A,
-                ) -> ::core::result::Result<::core::option::Option<Self>, A::Error> {
+                    map: &mut dyn #rt::SrcMap<'de>,
+                ) -> #rt::Read<::core::option::Option<Self>> {
                     #(let mut #slots = ::core::option::Option::None;)*
                     #loop_
                     #(#finish)*
@@ -154,7 +154,7 @@ impl Emitter<'_> {
         let decode = self.decode_impl(
             name,
             quote!(#rt::Expect::Type("object")),
-            quote!(#rt::decode_tagged::<Self, D>(d, cx)),
+            quote!(#rt::decode_tagged::<Self>(d, cx)),
             Some(self.tagged_scan(field, tags, variants, at)),
         );
         quote! {
@@ -163,11 +163,11 @@ impl Emitter<'_> {
                 const TAG_KEY: &'static str = Self::TAG;
                 const TAG_VALUES: &'static [&'static str] = Self::TAGS;
                 #[allow(unused_variables)]
-                fn pick<'de, D: #rt::serde::Deserializer<'de>>(
+                fn pick<'de>(
                     tag: &str,
-                    d: D,
+                    d: &mut dyn #rt::Src<'de>,
                     cx: &mut #rt::Cx,
-                ) -> ::core::option::Option<::core::result::Result<::core::option::Option<Self>, D::Error>> {
+                ) -> ::core::option::Option<#rt::Read<::core::option::Option<Self>>> {
                     match tag {
                         #(#tags => ::core::option::Option::Some(#rt::Schema::decode(#schemas, d, cx).map(|v| v.map(Self::#idents))),)*
                         _ => ::core::option::Option::None,
@@ -271,10 +271,10 @@ impl Emitter<'_> {
             #[allow(deprecated)]
             impl #rt::Decode for #name {
                 const EXPECT: #rt::Expect = #expect;
-                fn decode<'de, D: #rt::serde::Deserializer<'de>>(
-                    d: D,
+                fn decode<'de>(
+                    d: &mut dyn #rt::Src<'de>,
                     cx: &mut #rt::Cx,
-                ) -> ::core::result::Result<::core::option::Option<Self>, D::Error> {
+                ) -> #rt::Read<::core::option::Option<Self>> {
                     #body
                 }
                 #scan

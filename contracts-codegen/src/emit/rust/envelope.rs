@@ -78,10 +78,10 @@ impl FlatField<'_> {
         match self.value_ref() {
             None => {
                 let schema = &self.schema;
-                quote!(#i => o.value_into(&mut map, #i, #schema, &mut #slot)?,)
+                quote!(#i => o.value_into(map, #i, #schema, &mut #slot),)
             }
             Some(value) => {
-                quote!(#i => o.value_ref_into(&mut map, #i, #value, &mut #slot)?,)
+                quote!(#i => o.value_ref_into(map, #i, #value, &mut #slot),)
             }
         }
     }
@@ -190,7 +190,7 @@ impl Emitter<'_> {
         let typed = self.struct_typed(at, flat);
         let object_view = self.object_view_impl(view, view_scan);
         let inherent = self.inherent_impl(name, view, owned);
-        let decode = quote!(#rt::decode_object_ref::<Self, D>(d, cx));
+        let decode = Some(quote!(#rt::decode_object_ref::<Self>(d, cx)));
         let scan = quote!(#rt::scan_object_view::<Self>(r));
         let decode_ref = self.decode_ref_impl(name, view, from_owned, decode, scan);
         quote! {
@@ -206,16 +206,16 @@ impl Emitter<'_> {
                 fn index(key: &str) -> ::core::option::Option<usize> {
                     <#name as #rt::Object>::index(key)
                 }
-                fn visit<A: #rt::serde::de::MapAccess<'de>>(
+                fn visit(
                     o: &mut #rt::ObjectCx<'_>,
-                    mut map: A,
-                ) -> ::core::result::Result<::core::option::Option<Self>, A::Error> {
+                    map: &mut dyn #rt::SrcMap<'de>,
+                ) -> #rt::Read<::core::option::Option<Self>> {
                     #(let mut #slots = ::core::option::Option::None;)*
-                    while let ::core::option::Option::Some(i) = o.next_key(&mut map, <Self as #rt::ObjectRef<'de>>::index)? {
+                    while let ::core::option::Option::Some(i) = o.next_key(map, <Self as #rt::ObjectRef<'de>>::index)? {
                         match i {
                             #(#arms)*
-                            _ => {}
-                        }
+                            _ => ::core::result::Result::Ok(()),
+                        }?;
                     }
                     #(#finish)*
                     #lets_else
@@ -302,8 +302,8 @@ impl Emitter<'_> {
                     from_owned.push(variant_arm(Convert::FromOwned, &name, id, view));
                     variants.push(quote!(#rt::ObjectVariantRef {
                         literals: <#path as #rt::Object>::LITERALS,
-                        decode: |e, cx| <#vp<'de> as #rt::DecodeRef<'de>>::decode(e, cx).map(|v| v.map(Self::#id)),
-                        owned: |e, cx| <#path as #rt::Decode>::decode(e, cx)
+                        decode: |mut e, cx| <#vp<'de> as #rt::DecodeRef<'de>>::decode(&mut e, cx).map(|v| v.map(Self::#id)),
+                        owned: |mut e, cx| <#path as #rt::Decode>::decode(&mut e, cx)
                             .map(|v| v.map(|v| Self::#id(<#vp<'de> as #rt::DecodeRef<'de>>::from_owned(v)))),
                     },));
                 }
@@ -314,8 +314,8 @@ impl Emitter<'_> {
                     from_owned.push(variant_arm(Convert::FromOwned, &name, id, quote!(v)));
                     variants.push(quote!(#rt::ObjectVariantRef {
                         literals: <#path as #rt::Object>::LITERALS,
-                        decode: |e, cx| <#path as #rt::Decode>::decode(e, cx).map(|v| v.map(Self::#id)),
-                        owned: |e, cx| <#path as #rt::Decode>::decode(e, cx).map(|v| v.map(Self::#id)),
+                        decode: |mut e, cx| <#path as #rt::Decode>::decode(&mut e, cx).map(|v| v.map(Self::#id)),
+                        owned: |mut e, cx| <#path as #rt::Decode>::decode(&mut e, cx).map(|v| v.map(Self::#id)),
                     },));
                 }
             }
@@ -332,7 +332,7 @@ impl Emitter<'_> {
             &name,
             &view,
             quote!(match owned { #(#from_owned)* }),
-            quote!(#rt::decode_untagged_objects_ref(d, cx, &[#(#variants)*])),
+            Some(quote!(#rt::decode_untagged_objects_ref(d, cx, &[#(#variants)*]))),
             scan,
         );
         quote! {

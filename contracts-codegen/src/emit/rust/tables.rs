@@ -344,11 +344,11 @@ impl Emitter<'_> {
                 #rt::from_str_with(#schema, json)
             }
             #[inline(never)]
-            fn #decode<'de, D: #rt::serde::Deserializer<'de>>(
-                d: D,
+            fn #decode(
+                d: &mut dyn #rt::Src<'_>,
                 cx: &mut #rt::Cx,
-            ) -> ::core::result::Result<::core::option::Option<Self::#assoc>, D::Error> {
-                #rt::decode_entry(#schema, d, cx)
+            ) -> #rt::Read<::core::option::Option<Self::#assoc>> {
+                #rt::Schema::decode(#schema, d, cx)
             }
             #[inline]
             fn #scan(r: &mut #rt::Scanner<'_>) -> ::core::option::Option<Self::#assoc> {
@@ -442,12 +442,12 @@ impl Emitter<'_> {
             #[allow(deprecated)]
             impl<'de> #rt::ByName<'de> for #name {
                 #[inline(never)]
-                fn decode_named<'a, D: #rt::serde::Deserializer<'a>>(
+                fn decode_named<'a>(
                     name: &str,
-                    d: D,
+                    d: &mut dyn #rt::Src<'a>,
                     cx: &mut #rt::Cx,
                     out: &mut ::core::option::Option<Self>,
-                ) -> ::core::result::Result<(), D::Error> {
+                ) -> #rt::Read<()> {
                     match name {
                         #(#names => {
                             *out = <#module::#idents as #trait_>::#decode(d, cx)?.map(|v| Self::#idents(::std::boxed::Box::new(v)));

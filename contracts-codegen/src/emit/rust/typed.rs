@@ -60,7 +60,7 @@ impl Emitter<'_> {
         let arms = fields.iter().map(|f| {
             if f.f.name == field.name {
                 let i = Lit::usize_unsuffixed(t);
-                quote!(#i => o.entry_into(&mut map, #i, &#key_slot, &mut #slot)?,)
+                quote!(#i => o.entry_into(map, #i, &#key_slot, &mut #slot),)
             } else {
                 f.arm()
             }
@@ -128,25 +128,25 @@ impl Emitter<'_> {
                 fn index(key: &str) -> ::core::option::Option<usize> {
                     <#name as #rt::Object>::index(key)
                 }
-                fn visit<A: #rt::serde::de::MapAccess<'de>>(
+                fn visit(
                     o: &mut #rt::ObjectCx<'_>,
-                    map: A,
-                ) -> ::core::result::Result<::core::option::Option<Self>, A::Error> {
+                    map: &mut dyn #rt::SrcMap<'de>,
+                ) -> #rt::Read<::core::option::Option<Self>> {
                     let mut out = ::core::option::Option::None;
                     Self::visit_into(o, map, &mut out)?;
                     ::core::result::Result::Ok(out)
                 }
-                fn visit_into<A: #rt::serde::de::MapAccess<'de>>(
+                fn visit_into(
                     o: &mut #rt::ObjectCx<'_>,
-                    mut map: A,
+                    map: &mut dyn #rt::SrcMap<'de>,
                     out: &mut ::core::option::Option<Self>,
-                ) -> ::core::result::Result<(), A::Error> {
+                ) -> #rt::Read<()> {
                     #(#lets)*
-                    while let ::core::option::Option::Some(i) = o.next_key_strict(&mut map, <Self as #rt::ObjectRef<'de>>::index)? {
+                    while let ::core::option::Option::Some(i) = o.next_key_strict(map, <Self as #rt::ObjectRef<'de>>::index)? {
                         match i {
                             #(#arms)*
-                            _ => {}
-                        }
+                            _ => ::core::result::Result::Ok(()),
+                        }?;
                     }
                     #(#finish)*
                     #lets_else_unit

@@ -152,7 +152,7 @@ impl Emitter<'_> {
         let decode = self.decode_impl(
             &name,
             quote!(#rt::Expect::Type("object")),
-            quote!(#rt::decode_object::<Self, D>(d, cx)),
+            quote!(#rt::decode_object::<Self>(d, cx)),
             Some(quote!(#rt::scan_object::<Self>(r))),
         );
         let writes: Vec<TokenStream> = fields.iter().map(|c| self.write(c)).collect();

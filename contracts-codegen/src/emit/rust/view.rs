@@ -212,12 +212,29 @@ impl Emitter<'_> {
             return (!matches!(c.store, Store::Literal)).then(|| quote!(#ident: #from.#ident,));
         }
         let v = self.convert(to, self.model, &c.f.ty, at, c.boxed, &quote!(v));
+        let rt = &self.rt;
         Some(match c.store {
             Store::Literal => return None,
             Store::Presence => quote!(#ident: #from.#ident,),
+            // An optional string, the commonest: one runtime function, not a closure a field.
+            Store::Optional if self.is_string(self.model, &c.f.ty, at) => match to {
+                Convert::IntoOwned => quote!(#ident: #rt::owned_str(#from.#ident),),
+                Convert::FromOwned => quote!(#ident: #rt::lent_str(#from.#ident),),
+            },
             Store::Optional => quote!(#ident: #from.#ident.map(|v| #v),),
             Store::Defaulted | Store::Required => quote!(#ident: { let v = #from.#ident; #v },),
         })
+    }
+
+    /// Whether `ty` is a string, through aliases.
+    fn is_string(&self, owner: &Model, ty: &Ty, at: At<'_>) -> bool {
+        match &ty.kind {
+            TyKind::String(_) => true,
+            TyKind::Ref(r) => self
+                .alias_of(owner, r, at)
+                .is_some_and(|(owner, inner, at)| self.is_string(owner, inner, at)),
+            _ => false,
+        }
     }
 
     /// A struct's view item (`doc` its doc comment) with a member for each of `fields`, and
@@ -291,16 +308,27 @@ impl Emitter<'_> {
 
     /// `DecodeRef` for a view: `from_owned`, `decode` and `scan` the bodies of its conversion
     /// from the owned value (`owned` in scope), its decoder (`d`, `cx`) and its fast reader
-    /// (`r`).
+    /// (`r`). Without a `decode`, the view's decoder is the trait's: its owned type's, viewed
+    /// (compiled only where it is used).
     pub(super) fn decode_ref_impl(
         &self,
         name: &Ident,
         view: &Ident,
         from_owned: TokenStream,
-        decode: TokenStream,
+        decode: Option<TokenStream>,
         scan: TokenStream,
     ) -> TokenStream {
         let rt = &self.rt;
+        let decode = decode.map(|decode| {
+            quote! {
+                fn decode(
+                    d: &mut dyn #rt::Src<'de>,
+                    cx: &mut #rt::Cx,
+                ) -> #rt::Read<::core::option::Option<Self>> {
+                    #decode
+                }
+            }
+        });
         quote! {
             #[allow(deprecated)]
             impl<'de> #rt::DecodeRef<'de> for #view<'de> {
@@ -311,12 +339,7 @@ impl Emitter<'_> {
                 fn from_owned(owned: #name) -> Self {
                     #from_owned
                 }
-                fn decode<D: #rt::serde::Deserializer<'de>>(
-                    d: D,
-                    cx: &mut #rt::Cx,
-                ) -> ::core::result::Result<::core::option::Option<Self>, D::Error> {
-                    #decode
-                }
+                #decode
                 #[inline]
                 fn scan(r: &mut #rt::Scanner<'de>) -> ::core::option::Option<Self> {
                     #scan
@@ -335,10 +358,8 @@ impl Emitter<'_> {
         from_owned: TokenStream,
         scan: TokenStream,
     ) -> TokenStream {
-        let rt = &self.rt;
         let inherent = self.inherent_impl(name, view, into_owned);
-        let decode = quote!(::core::result::Result::Ok(<#name as #rt::Decode>::decode(d, cx)?.map(Self::from_owned)));
-        let decode_ref = self.decode_ref_impl(name, view, from_owned, decode, scan);
+        let decode_ref = self.decode_ref_impl(name, view, from_owned, None, scan);
         quote!(#inherent #decode_ref)
     }
 
@@ -596,12 +617,12 @@ impl Emitter<'_> {
 
             #[allow(deprecated)]
             impl<'de> #rt::ByName<'de> for #view<'de> {
-                fn decode_named<'a, D: #rt::serde::Deserializer<'a>>(
+                fn decode_named<'a>(
                     name: &str,
-                    d: D,
+                    d: &mut dyn #rt::Src<'a>,
                     cx: &mut #rt::Cx,
                     out: &mut ::core::option::Option<Self>,
-                ) -> ::core::result::Result<(), D::Error> {
+                ) -> #rt::Read<()> {
                     let mut owned = ::core::option::Option::None;
                     <#owned as #rt::ByName<'de>>::decode_named(name, d, cx, &mut owned)?;
                     *out = owned.map(Self::from_owned);
