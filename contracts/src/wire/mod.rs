@@ -164,8 +164,10 @@ pub fn from_slice<T: Decode>(json: &[u8]) -> Result<T, ParseError> {
 /// text is read again the way JavaScript reads it (see `js`), so the verdict is Zod's.
 pub fn from_str_with<S: Schema>(schema: S, json: &str) -> Result<S::Out, ParseError> {
     let mut reads = SchemaReads { schema, out: None };
-    read_text(&mut reads, json)?;
-    Ok(reads.value())
+    match read_text(&mut reads, json) {
+        Ok(()) => Ok(reads.value()),
+        Err(e) => Err(e),
+    }
 }
 
 /// The typed half of a parse by [`from_str_with`]: the schema's fast reader and its decoder,
@@ -199,8 +201,14 @@ impl<S: Schema> Reads for SchemaReads<S> {
     }
 
     fn decode(&mut self, src: &mut dyn Src<'_>, cx: &mut Cx) -> Read<bool> {
-        self.out = self.schema.decode(src, cx)?;
-        Ok(self.out.is_some())
+        // A match, not `?`: the error's conversion would be one more instance per schema.
+        match self.schema.decode(src, cx) {
+            Ok(out) => {
+                self.out = out;
+                Ok(self.out.is_some())
+            }
+            Err(stop) => Err(stop),
+        }
     }
 }
 

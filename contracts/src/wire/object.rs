@@ -18,8 +18,11 @@ pub trait Object: Sized {
     const LITERALS: &'static [(&'static str, Literal)] = &[];
     /// The index in [`Object::FIELDS`] of a wire key.
     fn index(key: &str) -> Option<usize>;
-    /// Reads the entries of a map into the fields (see [`ObjectCx`]).
-    fn visit<'de>(o: &mut ObjectCx<'_>, map: &mut dyn Map<'de>) -> Read<Option<Self>>;
+    /// Reads the entries of a map into the fields (see [`ObjectCx`]), the value written into
+    /// `out` (left `None` when invalid): a large struct is built in place, not moved up
+    /// through a result.
+    fn visit<'de>(o: &mut ObjectCx<'_>, map: &mut dyn Map<'de>, out: &mut Option<Self>)
+    -> Read<()>;
     /// The fast reader's key loop, the object opened (`wire::scan`): the value when every key
     /// is a field, read once, and valid; `None` when not sure.
     fn scan_fields(r: &mut Scanner<'_>, keys: Keys) -> Option<Self>;
@@ -136,14 +139,15 @@ impl<'a> ObjectCx<'a> {
     /// Reads field `i`'s value with `read`, its issues kept as the field's: a later duplicate
     /// replaces an earlier one, issues included.
     #[inline(always)]
-    pub(super) fn field<'de, R>(
+    pub(super) fn field<'de>(
         &mut self,
         map: &mut dyn Map<'de>,
         i: usize,
-        read: impl FnOnce(&mut dyn Map<'de>, &mut Cx) -> Read<R>,
-    ) -> Read<R> {
+        read: &mut dyn FnMut(&mut dyn Src<'de>, &mut Cx) -> Read<()>,
+    ) -> Read<()> {
         let start = self.enter_field(i);
-        let r = read(map, self.cx);
+        let cx = &mut *self.cx;
+        let r = map.next_value(&mut |value| read(value, cx));
         self.leave_field(i, start, r.is_ok());
         r
     }
@@ -191,11 +195,9 @@ impl<'a> ObjectCx<'a> {
         schema: S,
         slot: &mut Option<Option<S::Out>>,
     ) -> Read<()> {
-        self.field(map, i, |map, cx| {
-            map.next_value(&mut |value| {
-                *slot = Some(schema.decode(value, cx)?);
-                Ok(())
-            })
+        self.field(map, i, &mut |value, cx| {
+            *slot = Some(schema.decode(value, cx)?);
+            Ok(())
         })
     }
 
@@ -209,11 +211,9 @@ impl<'a> ObjectCx<'a> {
         schema: S,
         slot: &mut Option<Option<S::Out>>,
     ) -> Read<()> {
-        self.field(map, i, |map, cx| {
-            map.next_value(&mut |value| {
-                *slot = Some(schema.decode(value, cx)?);
-                Ok(())
-            })
+        self.field(map, i, &mut |value, cx| {
+            *slot = Some(schema.decode(value, cx)?);
+            Ok(())
         })
     }
 
@@ -326,8 +326,7 @@ impl<'de, T: Object> Slot<'de> for Option<T> {
         T::FIELDS
     }
     fn visit(&mut self, o: &mut ObjectCx<'_>, map: &mut dyn Map<'de>) -> Read<()> {
-        *self = T::visit(o, map)?;
-        Ok(())
+        T::visit(o, map, self)
     }
 }
 
@@ -376,8 +375,10 @@ fn decode_object_into<'de>(
 #[inline]
 pub fn decode_object<'de, T: Object>(src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<T>> {
     let mut out = None;
-    decode_object_into(src, cx, &mut out)?;
-    Ok(out)
+    match decode_object_into(src, cx, &mut out) {
+        Ok(()) => Ok(out),
+        Err(stop) => Err(stop),
+    }
 }
 
 /// Decodes a generated borrowed view into `out` (a large value is not moved back up through

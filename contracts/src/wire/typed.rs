@@ -240,21 +240,23 @@ impl ObjectCx<'_> {
     ) -> Read<()> {
         slot.value = None;
         slot.text = None;
-        self.field(map, i, |map, cx| match key {
+        match key {
             Some(Some(name)) => {
                 slot.by = Some(name.clone());
                 let out = &mut slot.value;
-                map.next_value(&mut |value| E::decode_named(name, value, cx, out))
+                self.field(map, i, &mut |value, cx| {
+                    E::decode_named(name, value, cx, out)
+                })
             }
             _ => {
                 slot.by = None;
                 let text = &mut slot.text;
-                map.next_value(&mut |value| {
+                self.field(map, i, &mut |value, cx| {
                     *text = UnknownRef.decode(value, cx)?;
                     Ok(())
                 })
             }
-        })
+        }
     }
 
     /// The `#[table]` field once the loop ended: the entry, parsed now if it was read as text;

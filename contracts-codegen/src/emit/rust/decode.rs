@@ -4,7 +4,7 @@
 //! tagged union's `Tagged` (the tag picks the variant), an untagged union's tries; and the end
 //! of a generated field loop.
 
-use super::paths::{open_variant, value_ident};
+use super::paths::{map_read, open_variant, value_ident};
 use super::{At, Emitter, FieldCx, Store, VariantCx};
 use crate::model::{Enum, Struct, TyKind, TypeDef};
 use proc_macro2::{Ident, Literal as Lit, TokenStream};
@@ -65,7 +65,8 @@ impl Emitter<'_> {
         let finish = fields.iter().map(|c| self.finish(c));
         let kept = fields.iter().map(|c| !matches!(c.store, Store::Literal));
         let owned_slots: Vec<Ident> = slots.iter().map(|s| (*s).clone()).collect();
-        let destructure = lets_else(&owned_slots, kept);
+        let destructure =
+            lets_else_with(&owned_slots, kept, &quote!(::core::result::Result::Ok(())));
         let build = fields
             .iter()
             .filter(|c| !matches!(c.store, Store::Literal))
@@ -85,12 +86,14 @@ impl Emitter<'_> {
                 fn visit<'de>(
                     o: &mut #rt::ObjectCx<'_>,
                     map: &mut dyn #rt::SrcMap<'de>,
-                ) -> #rt::Read<::core::option::Option<Self>> {
+                    out: &mut ::core::option::Option<Self>,
+                ) -> #rt::Read<()> {
                     #(let mut #slots = ::core::option::Option::None;)*
                     #loop_
                     #(#finish)*
                     #destructure
-                    ::core::result::Result::Ok(::core::option::Option::Some(Self { #(#build)* }))
+                    *out = ::core::option::Option::Some(Self { #(#build)* });
+                    ::core::result::Result::Ok(())
                 }
                 #[inline]
                 fn scan_fields(
@@ -149,8 +152,13 @@ impl Emitter<'_> {
         at: At<'_>,
     ) -> TokenStream {
         let rt = &self.rt;
-        let schemas = variants.iter().map(|c| &c.schema);
-        let idents = variants.iter().map(|c| &c.ident);
+        let picks = variants.iter().map(|c| {
+            let (schema, ident) = (&c.schema, &c.ident);
+            map_read(
+                quote!(#rt::Schema::decode(#schema, d, cx)),
+                quote!(Self::#ident(v)),
+            )
+        });
         let decode = self.decode_impl(
             name,
             quote!(#rt::Expect::Type("object")),
@@ -169,7 +177,7 @@ impl Emitter<'_> {
                     cx: &mut #rt::Cx,
                 ) -> ::core::option::Option<#rt::Read<::core::option::Option<Self>>> {
                     match tag {
-                        #(#tags => ::core::option::Option::Some(#rt::Schema::decode(#schemas, d, cx).map(|v| v.map(Self::#idents))),)*
+                        #(#tags => ::core::option::Option::Some(#picks),)*
                         _ => ::core::option::Option::None,
                     }
                 }
@@ -191,8 +199,16 @@ impl Emitter<'_> {
         at: At<'_>,
     ) -> TokenStream {
         let rt = &self.rt;
-        let schemas = variants.iter().map(|c| &c.schema);
-        let idents = variants.iter().map(|c| &c.ident);
+        // Each variant's decode, its value wrapped as the union's: `read` the variant's.
+        let wrapped = |read: &dyn Fn(&TokenStream) -> TokenStream| -> Vec<TokenStream> {
+            variants
+                .iter()
+                .map(|c| {
+                    let ident = &c.ident;
+                    map_read(read(&c.schema), quote!(Self::#ident(v)))
+                })
+                .collect()
+        };
         let (body, scan) = if objects {
             let paths: Vec<TokenStream> = variants
                 .iter()
@@ -203,11 +219,12 @@ impl Emitter<'_> {
                 .collect();
             // Every variant is a struct: read the object once, try only the variants its
             // literal keys allow.
+            let decodes = wrapped(&|schema| quote!(e.decode_with(#schema, cx)));
             let body = quote! {
                 #rt::decode_untagged_objects(d, cx, &[
                     #(#rt::ObjectVariant {
                         literals: <#paths as #rt::Object>::LITERALS,
-                        decode: |e, cx| e.decode_with(#schemas, cx).map(|v| v.map(Self::#idents)),
+                        decode: |e, cx| #decodes,
                     },)*
                 ])
             };
@@ -216,9 +233,10 @@ impl Emitter<'_> {
                 Some(self.untagged_objects_scan(def, variants, &paths)),
             )
         } else {
+            let tries = wrapped(&|schema| quote!(#rt::decode_raw_with(#schema, raw, cx)));
             let body = quote! {
                 #rt::decode_untagged(d, cx, &[
-                    #(|raw, cx| #rt::decode_raw_with(#schemas, raw, cx).map(|v| v.map(Self::#idents)),)*
+                    #(|raw, cx| #tries,)*
                 ])
             };
             (body, None)

@@ -5,7 +5,7 @@
 //! whose variants are their views.
 
 use super::decode::lets_else;
-use super::paths::rust_type_name;
+use super::paths::{map_read, map_some, rust_type_name};
 use super::scan::{scan_fields_body, untagged_scan_body};
 use super::view::{Convert, variant_arm};
 use super::{At, Emitter, FieldCx, Store, VariantCx};
@@ -290,9 +290,20 @@ impl Emitter<'_> {
             let vdoc = format!(" [`{name}::{id}`], borrowed where it can be.");
             match vpath {
                 Some(vp) => {
-                    scans.push(quote!(<#vp<'de> as #rt::DecodeRef<'de>>::scan(r).map(Self::#id)));
+                    scans.push(map_some(
+                        quote!(<#vp<'de> as #rt::DecodeRef<'de>>::scan(r)),
+                        quote!(Self::#id(v)),
+                    ));
                     members.push(quote!(#[doc = #vdoc] #id(#vp<'a>),));
                     let view = quote!(<#vp<'de> as #rt::DecodeRef<'de>>::from_owned(v));
+                    let view_decode = map_read(
+                        quote!(<#vp<'de> as #rt::DecodeRef<'de>>::decode(&mut e, cx)),
+                        quote!(Self::#id(v)),
+                    );
+                    let owned_decode = map_read(
+                        quote!(<#path as #rt::Decode>::decode(&mut e, cx)),
+                        quote!(Self::#id(#view)),
+                    );
                     to_owned.push(variant_arm(
                         Convert::IntoOwned,
                         &name,
@@ -302,20 +313,26 @@ impl Emitter<'_> {
                     from_owned.push(variant_arm(Convert::FromOwned, &name, id, view));
                     variants.push(quote!(#rt::ObjectVariantRef {
                         literals: <#path as #rt::Object>::LITERALS,
-                        decode: |mut e, cx| <#vp<'de> as #rt::DecodeRef<'de>>::decode(&mut e, cx).map(|v| v.map(Self::#id)),
-                        owned: |mut e, cx| <#path as #rt::Decode>::decode(&mut e, cx)
-                            .map(|v| v.map(|v| Self::#id(<#vp<'de> as #rt::DecodeRef<'de>>::from_owned(v)))),
+                        decode: |mut e, cx| #view_decode,
+                        owned: |mut e, cx| #owned_decode,
                     },));
                 }
                 None => {
-                    scans.push(quote!(<#path as #rt::Decode>::scan(r).map(Self::#id)));
+                    scans.push(map_some(
+                        quote!(<#path as #rt::Decode>::scan(r)),
+                        quote!(Self::#id(v)),
+                    ));
                     members.push(quote!(#[doc = #vdoc] #id(#path),));
                     to_owned.push(variant_arm(Convert::IntoOwned, &name, id, quote!(v)));
                     from_owned.push(variant_arm(Convert::FromOwned, &name, id, quote!(v)));
+                    let owned_decode = map_read(
+                        quote!(<#path as #rt::Decode>::decode(&mut e, cx)),
+                        quote!(Self::#id(v)),
+                    );
                     variants.push(quote!(#rt::ObjectVariantRef {
                         literals: <#path as #rt::Object>::LITERALS,
-                        decode: |mut e, cx| <#path as #rt::Decode>::decode(&mut e, cx).map(|v| v.map(Self::#id)),
-                        owned: |mut e, cx| <#path as #rt::Decode>::decode(&mut e, cx).map(|v| v.map(Self::#id)),
+                        decode: |mut e, cx| #owned_decode,
+                        owned: |mut e, cx| #owned_decode,
                     },));
                 }
             }

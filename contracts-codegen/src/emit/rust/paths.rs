@@ -218,3 +218,29 @@ pub(super) fn setter_ident(wire: &str) -> Ident {
         rust_ident(&field)
     }
 }
+
+/// `expr`, an `Option`, with its value `v` made `body`: a `match`, not `Option::map` and a
+/// closure, each of which is a generic instance per call site in every build of the app.
+pub(super) fn map_some(expr: TokenStream, body: TokenStream) -> TokenStream {
+    quote! {
+        match #expr {
+            ::core::option::Option::Some(v) => ::core::option::Option::Some(#body),
+            ::core::option::Option::None => ::core::option::Option::None,
+        }
+    }
+}
+
+/// `expr`, a decoder's `Read<Option<_>>`, with its value `v` made `body` (see [`map_some`]).
+pub(super) fn map_read(expr: TokenStream, body: TokenStream) -> TokenStream {
+    quote! {
+        match #expr {
+            ::core::result::Result::Ok(::core::option::Option::Some(v)) => {
+                ::core::result::Result::Ok(::core::option::Option::Some(#body))
+            }
+            ::core::result::Result::Ok(::core::option::Option::None) => {
+                ::core::result::Result::Ok(::core::option::Option::None)
+            }
+            ::core::result::Result::Err(e) => ::core::result::Result::Err(e),
+        }
+    }
+}

@@ -3,7 +3,7 @@
 //! decoder then reads the value and says what is wrong): a struct's key loop, an enum's value,
 //! a tagged union's tag, an untagged union's pick, a table's dispatch by name.
 
-use super::paths::{open_variant, value_ident};
+use super::paths::{map_some, open_variant, value_ident};
 use super::{At, Emitter, FieldCx, Store, VariantCx};
 use crate::model::{Enum, Field, Struct, TyKind, TypeDef};
 use crate::names::{rust_field, rust_ident};
@@ -79,9 +79,11 @@ impl Emitter<'_> {
                 let path = self.type_path(self.model, r, at);
                 let wrap = boxed_if(c.boxed);
                 let (i, id) = (Lit::usize_unsuffixed(c.i), &c.ident);
-                quote! {
-                    #i => <#path as #rt::Object>::scan_fields(r, keys).map(|v| Self::#id(#wrap)),
-                }
+                let read = map_some(
+                    quote!(<#path as #rt::Object>::scan_fields(r, keys)),
+                    quote!(Self::#id(#wrap)),
+                );
+                quote!(#i => #read,)
             }
             _ => TokenStream::new(),
         });
@@ -114,7 +116,10 @@ impl Emitter<'_> {
             .zip(variants)
             .map(|(p, c)| {
                 let (id, wrap) = (&c.ident, boxed_if(c.boxed));
-                quote!(<#p as #rt::Decode>::scan(r).map(|v| Self::#id(#wrap)))
+                map_some(
+                    quote!(<#p as #rt::Decode>::scan(r)),
+                    quote!(Self::#id(#wrap)),
+                )
             })
             .collect();
         untagged_scan_body(

@@ -4,7 +4,7 @@
 //! its entry's name, and `check_type`, which reads a type no entry reaches by its name.
 
 use super::docs::{docs_attrs, meta_attrs};
-use super::paths::rust_type_name;
+use super::paths::{map_some, rust_type_name};
 use super::scan::match_name;
 use super::{At, Emitter};
 use crate::model::{Docs, Meta, Model, TableKind, Ty, TypeDef, TypeRef};
@@ -384,7 +384,12 @@ impl Emitter<'_> {
         };
         let scans: Vec<TokenStream> = idents
             .iter()
-            .map(|id| quote!(<#module::#id as #trait_>::#scan(r).map(|v| Self::#id(::std::boxed::Box::new(v)))))
+            .map(|id| {
+                map_some(
+                    quote!(<#module::#id as #trait_>::#scan(r)),
+                    quote!(Self::#id(::std::boxed::Box::new(v))),
+                )
+            })
             .collect();
         let scan_by_name = match_name(rt, names, &scans);
         let value_body = if empty {
@@ -450,7 +455,10 @@ impl Emitter<'_> {
                 ) -> #rt::Read<()> {
                     match name {
                         #(#names => {
-                            *out = <#module::#idents as #trait_>::#decode(d, cx)?.map(|v| Self::#idents(::std::boxed::Box::new(v)));
+                            *out = match <#module::#idents as #trait_>::#decode(d, cx)? {
+                                ::core::option::Option::Some(v) => ::core::option::Option::Some(Self::#idents(::std::boxed::Box::new(v))),
+                                ::core::option::Option::None => ::core::option::Option::None,
+                            };
                             ::core::result::Result::Ok(())
                         })*
                         _ => #rt::unknown_entry(d, cx),

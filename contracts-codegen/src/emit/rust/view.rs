@@ -9,7 +9,7 @@
 //! of the frame envelopes (`RequestRef`, `ServerFrameRef`, see `struct_ref`) are views too:
 //! a view that holds one uses it.
 
-use super::paths::rust_type_name;
+use super::paths::{map_some, rust_type_name};
 use super::scan::{match_name, scan_fields_body, scan_variant_keys, untagged_scan_body};
 use super::tables::ByName;
 use super::{At, Emitter, FieldCx, Store, VariantCx};
@@ -481,18 +481,22 @@ impl Emitter<'_> {
             let has_view = self.view_ty(self.model, &v.ty, at, false).is_some();
             let vpath = self.view_path(self.model, r, at);
             scans.push(match (&u.tag, has_view) {
-                (UnionTag::Tagged { .. }, true) => {
-                    quote!(<#vpath<'de> as #rt::ObjectView<'de>>::scan_fields(r, keys).map(|v| Self::#id(#wrap)))
-                }
-                (UnionTag::Tagged { .. }, false) => {
-                    quote!(<#path as #rt::Object>::scan_fields(r, keys).map(|v| Self::#id(#wrap)))
-                }
-                (UnionTag::Untagged, true) => {
-                    quote!(<#vpath<'de> as #rt::DecodeRef<'de>>::scan(r).map(|v| Self::#id(#wrap)))
-                }
-                (UnionTag::Untagged, false) => {
-                    quote!(<#path as #rt::Decode>::scan(r).map(|v| Self::#id(#wrap)))
-                }
+                (UnionTag::Tagged { .. }, true) => map_some(
+                    quote!(<#vpath<'de> as #rt::ObjectView<'de>>::scan_fields(r, keys)),
+                    quote!(Self::#id(#wrap)),
+                ),
+                (UnionTag::Tagged { .. }, false) => map_some(
+                    quote!(<#path as #rt::Object>::scan_fields(r, keys)),
+                    quote!(Self::#id(#wrap)),
+                ),
+                (UnionTag::Untagged, true) => map_some(
+                    quote!(<#vpath<'de> as #rt::DecodeRef<'de>>::scan(r)),
+                    quote!(Self::#id(#wrap)),
+                ),
+                (UnionTag::Untagged, false) => map_some(
+                    quote!(<#path as #rt::Decode>::scan(r)),
+                    quote!(Self::#id(#wrap)),
+                ),
             });
             literals.push(quote!(<#path as #rt::Object>::LITERALS));
         }
@@ -581,7 +585,10 @@ impl Emitter<'_> {
             to_owned.push(variant_arm(Convert::IntoOwned, owned, &id, o));
             from_owned.push(variant_arm(Convert::FromOwned, owned, &id, w));
             let vschema = self.schema_as(true, owner, ty, at, false);
-            scans.push(quote!(#rt::ScanRef::scan(#vschema, r).map(|v| Self::#id(::std::boxed::Box::new(v)))));
+            scans.push(map_some(
+                quote!(#rt::ScanRef::scan(#vschema, r)),
+                quote!(Self::#id(::std::boxed::Box::new(v))),
+            ));
             names.push(wire);
             idents.push(id);
         }
