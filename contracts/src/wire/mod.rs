@@ -1,8 +1,9 @@
 //! Wire validation: parse JSON straight into generated types, collecting every issue with its
 //! path, and render failures exactly as Zod 4's `z.prettifyError` does.
 //!
-//! Decoding is streaming and typed: a [`Cx`] (path and issues) is threaded through
-//! `DeserializeSeed`s. A value of the wrong shape never fails the parse: its issue is recorded,
+//! Decoding is streaming and typed: a [`Cx`] (path and issues) is threaded through every
+//! decoder, each of which reads a [`Src`] (`source`). A value of the wrong shape never fails
+//! the parse: its issue is recorded,
 //! the value is skipped, and parsing goes on, so one pass finds every issue. Only JSON syntax
 //! errors (and serde_json's nesting limit of 128) abort. A value that exists is valid.
 
