@@ -39,7 +39,7 @@ pub use typed::{
     read_typed_once, unknown_entry,
 };
 pub use union::{
-    Entries, LentEntries, Literal, ObjectVariant, ObjectVariantRef, Tagged, TryVariant,
+    Entries, EntriesOf, LentEntries, Literal, ObjectVariant, ObjectVariantRef, Tagged, TryVariant,
     decode_enum, decode_open_enum, decode_raw, decode_raw_with, decode_tagged, decode_untagged,
     decode_untagged_objects, decode_untagged_objects_ref,
 };

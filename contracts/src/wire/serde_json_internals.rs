@@ -106,18 +106,18 @@ pub(crate) fn capture<'de, D: Deserializer<'de>>(d: D) -> Result<Cow<'de, str>, 
 pub(crate) fn raw_value(text: Cow<'_, str>) -> Read<Cow<'_, RawValue>> {
     match text {
         // The text serde_json captured is one JSON value: handed over with no second scan.
-        Cow::Borrowed(text) => <&RawValue as serde::Deserialize>::deserialize(Lent(text))
+        Cow::Borrowed(text) => lend_scanned(text)
             .map(Cow::Borrowed)
-            .map_err(Stop::with),
+            .ok_or_else(|| Stop::with("serde_json's raw value protocol refused the text")),
         Cow::Owned(text) => RawValue::from_string(text)
             .map(Cow::Owned)
             .map_err(Stop::with),
     }
 }
 
-/// A value's text that the fast reader has already read as one JSON value
-/// (`Scanner::raw`, as strict as serde_json: JSON's grammar, no lone surrogate), as a raw
-/// value, with no second scan. `None` only if serde_json's raw value protocol changed (the
+/// A value's text already read as one JSON value, by serde_json ([`capture`]) or by the fast
+/// reader (`Scanner::raw`, as strict as serde_json: JSON's grammar, no lone surrogate), as a
+/// raw value, with no second scan. `None` only if serde_json's raw value protocol changed (the
 /// tests below name it).
 #[inline]
 pub(crate) fn lend_scanned(text: &str) -> Option<&RawValue> {

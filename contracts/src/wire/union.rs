@@ -90,10 +90,50 @@ pub fn decode_open_enum<'de, T>(
     Ok(v.map(|v| pick(Cow::Owned(v))))
 }
 
+/// An object's entries with their values' JSON text, in wire order, handed to a variant as
+/// the whole object. `lend` gives an entry's text as the reader lends it (`'x`): any entry's
+/// for [`Entries`], only one borrowed from the input for [`LentEntries`].
+pub struct EntriesOf<'s, 'de, 'x> {
+    items: &'s [(Cow<'de, str>, Cow<'de, str>)],
+    lend: fn(&'s Cow<'de, str>) -> Read<&'x str>,
+}
+
 /// A tagged union's object, handed to its variant: its entries with their raw values, in
 /// wire order.
-pub struct Entries<'a> {
-    items: &'a [(Cow<'a, str>, Cow<'a, str>)],
+pub type Entries<'a> = EntriesOf<'a, 'a, 'a>;
+
+/// An object's entries, every key and value borrowed from the input, handed to a variant's
+/// borrowed view ([`decode_untagged_objects_ref`]).
+pub type LentEntries<'s, 'de> = EntriesOf<'s, 'de, 'de>;
+
+/// The text of any entry of an [`Entries`].
+fn any_entry<'a>(c: &'a Cow<'a, str>) -> Read<&'a str> {
+    Ok(c)
+}
+
+/// The borrowed text of an entry: every entry of a [`LentEntries`] is.
+fn lent<'de>(c: &Cow<'de, str>) -> Read<&'de str> {
+    match c {
+        Cow::Borrowed(s) => Ok(s),
+        Cow::Owned(_) => Err(Stop::with("an entry not borrowed from the input")),
+    }
+}
+
+impl<'a> Entries<'a> {
+    /// The entries `items`, each lent as the buffer holds it.
+    fn new(items: &'a [(Cow<'a, str>, Cow<'a, str>)]) -> Self {
+        EntriesOf {
+            items,
+            lend: any_entry,
+        }
+    }
+}
+
+impl<'s, 'de> LentEntries<'s, 'de> {
+    /// The entries `items`, every one borrowed from the input.
+    fn lent(items: &'s [(Cow<'de, str>, Cow<'de, str>)]) -> Self {
+        EntriesOf { items, lend: lent }
+    }
 }
 
 impl<'a> Entries<'a> {
@@ -112,17 +152,18 @@ impl<'a> Entries<'a> {
 /// rebuilt from its entries), as serde_json's raw value protocol words it.
 const NO_TEXT: &str = "expected a JSON value from serde_json";
 
-impl<'a> Src<'a> for Entries<'a> {
-    fn any(&mut self, sink: &mut dyn Sink<'a>) -> Read<()> {
+impl<'s, 'de, 'x> Src<'x> for EntriesOf<'s, 'de, 'x> {
+    fn any(&mut self, sink: &mut dyn Sink<'x>) -> Read<()> {
         sink.map(&mut EntriesMap {
             items: self.items.iter(),
             value: None,
+            lend: self.lend,
         })
     }
-    fn option(&mut self, some: &mut dyn FnMut(&mut dyn Src<'a>) -> Read<()>) -> Read<bool> {
+    fn option(&mut self, some: &mut dyn FnMut(&mut dyn Src<'x>) -> Read<()>) -> Read<bool> {
         some(self).map(|()| false)
     }
-    fn text(&mut self) -> Read<Cow<'a, str>> {
+    fn text(&mut self) -> Read<Cow<'x, str>> {
         Err(Stop::with(NO_TEXT))
     }
     fn skip(&mut self) -> Read<()> {
@@ -130,24 +171,25 @@ impl<'a> Src<'a> for Entries<'a> {
     }
 }
 
-/// The entries of an [`Entries`], each value its text.
-struct EntriesMap<'a> {
-    items: std::slice::Iter<'a, (Cow<'a, str>, Cow<'a, str>)>,
-    value: Option<&'a str>,
+/// The entries of an [`EntriesOf`], each value its text.
+struct EntriesMap<'s, 'de, 'x> {
+    items: std::slice::Iter<'s, (Cow<'de, str>, Cow<'de, str>)>,
+    value: Option<&'x str>,
+    lend: fn(&'s Cow<'de, str>) -> Read<&'x str>,
 }
 
-impl<'a> Map<'a> for EntriesMap<'a> {
-    fn next_key(&mut self, key: &mut dyn FnMut(Key<'_, 'a>)) -> Read<bool> {
+impl<'x> Map<'x> for EntriesMap<'_, '_, 'x> {
+    fn next_key(&mut self, key: &mut dyn FnMut(Key<'_, 'x>)) -> Read<bool> {
         match self.items.next() {
             None => Ok(false),
             Some((k, v)) => {
-                self.value = Some(v);
-                key(Key::Lent(k));
+                self.value = Some((self.lend)(v)?);
+                key(Key::Lent((self.lend)(k)?));
                 Ok(true)
             }
         }
     }
-    fn next_value(&mut self, value: &mut dyn FnMut(&mut dyn Src<'a>) -> Read<()>) -> Read<()> {
+    fn next_value(&mut self, value: &mut dyn FnMut(&mut dyn Src<'x>) -> Read<()>) -> Read<()> {
         let text = self
             .value
             .take()
@@ -312,7 +354,7 @@ fn decode_items<T: Tagged>(items: &[(Cow<'_, str>, Cow<'_, str>)], cx: &mut Cx) 
         .rev()
         .find(|(k, _)| k == tag)
         .and_then(|(_, v)| serde_json::from_str::<String>(v).ok());
-    let picked = tag_value.and_then(|t| T::pick(&t, &mut Entries { items }, cx));
+    let picked = tag_value.and_then(|t| T::pick(&t, &mut Entries::new(items), cx));
     match picked {
         Some(r) => r,
         None => {
@@ -716,7 +758,7 @@ pub fn decode_untagged_objects<'de, T>(
         cx.issue("Invalid input", false);
         return Ok(None);
     };
-    let entries = || Entries { items: &items };
+    let entries = || Entries::new(&items);
     pick_object(
         &items,
         cx,
@@ -761,9 +803,9 @@ pub fn decode_untagged_objects_ref<'de, T>(
         |i| variants[i].literals,
         |i, cx| {
             if lent {
-                (variants[i].decode)(LentEntries { items: &items }, cx)
+                (variants[i].decode)(LentEntries::lent(&items), cx)
             } else {
-                (variants[i].owned)(Entries { items: &items }, cx)
+                (variants[i].owned)(Entries::new(&items), cx)
             }
         },
     )
@@ -833,66 +875,6 @@ fn pick_object<T>(
         _ => cx.issue("Invalid input", false),
     }
     Ok(None)
-}
-
-/// An object's entries, every key and value borrowed from the input, handed to a variant's
-/// borrowed view ([`decode_untagged_objects_ref`]).
-pub struct LentEntries<'s, 'de> {
-    items: &'s [(Cow<'de, str>, Cow<'de, str>)],
-}
-
-impl<'de> Src<'de> for LentEntries<'_, 'de> {
-    fn any(&mut self, sink: &mut dyn Sink<'de>) -> Read<()> {
-        sink.map(&mut LentMap {
-            items: self.items.iter(),
-            value: None,
-        })
-    }
-    fn option(&mut self, some: &mut dyn FnMut(&mut dyn Src<'de>) -> Read<()>) -> Read<bool> {
-        some(self).map(|()| false)
-    }
-    fn text(&mut self) -> Read<Cow<'de, str>> {
-        Err(Stop::with(NO_TEXT))
-    }
-    fn skip(&mut self) -> Read<()> {
-        Ok(())
-    }
-}
-
-/// The entries of a [`LentEntries`], each value its text.
-struct LentMap<'s, 'de> {
-    items: std::slice::Iter<'s, (Cow<'de, str>, Cow<'de, str>)>,
-    value: Option<&'de str>,
-}
-
-/// The borrowed text of an entry: every entry of a [`LentEntries`] is.
-fn lent<'de>(c: &Cow<'de, str>) -> Read<&'de str> {
-    match c {
-        Cow::Borrowed(s) => Ok(s),
-        Cow::Owned(_) => Err(Stop::with("an entry not borrowed from the input")),
-    }
-}
-
-impl<'de> Map<'de> for LentMap<'_, 'de> {
-    #[inline]
-    fn next_key(&mut self, key: &mut dyn FnMut(Key<'_, 'de>)) -> Read<bool> {
-        match self.items.next() {
-            None => Ok(false),
-            Some((k, v)) => {
-                self.value = Some(lent(v)?);
-                key(Key::Lent(lent(k)?));
-                Ok(true)
-            }
-        }
-    }
-    #[inline]
-    fn next_value(&mut self, value: &mut dyn FnMut(&mut dyn Src<'de>) -> Read<()>) -> Read<()> {
-        let text = self
-            .value
-            .take()
-            .ok_or_else(|| Stop::with("value without a key"))?;
-        value(&mut RawText(text))
-    }
 }
 
 #[cfg(test)]
