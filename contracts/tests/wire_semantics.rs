@@ -17,6 +17,23 @@ mod app {
     }
 }
 
+/// A second base, with tables only.
+mod other {
+    contracts::protocol! { name: "other", dir: "tests/two_bases/other" }
+}
+
+/// An app on two bases: its tables hold both bases' entries, then its own.
+mod two {
+    contracts::protocol! {
+        name: "two",
+        dir: "tests/two_bases/app",
+        extends: {
+            wiretest: crate::proto = "tests/wire_schema",
+            other: crate::other = "tests/two_bases/other",
+        },
+    }
+}
+
 use contracts::wire::{self, Decode, ParseError};
 use proto::*;
 
@@ -682,4 +699,111 @@ fn a_views_default_is_the_owned_types_default() {
     }
     let view: TextDefaultsRef<'_> = wire::from_str_ref("{}").unwrap();
     assert_eq!((&*view.name, view.tags.len(), view.n), ("anon", 2, 3));
+}
+
+impl other::Host for AppHost {}
+
+impl two::Host for AppHost {
+    async fn two_own(
+        &self,
+        payload: two::TwoOwnPayload,
+    ) -> Result<two::TwoOwnResult, contracts::__private::WireError> {
+        let _ = payload;
+        Ok(two::TwoOwnResult::new())
+    }
+}
+
+#[test]
+fn an_app_on_two_bases_reads_each_bases_entries_through_its_table() {
+    use contracts::agent::{RequestTyped, parse_request_typed};
+    use contracts::wire::{ByName, TableError};
+    assert_eq!(
+        two::REQUEST_NAMES,
+        &[
+            "chat.history",
+            "chat.list",
+            "chat.old",
+            "other.ping",
+            "two.own"
+        ]
+    );
+    assert_eq!(two::EVENT_NAMES, &["chat.event", "other.pinged"]);
+    // The table stage: an entry of each base, the app's own, and a name none has.
+    let p = two::RequestPayload::parse("chat.list", "{}").unwrap();
+    assert!(matches!(p, two::RequestPayload::ChatList(_)));
+    let p = two::RequestPayload::parse("other.ping", r#"{"n":1}"#).unwrap();
+    assert!(matches!(&p, two::RequestPayload::OtherPing(v) if v.n == 1));
+    let p = two::RequestPayload::parse("two.own", r#"{"note":"x"}"#).unwrap();
+    assert!(matches!(p, two::RequestPayload::TwoOwn(_)));
+    let invalid = |name: &str, json: &str| match two::RequestPayload::parse(name, json) {
+        Err(TableError::Invalid { name, error }) => format!("{name}: {error}"),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        invalid("other.ping", r#"{"n":"1"}"#),
+        "other.ping: ✖ Invalid input: expected number, received string\n  → at n"
+    );
+    assert_eq!(
+        invalid("chat.history", "{}"),
+        invalid_in_base("chat.history", "{}")
+    );
+    for name in ["nope", "", "two.own.x"] {
+        assert!(matches!(
+            two::RequestPayload::parse(name, "{}"),
+            Err(TableError::UnknownName(n)) if n == name
+        ));
+    }
+    // The events' table and its view: the first base has the event with text, the second too.
+    let e = two::EventPayload::parse("other.pinged", r#"{"n":2,"note":"hi"}"#).unwrap();
+    assert!(matches!(&e, two::EventPayload::OtherPinged(v) if v.note.as_deref() == Some("hi")));
+    let view = wire::scan_str(r#"{"n":2,"note":"hi"}"#, |r| {
+        <two::EventPayloadRef<'_> as ByName<'_>>::scan_named("other.pinged", r)
+    });
+    assert!(matches!(view, Some(two::EventPayloadRef::OtherPinged(_))));
+    let none = wire::scan_str("{}", |r| {
+        <two::EventPayloadRef<'_> as ByName<'_>>::scan_named("nope", r)
+    });
+    assert!(none.is_none());
+    // A frame read in one pass, its payload by name through the app's table, and in two
+    // stages when the payload is invalid: the same verdicts as the table's.
+    for (name, payload) in [
+        ("chat.list", "{}"),
+        ("other.ping", r#"{"n":3}"#),
+        ("two.own", r#"{"note":"y"}"#),
+    ] {
+        let frame = format!(r#"{{"id":"1","type":"{name}","payload":{payload}}}"#);
+        let once = wire::read_typed_once::<RequestTyped<'_, two::RequestPayload>>(&frame);
+        assert_eq!(once.map(|f| f.payload.name()), Some(name), "{frame}");
+        let typed = parse_request_typed::<two::RequestPayload>(&frame).unwrap();
+        assert_eq!(
+            typed.payload,
+            two::RequestPayload::parse(name, payload).unwrap()
+        );
+    }
+    for (name, payload) in [
+        ("chat.history", "{}"),
+        ("other.ping", r#"{"n":1.5}"#),
+        ("nope", "{}"),
+    ] {
+        let frame = format!(r#"{{"id":"1","type":"{name}","payload":{payload}}}"#);
+        let refused = parse_request_typed::<two::RequestPayload>(&frame).unwrap_err();
+        let table = two::RequestPayload::parse(name, payload).unwrap_err();
+        assert_eq!(refused.to_string(), table.to_string(), "{frame}");
+    }
+    // The dispatcher routes every base's names and the app's own: `other.ping` reaches the
+    // second base's default method (the host does not do it), a name no table has is refused.
+    let out = block_on(two::dispatch(&AppHost, "two.own", &raw(r#"{"note":"z"}"#))).unwrap();
+    assert_eq!(out.get(), "{}");
+    let e = block_on(two::dispatch(&AppHost, "other.ping", &raw(r#"{"n":1}"#))).unwrap_err();
+    assert_eq!(e.code.as_str(), "chat-unsupported");
+    let e = block_on(two::dispatch(&AppHost, "nope", &raw("{}"))).unwrap_err();
+    assert_eq!(e.code.as_str(), "unknown-request");
+}
+
+/// The base's own verdict on an invalid value, as `name: error`.
+fn invalid_in_base(name: &str, json: &str) -> String {
+    match proto::RequestPayload::parse(name, json) {
+        Err(contracts::wire::TableError::Invalid { name, error }) => format!("{name}: {error}"),
+        other => panic!("{other:?}"),
+    }
 }

@@ -35,8 +35,8 @@ pub use schema::{DecodeRef, SchemaRef, StrRef, UnknownRef};
 pub use source::{DeSrc, Key as SrcKey, Map as SrcMap, Read, Seq as SrcSeq, Sink, Src, Stop};
 pub use table::{Entry, Event, HostError, Request, TableError};
 pub use typed::{
-    ByName, EntrySlot, ObjectTyped, Refused, UnionTyped, from_str_typed, from_str_union_typed,
-    read_typed_once, unknown_entry,
+    ByName, EntrySlot, ObjectTyped, Refused, UnionTyped, decode_from_base, from_str_typed,
+    from_str_union_typed, parse_from_base, read_typed_once, scan_from_base, unknown_entry,
 };
 pub use union::{
     Entries, EntriesOf, LentEntries, Literal, ObjectVariant, ObjectVariantRef, Tagged, TryVariant,

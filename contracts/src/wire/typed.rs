@@ -317,6 +317,62 @@ pub fn unknown_entry(src: &mut dyn Src<'_>, cx: &mut Cx) -> Read<()> {
     Ok(())
 }
 
+/// A composed table's entry its base declares (an app's `chat.create`, from the agent's), read
+/// by the base's by-name enum `B` and made the composed enum's `T` by `into`, a generated match
+/// that moves the boxed value from one variant to the other. The composed table's code per
+/// base entry is that one arm. `into` answers `None` only for an entry the composed table does
+/// not have (a base built from another schema than the one the app's macro read), which is
+/// then a name the table does not know.
+pub fn parse_from_base<'de, B: ByName<'de>, T>(
+    name: &str,
+    json: &str,
+    into: fn(B) -> Option<T>,
+) -> Result<T, TableError> {
+    match B::parse_named(name, json) {
+        Ok(v) => match into(v) {
+            Some(v) => Ok(v),
+            None => Err(TableError::UnknownName(name.to_owned())),
+        },
+        Err(e) => Err(e),
+    }
+}
+
+/// [`parse_from_base`] for the decoder: the base's `decode_named`, its value made `T`'s.
+pub fn decode_from_base<'de, B: ByName<'de>, T>(
+    name: &str,
+    src: &mut dyn Src<'_>,
+    cx: &mut Cx,
+    out: &mut Option<T>,
+    into: fn(B) -> Option<T>,
+) -> Read<()> {
+    let mut base = None;
+    B::decode_named(name, src, cx, &mut base)?;
+    *out = match base {
+        Some(v) => match into(v) {
+            Some(v) => Some(v),
+            None => {
+                cx.issue("unknown name", false);
+                None
+            }
+        },
+        None => None,
+    };
+    Ok(())
+}
+
+/// [`parse_from_base`] for the fast reader: the base's `scan_named`, its value made `T`'s.
+#[inline]
+pub fn scan_from_base<'de, B: ByName<'de>, T>(
+    name: &str,
+    r: &mut Scanner<'de>,
+    into: fn(B) -> Option<T>,
+) -> Option<T> {
+    match B::scan_named(name, r) {
+        Some(v) => into(v),
+        None => None,
+    }
+}
+
 /// Whether the name a payload was read by is the frame's last name: the same text in the
 /// input (the usual case, no bytes compared), or equal text.
 #[inline(always)]

@@ -204,9 +204,14 @@ pub(super) fn scan_fields_body(
 }
 
 /// The fast reader's dispatch on a table entry's name (`name` in scope): `arms[i]` for
-/// `names[i]`, `None` for a name the table does not have. The names are compared by length
-/// first, then as words (`wire::same_name`), with no call to `memcmp`.
-pub(super) fn match_name(rt: &TokenStream, names: &[&str], arms: &[TokenStream]) -> TokenStream {
+/// `names[i]`, `rest` (the value) for any other name. The names are compared by length first,
+/// then as words (`wire::same_name`), with no call to `memcmp`.
+pub(super) fn match_name(
+    rt: &TokenStream,
+    names: &[&str],
+    arms: &[TokenStream],
+    rest: &TokenStream,
+) -> TokenStream {
     let mut by_len: BTreeMap<usize, Vec<(&str, &TokenStream)>> = BTreeMap::new();
     for (n, arm) in names.iter().zip(arms) {
         by_len.entry(n.len()).or_default().push((n, arm));
@@ -223,8 +228,7 @@ pub(super) fn match_name(rt: &TokenStream, names: &[&str], arms: &[TokenStream])
             #(#groups)*
             _ => {}
         }
-        let _ = r;
-        ::core::option::Option::None
+        #rest
     }
 }
 

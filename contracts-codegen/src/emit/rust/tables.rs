@@ -8,6 +8,7 @@ use super::paths::{map_some, rust_type_name};
 use super::scan::match_name;
 use super::{At, Emitter};
 use crate::model::{Docs, Meta, Model, TableKind, Ty, TypeDef, TypeRef};
+use crate::names::rust_field;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
@@ -96,6 +97,14 @@ impl ByName {
         }
     }
 
+    /// The entries `model` declares itself, as [`ByName::entries`] gives them.
+    pub(super) fn own_entries(self, model: &Model) -> Vec<(&str, &Model, &Ty)> {
+        self.entries(model)
+            .into_iter()
+            .filter(|(_, owner, _)| std::ptr::eq(*owner, model))
+            .collect()
+    }
+
     /// The table's module and trait (`requests`, `Request`).
     fn module_and_trait(self, rt: &TokenStream) -> (TokenStream, TokenStream) {
         match self.table {
@@ -120,6 +129,92 @@ const BY_NAME: [ByName; 3] = [
         side: Side::Payload,
     },
 ];
+
+/// A direct base of a composed protocol, as one of its by-name enums reads the base's entries:
+/// through the base's own enum (`::contracts::agent::RequestPayload`), its value moved into the
+/// composed enum's variant of the same name by `from` (`from_base_agent`), a generated match.
+/// The composed table's code per base entry is that one arm, not a decoder call of its own.
+pub(super) struct BaseTable<'m> {
+    /// The base's enum.
+    pub(super) path: TokenStream,
+    /// Its lifetime, `<'de>` for a view's (in scope where the table is read), else empty.
+    pub(super) lifetime: TokenStream,
+    /// The base's entries (its own bases' first), by wire name.
+    pub(super) names: Vec<&'m str>,
+    /// Their variants, the same in both enums.
+    pub(super) idents: Vec<Ident>,
+    /// The composed enum's function that takes the base's value.
+    pub(super) from: Ident,
+}
+
+impl BaseTable<'_> {
+    /// `from`: the base's value as the composed enum's (`None` for an entry the composed
+    /// table lacks, which only a base built from another schema can hold).
+    pub(super) fn conversion(&self) -> TokenStream {
+        let (path, idents, from) = (&self.path, &self.idents, &self.from);
+        let lifetime = &self.lifetime;
+        quote! {
+            #[allow(unreachable_patterns)]
+            fn #from(v: #path #lifetime) -> ::core::option::Option<Self> {
+                match v {
+                    #(#path::#idents(v) => ::core::option::Option::Some(Self::#idents(v)),)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+        }
+    }
+}
+
+/// The by-name dispatch of a composed enum: `own` (a pattern and its arm per entry the
+/// protocol declares), then each base's entries through `base(table)`, the last base taking
+/// every other name (its own answer for a name no table knows), or `unknown` when there is no
+/// base.
+pub(super) fn dispatch_by_name(
+    own: Vec<TokenStream>,
+    bases: &[BaseTable<'_>],
+    base: impl Fn(&BaseTable<'_>) -> TokenStream,
+    unknown: TokenStream,
+) -> TokenStream {
+    let mut arms = own;
+    for (i, t) in bases.iter().enumerate() {
+        let call = base(t);
+        if i + 1 == bases.len() {
+            arms.push(quote!(_ => #call,));
+        } else {
+            let names = &t.names;
+            arms.push(quote!(#(#names)|* => #call,));
+        }
+    }
+    if bases.is_empty() {
+        arms.push(quote!(_ => #unknown,));
+    }
+    quote!(match name { #(#arms)* })
+}
+
+/// The end of a composed enum's fast reader by name, after its own entries' (`name` and `r`
+/// in scope): each base's `scan_named` for the base's names, the last base's for any other.
+pub(super) fn scan_bases(rt: &TokenStream, bases: &[BaseTable<'_>]) -> TokenStream {
+    let Some((last, init)) = bases.split_last() else {
+        return quote! {
+            let _ = r;
+            ::core::option::Option::None
+        };
+    };
+    let call = |t: &BaseTable<'_>| {
+        let (path, lifetime, from) = (&t.path, &t.lifetime, &t.from);
+        quote!(#rt::scan_from_base::<#path #lifetime, Self>(name, r, Self::#from))
+    };
+    let guarded = init.iter().map(|t| {
+        let names = &t.names;
+        let call = call(t);
+        quote!(if ::core::matches!(name, #(#names)|*) { return #call; })
+    });
+    let last = call(last);
+    quote! {
+        #(#guarded)*
+        #last
+    }
+}
 
 /// An entry's doc comment: its own, then its wire name.
 fn entry_docs(docs: &Docs, name: &str) -> TokenStream {
@@ -357,6 +452,45 @@ impl Emitter<'_> {
         }
     }
 
+    /// The direct bases whose entries `b`'s enum (its view's, with `view`) reads through the
+    /// base's own, in table order. A base whose entries hold no text has no view enum: a
+    /// view reads its entries through the base's owned enum, whose variants hold the same
+    /// types.
+    pub(super) fn base_tables(&self, b: ByName, view: bool) -> Vec<BaseTable<'_>> {
+        let name = b.name();
+        self.model
+            .bases
+            .iter()
+            .filter_map(|base| {
+                let entries = b.entries(base);
+                if entries.is_empty() {
+                    return None;
+                }
+                let viewed = view
+                    && entries
+                        .iter()
+                        .any(|(_, owner, ty)| self.view_ty(owner, ty, At::Root, false).is_some());
+                let krate = self.base_path(&base.name);
+                let (path, lifetime) = if viewed {
+                    let view = format_ident!("{name}Ref");
+                    (quote!(#krate::#view), quote!(<'de>))
+                } else {
+                    (quote!(#krate::#name), TokenStream::new())
+                };
+                Some(BaseTable {
+                    path,
+                    lifetime,
+                    names: entries.iter().map(|(n, _, _)| *n).collect(),
+                    idents: entries
+                        .iter()
+                        .map(|(n, _, _)| format_ident!("{}", rust_type_name(n)))
+                        .collect(),
+                    from: format_ident!("from_base_{}", rust_field(&base.name)),
+                })
+            })
+            .collect()
+    }
+
     /// A by-name enum (`RequestPayload`): one boxed variant per entry of the table, parsed,
     /// decoded and read by the entry's name (`ByName`), written as its value.
     fn by_name_enum(&self, b: ByName) -> TokenStream {
@@ -382,7 +516,59 @@ impl Emitter<'_> {
         } else {
             quote!(match self { #(Self::#idents(_) => #names,)* })
         };
-        let scans: Vec<TokenStream> = idents
+        // The arms for the entries this protocol declares; a base's go through its own enum.
+        let own: Vec<&str> = b
+            .own_entries(self.model)
+            .into_iter()
+            .map(|(n, _, _)| n)
+            .collect();
+        let own_idents: Vec<Ident> = own
+            .iter()
+            .map(|n| format_ident!("{}", rust_type_name(n)))
+            .collect();
+        let bases = self.base_tables(b, false);
+        let from_fns = bases.iter().map(BaseTable::conversion);
+        let parse_by_name = dispatch_by_name(
+            own.iter()
+                .zip(&own_idents)
+                .map(|(n, id)| {
+                    quote!(#n => <#module::#id as #trait_>::#parse(json)
+                        .map(|v| Self::#id(::std::boxed::Box::new(v)))
+                        .map_err(|error| #rt::TableError::Invalid { name: #n, error }),)
+                })
+                .collect(),
+            &bases,
+            |t| {
+                let (path, from) = (&t.path, &t.from);
+                quote!(#rt::parse_from_base::<#path, Self>(name, json, Self::#from))
+            },
+            quote!({
+                let _ = json;
+                ::core::result::Result::Err(#rt::TableError::UnknownName(name.to_owned()))
+            }),
+        );
+        let decode_by_name = dispatch_by_name(
+            own.iter()
+                .zip(&own_idents)
+                .map(|(n, id)| {
+                    let value = map_some(
+                        quote!(<#module::#id as #trait_>::#decode(d, cx)?),
+                        quote!(Self::#id(::std::boxed::Box::new(v))),
+                    );
+                    quote!(#n => {
+                        *out = #value;
+                        ::core::result::Result::Ok(())
+                    })
+                })
+                .collect(),
+            &bases,
+            |t| {
+                let (path, from) = (&t.path, &t.from);
+                quote!(#rt::decode_from_base::<#path, Self>(name, d, cx, out, Self::#from))
+            },
+            quote!(#rt::unknown_entry(d, cx)),
+        );
+        let scans: Vec<TokenStream> = own_idents
             .iter()
             .map(|id| {
                 map_some(
@@ -391,7 +577,7 @@ impl Emitter<'_> {
                 )
             })
             .collect();
-        let scan_by_name = match_name(rt, names, &scans);
+        let scan_by_name = match_name(rt, &own, &scans, &scan_bases(rt, &bases));
         let value_body = if empty {
             quote!(match *self {})
         } else {
@@ -420,16 +606,10 @@ impl Emitter<'_> {
             impl #name {
                 /// Parses and validates a value by its entry's name.
                 pub fn parse(name: &str, json: &str) -> ::core::result::Result<Self, #rt::TableError> {
-                    match name {
-                        #(#names => <#module::#idents as #trait_>::#parse(json)
-                            .map(|v| Self::#idents(::std::boxed::Box::new(v)))
-                            .map_err(|error| #rt::TableError::Invalid { name: #names, error }),)*
-                        _ => {
-                            let _ = json;
-                            ::core::result::Result::Err(#rt::TableError::UnknownName(name.to_owned()))
-                        }
-                    }
+                    #parse_by_name
                 }
+
+                #(#from_fns)*
 
                 /// The entry's name.
                 pub const fn name(&self) -> &'static str {
@@ -453,16 +633,7 @@ impl Emitter<'_> {
                     cx: &mut #rt::Cx,
                     out: &mut ::core::option::Option<Self>,
                 ) -> #rt::Read<()> {
-                    match name {
-                        #(#names => {
-                            *out = match <#module::#idents as #trait_>::#decode(d, cx)? {
-                                ::core::option::Option::Some(v) => ::core::option::Option::Some(Self::#idents(::std::boxed::Box::new(v))),
-                                ::core::option::Option::None => ::core::option::Option::None,
-                            };
-                            ::core::result::Result::Ok(())
-                        })*
-                        _ => #rt::unknown_entry(d, cx),
-                    }
+                    #decode_by_name
                 }
                 fn parse_named(name: &str, json: &str) -> ::core::result::Result<Self, #rt::TableError> {
                     Self::parse(name, json)

@@ -11,7 +11,7 @@
 
 use super::paths::{map_some, rust_type_name};
 use super::scan::{match_name, scan_fields_body, scan_variant_keys, untagged_scan_body};
-use super::tables::ByName;
+use super::tables::{BaseTable, ByName, scan_bases};
 use super::{At, Emitter, FieldCx, Store, VariantCx};
 use crate::model::{Model, Struct, Ty, TyKind, TypeDef, TypeDefKind, TypeRef, Union, UnionTag};
 use crate::names::view_name;
@@ -572,6 +572,7 @@ impl Emitter<'_> {
         let mut to_owned = Vec::new();
         let mut from_owned = Vec::new();
         let mut scans = Vec::new();
+        let mut own: Vec<&str> = Vec::new();
         for (wire, id, owner, ty) in entries {
             let vty = self.view_or_owned(owner, ty, at, false);
             let edoc = format!(" {} `{wire}`, as a view.", role);
@@ -584,15 +585,29 @@ impl Emitter<'_> {
             );
             to_owned.push(variant_arm(Convert::IntoOwned, owned, &id, o));
             from_owned.push(variant_arm(Convert::FromOwned, owned, &id, w));
-            let vschema = self.schema_as(true, owner, ty, at, false);
-            scans.push(map_some(
-                quote!(#rt::ScanRef::scan(#vschema, r)),
-                quote!(Self::#id(::std::boxed::Box::new(v))),
-            ));
+            // A base's entries are read through the base's enum (`scan_bases`).
+            if std::ptr::eq(owner, self.model) {
+                let vschema = self.schema_as(true, owner, ty, at, false);
+                scans.push(map_some(
+                    quote!(#rt::ScanRef::scan(#vschema, r)),
+                    quote!(Self::#id(::std::boxed::Box::new(v))),
+                ));
+                own.push(wire);
+            }
             names.push(wire);
             idents.push(id);
         }
-        let scan_by_name = match_name(rt, &names, &scans);
+        let bases = self.base_tables(b, true);
+        let from_fns = (!bases.is_empty()).then(|| {
+            let fns = bases.iter().map(BaseTable::conversion);
+            quote! {
+                #[allow(deprecated)]
+                impl<'de> #view<'de> {
+                    #(#fns)*
+                }
+            }
+        });
+        let scan_by_name = match_name(rt, &own, &scans, &scan_bases(rt, &bases));
         quote! {
             #[doc = #doc]
             ///
@@ -621,6 +636,8 @@ impl Emitter<'_> {
                     match owned { #(#from_owned)* }
                 }
             }
+
+            #from_fns
 
             #[allow(deprecated)]
             impl<'de> #rt::ByName<'de> for #view<'de> {
