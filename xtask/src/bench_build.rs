@@ -10,7 +10,11 @@
 //!   over `schema/agent` and `schema/connect`, as an app generates them (the runtime a
 //!   dependency, built once);
 //! - `baseline`: plain `#[derive(Serialize, Deserialize)]` types of the same two models
-//!   ([`crate::serde_baseline`]);
+//!   ([`crate::serde_baseline`]). Its derives are generic, so it compiles no machine code:
+//!   whoever parses with them pays for that;
+//! - `baseline-tables`, the baseline in use: the same types with what an app of them writes to
+//!   do what the generated tables do (every entry read by `serde_json::from_str` and written by
+//!   `to_string`, by name; every frame read and written), so both sides compile their parsers;
 //! - `app-generated` and `app-baseline`: the documents app's schema (on the agent's) the same
 //!   two ways, for the rebuild after an edit of its `.contract` file.
 //!
@@ -120,11 +124,11 @@ fn bench(root: &Path, args: &Args) -> Result<(), String> {
             release,
             incremental: false,
         };
-        let sides = [build(GENERATED), build(BASELINE)];
+        let sides = [build(GENERATED), build(BASELINE), build(BASELINE_TABLES)];
         for b in &sides {
             ws.warm(b)?;
         }
-        let mut times: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+        let mut times: [Vec<f64>; 3] = [Vec::new(), Vec::new(), Vec::new()];
         for round in 0..args.rounds {
             for (i, b) in sides.iter().enumerate() {
                 ws.touch(&b.krate)?;
@@ -139,7 +143,9 @@ fn bench(root: &Path, args: &Args) -> Result<(), String> {
                 );
             }
         }
-        ratio_line(profile, &times);
+        let [generated, types, in_use] = times;
+        ratio_line(profile, "baseline", &[generated.clone(), types]);
+        ratio_line(profile, "baseline in use", &[generated, in_use]);
     }
     if args.parts.contains(&Part::Edit) {
         println!("\n## the app's rebuild after one schema edit, debug, incremental");
@@ -180,7 +186,7 @@ fn bench(root: &Path, args: &Args) -> Result<(), String> {
             }
         }
         ws.set_app_schema(false, agent)?;
-        ratio_line("edit", &times);
+        ratio_line("edit", "baseline", &times);
         println!(
             "the baseline's emitter took {:.3} s per edit (median; not in its build time)",
             median(&emitter)
@@ -203,6 +209,7 @@ fn bench(root: &Path, args: &Args) -> Result<(), String> {
 /// The scratch crates' names.
 const GENERATED: &str = "bench-generated";
 const BASELINE: &str = "baseline";
+const BASELINE_TABLES: &str = "baseline-tables";
 const APP_GENERATED: &str = "app-generated";
 const APP_BASELINE: &str = "app-baseline";
 
@@ -237,11 +244,15 @@ impl Scratch {
         let serde_deps = "serde = { version = \"1\", features = [\"derive\"] }\n\
              serde_json = { version = \"1\", features = [\"raw_value\", \"float_roundtrip\"] }\n";
         let header = "# Written by `cargo xtask bench-build`; rewritten on every run.\n";
+        let in_use = serde_baseline::Options {
+            tables: true,
+            ..Default::default()
+        };
         let files: Vec<(PathBuf, String)> = vec![
             (
                 "Cargo.toml".into(),
                 format!(
-                    "{header}[workspace]\nresolver = \"3\"\nmembers = [{:?}, {:?}, {:?}, {:?}]\n\n\
+                    "{header}[workspace]\nresolver = \"3\"\nmembers = [{:?}, {:?}, {:?}, {:?}, {:?}]\n\n\
                      # As the contracts workspace builds its dependencies.\n\
                      [profile.dev.package.\"*\"]\ndebug = false\n\n\
                      # The runtime and the macro are path dependencies here, registry ones in\n\
@@ -249,7 +260,13 @@ impl Scratch {
                      [profile.dev]\nincremental = false\n\n\
                      [profile.dev.package.{:?}]\nincremental = true\n\n\
                      [profile.dev.package.{:?}]\nincremental = true\n",
-                    GENERATED, BASELINE, APP_GENERATED, APP_BASELINE, APP_GENERATED, APP_BASELINE
+                    GENERATED,
+                    BASELINE,
+                    BASELINE_TABLES,
+                    APP_GENERATED,
+                    APP_BASELINE,
+                    APP_GENERATED,
+                    APP_BASELINE
                 ),
             ),
             (
@@ -283,6 +300,24 @@ impl Scratch {
             (
                 format!("{BASELINE}/src/connect.rs").into(),
                 serde_baseline::emit(&connect.model, &serde_baseline::Options::default()),
+            ),
+            (
+                format!("{BASELINE_TABLES}/Cargo.toml").into(),
+                manifest(BASELINE_TABLES, serde_deps),
+            ),
+            (
+                format!("{BASELINE_TABLES}/src/lib.rs").into(),
+                "//! The agent and Agent Connect types as plain serde types, with their tables \
+                 in use.\n\npub mod agent;\npub mod connect;\n"
+                    .into(),
+            ),
+            (
+                format!("{BASELINE_TABLES}/src/agent.rs").into(),
+                serde_baseline::emit(&agent.model, &in_use),
+            ),
+            (
+                format!("{BASELINE_TABLES}/src/connect.rs").into(),
+                serde_baseline::emit(&connect.model, &in_use),
             ),
             (
                 format!("{APP_GENERATED}/Cargo.toml").into(),
@@ -537,7 +572,7 @@ fn schema_lines(dir: &Path) -> Result<usize, String> {
 }
 
 /// `name: median generated, median baseline, ratio`, with every run and each round's ratio.
-fn ratio_line(name: &str, times: &[Vec<f64>; 2]) {
+fn ratio_line(name: &str, baseline: &str, times: &[Vec<f64>; 2]) {
     let (g, b) = (median(&times[0]), median(&times[1]));
     let runs = |v: &[f64]| {
         v.iter()
@@ -548,7 +583,7 @@ fn ratio_line(name: &str, times: &[Vec<f64>; 2]) {
     // Each round's two builds ran one after the other, under about the same load.
     let per_round: Vec<f64> = times[0].iter().zip(&times[1]).map(|(g, b)| g / b).collect();
     println!(
-        "{name}: generated {g:.2} s ({}), baseline {b:.2} s ({}), generated / baseline {:.2}x \
+        "{name}: generated {g:.2} s ({}), {baseline} {b:.2} s ({}), generated / {baseline} {:.2}x \
          (per round {}, median {:.2}x)",
         runs(&times[0]),
         runs(&times[1]),

@@ -20,10 +20,17 @@ use quote::{format_ident, quote};
 use std::collections::BTreeMap;
 
 /// Where the base protocols' baseline types are: protocol name -> Rust path
-/// (`"agent" -> "::baseline::agent"`).
+/// (`"agent" -> "::baseline::agent"`), and whether the tables are written too.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     pub bases: BTreeMap<String, String>,
+    /// The baseline in use: beside the types, what an app of plain serde types writes to do
+    /// what the generated tables do (`tables`: a by-name enum per table side, each entry read
+    /// by `serde_json::from_str` and written by `serde_json::to_string`, and each frame (a
+    /// type nothing refers to) read and written the same way). Plain derives are generic, so a crate of types alone
+    /// compiles no machine code: its parses are compiled in the crate that calls them. For a
+    /// model without bases.
+    pub tables: bool,
 }
 
 /// The baseline of `model` as Rust source, formatted by prettyplease.
@@ -88,7 +95,141 @@ impl Emitter<'_> {
             let m = module_ident(m);
             quote!(pub mod #m { #(#items)* })
         });
-        quote!(#(#root)* #(#modules)*)
+        let tables = (self.options.tables && self.model.bases.is_empty()).then(|| self.tables());
+        quote!(#(#root)* #(#modules)* #tables)
+    }
+
+    /// The tables in use (see [`Options::tables`]), in a module `tables`.
+    fn tables(&self) -> TokenStream {
+        let at = Some("tables");
+        let requests = &self.model.requests;
+        let sides: [(&str, Vec<(&str, &Ty)>); 3] = [
+            (
+                "RequestPayload",
+                requests
+                    .iter()
+                    .map(|r| (r.name.as_str(), &r.payload))
+                    .collect(),
+            ),
+            (
+                "RequestResult",
+                requests
+                    .iter()
+                    .map(|r| (r.name.as_str(), &r.result))
+                    .collect(),
+            ),
+            (
+                "EventPayload",
+                self.model
+                    .events
+                    .iter()
+                    .map(|e| (e.name.as_str(), &e.payload))
+                    .collect(),
+            ),
+        ];
+        // A table with no entries (Agent Connect has none) has no enum.
+        let enums = sides.iter().filter(|(_, e)| !e.is_empty()).map(|(name, entries)| {
+            let name = format_ident!("{name}");
+            let names: Vec<&str> = entries.iter().map(|(n, _)| *n).collect();
+            let idents: Vec<Ident> = names.iter().map(|n| format_ident!("{}", type_name(n))).collect();
+            let tys = entries.iter().map(|(_, ty)| self.ty(ty, at, false));
+            quote! {
+                /// An entry's value, by the entry's name.
+                #[derive(Debug, Clone, PartialEq)]
+                pub enum #name { #(#idents(::std::boxed::Box<#tys>),)* }
+
+                impl #name {
+                    /// Reads an entry's value by its name.
+                    pub fn parse(name: &str, json: &str) -> ::core::result::Result<Self, TableError> {
+                        match name {
+                            #(#names => ::serde_json::from_str(json)
+                                .map(|v| Self::#idents(::std::boxed::Box::new(v)))
+                                .map_err(|error| TableError::Invalid { name: #names, error }),)*
+                            _ => ::core::result::Result::Err(TableError::UnknownName(name.to_owned())),
+                        }
+                    }
+
+                    /// Writes the value as JSON.
+                    pub fn to_json(&self) -> ::serde_json::Result<::std::string::String> {
+                        match self {
+                            #(Self::#idents(v) => ::serde_json::to_string(v),)*
+                        }
+                    }
+                }
+            }
+        });
+        let roots = self.roots();
+        let frames = self
+            .model
+            .types
+            .iter()
+            .filter(|d| roots.contains(d.name.as_str()))
+            .map(|d| {
+                let local = TypeRef {
+                    name: d.name.clone(),
+                    protocol: None,
+                };
+                let path = self.path(&local, at);
+                let read = format_ident!("read_{}", rust_field(&d.name));
+                let write = format_ident!("write_{}", rust_field(&d.name));
+                quote! {
+                    /// Reads the frame.
+                    pub fn #read(text: &str) -> ::serde_json::Result<#path> {
+                        ::serde_json::from_str(text)
+                    }
+
+                    /// Writes the frame.
+                    pub fn #write(frame: &#path) -> ::serde_json::Result<::std::string::String> {
+                        ::serde_json::to_string(frame)
+                    }
+                }
+            });
+        quote! {
+            /// The tables in use: each entry read and written by serde_json.
+            pub mod tables {
+                /// Why an entry was not read.
+                #[derive(Debug)]
+                pub enum TableError {
+                    /// No entry has the name.
+                    UnknownName(::std::string::String),
+                    /// The entry's value is not valid.
+                    Invalid { name: &'static str, error: ::serde_json::Error },
+                }
+                #(#enums)*
+                #(#frames)*
+            }
+        }
+    }
+
+    /// The structs and unions an app reads and writes whole: those no type and no table entry
+    /// refers to (the frames: agent's `Request` and `ServerFrame`, Connect's `ClientFrame`
+    /// and `ServerFrame`).
+    fn roots(&self) -> std::collections::BTreeSet<&str> {
+        let mut referred = std::collections::BTreeSet::new();
+        let mut note = |r: &TypeRef| {
+            if r.protocol.is_none() {
+                referred.insert(r.name.clone());
+            }
+        };
+        for d in &self.model.types {
+            for ty in d.slots() {
+                ty.each_ref(&mut note);
+            }
+        }
+        for r in &self.model.requests {
+            r.payload.each_ref(&mut note);
+            r.result.each_ref(&mut note);
+        }
+        for e in &self.model.events {
+            e.payload.each_ref(&mut note);
+        }
+        self.model
+            .types
+            .iter()
+            .filter(|d| matches!(d.kind, TypeDefKind::Struct(_) | TypeDefKind::Union(_)))
+            .filter(|d| !referred.contains(&d.name))
+            .map(|d| d.name.as_str())
+            .collect()
     }
 
     /// The path to the type `r` names, written in the module `at` (`None`: the root).
@@ -337,6 +478,35 @@ mod tests {
         assert!(agent.contains("#[serde(rename = \"chatId\")]"));
         // The base's types by the base's path.
         assert!(documents.contains("::baseline::agent::ChatInfo"));
+    }
+
+    /// The baseline in use holds a by-name arm per table entry, reads and writes every frame,
+    /// and leaves a table with no entries (Agent Connect's) out.
+    #[test]
+    fn baseline_in_use_reads_every_entry_by_name() {
+        let p = protocols();
+        let in_use = Options {
+            tables: true,
+            ..Default::default()
+        };
+        let agent = p.get("agent");
+        let text = emit(&agent.model, &in_use);
+        syn::parse_file(&text).unwrap_or_else(|e| panic!("{e}"));
+        let model = &agent.model;
+        let arms = model.requests.len() * 2 + model.events.len();
+        assert_eq!(text.matches("::serde_json::from_str(json)").count(), arms);
+        for r in &model.requests {
+            assert_eq!(text.matches(&format!("{:?} => {{", r.name)).count(), 2);
+        }
+        assert!(text.contains("pub fn read_request(text: &str)"), "{text}");
+        assert!(
+            text.contains("pub fn read_server_frame(text: &str)"),
+            "{text}"
+        );
+        let connect = emit(&p.get("connect").model, &in_use);
+        syn::parse_file(&connect).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!connect.contains("pub enum RequestPayload"));
+        assert!(connect.contains("pub fn read_"));
     }
 
     /// The slots the analysis boxes are boxed, and only they: the codegen's recursion
