@@ -137,8 +137,10 @@ impl<'a> ObjectCx<'a> {
     }
 
     /// Reads field `i`'s value with `read`, its issues kept as the field's: a later duplicate
-    /// replaces an earlier one, issues included.
-    #[inline(always)]
+    /// replaces an earlier one, issues included. Out of line: one copy serves every field of
+    /// every struct, and a struct's field loop is a call per field (valid frames are read by
+    /// the fast readers; this is the decoder's path, for what they refuse or are not sure of).
+    #[inline(never)]
     pub(super) fn field<'de>(
         &mut self,
         map: &mut dyn Map<'de>,
