@@ -25,11 +25,11 @@ use std::collections::BTreeMap;
 pub struct Options {
     pub bases: BTreeMap<String, String>,
     /// The baseline in use: beside the types, what an app of plain serde types writes to do
-    /// what the generated tables do (`tables`: a by-name enum per table side, each entry read
-    /// by `serde_json::from_str` and written by `serde_json::to_string`, and each frame (a
-    /// type nothing refers to) read and written the same way). Plain derives are generic, so a crate of types alone
-    /// compiles no machine code: its parses are compiled in the crate that calls them. For a
-    /// model without bases.
+    /// what the generated tables do (a by-name enum per table side, each entry read by
+    /// `serde_json::from_str` and written by `serde_json::to_string`, and each frame, a type
+    /// nothing refers to, read and written the same way). Plain derives are generic, so a
+    /// crate of types alone compiles no machine code: its parses are compiled in the crate
+    /// that calls them. Written for a model without bases only.
     pub tables: bool,
 }
 
