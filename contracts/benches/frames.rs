@@ -23,6 +23,13 @@
 //! dispatcher ran before); `send-event`, the server mix's events written by
 //! `event_frame_checked` against `event_frame`.
 //!
+//! Two groups read refused frames, the slow path every valid frame skips: `refused-requests`
+//! and `refused-server`, the corpus's refused requests and server frames
+//! (`tests/corpus/agent.jsonl`), each read to its verdict (every issue with its path) with the
+//! payload as its view (`generated`) and owned (`generated-owned`). There is no hand-written
+//! line: its mirrors hold the mix's names only, and refuse less. The decoders' changes are
+//! measured here (instruction counts through `FRAMES_PASSES`, below).
+//!
 //! One iteration parses the whole mix; throughput is in frames. Each answer is kept where the
 //! parse returned it (`black_box` of a reference, then dropped), as the Zod side keeps the
 //! object `safeParse` returns: moving the payload out of it is the caller's work, not the
@@ -72,6 +79,30 @@ fn load() -> (Vec<String>, Vec<String>, Vec<String>) {
         }
     }
     (mix::requests(), mix::server(), mix::replies())
+}
+
+/// The corpus's refused requests and server frames, as their text: a line's `raw` text, or its
+/// `input` written as JSON.
+fn refused() -> (Vec<String>, Vec<String>) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus/agent.jsonl");
+    let corpus = std::fs::read_to_string(&path).expect("read the corpus");
+    let (mut requests, mut server) = (Vec::new(), Vec::new());
+    for line in corpus.lines().filter(|l| !l.trim().is_empty()) {
+        let case: serde_json::Value = serde_json::from_str(line).expect("a corpus line");
+        if case["ok"] != false {
+            continue;
+        }
+        let text = match &case["raw"] {
+            serde_json::Value::String(raw) => raw.clone(),
+            _ => case["input"].to_string(),
+        };
+        match case["as"].as_str() {
+            Some("request") => requests.push(text),
+            Some("server") => server.push(text),
+            _ => {}
+        }
+    }
+    (requests, server)
 }
 
 /// The generated path's answer to a request frame, as the host gets it, its payload `E`
@@ -168,6 +199,18 @@ fn bench(c: &mut Criterion) {
         baseline::parse_reply(f).expect("a valid reply");
     }
 
+    // Every refused frame is refused by both paths before anything is measured.
+    let (refused_requests, refused_server) = refused();
+    assert!(!refused_requests.is_empty() && !refused_server.is_empty());
+    for f in &refused_requests {
+        assert!(generated_request::<RequestPayloadRef>(f).is_err(), "{f}");
+        assert!(generated_request::<RequestPayload>(f).is_err(), "{f}");
+    }
+    for f in &refused_server {
+        assert!(generated_event::<EventPayloadRef>(f).is_err(), "{f}");
+        assert!(generated_event::<EventPayload>(f).is_err(), "{f}");
+    }
+
     // The check before a send: the mix's requests a host answers with a result, and the
     // server mix's events as a host writes them.
     let host = MixHost {
@@ -243,6 +286,33 @@ fn bench(c: &mut Criterion) {
             }),
             ("handwritten", &|f| {
                 black_box(&baseline::parse_reply(f));
+            }),
+        ],
+    );
+    // Refused frames, the decoder's slow path: each read to its verdict.
+    compare(
+        c,
+        "refused-requests",
+        &refused_requests,
+        &[
+            ("generated", &|f| {
+                black_box(&generated_request::<RequestPayloadRef>(f));
+            }),
+            ("generated-owned", &|f| {
+                black_box(&generated_request::<RequestPayload>(f));
+            }),
+        ],
+    );
+    compare(
+        c,
+        "refused-server",
+        &refused_server,
+        &[
+            ("generated", &|f| {
+                black_box(&generated_event::<EventPayloadRef>(f));
+            }),
+            ("generated-owned", &|f| {
+                black_box(&generated_event::<EventPayload>(f));
             }),
         ],
     );
