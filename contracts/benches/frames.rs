@@ -242,37 +242,41 @@ fn bench(c: &mut Criterion) {
         assert_eq!(checked, event_frame(name, payload));
     }
 
+    // The generated lines, the payload as its view and owned: on the mix, then on the refused
+    // frames.
+    let request_lines: [Line<'_>; 2] = [
+        ("generated", &|f| {
+            black_box(&generated_request::<RequestPayloadRef>(f));
+        }),
+        ("generated-owned", &|f| {
+            black_box(&generated_request::<RequestPayload>(f));
+        }),
+    ];
+    let server_lines: [Line<'_>; 2] = [
+        ("generated", &|f| {
+            black_box(&generated_event::<EventPayloadRef>(f));
+        }),
+        ("generated-owned", &|f| {
+            black_box(&generated_event::<EventPayload>(f));
+        }),
+    ];
+    let handwritten_request: Line<'_> = ("handwritten", &|f| {
+        black_box(&baseline::parse_request(f));
+    });
+    let handwritten_event: Line<'_> = ("handwritten", &|f| {
+        black_box(&baseline::parse_event(f));
+    });
     compare(
         c,
         "requests",
         &requests,
-        &[
-            ("generated", &|f| {
-                black_box(&generated_request::<RequestPayloadRef>(f));
-            }),
-            ("generated-owned", &|f| {
-                black_box(&generated_request::<RequestPayload>(f));
-            }),
-            ("handwritten", &|f| {
-                black_box(&baseline::parse_request(f));
-            }),
-        ],
+        &[request_lines[0], request_lines[1], handwritten_request],
     );
     compare(
         c,
         "server",
         &server,
-        &[
-            ("generated", &|f| {
-                black_box(&generated_event::<EventPayloadRef>(f));
-            }),
-            ("generated-owned", &|f| {
-                black_box(&generated_event::<EventPayload>(f));
-            }),
-            ("handwritten", &|f| {
-                black_box(&baseline::parse_event(f));
-            }),
-        ],
+        &[server_lines[0], server_lines[1], handwritten_event],
     );
     // Replies, as the client reads them (not in the Zod mix): the generated union's fast
     // reader against a hand-written serde_json envelope, each keeping the result as raw JSON.
@@ -281,41 +285,15 @@ fn bench(c: &mut Criterion) {
         "replies",
         &replies,
         &[
-            ("generated", &|f| {
-                black_box(&generated_event::<EventPayloadRef>(f));
-            }),
+            server_lines[0],
             ("handwritten", &|f| {
                 black_box(&baseline::parse_reply(f));
             }),
         ],
     );
     // Refused frames, the decoder's slow path: each read to its verdict.
-    compare(
-        c,
-        "refused-requests",
-        &refused_requests,
-        &[
-            ("generated", &|f| {
-                black_box(&generated_request::<RequestPayloadRef>(f));
-            }),
-            ("generated-owned", &|f| {
-                black_box(&generated_request::<RequestPayload>(f));
-            }),
-        ],
-    );
-    compare(
-        c,
-        "refused-server",
-        &refused_server,
-        &[
-            ("generated", &|f| {
-                black_box(&generated_event::<EventPayloadRef>(f));
-            }),
-            ("generated-owned", &|f| {
-                black_box(&generated_event::<EventPayload>(f));
-            }),
-        ],
-    );
+    compare(c, "refused-requests", &refused_requests, &request_lines);
+    compare(c, "refused-server", &refused_server, &server_lines);
     compare(
         c,
         "dispatch",
