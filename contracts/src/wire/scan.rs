@@ -382,6 +382,12 @@ impl<'a> Scanner<'a> {
                 return Some(Ok(i));
             }
         }
+        self.one_of_read(values)
+    }
+
+    /// [`Scanner::one_of`] for a value not matched as bytes: read as a string, out of line.
+    #[inline(never)]
+    fn one_of_read(&mut self, values: &[Key]) -> Option<Result<usize, Cow<'a, str>>> {
         let s = self.string()?;
         Some(match values.iter().position(|k| k.name == s) {
             Some(i) => Ok(i),
@@ -674,7 +680,7 @@ impl<'a> Scanner<'a> {
     /// An integer written plainly (`0`, `-12`, `1769813400000`) within `±(2^53 - 1)`. A
     /// fraction, an exponent, `-0` or a leading zero is not read (the byte after the digits is
     /// left for the caller, which expects `,`, `}` or `]` there).
-    #[inline(always)]
+    #[inline]
     pub fn int(&mut self) -> Option<i64> {
         let mut c = self.peek()?;
         let b = self.bytes();
