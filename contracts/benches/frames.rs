@@ -38,6 +38,8 @@
 //!
 //! `UPDATE_EXPECT=1 cargo bench -p adecore-contracts --bench frames` rewrites the stored frames.
 
+#[path = "../tests/common/mod.rs"]
+mod common;
 mod frames {
     pub mod baseline;
     pub mod mix;
@@ -81,28 +83,18 @@ fn load() -> (Vec<String>, Vec<String>, Vec<String>) {
     (mix::requests(), mix::server(), mix::replies())
 }
 
-/// The corpus's refused requests and server frames, as their text: a line's `raw` text, or its
-/// `input` written as JSON.
+/// The corpus's refused requests and server frames, as their text (read by the corpus
+/// runner of the tests).
 fn refused() -> (Vec<String>, Vec<String>) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus/agent.jsonl");
-    let corpus = std::fs::read_to_string(&path).expect("read the corpus");
-    let (mut requests, mut server) = (Vec::new(), Vec::new());
-    for line in corpus.lines().filter(|l| !l.trim().is_empty()) {
-        let case: serde_json::Value = serde_json::from_str(line).expect("a corpus line");
-        if case["ok"] != false {
-            continue;
-        }
-        let text = match &case["raw"] {
-            serde_json::Value::String(raw) => raw.clone(),
-            _ => case["input"].to_string(),
-        };
-        match case["as"].as_str() {
-            Some("request") => requests.push(text),
-            Some("server") => server.push(text),
-            _ => {}
-        }
-    }
-    (requests, server)
+    let lines = common::read("agent.jsonl");
+    let texts = |kind: &str| -> Vec<String> {
+        lines
+            .iter()
+            .filter(|l| !l.ok && l.kind == kind)
+            .map(|l| l.text.clone())
+            .collect()
+    };
+    (texts("request"), texts("server"))
 }
 
 /// The generated path's answer to a request frame, as the host gets it, its payload `E`
