@@ -30,6 +30,11 @@
 //! line: its mirrors hold the mix's names only, and refuse less. The decoders' changes are
 //! measured here (instruction counts through `FRAMES_PASSES`, below).
 //!
+//! Two groups read the mixes' payloads by name alone, the table stage a caller runs on a
+//! payload it holds apart from its frame: `by-name-requests` and `by-name-events`, the table's
+//! `parse` (`parse`: the decoder alone, what the generated crate compiles) against
+//! `ByName::read_named` (`read_named`: the fast reader first, compiled where it is called).
+//!
 //! One iteration parses the whole mix; throughput is in frames. Each answer is kept where the
 //! parse returned it (`black_box` of a reference, then dropped), as the Zod side keeps the
 //! object `safeParse` returns: moving the payload out of it is the caller's work, not the
@@ -49,7 +54,8 @@ use contracts::agent::{
     ChatHistoryPayload, ChatHistoryResult, ChatSendPayload, ChatSendResult, Dispatcher,
     EventPayload, EventPayloadRef, Host, RequestPayload, RequestPayloadRef, RequestRef,
     RequestTyped, ServerFrameRef, ServerFrameTyped, WireError, dispatch_frame, event_frame,
-    event_frame_checked, parse_request_typed, parse_server_frame_typed, reply_frame,
+    event_frame_checked, parse_request_ref, parse_request_typed, parse_server_frame_ref,
+    parse_server_frame_typed, reply_frame,
 };
 use contracts::wire::ByName;
 use contracts::wire::Refused;
@@ -283,6 +289,66 @@ fn bench(c: &mut Criterion) {
             }),
         ],
     );
+    // The mixes' payloads by name, each as `name NUL payload`: the decoder alone against the
+    // fast reader first. Both give every payload's value before anything is measured.
+    let request_payloads: Vec<String> = requests
+        .iter()
+        .map(|f| {
+            let r = parse_request_ref(f).expect("a valid frame");
+            format!("{}\0{}", r.r#type, r.payload.get())
+        })
+        .collect();
+    let event_payloads: Vec<String> = server
+        .iter()
+        .map(|f| match parse_server_frame_ref(f) {
+            Ok(ServerFrameRef::Event(e)) => format!("{}\0{}", e.event, e.payload.get()),
+            _ => panic!("the mix holds events only"),
+        })
+        .collect();
+    for p in &request_payloads {
+        let (name, json) = by_name(p);
+        let slow = RequestPayload::parse(name, json).expect("a valid payload");
+        assert_eq!(
+            RequestPayload::read_named(name, json).ok(),
+            Some(slow),
+            "{p}"
+        );
+    }
+    for p in &event_payloads {
+        let (name, json) = by_name(p);
+        let slow = EventPayload::parse(name, json).expect("a valid payload");
+        assert_eq!(EventPayload::read_named(name, json).ok(), Some(slow), "{p}");
+    }
+    compare(
+        c,
+        "by-name-requests",
+        &request_payloads,
+        &[
+            ("parse", &|p| {
+                let (name, json) = by_name(p);
+                black_box(&RequestPayload::parse(name, json));
+            }),
+            ("read_named", &|p| {
+                let (name, json) = by_name(p);
+                black_box(&RequestPayload::read_named(name, json));
+            }),
+        ],
+    );
+    compare(
+        c,
+        "by-name-events",
+        &event_payloads,
+        &[
+            ("parse", &|p| {
+                let (name, json) = by_name(p);
+                black_box(&EventPayload::parse(name, json));
+            }),
+            ("read_named", &|p| {
+                let (name, json) = by_name(p);
+                black_box(&EventPayload::read_named(name, json));
+            }),
+        ],
+    );
     // Refused frames, the decoder's slow path: each read to its verdict.
     compare(c, "refused-requests", &refused_requests, &request_lines);
     compare(c, "refused-server", &refused_server, &server_lines);
@@ -327,6 +393,11 @@ type Line<'a> = (&'a str, &'a dyn Fn(&str));
 fn passes() -> Option<(usize, String)> {
     let n = std::env::var("FRAMES_PASSES").ok()?.parse().ok()?;
     Some((n, std::env::var("FRAMES_LINE").unwrap_or_default()))
+}
+
+/// A by-name input's entry name and payload (`name NUL payload`).
+fn by_name(p: &str) -> (&str, &str) {
+    p.split_once('\0').expect("a name and a payload")
 }
 
 /// One group: its lines over the same frames, side by side. Each line parses one frame and

@@ -134,7 +134,7 @@ pub fn event_frame<P: Serialize>(event: &str, payload: &P) -> String {
 pub fn event_frame_checked<P: Serialize>(event: &str, payload: &P) -> Result<String, WireError> {
     let payload = RawJson::from_value(payload)
         .map_err(|e| WireError::internal(format!("the {event} event could not be written: {e}")))?;
-    match EventPayload::parse(event, payload.get()) {
+    match EventPayload::read_named(event, payload.get()) {
         Err(TableError::Invalid { error, .. }) => Err(WireError::internal(format!(
             "the {event} event is not valid, so it was not sent: {error}"
         ))),
@@ -945,10 +945,13 @@ mod tests {
         name: &str,
         t: &str,
     ) -> (bool, bool) {
-        let slow = wire::without_scanner(|| E::parse_named(name, t)).map_err(|e| e.to_string());
-        let got = E::parse_named(name, t).map_err(|e| e.to_string());
+        let slow = E::parse_named(name, t).map_err(|e| e.to_string());
+        let got = E::read_named(name, t).map_err(|e| e.to_string());
         assert_eq!(got, slow, "{name} {t}");
         let fast = wire::scan_str(t, |r| E::scan_named(name, r));
+        if let Some(v) = &fast {
+            assert_eq!(Ok(v), slow.as_ref(), "the fast reader: {name} {t}");
+        }
         (slow.is_ok(), fast.is_some())
     }
 
@@ -960,10 +963,8 @@ mod tests {
         t: &'t str,
         into: impl Fn(V) -> E,
     ) {
-        let owned = wire::without_scanner(|| E::parse_named(name, t)).map_err(|e| e.to_string());
-        let view = V::parse_named(name, t)
-            .map(&into)
-            .map_err(|e| e.to_string());
+        let owned = E::parse_named(name, t).map_err(|e| e.to_string());
+        let view = V::read_named(name, t).map(&into).map_err(|e| e.to_string());
         assert_eq!(view, owned, "{name} {t}");
         let fast = wire::scan_str(t, |r| V::scan_named(name, r)).map(&into);
         if let Some(v) = &fast {

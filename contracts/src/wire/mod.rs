@@ -36,7 +36,7 @@ pub use source::{DeSrc, Key as SrcKey, Map as SrcMap, Read, Seq as SrcSeq, Sink,
 pub use table::{Entry, Event, HostError, Request, TableError};
 pub use typed::{
     ByName, EntrySlot, ObjectTyped, Refused, UnionTyped, decode_from_base, from_str_typed,
-    from_str_union_typed, parse_from_base, read_typed_once, scan_from_base, unknown_entry,
+    from_str_union_typed, parse_by_name, read_typed_once, scan_from_base, unknown_entry,
 };
 pub use union::{
     Entries, EntriesOf, LentEntries, Literal, ObjectVariant, ObjectVariantRef, Tagged, TryVariant,
@@ -164,16 +164,47 @@ pub fn from_slice<T: Decode>(json: &[u8]) -> Result<T, ParseError> {
 /// Where `JSON.parse` reads what serde_json refuses (`1e400`, a lone surrogate escape), the
 /// text is read again the way JavaScript reads it (see `js`), so the verdict is Zod's.
 pub fn from_str_with<S: Schema>(schema: S, json: &str) -> Result<S::Out, ParseError> {
-    let mut reads = SchemaReads { schema, out: None };
-    match read_text(&mut reads, json) {
-        Ok(()) => Ok(reads.value()),
-        Err(e) => Err(e),
-    }
+    parse_with(json, |r| schema.scan(r), |src, cx| schema.decode(src, cx))
 }
 
-/// The typed half of a parse by [`from_str_with`]: the schema's fast reader and its decoder,
-/// each leaving what it read in the value. Behind it, the driver ([`read_text`]) and the
-/// decoder's passes are one copy for every schema, not one per schema.
+/// Parses and validates JSON text with a fast reader (`scan`, `None` when it is not sure) and
+/// a decoder (`decode`, the authority), as [`from_str_with`] does with a schema's. A table's
+/// entry is parsed so (`Request::parse_payload`): a provided method, so an entry's fast reader
+/// is compiled only in the crate that parses that entry.
+#[inline]
+pub fn parse_with<T>(
+    json: &str,
+    scan: impl FnMut(&mut Scanner<'_>) -> Option<T>,
+    decode: impl FnMut(&mut dyn Src<'_>, &mut Cx) -> Read<Option<T>>,
+) -> Result<T, ParseError> {
+    let mut reads = FnReads {
+        scan,
+        decode,
+        out: None,
+    };
+    read_text(&mut reads, json)?;
+    Ok(reads.value())
+}
+
+/// Parses and validates JSON text with a decoder alone, the verdict of [`parse_with`] without
+/// the fast reader: what the tables' by-name parse (`RequestPayload::parse`) runs, so that a
+/// crate of generated types compiles one reader per type, its decoder.
+pub fn decode_with<T>(
+    json: &str,
+    decode: impl FnMut(&mut dyn Src<'_>, &mut Cx) -> Read<Option<T>>,
+) -> Result<T, ParseError> {
+    let mut reads = FnReads {
+        scan: |_: &mut Scanner<'_>| None,
+        decode,
+        out: None,
+    };
+    decode_all(&mut reads, json)?;
+    Ok(reads.value())
+}
+
+/// The typed half of a parse by [`parse_with`]: the fast reader and the decoder, each leaving
+/// what it read in the value. Behind it, the driver ([`read_text`]) and the decoder's passes
+/// are one copy for every type, not one per type.
 trait Reads {
     /// The fast reader; true when it read a value.
     fn scan(&mut self, r: &mut Scanner<'_>) -> bool;
@@ -181,29 +212,35 @@ trait Reads {
     fn decode(&mut self, src: &mut dyn Src<'_>, cx: &mut Cx) -> Read<bool>;
 }
 
-struct SchemaReads<S: Schema> {
-    schema: S,
-    out: Option<S::Out>,
+/// A fast reader and a decoder as [`Reads`], and the value they read.
+struct FnReads<T, S, D> {
+    scan: S,
+    decode: D,
+    out: Option<T>,
 }
 
-impl<S: Schema> SchemaReads<S> {
+impl<T, S, D> FnReads<T, S, D> {
     /// The value read, after a parse that answered `Ok` (which it does only with one).
-    fn value(self) -> S::Out {
+    fn value(self) -> T {
         self.out
             .expect("a parse answers Ok only with the value read")
     }
 }
 
-impl<S: Schema> Reads for SchemaReads<S> {
+impl<T, S, D> Reads for FnReads<T, S, D>
+where
+    S: FnMut(&mut Scanner<'_>) -> Option<T>,
+    D: FnMut(&mut dyn Src<'_>, &mut Cx) -> Read<Option<T>>,
+{
     #[inline]
     fn scan(&mut self, r: &mut Scanner<'_>) -> bool {
-        self.out = self.schema.scan(r);
+        self.out = (self.scan)(r);
         self.out.is_some()
     }
 
     fn decode(&mut self, src: &mut dyn Src<'_>, cx: &mut Cx) -> Read<bool> {
-        // A match, not `?`: the error's conversion would be one more instance per schema.
-        match self.schema.decode(src, cx) {
+        // A match, not `?`: the error's conversion would be one more instance per type.
+        match (self.decode)(src, cx) {
             Ok(out) => {
                 self.out = out;
                 Ok(self.out.is_some())
@@ -213,13 +250,18 @@ impl<S: Schema> Reads for SchemaReads<S> {
     }
 }
 
-/// A whole parse: plain, valid text by the fast reader; anything else by the decoder; text
-/// that only `JSON.parse` reads, rewritten and decoded again. `Ok` when `reads` holds the
-/// value.
+/// A whole parse: plain, valid text by the fast reader; anything else by the decoder
+/// ([`decode_all`]). `Ok` when `reads` holds the value.
 fn read_text(reads: &mut dyn Reads, json: &str) -> Result<(), ParseError> {
     if scan_str(json, |r| reads.scan(r).then_some(())).is_some() {
         return Ok(());
     }
+    decode_all(reads, json)
+}
+
+/// The decoder's parse of `json`; text that only `JSON.parse` reads, rewritten and decoded
+/// again. `Ok` when `reads` holds the value.
+fn decode_all(reads: &mut dyn Reads, json: &str) -> Result<(), ParseError> {
     match decode_text(reads, json, None) {
         Err(e) if e.is_syntax() => js_again(reads, json, e),
         r => r,
@@ -256,7 +298,11 @@ pub(crate) fn decode_in<S: Schema>(
     json: &str,
     cx: &mut Cx,
 ) -> Result<S::Out, ParseError> {
-    let mut reads = SchemaReads { schema, out: None };
+    let mut reads = FnReads {
+        scan: |r: &mut Scanner<'_>| schema.scan(r),
+        decode: |src: &mut dyn Src<'_>, cx: &mut Cx| schema.decode(src, cx),
+        out: None,
+    };
     decode_once(&mut reads, json, cx)?;
     Ok(reads.value())
 }

@@ -16,10 +16,15 @@ pub trait Request: 'static {
     type Payload: fmt::Debug + Clone + Serialize + Send + 'static;
     /// What the host answers.
     type Result: fmt::Debug + Clone + Serialize + Send + 'static;
-    /// Parses and validates a payload.
-    fn parse_payload(json: &str) -> Result<Self::Payload, ParseError>;
-    /// Parses and validates a result.
-    fn parse_result(json: &str) -> Result<Self::Result, ParseError>;
+    /// Parses and validates a payload: the fast reader, then the decoder when it is not sure.
+    /// Provided, so the fast reader is compiled only in a crate that calls it.
+    fn parse_payload(json: &str) -> Result<Self::Payload, ParseError> {
+        super::parse_with(json, Self::scan_payload, Self::decode_payload)
+    }
+    /// Parses and validates a result, as [`Request::parse_payload`] does a payload.
+    fn parse_result(json: &str) -> Result<Self::Result, ParseError> {
+        super::parse_with(json, Self::scan_result, Self::decode_result)
+    }
     /// Decodes and validates a payload from a frame being read (see `wire::typed`).
     fn decode_payload(src: &mut dyn Src<'_>, cx: &mut Cx) -> Read<Option<Self::Payload>>;
     /// Decodes and validates a result from a frame being read.
@@ -36,8 +41,11 @@ pub trait Event: 'static {
     const NAME: &'static str;
     /// What the event carries.
     type Payload: fmt::Debug + Clone + Serialize + Send + 'static;
-    /// Parses and validates a payload.
-    fn parse_payload(json: &str) -> Result<Self::Payload, ParseError>;
+    /// Parses and validates a payload: the fast reader, then the decoder when it is not sure.
+    /// Provided, so the fast reader is compiled only in a crate that calls it.
+    fn parse_payload(json: &str) -> Result<Self::Payload, ParseError> {
+        super::parse_with(json, Self::scan_payload, Self::decode_payload)
+    }
     /// Decodes and validates a payload from a frame being read (see `wire::typed`).
     fn decode_payload(src: &mut dyn Src<'_>, cx: &mut Cx) -> Read<Option<Self::Payload>>;
     /// Reads a plain, valid payload with the fast reader (`wire::scan`); `None` when not sure.

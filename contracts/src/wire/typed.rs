@@ -32,8 +32,18 @@ pub trait ByName<'de>: Sized {
         cx: &mut Cx,
         out: &mut Option<Self>,
     ) -> Read<()>;
-    /// Parses the value of the entry named `name` from its JSON text (the table stage).
+    /// Parses the value of the entry named `name` from its JSON text (the table stage), by the
+    /// decoder alone ([`parse_by_name`]).
     fn parse_named(name: &str, json: &str) -> Result<Self, TableError>;
+    /// [`ByName::parse_named`] with the fast reader first: the same verdict, at the fast
+    /// reader's speed on plain, valid text. Provided, so the fast readers are compiled only in
+    /// a crate that calls it.
+    fn read_named(name: &str, json: &'de str) -> Result<Self, TableError> {
+        match super::scan_str(json, |r| Self::scan_named(name, r)) {
+            Some(v) => Ok(v),
+            None => Self::parse_named(name, json),
+        }
+    }
     /// Reads the value of the entry named `name` with the fast reader (`wire::scan`); `None`
     /// when not sure, or when the table does not know the name.
     fn scan_named(name: &str, r: &mut Scanner<'de>) -> Option<Self>;
@@ -317,27 +327,32 @@ pub fn unknown_entry(src: &mut dyn Src<'_>, cx: &mut Cx) -> Read<()> {
     Ok(())
 }
 
-/// A composed table's entry its base declares (an app's `chat.create`, from the agent's), read
-/// by the base's by-name enum `B` and made the composed enum's `T` by `into`, a generated match
-/// that moves the boxed value from one variant to the other. The composed table's code per
-/// base entry is that one arm. `into` answers `None` only for an entry the composed table does
-/// not have (a base built from another schema than the one the app's macro read), which is
-/// then a name the table does not know.
-pub fn parse_from_base<'de, B: ByName<'de>, T>(
+/// A table's by-name parse (`RequestPayload::parse`, generated): the value of the entry named
+/// `name`, one of the table's `names`, by the decoder alone (`decode_named`), so a crate of
+/// generated types compiles no fast reader for it; [`ByName::read_named`] reads with the fast
+/// reader first. A name not in `names` is [`TableError::UnknownName`].
+pub fn parse_by_name<'de, B: ByName<'de>>(
+    names: &'static [&'static str],
     name: &str,
     json: &str,
-    into: fn(B) -> Option<T>,
-) -> Result<T, TableError> {
-    match B::parse_named(name, json) {
-        Ok(v) => match into(v) {
-            Some(v) => Ok(v),
-            None => Err(TableError::UnknownName(name.to_owned())),
-        },
-        Err(e) => Err(e),
-    }
+) -> Result<B, TableError> {
+    let Some(&known) = names.iter().find(|n| **n == name) else {
+        return Err(TableError::UnknownName(name.to_owned()));
+    };
+    super::decode_with(json, |src, cx| {
+        let mut out = None;
+        B::decode_named(known, src, cx, &mut out)?;
+        Ok(out)
+    })
+    .map_err(|error| TableError::Invalid { name: known, error })
 }
 
-/// [`parse_from_base`] for the decoder: the base's `decode_named`, its value made `T`'s.
+/// A composed table's entry its base declares (an app's `chat.create`, from the agent's),
+/// decoded by the base's by-name enum `B` and made the composed enum's `T` by `into`, a
+/// generated match that moves the boxed value from one variant to the other. The composed
+/// table's code per base entry is that one arm. `into` answers `None` only for an entry the
+/// composed table does not have (a base built from another schema than the one the app's macro
+/// read), which is then a name the table does not know.
 pub fn decode_from_base<'de, B: ByName<'de>, T>(
     name: &str,
     src: &mut dyn Src<'_>,
@@ -360,7 +375,7 @@ pub fn decode_from_base<'de, B: ByName<'de>, T>(
     Ok(())
 }
 
-/// [`parse_from_base`] for the fast reader: the base's `scan_named`, its value made `T`'s.
+/// [`decode_from_base`] for the fast reader: the base's `scan_named`, its value made `T`'s.
 #[inline]
 pub fn scan_from_base<'de, B: ByName<'de>, T>(
     name: &str,

@@ -50,16 +50,16 @@ impl Emitter<'_> {
                 #(#methods)*
             }
 
-            /// Parses a request's payload by its name, straight into the typed payload, and calls
-            /// the host's method (see [`dispatch_payload`]). An unknown name and an invalid
-            /// payload are refused.
+            /// Parses a request's payload by its name, straight into the typed payload (the fast
+            /// reader first, `ByName::read_named`), and calls the host's method (see
+            /// [`dispatch_payload`]). An unknown name and an invalid payload are refused.
             #[allow(deprecated)]
             pub async fn dispatch<H: Host + ?::core::marker::Sized>(
                 host: &H,
                 name: &str,
                 payload: &#rt::RawValue,
             ) -> ::core::result::Result<::std::boxed::Box<#rt::RawValue>, #rt::WireError> {
-                match RequestPayload::parse(name, payload.get()) {
+                match <RequestPayload as #rt::ByName<'_>>::read_named(name, payload.get()) {
                     ::core::result::Result::Ok(payload) => dispatch_payload(host, payload).await,
                     ::core::result::Result::Err(e) => ::core::result::Result::Err(#rt::table_refusal(&e)),
                 }

@@ -425,19 +425,16 @@ impl Emitter<'_> {
         }
     }
 
-    /// A table entry's parse and decode functions for one side (`payload` or `result`):
-    /// `parse_payload` reads JSON text, `decode_payload` a frame being read. The decoder is out
-    /// of line: the by-name match stays a small dispatch.
+    /// A table entry's decode and fast-read functions for one side (`payload` or `result`):
+    /// `decode_payload` reads a frame being read, `scan_payload` plain, valid text; the trait's
+    /// provided `parse_payload` reads JSON text with both. The decoder is out of line: the
+    /// by-name match stays a small dispatch.
     fn entry_fns(&self, side: Side, schema: &TokenStream) -> TokenStream {
         let rt = &self.rt;
-        let parse = format_ident!("parse_{}", side.word());
         let decode = format_ident!("decode_{}", side.word());
         let scan = format_ident!("scan_{}", side.word());
         let assoc = side.assoc();
         quote! {
-            fn #parse(json: &str) -> ::core::result::Result<Self::#assoc, #rt::ParseError> {
-                #rt::from_str_with(#schema, json)
-            }
             #[inline(never)]
             fn #decode(
                 d: &mut dyn #rt::Src<'_>,
@@ -506,7 +503,6 @@ impl Emitter<'_> {
             .collect();
         let (module, trait_) = b.module_and_trait(&self.rt);
         let assoc = b.side.assoc();
-        let parse = format_ident!("parse_{}", b.side.word());
         let decode = format_ident!("decode_{}", b.side.word());
         let scan = format_ident!("scan_{}", b.side.word());
         let rt = &self.rt;
@@ -528,25 +524,12 @@ impl Emitter<'_> {
             .collect();
         let bases = self.base_tables(b, false);
         let from_fns = bases.iter().map(BaseTable::conversion);
-        let parse_by_name = dispatch_by_name(
-            own.iter()
-                .zip(&own_idents)
-                .map(|(n, id)| {
-                    quote!(#n => <#module::#id as #trait_>::#parse(json)
-                        .map(|v| Self::#id(::std::boxed::Box::new(v)))
-                        .map_err(|error| #rt::TableError::Invalid { name: #n, error }),)
-                })
-                .collect(),
-            &bases,
-            |t| {
-                let (path, from) = (&t.path, &t.from);
-                quote!(#rt::parse_from_base::<#path, Self>(name, json, Self::#from))
-            },
-            quote!({
-                let _ = json;
-                ::core::result::Result::Err(#rt::TableError::UnknownName(name.to_owned()))
-            }),
-        );
+        // The decoder alone reads by name: the fast readers are compiled where they are called.
+        let names_const = match b.table {
+            TableKind::Requests => quote!(REQUEST_NAMES),
+            TableKind::Events => quote!(EVENT_NAMES),
+        };
+        let parse_by_name = quote!(#rt::parse_by_name::<Self>(#names_const, name, json));
         let decode_by_name = dispatch_by_name(
             own.iter()
                 .zip(&own_idents)
@@ -604,7 +587,9 @@ impl Emitter<'_> {
 
             #[allow(deprecated)]
             impl #name {
-                /// Parses and validates a value by its entry's name.
+                /// Parses and validates a value by its entry's name, with the decoder alone: the
+                /// crate compiles one reader per type. `ByName::read_named` gives the same verdict
+                /// with the fast reader first, compiled where it is called.
                 pub fn parse(name: &str, json: &str) -> ::core::result::Result<Self, #rt::TableError> {
                     #parse_by_name
                 }
