@@ -15,6 +15,9 @@
 //! - `baseline-tables`, the baseline in use: the same types with what an app of them writes to
 //!   do what the generated tables do (every entry read by `serde_json::from_str` and written by
 //!   `to_string`, by name; every frame read and written), so both sides compile their parsers;
+//! - `use-generated` and `use-baseline`: an app of each in use ([`crate::bench_use`]), calling
+//!   every table by name and every frame, so that what the generated side compiles only where
+//!   it is called (the typed frames, the fast readers) is measured too;
 //! - `app-generated` and `app-baseline`: the documents app's schema (on the agent's) the same
 //!   two ways, for the rebuild after an edit of its `.contract` file.
 //!
@@ -24,10 +27,11 @@
 //! and run again. The edit rounds change the app's schema (a field added to a request
 //! payload, then removed, and so on) and rebuild with incremental compilation on, as a user's
 //! `cargo build` has it; the baseline gets the same edit through its emitter (timed apart).
-//! The report gives each side's median and the ratio, the generated line counts per schema
+//! The report gives each side's median and the ratio (and for the apps in use, each side's
+//! crate and app added up, round by round), the generated line counts per schema
 //! line, and the load average seen.
 
-use crate::serde_baseline;
+use crate::{bench_use, serde_baseline};
 use contracts_codegen::emit::rust::{RustOptions, emit_pretty};
 use contracts_codegen::generate::Protocol;
 use std::path::{Path, PathBuf};
@@ -124,11 +128,17 @@ fn bench(root: &Path, args: &Args) -> Result<(), String> {
             release,
             incremental: false,
         };
-        let sides = [build(GENERATED), build(BASELINE), build(BASELINE_TABLES)];
+        let sides = [
+            build(GENERATED),
+            build(BASELINE),
+            build(BASELINE_TABLES),
+            build(USE_GENERATED),
+            build(USE_BASELINE),
+        ];
         for b in &sides {
             ws.warm(b)?;
         }
-        let mut times: [Vec<f64>; 3] = [Vec::new(), Vec::new(), Vec::new()];
+        let mut times: [Vec<f64>; 5] = Default::default();
         for round in 0..args.rounds {
             for (i, b) in sides.iter().enumerate() {
                 ws.touch(&b.krate)?;
@@ -143,9 +153,21 @@ fn bench(root: &Path, args: &Args) -> Result<(), String> {
                 );
             }
         }
-        let [generated, types, in_use] = times;
+        let [generated, types, in_use, use_generated, use_baseline] = times;
+        let add = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(a, b)| a + b).collect::<Vec<_>>();
+        let with_app = [add(&generated, &use_generated), add(&in_use, &use_baseline)];
         ratio_line(profile, "baseline", &[generated.clone(), types]);
         ratio_line(profile, "baseline in use", &[generated, in_use]);
+        ratio_line(
+            &format!("{profile}, the app in use alone"),
+            "baseline's app",
+            &[use_generated, use_baseline],
+        );
+        ratio_line(
+            &format!("{profile}, the crate and the app in use"),
+            "baseline in use and its app",
+            &with_app,
+        );
     }
     if args.parts.contains(&Part::Edit) {
         println!("\n## the app's rebuild after one schema edit, debug, incremental");
@@ -210,6 +232,8 @@ fn bench(root: &Path, args: &Args) -> Result<(), String> {
 const GENERATED: &str = "bench-generated";
 const BASELINE: &str = "baseline";
 const BASELINE_TABLES: &str = "baseline-tables";
+const USE_GENERATED: &str = "use-generated";
+const USE_BASELINE: &str = "use-baseline";
 const APP_GENERATED: &str = "app-generated";
 const APP_BASELINE: &str = "app-baseline";
 
@@ -252,7 +276,7 @@ impl Scratch {
             (
                 "Cargo.toml".into(),
                 format!(
-                    "{header}[workspace]\nresolver = \"3\"\nmembers = [{:?}, {:?}, {:?}, {:?}, {:?}]\n\n\
+                    "{header}[workspace]\nresolver = \"3\"\nmembers = [{:?}, {:?}, {:?}, {:?}, {:?}, {:?}, {:?}]\n\n\
                      # As the contracts workspace builds its dependencies.\n\
                      [profile.dev.package.\"*\"]\ndebug = false\n\n\
                      # The runtime and the macro are path dependencies here, registry ones in\n\
@@ -263,6 +287,8 @@ impl Scratch {
                     GENERATED,
                     BASELINE,
                     BASELINE_TABLES,
+                    USE_GENERATED,
+                    USE_BASELINE,
                     APP_GENERATED,
                     APP_BASELINE,
                     APP_GENERATED,
@@ -318,6 +344,39 @@ impl Scratch {
             (
                 format!("{BASELINE_TABLES}/src/connect.rs").into(),
                 serde_baseline::emit(&connect.model, &in_use),
+            ),
+            (
+                format!("{USE_GENERATED}/Cargo.toml").into(),
+                manifest(
+                    USE_GENERATED,
+                    &format!(
+                        "{GENERATED} = {{ path = \"../{GENERATED}\" }}\n{contracts_dep}{serde_deps}"
+                    ),
+                ),
+            ),
+            (
+                format!("{USE_GENERATED}/src/lib.rs").into(),
+                bench_use::generated(
+                    &[
+                        (agent, &emit_pretty(&agent.model, &RustOptions::default())),
+                        (
+                            connect,
+                            &emit_pretty(&connect.model, &RustOptions::default()),
+                        ),
+                    ],
+                    GENERATED,
+                ),
+            ),
+            (
+                format!("{USE_BASELINE}/Cargo.toml").into(),
+                manifest(
+                    USE_BASELINE,
+                    &format!("{BASELINE_TABLES} = {{ path = \"../{BASELINE_TABLES}\" }}\n"),
+                ),
+            ),
+            (
+                format!("{USE_BASELINE}/src/lib.rs").into(),
+                bench_use::baseline(&[agent, connect], BASELINE_TABLES),
             ),
             (
                 format!("{APP_GENERATED}/Cargo.toml").into(),

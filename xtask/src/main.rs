@@ -19,6 +19,7 @@
 //! from the current directory, refused when this binary was built from another).
 
 mod bench_build;
+mod bench_use;
 mod codegen;
 mod fuzz;
 mod serde_baseline;

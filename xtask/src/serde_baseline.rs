@@ -44,9 +44,40 @@ pub fn emit(model: &Model, options: &Options) -> String {
     )
 }
 
+/// The structs and unions an app reads and writes whole: those no type and no table entry
+/// refers to (the frames: agent's `Request` and `ServerFrame`, Connect's `ClientFrame` and
+/// `ServerFrame`).
+pub fn roots(model: &Model) -> std::collections::BTreeSet<&str> {
+    let mut referred = std::collections::BTreeSet::new();
+    let mut note = |r: &TypeRef| {
+        if r.protocol.is_none() {
+            referred.insert(r.name.clone());
+        }
+    };
+    for d in &model.types {
+        for ty in d.slots() {
+            ty.each_ref(&mut note);
+        }
+    }
+    for r in &model.requests {
+        r.payload.each_ref(&mut note);
+        r.result.each_ref(&mut note);
+    }
+    for e in &model.events {
+        e.payload.each_ref(&mut note);
+    }
+    model
+        .types
+        .iter()
+        .filter(|d| matches!(d.kind, TypeDefKind::Struct(_) | TypeDefKind::Union(_)))
+        .filter(|d| !referred.contains(&d.name))
+        .map(|d| d.name.as_str())
+        .collect()
+}
+
 /// A Rust type name as the generated code makes it: a schema type name is kept, a wire name
 /// (`chat.history`) made UpperCamelCase, a keyword suffixed with `_`.
-fn type_name(name: &str) -> String {
+pub fn type_name(name: &str) -> String {
     let ident_like = !name.is_empty()
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         && name.starts_with(|c: char| c.is_ascii_uppercase());
@@ -158,7 +189,7 @@ impl Emitter<'_> {
                 }
             }
         });
-        let roots = self.roots();
+        let roots = roots(self.model);
         let frames = self
             .model
             .types
@@ -199,37 +230,6 @@ impl Emitter<'_> {
                 #(#frames)*
             }
         }
-    }
-
-    /// The structs and unions an app reads and writes whole: those no type and no table entry
-    /// refers to (the frames: agent's `Request` and `ServerFrame`, Connect's `ClientFrame`
-    /// and `ServerFrame`).
-    fn roots(&self) -> std::collections::BTreeSet<&str> {
-        let mut referred = std::collections::BTreeSet::new();
-        let mut note = |r: &TypeRef| {
-            if r.protocol.is_none() {
-                referred.insert(r.name.clone());
-            }
-        };
-        for d in &self.model.types {
-            for ty in d.slots() {
-                ty.each_ref(&mut note);
-            }
-        }
-        for r in &self.model.requests {
-            r.payload.each_ref(&mut note);
-            r.result.each_ref(&mut note);
-        }
-        for e in &self.model.events {
-            e.payload.each_ref(&mut note);
-        }
-        self.model
-            .types
-            .iter()
-            .filter(|d| matches!(d.kind, TypeDefKind::Struct(_) | TypeDefKind::Union(_)))
-            .filter(|d| !referred.contains(&d.name))
-            .map(|d| d.name.as_str())
-            .collect()
     }
 
     /// The path to the type `r` names, written in the module `at` (`None`: the root).
