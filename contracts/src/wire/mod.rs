@@ -36,7 +36,8 @@ pub use source::{DeSrc, Key as SrcKey, Map as SrcMap, Read, Seq as SrcSeq, Sink,
 pub use table::{Entry, Event, HostError, Request, TableError};
 pub use typed::{
     ByName, EntrySlot, ObjectTyped, Refused, UnionTyped, decode_from_base, from_str_typed,
-    from_str_union_typed, parse_by_name, read_typed_once, scan_from_base, unknown_entry,
+    from_str_union_typed, parse_by_name, read_typed_once, scan_entry, scan_from_base,
+    unknown_entry,
 };
 pub use union::{
     Entries, EntriesOf, LentEntries, Literal, ObjectVariant, ObjectVariantRef, Tagged, TryVariant,

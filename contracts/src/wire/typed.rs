@@ -39,7 +39,7 @@ pub trait ByName<'de>: Sized {
     /// reader's speed on plain, valid text. Provided, so the fast readers are compiled only in
     /// a crate that calls it.
     fn read_named(name: &str, json: &'de str) -> Result<Self, TableError> {
-        match super::scan_str(json, |r| Self::scan_named(name, r)) {
+        match super::scan_str(json, |r| scan_entry::<Self>(name, r)) {
             Some(v) => Ok(v),
             None => Self::parse_named(name, json),
         }
@@ -373,6 +373,14 @@ pub fn decode_from_base<'de, B: ByName<'de>, T>(
         None => None,
     };
     Ok(())
+}
+
+/// A table's fast reader by name (`ByName::scan_named`, which inlines every entry's fast
+/// reader), out of line: one copy per table in a crate, shared by whatever reads by name there
+/// (the typed frames, [`ByName::read_named`]). Generic, so it is compiled where it is called.
+#[inline(never)]
+pub fn scan_entry<'de, E: ByName<'de>>(name: &str, r: &mut Scanner<'de>) -> Option<E> {
+    E::scan_named(name, r)
 }
 
 /// [`decode_from_base`] for the fast reader: the base's `scan_named`, its value made `T`'s.

@@ -95,7 +95,7 @@ impl Emitter<'_> {
                     slot,
                     quote!({
                         let name = #key_slot.as_deref()?;
-                        E::scan_named(name, r)
+                        #rt::scan_entry::<E>(name, r)
                     }),
                 ));
                 scan_build.push(quote!(#ident: #slot?,));
