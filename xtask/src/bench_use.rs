@@ -74,15 +74,20 @@ pub fn generated(protocols: &[(&Protocol, &str)], krate: &str) -> String {
         for root in roots(&p.model) {
             let path = root_path(&p.model, root);
             let typed = type_name(&format!("{root}Typed"));
+            // The typed form sits beside its type, in the type's module.
+            let typed_path = match path.rsplit_once("::") {
+                Some((module, _)) => format!("{module}::{typed}"),
+                None => typed.clone(),
+            };
             let is_union = p
                 .model
                 .types
                 .iter()
                 .any(|d| d.name == root && matches!(d.kind, TypeDefKind::Union(_)));
             let read = if emitted.contains(&format!("pub struct {typed}<")) {
-                format!("contracts::wire::from_str_typed::<p::{typed}<'_>>(text)")
+                format!("contracts::wire::from_str_typed::<p::{typed_path}<'_>>(text)")
             } else if is_union && emitted.contains(&format!("pub enum {typed}<")) {
-                format!("contracts::wire::from_str_union_typed::<p::{typed}<'_>>(text)")
+                format!("contracts::wire::from_str_union_typed::<p::{typed_path}<'_>>(text)")
             } else {
                 format!("contracts::wire::from_str::<p::{path}>(text)")
             };

@@ -330,15 +330,15 @@ pub fn verdict_in<T: Tables>(
         },
         Kind::Payload => {
             let name = known(T::REQUEST_NAMES, type_name)?;
-            table(T::Request::parse_named(&name, text).map(drop))
+            table(T::Request::read_named(&name, text).map(drop))
         }
         Kind::Result => {
             let name = known(T::REQUEST_NAMES, type_name)?;
-            table(T::Result::parse_named(&name, text).map(drop))
+            table(T::Result::read_named(&name, text).map(drop))
         }
         Kind::Event => {
             let name = known(T::EVENT_NAMES, type_name)?;
-            table(T::Event::parse_named(&name, text).map(drop))
+            table(T::Event::read_named(&name, text).map(drop))
         }
         Kind::Type => {
             let name = type_name.unwrap_or_default();

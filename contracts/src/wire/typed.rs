@@ -295,15 +295,18 @@ impl ObjectCx<'_> {
     #[inline(never)]
     fn entry_late<'de, E: ByName<'de>>(
         &mut self,
-        text: Option<Cow<'_, RawValue>>,
+        text: Option<Cow<'de, RawValue>>,
         name: &str,
     ) -> Option<E> {
-        match text {
-            Some(text) => match E::parse_named(name, text.get()) {
-                Ok(e) => Some(e),
-                Err(_) => self.fall_back(),
-            },
-            _ => self.fall_back(),
+        // Text borrowed from the frame is read with the fast reader first.
+        let parsed = match &text {
+            Some(Cow::Borrowed(text)) => E::read_named(name, text.get()),
+            Some(Cow::Owned(text)) => E::parse_named(name, text.get()),
+            None => return self.fall_back(),
+        };
+        match parsed {
+            Ok(e) => Some(e),
+            Err(_) => self.fall_back(),
         }
     }
 
@@ -317,13 +320,16 @@ impl ObjectCx<'_> {
     }
 }
 
+/// The issue a by-name decode records for a name its table does not know.
+const UNKNOWN_NAME: &str = "unknown name";
+
 /// The issue of a name the table does not know, its value skipped (a generated
 /// `decode_named`'s last arm).
 #[cold]
 #[inline(never)]
 pub fn unknown_entry(src: &mut dyn Src<'_>, cx: &mut Cx) -> Read<()> {
     src.skip()?;
-    cx.issue("unknown name", false);
+    cx.issue(UNKNOWN_NAME, false);
     Ok(())
 }
 
@@ -344,7 +350,14 @@ pub fn parse_by_name<'de, B: ByName<'de>>(
         B::decode_named(known, src, cx, &mut out)?;
         Ok(out)
     })
-    .map_err(|error| TableError::Invalid { name: known, error })
+    .map_err(|error| match error.issues() {
+        // A composed table's name its base's build does not have (a base built from another
+        // schema than the one the app's macro read): a name the table does not know.
+        [issue] if issue.message() == UNKNOWN_NAME && issue.path().is_empty() => {
+            TableError::UnknownName(name.to_owned())
+        }
+        _ => TableError::Invalid { name: known, error },
+    })
 }
 
 /// A composed table's entry its base declares (an app's `chat.create`, from the agent's),
@@ -366,7 +379,7 @@ pub fn decode_from_base<'de, B: ByName<'de>, T>(
         Some(v) => match into(v) {
             Some(v) => Some(v),
             None => {
-                cx.issue("unknown name", false);
+                cx.issue(UNKNOWN_NAME, false);
                 None
             }
         },
@@ -401,4 +414,55 @@ pub fn scan_from_base<'de, B: ByName<'de>, T>(
 #[inline(always)]
 fn same_name(by: &str, name: &str) -> bool {
     (by.as_ptr() == name.as_ptr() && by.len() == name.len()) || by == name
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A composed table of two names whose base's build knows only `a`: `b`'s decode goes to a
+    /// base that records the unknown name, as `decode_from_base` does.
+    #[derive(Debug, PartialEq)]
+    struct Composed(u8);
+
+    impl<'de> ByName<'de> for Composed {
+        fn decode_named<'a>(
+            name: &str,
+            src: &mut dyn Src<'a>,
+            cx: &mut Cx,
+            out: &mut Option<Self>,
+        ) -> Read<()> {
+            match name {
+                "a" => {
+                    *out = crate::wire::Schema::decode(crate::wire::Int::default(), src, cx)?
+                        .map(|v| Composed(v as u8));
+                    Ok(())
+                }
+                _ => unknown_entry(src, cx),
+            }
+        }
+        fn parse_named(name: &str, json: &str) -> Result<Self, TableError> {
+            parse_by_name(&["a", "b"], name, json)
+        }
+        fn scan_named(_: &str, _: &mut Scanner<'de>) -> Option<Self> {
+            None
+        }
+    }
+
+    #[test]
+    fn a_name_the_base_does_not_know_is_an_unknown_name() {
+        assert_eq!(Composed::parse_named("a", "7").unwrap(), Composed(7));
+        assert!(matches!(
+            Composed::parse_named("a", "\"x\""),
+            Err(TableError::Invalid { name: "a", .. })
+        ));
+        assert!(matches!(
+            Composed::parse_named("b", "7"),
+            Err(TableError::UnknownName(n)) if n == "b"
+        ));
+        assert!(matches!(
+            Composed::parse_named("c", "7"),
+            Err(TableError::UnknownName(n)) if n == "c"
+        ));
+    }
 }

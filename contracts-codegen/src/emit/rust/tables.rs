@@ -1,5 +1,5 @@
 //! emit::rust's tables: one type per request and event (`requests::ChatCreate`, with its wire
-//! name, payload and result, and their parse, decode and fast-read functions), the name lists,
+//! name, payload and result, and their decode and fast-read functions), the name lists,
 //! the by-name enums (`RequestPayload`, `RequestResult`, `EventPayload`) that read a value by
 //! its entry's name, and `check_type`, which reads a type no entry reaches by its name.
 
@@ -20,7 +20,7 @@ pub(super) enum Side {
 }
 
 impl Side {
-    /// The side as it is named in functions (`parse_payload`) and in docs.
+    /// The side as it is named in functions (`decode_payload`) and in docs.
     fn word(self) -> &'static str {
         match self {
             Side::Payload => "payload",
@@ -526,8 +526,8 @@ impl Emitter<'_> {
         let from_fns = bases.iter().map(BaseTable::conversion);
         // The decoder alone reads by name: the fast readers are compiled where they are called.
         let names_const = match b.table {
-            TableKind::Requests => quote!(REQUEST_NAMES),
-            TableKind::Events => quote!(EVENT_NAMES),
+            TableKind::Requests => quote!(self::REQUEST_NAMES),
+            TableKind::Events => quote!(self::EVENT_NAMES),
         };
         let parse_by_name = quote!(#rt::parse_by_name::<Self>(#names_const, name, json));
         let decode_by_name = dispatch_by_name(
