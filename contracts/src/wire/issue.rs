@@ -156,7 +156,8 @@ thread_local! {
 }
 
 impl Drop for Cx {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn drop(&mut self) {
         if self.path.capacity() > 0 {
             self.give_back();
@@ -251,7 +252,8 @@ impl Cx {
     }
 
     /// Whether tagged unions may be read straight from the live map (see [`Mode::live`]).
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn live_tags(&self) -> bool {
         self.mode.live
     }
@@ -270,7 +272,8 @@ impl Cx {
     }
 
     /// The markers in force for this parse (see `js`).
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn marks(&self) -> Option<&Marks> {
         self.mode.marks.as_deref()
     }

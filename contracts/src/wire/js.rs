@@ -31,7 +31,8 @@ pub(crate) struct Marks(Vec<Mark>);
 /// `Some("Infinity")` or `Some("-Infinity")` when `v` is one of `marks`, the markers of the
 /// text being decoded. Markers are subnormal, so any other number is answered without
 /// looking.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn infinity(marks: Option<&Marks>, v: f64) -> Option<&'static str> {
     if !v.is_subnormal() {
         return None;

@@ -29,7 +29,8 @@ pub trait Object: Sized {
 }
 
 /// The fast reader of a struct (its `Decode::scan`): the object opened, then its key loop.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn scan_object<T: Object>(r: &mut Scanner<'_>) -> Option<T> {
     let keys = r.object()?;
     T::scan_fields(r, keys)

@@ -13,6 +13,13 @@
 //! It is what makes a valid frame cheap: the keys are matched as bytes, strings are found 16
 //! bytes at a time (SSE2) or a word at a time and borrowed when they hold no escape, and no
 //! context, path or issue list is built.
+//!
+//! Its steps, and the schemas' and views' readers built on them, are inlined by force in an
+//! optimised build (`#[cfg_attr(not(debug_assertions), inline(always))]`) and left to the
+//! compiler in a debug one (`#[cfg_attr(debug_assertions, inline)]`), here and in the modules
+//! beside it. Forced inlining is what the fast reader's speed is made of, and in a debug build
+//! it is only a cost: it copied each step into every generated reader of the app that calls
+//! them (docs/benchmarks.md, "the apps in use").
 
 use super::union::{Literal, literals_hold};
 use std::borrow::Cow;
@@ -104,7 +111,8 @@ impl Key {
     }
 
     /// Whether `b` holds this key, written `"name":`, at `at`.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn at(&self, b: &[u8], at: usize) -> bool {
         if self.len == 0 {
             return false;
@@ -127,7 +135,8 @@ impl Key {
 
 /// Whether `name` is `known` (a table entry's name): lengths first, then up to 16 bytes as
 /// two words, inline (a `match` on strings calls `memcmp` for each candidate).
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn same_name(name: &str, known: &'static str) -> bool {
     let (a, b) = (name.as_bytes(), known.as_bytes());
     if a.len() != b.len() {
@@ -158,7 +167,8 @@ const HIGHS: u64 = 0x8080_8080_8080_8080;
 /// the bytes that end a run of plain string contents, as the high bit of each: zero when there
 /// is none. Bytes above the first such byte may be flagged wrongly (a borrow runs up), the
 /// first never is, so `trailing_zeros / 8` is its place.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn special_bytes(w: u64) -> u64 {
     let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
     let quote = zero(w ^ (ONES * b'"' as u64));
@@ -170,7 +180,8 @@ fn special_bytes(w: u64) -> u64 {
 
 /// The place of the first `"`, `\` or control character at or after `i`: 16 bytes at a time
 /// where SSE2 is (every x86_64), then a word at a time, then a byte at a time.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn next_special(b: &[u8], mut i: usize) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
     {
@@ -216,7 +227,8 @@ fn next_special(b: &[u8], mut i: usize) -> Option<usize> {
 
 impl<'a> Scanner<'a> {
     /// A scanner at the start of `text`.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn new(text: &'a str) -> Self {
         Scanner {
             text,
@@ -225,7 +237,8 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn bytes(&self) -> &'a [u8] {
         self.text.as_bytes()
     }
@@ -239,7 +252,8 @@ impl<'a> Scanner<'a> {
     }
 
     /// The next byte after whitespace, not consumed.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn peek(&mut self) -> Option<u8> {
         // Every token starts above the space: no whitespace, one comparison.
         match self.bytes().get(self.at) {
@@ -251,7 +265,8 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn eat(&mut self, c: u8) -> Option<()> {
         if self.peek()? == c {
             self.at += 1;
@@ -262,7 +277,8 @@ impl<'a> Scanner<'a> {
     }
 
     /// A string with no escape (a key): borrowed; `None` for anything else.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn plain_string(&mut self) -> Option<&'a str> {
         self.eat(b'"')?;
         let b = self.bytes();
@@ -277,14 +293,16 @@ impl<'a> Scanner<'a> {
         Some(unsafe { self.text.get_unchecked(start..i) })
     }
 
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn enter(&mut self) -> Option<()> {
         self.depth += 1;
         (self.depth <= MAX_SCAN_DEPTH).then_some(())
     }
 
     /// Whether only whitespace is left: the whole text was one value.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn end(mut self) -> bool {
         self.skip_ws();
         self.at == self.text.len()
@@ -293,7 +311,8 @@ impl<'a> Scanner<'a> {
     // ----- objects and arrays -----
 
     /// Opens an object (`{`).
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn object(&mut self) -> Option<Keys> {
         self.eat(b'{')?;
         self.enter()?;
@@ -349,7 +368,8 @@ impl<'a> Scanner<'a> {
     /// `values`, in the object just opened: its index, the scanner left where the variant's
     /// key loop goes on (see [`Scanner::tag`]); `None` when not sure or for a value no variant
     /// has. A tag written first, `"type":"item"`, is matched as bytes, no string read.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn variant(&mut self, keys: &mut Keys, tag: &Key, values: &[Key]) -> Option<usize> {
         let b = self.bytes();
         if keys.first && tag.at(b, self.at) {
@@ -372,7 +392,8 @@ impl<'a> Scanner<'a> {
 
     /// A string that is one of `values` (an enum's): `Ok(i)` for `values[i]`, else `Err` with
     /// the string read. A value written plainly is matched as bytes, no string read.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn one_of(&mut self, values: &[Key]) -> Option<Result<usize, Cow<'a, str>>> {
         self.peek()?;
         let b = self.bytes();
@@ -397,7 +418,8 @@ impl<'a> Scanner<'a> {
 
     /// Whether another member of an object or an array follows (its `,` consumed);
     /// `Some(false)` at the closing byte `close`, the container left.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn more(&mut self, first: &mut bool, close: u8) -> Option<bool> {
         let c = self.peek()?;
         if c == close {
@@ -418,14 +440,16 @@ impl<'a> Scanner<'a> {
 
     /// Whether another entry of an object follows (its `,` consumed); `Some(false)` at the
     /// closing `}`.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn entry(&mut self, keys: &mut Keys) -> Option<bool> {
         self.more(&mut keys.first, b'}')
     }
 
     /// The next key of an object, its `:` consumed; `Some(None)` at the closing `}`. A key
     /// with an escape is not read (`None`): the decoder compares keys after unescaping.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn key(&mut self, keys: &mut Keys) -> Option<Option<&'a str>> {
         if !self.entry(keys)? {
             return Some(None);
@@ -440,7 +464,8 @@ impl<'a> Scanner<'a> {
     /// fields from `next` on (the field after the last one read: writers put them in order)
     /// are compared with the input as bytes first; any other key is read as a string. A key
     /// with an escape is not read (`None`).
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn field(
         &mut self,
         keys: &mut Keys,
@@ -458,7 +483,8 @@ impl<'a> Scanner<'a> {
     }
 
     /// The first of `fields[next..]` written at the cursor, which it passes.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn field_at(&mut self, fields: &[Key], next: usize) -> Option<usize> {
         let b = self.bytes();
         let mut j = next;
@@ -545,7 +571,8 @@ impl<'a> Scanner<'a> {
     }
 
     /// Opens an array (`[`).
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn array(&mut self) -> Option<Items> {
         self.eat(b'[')?;
         self.enter()?;
@@ -553,7 +580,8 @@ impl<'a> Scanner<'a> {
     }
 
     /// Whether another item follows (its `,` consumed); `Some(false)` at the closing `]`.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn item(&mut self, items: &mut Items) -> Option<bool> {
         self.more(&mut items.first, b']')
     }
@@ -563,7 +591,8 @@ impl<'a> Scanner<'a> {
     /// A string, its escapes decoded; borrowed from the input when it has none. A string that
     /// decodes to text starting with NUL is not read: the decoder gives such text a meaning
     /// of its own (see `js`).
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn string(&mut self) -> Option<Cow<'a, str>> {
         self.eat(b'"')?;
         let b = self.bytes();
@@ -648,7 +677,8 @@ impl<'a> Scanner<'a> {
     }
 
     /// `true` or `false`.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn bool(&mut self) -> Option<bool> {
         match self.peek()? {
             b't' => self.word(b"true").map(|()| true),
@@ -658,7 +688,8 @@ impl<'a> Scanner<'a> {
     }
 
     /// Whether the next value is `null` (consumed when it is).
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn null(&mut self) -> Option<bool> {
         if self.peek()? == b'n' {
             self.word(b"null").map(|()| true)
@@ -667,7 +698,8 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn word(&mut self, w: &[u8]) -> Option<()> {
         if self.bytes().get(self.at..self.at + w.len())? == w {
             self.at += w.len();
@@ -853,7 +885,8 @@ pub(crate) fn json_number_end(b: &[u8], at: usize) -> Option<usize> {
 
 /// Whether `v` is within the inclusive bounds (`None`: unbounded): the fast reader's check of
 /// every limit, whose decoder words the issue instead.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn within<T: PartialOrd>(v: T, min: Option<T>, max: Option<T>) -> bool {
     min.is_none_or(|m| v >= m) && max.is_none_or(|m| v <= m)
 }
@@ -868,7 +901,8 @@ fn hex4(h: &[u8]) -> Option<u32> {
 
 /// Reads a whole text with `scan`: the value when it answered and nothing but whitespace
 /// follows it.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn scan_str<'a, T>(
     json: &'a str,
     scan: impl FnOnce(&mut Scanner<'a>) -> Option<T>,

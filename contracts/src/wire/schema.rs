@@ -144,7 +144,8 @@ struct StrA<'a> {
 impl Str {
     /// Whether `v` is within the limits without counting its code points: a string of n
     /// bytes has between ceil(n / 4) and n of them.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn surely_fits(self, v: &str) -> bool {
         let bytes = v.len() as u64;
         self.min.is_none_or(|min| bytes.div_ceil(4) >= min)
@@ -152,7 +153,8 @@ impl Str {
     }
 
     /// Whether `v` is within the limits, in code points.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn fits(self, v: &str) -> bool {
         self.surely_fits(v) || within(v.chars().count() as u64, self.min, self.max)
     }
@@ -171,7 +173,8 @@ impl StrA<'_> {
 
 impl<'de> Accept<'de> for StrA<'_> {
     accept_head!(String, Expect::Type("string"));
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn str(mut self, v: &str) -> Option<String> {
         self.check(v).then(|| v.to_owned())
     }
@@ -190,7 +193,8 @@ impl Schema for Str {
     fn decode<'de>(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<String>> {
         accept(src, StrA { s: self, cx })
     }
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn scan(self, r: &mut Scanner<'_>) -> Option<String> {
         let v = r.string()?;
         self.fits(&v).then(|| v.into_owned())
@@ -222,7 +226,8 @@ impl Schema for Bool {
     fn decode<'de>(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<bool>> {
         accept(src, BoolA { cx })
     }
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn scan(self, r: &mut Scanner<'_>) -> Option<bool> {
         r.bool()
     }
@@ -242,7 +247,8 @@ struct IntA<'a> {
 
 impl<'de> Accept<'de> for IntA<'_> {
     accept_head!(i64, Expect::Type("number"));
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn num(self, n: Num) -> Option<i64> {
         // A safe integer within the bounds: accepted with no float work (the general path
         // below gives the same verdict for it; anything else takes that path).
@@ -294,7 +300,8 @@ impl Schema for Int {
     fn decode<'de>(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<i64>> {
         accept(src, IntA { s: self, cx })
     }
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn scan(self, r: &mut Scanner<'_>) -> Option<i64> {
         let i = r.int()?;
         within(i, self.min, self.max).then_some(i)
@@ -331,7 +338,8 @@ impl Schema for Number {
     fn decode<'de>(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<f64>> {
         accept(src, NumberA { s: self, cx })
     }
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn scan(self, r: &mut Scanner<'_>) -> Option<f64> {
         let v = r.number()?;
         let bound = |m: i64| m as f64;
@@ -473,7 +481,8 @@ impl Schema for LitStr {
     fn decode<'de>(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<&'static str>> {
         accept(src, LitStrA { s: self.0, cx })
     }
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn scan(self, r: &mut Scanner<'_>) -> Option<&'static str> {
         (r.string()? == self.0).then_some(self.0)
     }
@@ -509,7 +518,8 @@ impl Schema for LitBool {
     fn decode<'de>(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<bool>> {
         accept(src, LitBoolA { b: self.0, cx })
     }
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn scan(self, r: &mut Scanner<'_>) -> Option<bool> {
         (r.bool()? == self.0).then_some(self.0)
     }
@@ -545,7 +555,8 @@ impl Schema for LitInt {
     fn decode<'de>(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<i64>> {
         accept(src, LitIntA { i: self.0, cx })
     }
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn scan(self, r: &mut Scanner<'_>) -> Option<i64> {
         (r.int()? == self.0).then_some(self.0)
     }
@@ -768,7 +779,8 @@ impl<S: Schema> Schema for Nullable<S> {
         })?;
         Ok(if null { Some(None) } else { v.map(Some) })
     }
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn scan(self, r: &mut Scanner<'_>) -> Option<Self::Out> {
         if r.null()? {
             Some(None)
@@ -791,7 +803,8 @@ impl<S: Schema> Schema for Boxed<S> {
     fn decode<'de>(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<Self::Out>> {
         Ok(self.0.decode(src, cx)?.map(Box::new))
     }
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn scan(self, r: &mut Scanner<'_>) -> Option<Self::Out> {
         self.0.scan(r).map(Box::new)
     }
@@ -830,7 +843,8 @@ impl<T: Decode> Schema for Named<T> {
     fn decode<'de>(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<T>> {
         T::decode(src, cx)
     }
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn scan(self, r: &mut Scanner<'_>) -> Option<T> {
         T::scan(r)
     }
@@ -917,7 +931,8 @@ impl<'de> SchemaRef<'de> for StrRef {
     fn decode(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<Self::Out>> {
         accept(src, StrRefA { s: self.0, cx })
     }
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn scan(self, r: &mut Scanner<'de>) -> Option<Self::Out> {
         let v = r.string()?;
         self.0.fits(&v).then_some(v)

@@ -118,7 +118,8 @@ pub struct EntrySlot<'de, E> {
 
 impl<E> EntrySlot<'_, E> {
     /// An empty slot.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn new() -> Self {
         EntrySlot {
             by: None,
@@ -272,7 +273,8 @@ impl ObjectCx<'_> {
     /// The `#[table]` field once the loop ended: the entry, parsed now if it was read as text;
     /// `None` (an issue recorded) when absent, invalid, or read by a name the frame's last
     /// name no longer is.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn entry<'de, E: ByName<'de>>(
         &mut self,
         slot: EntrySlot<'de, E>,
@@ -411,7 +413,8 @@ pub fn scan_from_base<'de, B: ByName<'de>, T>(
 
 /// Whether the name a payload was read by is the frame's last name: the same text in the
 /// input (the usual case, no bytes compared), or equal text.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn same_name(by: &str, name: &str) -> bool {
     (by.as_ptr() == name.as_ptr() && by.len() == name.len()) || by == name
 }

@@ -57,7 +57,8 @@ pub trait ObjectView<'de>: Sized {
 }
 
 /// The fast reader of a struct's view: the object opened, then its key loop.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn scan_object_view<'de, T: ObjectView<'de>>(r: &mut Scanner<'de>) -> Option<T> {
     let keys = r.object()?;
     T::scan_fields(r, keys)
@@ -69,7 +70,8 @@ pub struct Own<S>(pub S);
 
 impl<'de, S: Schema> ScanRef<'de> for Own<S> {
     type Out = S::Out;
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn scan(self, r: &mut Scanner<'de>) -> Option<S::Out> {
         self.0.scan(r)
     }
@@ -77,7 +79,8 @@ impl<'de, S: Schema> ScanRef<'de> for Own<S> {
 
 impl<'de> ScanRef<'de> for StrRef {
     type Out = Cow<'de, str>;
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn scan(self, r: &mut Scanner<'de>) -> Option<Self::Out> {
         SchemaRef::scan(self, r)
     }
@@ -85,7 +88,8 @@ impl<'de> ScanRef<'de> for StrRef {
 
 impl<'de> ScanRef<'de> for UnknownRef {
     type Out = Cow<'de, serde_json::value::RawValue>;
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn scan(self, r: &mut Scanner<'de>) -> Option<Self::Out> {
         SchemaRef::scan(self, r)
     }
@@ -109,7 +113,8 @@ impl<'de, S: ScanRef<'de>> ScanRef<'de> for Map<S> {
 
 impl<'de, S: ScanRef<'de>> ScanRef<'de> for Nullable<S> {
     type Out = Option<S::Out>;
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn scan(self, r: &mut Scanner<'de>) -> Option<Self::Out> {
         if r.null()? {
             Some(None)
@@ -121,7 +126,8 @@ impl<'de, S: ScanRef<'de>> ScanRef<'de> for Nullable<S> {
 
 impl<'de, S: ScanRef<'de>> ScanRef<'de> for Boxed<S> {
     type Out = Box<S::Out>;
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn scan(self, r: &mut Scanner<'de>) -> Option<Self::Out> {
         self.0.scan(r).map(Box::new)
     }
@@ -153,7 +159,8 @@ impl<T> Copy for NamedRef<T> {}
 
 impl<'de, T: DecodeRef<'de>> ScanRef<'de> for NamedRef<T> {
     type Out = T;
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn scan(self, r: &mut Scanner<'de>) -> Option<T> {
         T::scan(r)
     }
@@ -189,7 +196,8 @@ where
 
 /// An array's items read by `item`, its length within `min..=max`: the fast reader of every
 /// array, owned or viewed.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn scan_items<'de, T>(
     r: &mut Scanner<'de>,
     min: Option<u64>,
@@ -207,7 +215,8 @@ pub(crate) fn scan_items<'de, T>(
 /// A map's entries, each value read by `value`: the fast reader of every map, owned or
 /// viewed. A duplicate key, or `__proto__` (which JavaScript objects treat apart), is left to
 /// the decoder.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn scan_entries<'de, K: From<Cow<'de, str>> + Ord, T>(
     r: &mut Scanner<'de>,
     mut value: impl FnMut(&mut Scanner<'de>) -> Option<T>,
