@@ -45,6 +45,25 @@ fn root_path(model: &Model, name: &str) -> String {
     }
 }
 
+/// Opens the module of protocol `p`, its types as `p` from `krate`.
+fn open_module(out: &mut String, krate: &str, p: &Protocol) {
+    let m = rust_field(&p.name);
+    let _ = write!(
+        out,
+        "\npub mod {m} {{\n    use super::*;\n    use {krate}::{m} as p;\n"
+    );
+}
+
+/// A function that reads a value of table side `side` by its name and writes it, by `body`.
+fn by_name_fn(out: &mut String, side: &str, body: &str) {
+    let f = rust_field(side);
+    let _ = write!(
+        out,
+        "\n    /// Reads a value of `{side}` by its name, and writes it.\n    \
+         pub fn {f}(name: &str, json: &str) -> Option<String> {{\n        {body}\n    }}\n"
+    );
+}
+
 /// `use-generated`'s `lib.rs`: one module per protocol of `protocols`. `emitted` is each
 /// protocol's generated Rust (`emit_pretty`), where a frame's typed form is looked for.
 pub fn generated(protocols: &[(&Protocol, &str)], krate: &str) -> String {
@@ -56,20 +75,13 @@ pub fn generated(protocols: &[(&Protocol, &str)], krate: &str) -> String {
     );
     let krate = krate.replace('-', "_");
     for (p, emitted) in protocols {
-        let m = rust_field(&p.name);
-        let _ = write!(
-            out,
-            "\npub mod {m} {{\n    use super::*;\n    use {krate}::{m} as p;\n"
-        );
+        open_module(&mut out, &krate, p);
         for side in sides(&p.model) {
-            let f = rust_field(side);
-            let _ = write!(
-                out,
-                "\n    /// Reads a value of `{side}` by its name, and writes it.\n    \
-                 pub fn {f}(name: &str, json: &str) -> Option<String> {{\n        \
-                 let v = <p::{side} as ByName<'_>>::read_named(name, json).ok()?;\n        \
-                 serde_json::to_string(&v).ok()\n    }}\n"
+            let body = format!(
+                "let v = <p::{side} as ByName<'_>>::read_named(name, json).ok()?;\n        \
+                 serde_json::to_string(&v).ok()"
             );
+            by_name_fn(&mut out, side, &body);
         }
         for root in roots(&p.model) {
             let path = root_path(&p.model, root);
@@ -116,19 +128,10 @@ pub fn baseline(protocols: &[&Protocol], krate: &str) -> String {
     );
     let krate = krate.replace('-', "_");
     for p in protocols {
-        let m = rust_field(&p.name);
-        let _ = write!(
-            out,
-            "\npub mod {m} {{\n    use super::*;\n    use {krate}::{m} as p;\n"
-        );
+        open_module(&mut out, &krate, p);
         for side in sides(&p.model) {
-            let f = rust_field(side);
-            let _ = write!(
-                out,
-                "\n    /// Reads a value of `{side}` by its name, and writes it.\n    \
-                 pub fn {f}(name: &str, json: &str) -> Option<String> {{\n        \
-                 p::tables::{side}::parse(name, json).ok()?.to_json().ok()\n    }}\n"
-            );
+            let body = format!("p::tables::{side}::parse(name, json).ok()?.to_json().ok()");
+            by_name_fn(&mut out, side, &body);
         }
         for root in roots(&p.model) {
             let path = root_path(&p.model, root);
