@@ -19,7 +19,10 @@
 //! compiler in a debug one (`#[cfg_attr(debug_assertions, inline)]`), here and in the modules
 //! beside it. Forced inlining is what the fast reader's speed is made of, and in a debug build
 //! it is only a cost: it copied each step into every generated reader of the app that calls
-//! them (docs/benchmarks.md, "the apps in use").
+//! them (docs/benchmarks.md, "the apps in use"). One step is out of line in every build: a
+//! string's reader (`schema::scan_string`, `scan_str_ref`), the step every field of text
+//! takes. Inlined, it was a third of what an app compiles for the readers it calls, for about
+//! a tenth of a valid frame's instructions as a call (docs/benchmarks.md).
 
 use super::union::{Literal, literals_hold};
 use std::borrow::Cow;
@@ -123,13 +126,18 @@ impl Key {
                 word.copy_from_slice(w);
                 (u128::from_le_bytes(word) ^ self.word) & self.mask == 0
             }
-            // Near the end of the text: byte by byte (a slice compare would call `memcmp`).
-            None => {
-                let n = self.len as usize;
-                let word = self.word.to_le_bytes();
-                b.len() >= at + n && (0..n).all(|i| b[at + i] == word[i])
-            }
+            None => self.at_end(b, at),
         }
+    }
+
+    /// [`Key::at`] near the end of the text, where 16 bytes cannot be read: byte by byte, out
+    /// of line (inlined, the loop was unrolled for every key of every reader).
+    #[cold]
+    #[inline(never)]
+    fn at_end(&self, b: &[u8], at: usize) -> bool {
+        let n = self.len as usize;
+        let word = self.word.to_le_bytes();
+        b.len() >= at + n && (0..n).all(|i| b[at + i] == word[i])
     }
 }
 

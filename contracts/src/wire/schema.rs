@@ -196,9 +196,31 @@ impl Schema for Str {
     #[cfg_attr(debug_assertions, inline)]
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn scan(self, r: &mut Scanner<'_>) -> Option<String> {
-        let v = r.string()?;
-        self.fits(&v).then(|| v.into_owned())
+        let (min, max) = self.bounds();
+        scan_string(r, min, max)
     }
+}
+
+impl Str {
+    /// The limits as the out-of-line readers take them, in registers: none is `0` and `u64::MAX`.
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn bounds(self) -> (u64, u64) {
+        (self.min.unwrap_or(0), self.max.unwrap_or(u64::MAX))
+    }
+}
+
+/// [`Str`]'s fast reader, out of line: every string field calls this one function (a string's
+/// reader inlined into every field costs more to build than the call costs to run).
+#[inline(never)]
+fn scan_string(r: &mut Scanner<'_>, min: u64, max: u64) -> Option<String> {
+    let v = r.string()?;
+    Str {
+        min: Some(min),
+        max: Some(max),
+    }
+    .fits(&v)
+    .then(|| v.into_owned())
 }
 
 /// `boolean`.
@@ -934,9 +956,21 @@ impl<'de> SchemaRef<'de> for StrRef {
     #[cfg_attr(debug_assertions, inline)]
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn scan(self, r: &mut Scanner<'de>) -> Option<Self::Out> {
-        let v = r.string()?;
-        self.0.fits(&v).then_some(v)
+        let (min, max) = self.0.bounds();
+        scan_str_ref(r, min, max)
     }
+}
+
+/// [`StrRef`]'s fast reader, out of line as [`scan_string`] is.
+#[inline(never)]
+fn scan_str_ref<'de>(r: &mut Scanner<'de>, min: u64, max: u64) -> Option<Cow<'de, str>> {
+    let v = r.string()?;
+    Str {
+        min: Some(min),
+        max: Some(max),
+    }
+    .fits(&v)
+    .then_some(v)
 }
 
 /// A raw value with the tokens of the markers in it put back (see `js`).
