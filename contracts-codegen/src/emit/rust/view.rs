@@ -288,7 +288,9 @@ impl Emitter<'_> {
         }
     }
 
-    /// A view's inherent `into_owned`, `body` its body.
+    /// A view's inherent `into_owned`, `body` its body. The conversions between a view and its
+    /// owned value are `#[inline]`: compiled in the crate that calls them, not for every view in
+    /// the generated crate (where, out of line, they were a fifth of its optimised code).
     pub(super) fn inherent_impl(
         &self,
         name: &Ident,
@@ -299,6 +301,7 @@ impl Emitter<'_> {
             #[allow(deprecated)]
             impl #view<'_> {
                 /// The owned value.
+                #[inline]
                 pub fn into_owned(self) -> #name {
                     #body
                 }
@@ -333,9 +336,11 @@ impl Emitter<'_> {
             #[allow(deprecated)]
             impl<'de> #rt::DecodeRef<'de> for #view<'de> {
                 type Owned = #name;
+                #[inline]
                 fn into_owned(self) -> #name {
                     Self::into_owned(self)
                 }
+                #[inline]
                 fn from_owned(owned: #name) -> Self {
                     #from_owned
                 }
@@ -627,11 +632,13 @@ impl Emitter<'_> {
                 }
 
                 /// The owned value.
+                #[inline]
                 pub fn into_owned(self) -> #owned {
                     match self { #(#to_owned)* }
                 }
 
                 /// The view of an owned value (every string owned).
+                #[inline]
                 pub fn from_owned(owned: #owned) -> Self {
                     match owned { #(#from_owned)* }
                 }
