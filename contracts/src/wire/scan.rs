@@ -21,8 +21,8 @@
 //! it is only a cost: it copied each step into every generated reader of the app that calls
 //! them (docs/benchmarks.md, "the apps in use"). One step is out of line in every build: a
 //! string's reader (`schema::scan_string`, `scan_str_ref`), the step every field of text
-//! takes. Inlined, it was a third of what an app compiles for the readers it calls, for about
-//! a tenth of a valid frame's instructions as a call (docs/benchmarks.md).
+//! takes. Inlined, it was more than a quarter of what an app compiles for the readers it calls;
+//! as a call, it costs a valid frame 6-11% more instructions (docs/benchmarks.md).
 
 use super::union::{Literal, literals_hold};
 use std::borrow::Cow;
