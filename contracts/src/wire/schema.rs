@@ -214,13 +214,20 @@ impl Str {
 /// reader inlined into every field costs more to build than the call costs to run).
 #[inline(never)]
 fn scan_string(r: &mut Scanner<'_>, min: u64, max: u64) -> Option<String> {
+    scan_within(r, min, max).map(Cow::into_owned)
+}
+
+/// A string of `min..=max` code points, borrowed when it has no escape: the body of both
+/// out-of-line string readers.
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+fn scan_within<'de>(r: &mut Scanner<'de>, min: u64, max: u64) -> Option<Cow<'de, str>> {
     let v = r.string()?;
-    Str {
+    let limits = Str {
         min: Some(min),
         max: Some(max),
-    }
-    .fits(&v)
-    .then(|| v.into_owned())
+    };
+    limits.fits(&v).then_some(v)
 }
 
 /// `boolean`.
@@ -964,13 +971,7 @@ impl<'de> SchemaRef<'de> for StrRef {
 /// [`StrRef`]'s fast reader, out of line as [`scan_string`] is.
 #[inline(never)]
 fn scan_str_ref<'de>(r: &mut Scanner<'de>, min: u64, max: u64) -> Option<Cow<'de, str>> {
-    let v = r.string()?;
-    Str {
-        min: Some(min),
-        max: Some(max),
-    }
-    .fits(&v)
-    .then_some(v)
+    scan_within(r, min, max)
 }
 
 /// A raw value with the tokens of the markers in it put back (see `js`).
