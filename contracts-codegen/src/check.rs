@@ -1739,18 +1739,6 @@ fn variant_name(ty: &Ty) -> String {
     }
 }
 
-/// The enum an `#[error]` struct's `code` field names (through aliases), with its reference.
-pub fn error_code_of<'a>(model: &'a Model, s: &'a Struct) -> Option<(&'a TypeRef, &'a Enum)> {
-    let code = s.fields.iter().find(|f| f.name == "code" && !f.optional)?;
-    let TyKind::Ref(r) = &model.unalias(&code.ty).kind else {
-        return None;
-    };
-    match &model.resolve(r)?.kind {
-        TypeDefKind::Enum(e) => Some((r, e)),
-        _ => None,
-    }
-}
-
 /// Rule: an `#[error]` struct has a required `code` that is an enum, a required
 /// `message: string`, and no other required field, so a code and a message build it.
 fn errors_hold_a_code_and_a_message(model: &Model, diags: &mut Diagnostics) {
@@ -1764,7 +1752,7 @@ fn errors_hold_a_code_and_a_message(model: &Model, diags: &mut Diagnostics) {
         let message = s.fields.iter().find(|f| f.name == "message" && !f.optional);
         let message_is_text =
             message.is_some_and(|f| matches!(model.unalias(&f.ty).kind, TyKind::String(_)));
-        if error_code_of(model, s).is_none() || !message_is_text {
+        if model.error_code_of(s).is_none() || !message_is_text {
             diags.error(
                 &t.loc,
                 format!(

@@ -18,7 +18,7 @@
 //! note over the step after it. A step is `<actor> <frame> [<JSON object>]`, one a line:
 //!
 //! - `client <request>`: a request frame of the named table entry, its payload the entry's
-//!   example ([`crate::examples`]) with the object merged in; ids count from `"1"`;
+//!   example ([`crate::corpus::examples`]) with the object merged in; ids count from `"1"`;
 //! - `host reply`: a success answering the latest request not yet answered, its result the
 //!   request's example result with the object merged in;
 //! - `host error <code>`: a failure answering it, its message the code's own doc comment;
@@ -33,10 +33,11 @@
 //! Every word of a diagram is the schema's: the entry names, the codes, and the flows file's
 //! own doc comments.
 
+use crate::analysis::Checked;
+use crate::corpus::examples;
 use crate::corpus::{Case, Input};
 use crate::diag::Diagnostics;
-use crate::examples;
-use crate::model::{Loc, Model, SourceFile, TableKind, Ty, TyKind, TypeDefKind, UnionTag};
+use crate::model::{Loc, SourceFile, TableKind, Ty, TyKind, TypeDefKind, UnionTag};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -109,7 +110,7 @@ pub struct Flow {
 /// Reads every `*.flows` file of a schema directory, in path order, against its model.
 /// Answers the flows, or every mistake rendered as `path:line:col: error: ...`. No files: no
 /// flows. `display` is how paths are shown (`schema/agent`).
-pub fn load(dir: &std::path::Path, display: &str, model: &Model) -> Result<Vec<Flow>, String> {
+pub fn load(dir: &std::path::Path, display: &str, model: &Checked) -> Result<Vec<Flow>, String> {
     let mut paths: Vec<_> = match std::fs::read_dir(dir) {
         Ok(entries) => entries
             .flatten()
@@ -137,7 +138,7 @@ pub fn load(dir: &std::path::Path, display: &str, model: &Model) -> Result<Vec<F
 }
 
 /// Parses one flows file against its model.
-pub fn parse(model: &Model, file: &SourceFile) -> Result<Vec<Flow>, String> {
+pub fn parse(model: &Checked, file: &SourceFile) -> Result<Vec<Flow>, String> {
     let mut diags = Diagnostics::default();
     let mut flows = Vec::new();
     let mut docs: Vec<String> = Vec::new();
@@ -218,7 +219,7 @@ pub fn parse(model: &Model, file: &SourceFile) -> Result<Vec<Flow>, String> {
 
 /// One step line, resolved: `pending` holds the requests not yet answered (name, id).
 fn step(
-    model: &Model,
+    model: &Checked,
     index: usize,
     pending: &mut Vec<(String, String)>,
     line: &str,
@@ -385,9 +386,9 @@ fn step(
 }
 
 /// The doc comment of an error code (any enum of the protocol that lists it), one line.
-fn error_doc(model: &Model, code: &str) -> Option<String> {
+fn error_doc(model: &Checked, code: &str) -> Option<String> {
     let mut models = vec![model];
-    models.extend(model.bases.iter().map(|b| b.as_ref()));
+    models.extend(model.each_base());
     for m in models {
         for t in &m.types {
             if let TypeDefKind::Enum(e) = &t.kind
@@ -407,7 +408,7 @@ fn error_doc(model: &Model, code: &str) -> Option<String> {
 }
 
 /// The example of a tagged frame union's variant with `over` merged in, its tag set.
-fn frame_variant(model: &Model, union: &str, tag: &str, over: &Value) -> Option<Value> {
+fn frame_variant(model: &Checked, union: &str, tag: &str, over: &Value) -> Option<Value> {
     let def = model.own_type(union)?;
     let TypeDefKind::Union(u) = &def.kind else {
         return None;
@@ -422,7 +423,7 @@ fn frame_variant(model: &Model, union: &str, tag: &str, over: &Value) -> Option<
 }
 
 /// The request called `name` in the composed table (the caller knows it is there).
-fn entry_request<'m>(model: &'m Model, name: &str) -> &'m crate::model::Request {
+fn entry_request<'m>(model: &'m Checked, name: &str) -> &'m crate::model::Request {
     model
         .all_requests()
         .into_iter()
@@ -434,7 +435,7 @@ fn entry_request<'m>(model: &'m Model, name: &str) -> &'m crate::model::Request 
 /// `base`, a value of `ty`, with `over` merged in, led by the type: a struct key by key, a
 /// tagged union's object that names another tag starts from that variant's example, an
 /// array's items each from the item type's example, anything else replaced.
-pub fn merged_as(model: &Model, ty: &Ty, base: Value, over: &Value) -> Value {
+pub fn merged_as(model: &Checked, ty: &Ty, base: Value, over: &Value) -> Value {
     let plain = model.unalias(ty);
     match (&plain.kind, over) {
         (TyKind::Nullable(_), Value::Null) => Value::Null,
@@ -645,9 +646,9 @@ mod tests {
     use super::*;
     use crate::load::{LoadOptions, load_dir};
 
-    fn agent() -> Model {
+    fn agent() -> Checked {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema/agent");
-        load_dir(&dir, &LoadOptions::default()).expect("the agent schema loads")
+        Checked::new(load_dir(&dir, &LoadOptions::default()).expect("the agent schema loads"))
     }
 
     fn file(text: &str) -> SourceFile {

@@ -38,11 +38,11 @@
 //! there that starts with a generated header but is no longer planned (a removed module) is
 //! extra, deleted by `write` and reported by `check`.
 
+use crate::analysis::Checked;
 use crate::emit::docs::{self, DocsOptions};
 use crate::emit::json_schema::{self, JsonSchemaOptions};
 use crate::emit::typescript::{self, TsOptions};
 use crate::load::{LoadError, LoadOptions, load_dir};
-use crate::model::Model;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -53,7 +53,7 @@ use std::sync::Arc;
 pub struct Protocol {
     pub name: String,
     pub dir: PathBuf,
-    pub model: Arc<Model>,
+    pub model: Arc<Checked>,
 }
 
 impl Protocol {
@@ -72,7 +72,7 @@ impl Protocol {
     ) -> Result<Protocol, Error> {
         let options = LoadOptions {
             name: Some(name.to_owned()),
-            bases: bases.iter().map(|b| b.model.clone()).collect(),
+            bases: bases.iter().map(|b| b.model.model_arc().clone()).collect(),
             display_root: std::env::current_dir().ok(),
         };
         Protocol::load_with(dir, &options)
@@ -85,7 +85,7 @@ impl Protocol {
             Ok(model) => Ok(Protocol {
                 name: model.name.clone(),
                 dir,
-                model: Arc::new(model),
+                model: Arc::new(Checked::new(model)),
             }),
             Err(error) => Err(Error::Schema { dir, error }),
         }
@@ -257,11 +257,11 @@ impl Outputs {
     }
 
     /// The corpus lines of the examples the protocol's reference shows (its own entries,
-    /// frames and types, [`crate::examples::own_cases`]), at `path`, one JSON line each as
+    /// frames and types, [`crate::corpus::examples::own_cases`]), at `path`, one JSON line each as
     /// `tests/corpus/README.md` describes them: name it in the page's
     /// [`DocsOptions::examples`] and run it through the validators.
     pub fn examples(&mut self, p: &Protocol, path: impl AsRef<Path>) -> &mut Self {
-        let cases = crate::examples::own_cases(&p.model);
+        let cases = crate::corpus::examples::own_cases(&p.model);
         self.file(path, crate::corpus::to_jsonl(&cases))
     }
 

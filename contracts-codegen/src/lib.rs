@@ -14,10 +14,10 @@
 pub mod analysis;
 pub mod check;
 pub mod compat;
+pub mod compat_rules;
 pub mod corpus;
 pub mod diag;
 pub mod emit;
-pub mod examples;
 pub mod flows;
 pub mod generate;
 pub mod load;

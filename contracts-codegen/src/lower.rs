@@ -160,7 +160,6 @@ pub fn lower(name: &str, files: &[syntax::File], bases: &[Arc<Model>]) -> Model 
         types,
         requests,
         events,
-        analyzed: Default::default(),
     }
 }
 

@@ -121,8 +121,6 @@ pub struct Model {
     pub requests: Vec<Request>,
     /// The event table, in declaration order.
     pub events: Vec<Event>,
-    /// The model's analysis, made once when first asked ([`Model::analysis`]).
-    pub analyzed: crate::analysis::Analyzed,
 }
 
 /// A schema file as read from disk.
@@ -359,11 +357,25 @@ pub struct TypeRef {
     pub protocol: Option<String>,
 }
 
+/// A named type's identity: its protocol and its name.
+pub type DefKey = (String, String);
+
+/// The key of the type `name` declared in `m`.
+pub fn def_key(m: &Model, name: &str) -> DefKey {
+    (m.name.clone(), name.to_string())
+}
+
 impl Model {
-    /// What every emitter, the corpus and the differ read off this model, made once (see
-    /// [`crate::analysis`]). Asked of a checked model.
-    pub fn analysis(&self) -> &crate::analysis::Analysis {
-        self.analyzed.get(self)
+    /// The enum an `#[error]` struct's `code` field names (through aliases), with its reference.
+    pub fn error_code_of<'a>(&'a self, s: &'a Struct) -> Option<(&'a TypeRef, &'a Enum)> {
+        let code = s.fields.iter().find(|f| f.name == "code" && !f.optional)?;
+        let TyKind::Ref(r) = &self.unalias(&code.ty).kind else {
+            return None;
+        };
+        match &self.resolve(r)?.kind {
+            TypeDefKind::Enum(e) => Some((r, e)),
+            _ => None,
+        }
     }
 
     /// The named type declared in this model (not in a base).

@@ -43,6 +43,25 @@ pub fn rust_type(wire: &str) -> String {
     }
 }
 
+/// A Rust type name: a schema type name is kept as written (it is an identifier already);
+/// a wire name (`chat.history`, `task-host`) is made UpperCamelCase.
+pub fn rust_type_name(name: &str) -> String {
+    let ident_like = !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.starts_with(|c: char| c.is_ascii_uppercase());
+    let s = if ident_like {
+        name.to_owned()
+    } else {
+        rust_type(name)
+    };
+    if is_rust_keyword(&s) {
+        format!("{s}_")
+    } else {
+        s
+    }
+}
+
 /// A token-ready identifier: raw when it is a keyword that can be raw.
 pub fn rust_ident(name: &str) -> proc_macro2::Ident {
     match name {

@@ -9,6 +9,7 @@
 //! section of `docs/compat-rules.md` is the catalogue rendered. Run with `UPDATE_EXPECT=1` to
 //! rewrite the expected files and that section.
 
+use contracts_codegen::analysis::Checked;
 use contracts_codegen::compat::{self, render, rules};
 use contracts_codegen::load::{LoadOptions, load_files};
 use contracts_codegen::model::{Model, SourceFile};
@@ -84,19 +85,21 @@ fn corpus() {
 }
 
 /// Load an example schema held in memory; empty text is a removed protocol (no file).
-fn load_text(text: &str, side: &str) -> Result<Model, String> {
+fn load_text(text: &str, side: &str) -> Result<Checked, String> {
     if text.is_empty() {
-        return Ok(Model {
+        return Ok(Checked::new(Model {
             name: PROTOCOL.into(),
             ..Model::default()
-        });
+        }));
     }
     let file = SourceFile {
         display: Arc::from(format!("example/{side}/api.contract")),
         absolute: PathBuf::from(format!("example/{side}/api.contract")),
         text: text.to_string(),
     };
-    load_files(PROTOCOL, vec![file], &LoadOptions::default()).map_err(|e| e.render())
+    load_files(PROTOCOL, vec![file], &LoadOptions::default())
+        .map(Checked::new)
+        .map_err(|e| e.render())
 }
 
 #[test]

@@ -13,6 +13,7 @@
 //! travels, and the differ must yield exactly those: a mutant is caught when it does. The count
 //! is printed (`cargo test -p adecore-contracts-codegen --test compat_mutants -- --nocapture`).
 
+use contracts_codegen::analysis::Checked;
 use contracts_codegen::analysis::direction as reach;
 use contracts_codegen::compat::rules::{self, Rule};
 use contracts_codegen::compat::{self, Level};
@@ -148,7 +149,7 @@ fn is_nullable(t: &Ty) -> bool {
 }
 
 /// Every mutant of `m`, with its expected findings.
-fn mutants(m: &Model) -> Vec<Mutant> {
+fn mutants(m: &Checked) -> Vec<Mutant> {
     let dirs = &m.analysis().directions;
     let mut out = Vec::new();
     let mut push =
@@ -164,7 +165,7 @@ fn mutants(m: &Model) -> Vec<Mutant> {
         let dir = dir_of(dirs, m, &t.name);
         // Renaming a named type changes no wire name.
         {
-            let mut x = m.clone();
+            let mut x = m.model().clone();
             let new = format!("{}Mutant", t.name);
             x.types[ti].name = new.clone();
             let own = m.name.clone();
@@ -190,7 +191,7 @@ fn mutants(m: &Model) -> Vec<Mutant> {
                 for (fi, f) in s.fields.iter().enumerate() {
                     let place = format!("{}.{}", t.name, f.name);
                     let with = |g: &dyn Fn(&mut Struct)| {
-                        let mut x = m.clone();
+                        let mut x = m.model().clone();
                         if let TypeDefKind::Struct(s) = &mut x.types[ti].kind {
                             g(s);
                         }
@@ -259,7 +260,7 @@ fn mutants(m: &Model) -> Vec<Mutant> {
                             vec![(&rules::TYPE_CHANGED, level(&rules::TYPE_CHANGED, dir))],
                         );
                     }
-                    let mut x = m.clone();
+                    let mut x = m.model().clone();
                     if let TypeDefKind::Struct(s) = &mut x.types[ti].kind
                         && bounds(&mut s.fields[fi].ty).is_some_and(tighten)
                     {
@@ -273,7 +274,7 @@ fn mutants(m: &Model) -> Vec<Mutant> {
                             )],
                         );
                     }
-                    let mut x = m.clone();
+                    let mut x = m.model().clone();
                     if let TypeDefKind::Struct(s) = &mut x.types[ti].kind
                         && bounds(&mut s.fields[fi].ty).is_some_and(loosen)
                     {
@@ -288,7 +289,7 @@ fn mutants(m: &Model) -> Vec<Mutant> {
                         );
                     }
                 }
-                let mut x = m.clone();
+                let mut x = m.model().clone();
                 if let TypeDefKind::Struct(s) = &mut x.types[ti].kind {
                     s.fields.push(new_field("zzMutant", false));
                 }
@@ -301,7 +302,7 @@ fn mutants(m: &Model) -> Vec<Mutant> {
                         level(&rules::FIELD_ADDED_REQUIRED, dir),
                     )],
                 );
-                let mut x = m.clone();
+                let mut x = m.model().clone();
                 if let TypeDefKind::Struct(s) = &mut x.types[ti].kind {
                     s.fields.push(new_field("zzMutant", true));
                 }
@@ -313,7 +314,7 @@ fn mutants(m: &Model) -> Vec<Mutant> {
                 );
             }
             TypeDefKind::Alias(_) => {
-                let mut x = m.clone();
+                let mut x = m.model().clone();
                 if let TypeDefKind::Alias(a) = &mut x.types[ti].kind
                     && bounds(a).is_some_and(tighten)
                 {
@@ -327,7 +328,7 @@ fn mutants(m: &Model) -> Vec<Mutant> {
                         )],
                     );
                 }
-                let mut x = m.clone();
+                let mut x = m.model().clone();
                 if let TypeDefKind::Alias(a) = &mut x.types[ti].kind
                     && bounds(a).is_some_and(loosen)
                 {
@@ -343,7 +344,7 @@ fn mutants(m: &Model) -> Vec<Mutant> {
                 }
             }
             TypeDefKind::Enum(e) => {
-                let mut x = m.clone();
+                let mut x = m.model().clone();
                 if let TypeDefKind::Enum(xe) = &mut x.types[ti].kind {
                     let mut v = xe.values[0].clone();
                     v.value = "zz-mutant".into();
@@ -363,7 +364,7 @@ fn mutants(m: &Model) -> Vec<Mutant> {
                 );
                 if e.values.len() > 1 {
                     for (vi, v) in e.values.iter().enumerate() {
-                        let mut x = m.clone();
+                        let mut x = m.model().clone();
                         if let TypeDefKind::Enum(xe) = &mut x.types[ti].kind {
                             xe.values.remove(vi);
                         }
@@ -388,7 +389,7 @@ fn mutants(m: &Model) -> Vec<Mutant> {
             }
             TypeDefKind::Union(u) => {
                 let tagged = matches!(u.tag, UnionTag::Tagged { .. });
-                let mut x = m.clone();
+                let mut x = m.model().clone();
                 let name = "ZzMutantVariant".to_string();
                 x.types.push(TypeDef {
                     name: name.clone(),
@@ -424,7 +425,7 @@ fn mutants(m: &Model) -> Vec<Mutant> {
                 );
                 if u.variants.len() > 1 {
                     for (vi, v) in u.variants.iter().enumerate() {
-                        let mut x = m.clone();
+                        let mut x = m.model().clone();
                         if let TypeDefKind::Union(xu) = &mut x.types[ti].kind {
                             xu.variants.remove(vi);
                         }
@@ -449,7 +450,7 @@ fn mutants(m: &Model) -> Vec<Mutant> {
         }
     }
     for (i, r) in m.requests.iter().enumerate() {
-        let mut x = m.clone();
+        let mut x = m.model().clone();
         x.requests.remove(i);
         push(
             "drop-request",
@@ -459,7 +460,7 @@ fn mutants(m: &Model) -> Vec<Mutant> {
         );
     }
     if let Some(r) = m.requests.first() {
-        let mut x = m.clone();
+        let mut x = m.model().clone();
         let mut n = r.clone();
         n.name = "zz.mutant".into();
         x.requests.push(n);
@@ -471,7 +472,7 @@ fn mutants(m: &Model) -> Vec<Mutant> {
         );
     }
     for (i, e) in m.events.iter().enumerate() {
-        let mut x = m.clone();
+        let mut x = m.model().clone();
         x.events.remove(i);
         push(
             "drop-event",
@@ -480,7 +481,7 @@ fn mutants(m: &Model) -> Vec<Mutant> {
             vec![(&rules::EVENT_REMOVED, Level::Error)],
         );
     }
-    push("identity", m.name.clone(), m.clone(), vec![]);
+    push("identity", m.name.clone(), m.model().clone(), vec![]);
     out.extend(more_mutants(m, dirs));
     out
 }
@@ -839,12 +840,11 @@ fn more_mutants(m: &Model, dirs: &reach::Directions) -> Vec<Mutant> {
 }
 
 /// The enums and unions of `base` that may not grow there and may in `head` (by name).
-fn newly_growing<'a>(base: &'a Model, head: &'a Model) -> impl Iterator<Item = &'a str> {
-    let (bg, hg) = (&base.analysis().growth, &head.analysis().growth);
+fn newly_growing<'a>(base: &'a Checked, head: &'a Checked) -> impl Iterator<Item = &'a str> {
     base.types.iter().filter_map(move |bd| {
         let hd = head.own_type(&bd.name)?;
         let grows = |d: &TypeDef| matches!(d.kind, TypeDefKind::Enum(_) | TypeDefKind::Union(_));
-        (grows(bd) && grows(hd) && !bg.may_grow(base, bd) && hg.may_grow(head, hd))
+        (grows(bd) && grows(hd) && !base.may_grow(bd) && head.may_grow(hd))
             .then_some(bd.name.as_str())
     })
 }
@@ -869,12 +869,13 @@ fn mutants_of_the_real_schemas_are_caught() {
             ..LoadOptions::default()
         };
         let model = match load_dir(&path, &opts) {
-            Ok(m) => m,
+            Ok(m) => Checked::new(m),
             Err(e) => panic!("{dir} does not load:\n{}", e.render()),
         };
         let (total0, caught0) = (total, caught);
         for mutant in mutants(&model) {
-            let findings = compat::diff(&model, &mutant.model);
+            let mutated = Checked::new(mutant.model);
+            let findings = compat::diff(&model, &mutated);
             let mut got: Vec<(&str, Level)> =
                 findings.iter().map(|f| (f.rule.id, f.level)).collect();
             let mut want: Vec<(&str, Level)> =
@@ -882,7 +883,7 @@ fn mutants_of_the_real_schemas_are_caught() {
             // A mutant that changes the way a type travels may make an enum or a union one that
             // may grow (`#[non_exhaustive]` in Rust), whatever it mutated.
             want.extend(
-                newly_growing(&model, &mutant.model)
+                newly_growing(&model, &mutated)
                     .map(|_| (rules::RUST_NON_EXHAUSTIVE_ADDED.id, Level::Info)),
             );
             got.sort();

@@ -17,6 +17,7 @@
 mod compat_corpus;
 
 use compat_corpus::{PROTOCOL, cases, load_case};
+use contracts_codegen::analysis::Checked;
 use contracts_codegen::compat;
 use contracts_codegen::emit::rust::{RustOptions, usage};
 use contracts_codegen::model::Model;
@@ -29,8 +30,8 @@ use std::process::Command;
 struct Case {
     name: String,
     dir: PathBuf,
-    base: Model,
-    head: Model,
+    base: Checked,
+    head: Checked,
     /// The Rust-source notes compat gives (`rule: reason`); none means the source is kept.
     breaks: Vec<String>,
 }

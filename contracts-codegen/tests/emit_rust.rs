@@ -2,6 +2,7 @@
 //! (`contracts/tests/wire_schema`) and of an app extending it, compared with the files in
 //! `tests/emit_rust/`. Update them with `UPDATE_EXPECT=1 cargo test -p adecore-contracts-codegen --test emit_rust`.
 
+use contracts_codegen::analysis::Checked;
 use contracts_codegen::emit::rust::{RustOptions, emit_pretty};
 use contracts_codegen::load::{LoadOptions, load_dir};
 use std::path::Path;
@@ -16,17 +17,13 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn load(
-    dir: &Path,
-    name: &str,
-    bases: Vec<Arc<contracts_codegen::model::Model>>,
-) -> contracts_codegen::model::Model {
+fn load(dir: &Path, name: &str, bases: Vec<Arc<contracts_codegen::model::Model>>) -> Checked {
     let options = LoadOptions {
         name: Some(name.to_owned()),
         bases,
         display_root: Some(root().to_path_buf()),
     };
-    load_dir(dir, &options).unwrap_or_else(|e| panic!("{}", e.render()))
+    Checked::new(load_dir(dir, &options).unwrap_or_else(|e| panic!("{}", e.render())))
 }
 
 #[test]
@@ -50,7 +47,7 @@ fn app_extending_a_base() {
     let app = load(
         &root().join("tests/emit_rust/app"),
         "app",
-        vec![Arc::new(base)],
+        vec![base.model_arc().clone()],
     );
     let mut options = RustOptions::default();
     options
@@ -184,7 +181,7 @@ fn every_generated_item_is_documented() {
     let app = load(
         &root().join("tests/emit_rust/app"),
         "app",
-        vec![Arc::new(wiretest.clone())],
+        vec![wiretest.model_arc().clone()],
     );
     let mut app_options = RustOptions::default();
     app_options

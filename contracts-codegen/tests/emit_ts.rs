@@ -5,6 +5,7 @@
 #[path = "emit_ts/model.rs"]
 mod fixture;
 
+use contracts_codegen::analysis::Checked;
 use contracts_codegen::emit::docs::{self, DocsOptions};
 use contracts_codegen::emit::json_schema::{self, JsonSchemaOptions};
 use contracts_codegen::emit::typescript::{self, GeneratedFile, TsAlias, TsOptions};
@@ -52,14 +53,14 @@ fn check_against(dir: &Path, files: &[GeneratedFile]) {
 
 #[test]
 fn typescript_package() {
-    let model = fixture::model();
+    let model = Checked::new(fixture::model());
     let files = typescript::emit(&model, &options());
     check_against(&expected_dir().join("package"), &files);
 }
 
 #[test]
 fn typescript_is_deterministic() {
-    let model = fixture::model();
+    let model = Checked::new(fixture::model());
     assert_eq!(
         typescript::emit(&model, &options()),
         typescript::emit(&model, &options())
@@ -68,7 +69,7 @@ fn typescript_is_deterministic() {
 
 #[test]
 fn generated_sources_carry_the_header() {
-    for f in typescript::emit(&fixture::model(), &options()) {
+    for f in typescript::emit(&Checked::new(fixture::model()), &options()) {
         if f.path.extension().is_some_and(|e| e == "ts") {
             assert!(
                 f.contents.starts_with(typescript::HEADER),
@@ -81,7 +82,10 @@ fn generated_sources_carry_the_header() {
 
 #[test]
 fn json_schema_document() {
-    let text = json_schema::emit(&fixture::model(), &JsonSchemaOptions::default());
+    let text = json_schema::emit(
+        &Checked::new(fixture::model()),
+        &JsonSchemaOptions::default(),
+    );
     let v: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
     let defs = v["$defs"].as_object().unwrap();
     assert!(defs.contains_key("ChatInfo"));
@@ -105,7 +109,7 @@ fn markdown_reference() {
         table_prefix: "AGENT".into(),
         ..DocsOptions::default()
     };
-    let text = docs::emit(&fixture::model(), &options);
+    let text = docs::emit(&Checked::new(fixture::model()), &options);
     assert!(text.contains("| Send and control | [`chat.send`](#request-chat-send), [`chat.kill`](#request-chat-kill) (deprecated) |"), "{text}");
     let file = GeneratedFile {
         path: "reference.md".into(),
@@ -131,7 +135,7 @@ fn request_key(
 }
 
 fn frames_ts(model: &contracts_codegen::model::Model) -> String {
-    typescript::emit(model, &options())
+    typescript::emit(&Checked::new(model.clone()), &options())
         .into_iter()
         .find(|f| f.path == Path::new("src/frames.ts"))
         .unwrap()
@@ -162,7 +166,7 @@ fn no_table_field_no_typed_frames() {
             }
         }
     }
-    for f in typescript::emit(&model, &options()) {
+    for f in typescript::emit(&Checked::new(model), &options()) {
         assert!(!f.contents.contains("Typed"), "{}", f.path.display());
     }
 }

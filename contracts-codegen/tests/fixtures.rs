@@ -36,7 +36,10 @@ fn expected_rs(case: &Case) -> Option<String> {
             .bases
             .insert(base.name.clone(), format!("crate::{}", base.name));
     }
-    Some(contracts_codegen::emit::rust::emit_pretty(model, &options))
+    let checked = contracts_codegen::analysis::Checked::new(model.clone());
+    Some(contracts_codegen::emit::rust::emit_pretty(
+        &checked, &options,
+    ))
 }
 
 /// The rendered diagnostics of a failing case, or a dump of the model of a passing one.

@@ -275,7 +275,7 @@ fn expand_inner(input: &Input) -> Result<TokenStream2, TokenStream2> {
                 .map(|f| f.absolute.to_string_lossy().into_owned()),
         );
     }
-    let body = emit(&model, &options);
+    let body = emit(&contracts_codegen::analysis::Checked::new(model), &options);
     let schema_dir = std::path::absolute(&schema_dir)
         .unwrap_or(schema_dir)
         .to_string_lossy()

@@ -23,6 +23,7 @@
 //!
 //! Exit codes: 0 compatible, 1 a finding breaks, 2 usage, git or schema errors.
 
+use contracts_codegen::analysis::Checked;
 use contracts_codegen::compat::{self, Report, ack, render};
 use contracts_codegen::load::{LoadOptions, load_dir, load_files};
 use contracts_codegen::model::{Model, SourceFile};
@@ -224,6 +225,7 @@ pub fn check(root: &Path, args: &Args) -> Result<Outcome, String> {
             let at = format!("{} ({})", base.rev, short(&base.commit));
             load(name, old_files, &bases_rev, &at)?
         };
+        let (old, head) = (Checked::new(old), Checked::new(head));
         results.push((name.clone(), compat::diff(&old, &head)));
         files.extend(head.files.iter().cloned());
     }

@@ -283,7 +283,7 @@ impl Project {
             }
             let options = contracts_codegen::load::LoadOptions {
                 name: Some(s.name.clone()),
-                bases: bases.iter().map(|b| b.model.clone()).collect(),
+                bases: bases.iter().map(|b| b.model.model_arc().clone()).collect(),
                 display_root: Some(root.to_path_buf()),
             };
             let dir = root.join(&s.dir);

@@ -10,6 +10,7 @@
 //! names follow the generated code's rule, written here again so the two crates name the
 //! same things alike.
 
+use contracts_codegen::analysis::Checked;
 use contracts_codegen::model::{
     Docs, Enum, Field, Literal, Model, Struct, Ty, TyKind, TypeDef, TypeDefKind, TypeRef, Union,
     UnionTag, Variant,
@@ -34,7 +35,7 @@ pub struct Options {
 }
 
 /// The baseline of `model` as Rust source, formatted by prettyplease.
-pub fn emit(model: &Model, options: &Options) -> String {
+pub fn emit(model: &Checked, options: &Options) -> String {
     let tokens = Emitter { model, options }.file();
     let file = syn::parse2::<syn::File>(tokens).expect("the baseline emitter writes valid Rust");
     format!(
@@ -103,7 +104,7 @@ fn docs(d: &Docs) -> TokenStream {
 }
 
 struct Emitter<'a> {
-    model: &'a Model,
+    model: &'a Checked,
     options: &'a Options,
 }
 

@@ -7,8 +7,7 @@
 //! code, wherever the type travels. A type reached from nothing is absent from the map; the
 //! differ judges it as both.
 
-use crate::compat::{DefKey, def_key};
-use crate::model::{Direction, Model, Ty, TyKind, TypeDefKind};
+use crate::model::{DefKey, Direction, Model, Ty, TyKind, TypeDefKind, def_key};
 use std::collections::HashMap;
 
 /// Bit for client -> host.

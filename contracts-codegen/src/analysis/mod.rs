@@ -1,5 +1,5 @@
 //! analysis: what the emitters, the corpus and the differ read off a checked model, computed
-//! once per model ([`Model::analysis`]) instead of re-derived by each of them.
+//! once per model ([`Checked`]) instead of re-derived by each of them.
 //!
 //! | question                                  | answer                  | read by                 |
 //! |-------------------------------------------|-------------------------|-------------------------|
@@ -12,22 +12,23 @@
 //! | which structs have a flat view?           | [`text::flats`]         | emit::rust's envelopes  |
 //!
 //! Every answer is about the model's own types, keyed by name; a base's are its own
-//! analysis's (`model.base(p).analysis()`). Only a checked model is analysed: `lower` and
+//! analysis's (`checked.base(p).analysis()`). Only a checked model is analysed: `lower` and
 //! `check` never ask, except `check` for a recursion path in a message.
 
 pub mod direction;
 pub mod frames;
+pub mod growth;
 pub mod picks;
 pub mod recursion;
 pub mod text;
 
-use crate::compat::Growth;
-use crate::model::{Model, TypeRef};
+use crate::model::{Model, TypeDef, TypeRef};
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::OnceLock;
+use std::sync::Arc;
 
 pub use direction::Directions;
 pub use frames::TypedFrame;
+pub use growth::Growth;
 pub use picks::Pick;
 
 /// The analysis of one model.
@@ -65,43 +66,100 @@ impl Analysis {
             growth,
         }
     }
+}
 
-    /// Whether the type `r` names (written in `model`, whose analysis this is) holds text:
-    /// asked of the model that declares it.
-    pub fn holds_text(&self, model: &Model, r: &TypeRef) -> bool {
-        let owner = model.declaring(r);
-        if std::ptr::eq(owner, model) {
-            self.texts.contains(&r.name)
-        } else {
-            owner.analysis().texts.contains(&r.name)
+/// A checked model with its analysis, and its bases' likewise: what every emitter, the corpus
+/// and the differ take. Made once per model ([`Checked::new`]) after `load` has checked it; it
+/// reads as its [`Model`] (`Deref`), and [`Checked::declaring`] and [`Checked::base`] answer
+/// with a base's own `Checked`, so a base's type is read with its own analysis.
+#[derive(Debug)]
+pub struct Checked {
+    model: Arc<Model>,
+    analysis: Analysis,
+    bases: Vec<Checked>,
+}
+
+impl Checked {
+    /// Analyses a checked model and its bases.
+    pub fn new(model: impl Into<Arc<Model>>) -> Checked {
+        let model = model.into();
+        Checked {
+            analysis: Analysis::of(&model),
+            bases: model
+                .bases
+                .iter()
+                .map(|b| Checked::new(b.clone()))
+                .collect(),
+            model,
         }
     }
-}
 
-/// The cell a model keeps its analysis in: empty until first asked, and empty again in a
-/// clone (a cloned model may be changed, the mutation tests' are).
-#[derive(Default)]
-pub struct Analyzed(OnceLock<Analysis>);
-
-impl Analyzed {
-    /// The analysis, made on first use.
-    pub fn get(&self, model: &Model) -> &Analysis {
-        self.0.get_or_init(|| Analysis::of(model))
+    /// The model.
+    pub fn model(&self) -> &Model {
+        &self.model
     }
-}
 
-impl Clone for Analyzed {
-    fn clone(&self) -> Self {
-        Analyzed::default()
+    /// The model, shared.
+    pub fn model_arc(&self) -> &Arc<Model> {
+        &self.model
     }
-}
 
-impl std::fmt::Debug for Analyzed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.get().is_some() {
-            "Analyzed(..)"
+    /// What the emitters, the corpus and the differ read off the model.
+    pub fn analysis(&self) -> &Analysis {
+        &self.analysis
+    }
+
+    /// The bases this protocol builds on directly, in the order given.
+    pub fn each_base(&self) -> impl Iterator<Item = &Checked> {
+        self.bases.iter()
+    }
+
+    /// The base protocol called `name`, searched depth-first through the bases.
+    pub fn base(&self, name: &str) -> Option<&Checked> {
+        for b in &self.bases {
+            if b.model.name == name {
+                return Some(b);
+            }
+            if let Some(m) = b.base(name) {
+                return Some(m);
+            }
+        }
+        None
+    }
+
+    /// The checked model that declares the type `r` names (this one or a base).
+    pub fn declaring(&self, r: &TypeRef) -> &Checked {
+        match r.protocol.as_deref() {
+            Some(p) if p != self.model.name => self.base(p).unwrap_or(self),
+            _ => self,
+        }
+    }
+
+    /// The checked model called `name`: this one or a base.
+    pub fn named(&self, name: &str) -> &Checked {
+        if name == self.model.name {
+            self
         } else {
-            "Analyzed(not yet)"
-        })
+            self.base(name).unwrap_or(self)
+        }
+    }
+
+    /// Whether the type `r` names (written in this model) holds text: asked of the model that
+    /// declares it.
+    pub fn holds_text(&self, r: &TypeRef) -> bool {
+        self.declaring(r).analysis.texts.contains(&r.name)
+    }
+
+    /// Whether `def`, a type of this model, may gain a value or a variant compatibly.
+    pub fn may_grow(&self, def: &TypeDef) -> bool {
+        self.analysis.growth.may_grow(self, def)
+    }
+}
+
+impl std::ops::Deref for Checked {
+    type Target = Model;
+
+    fn deref(&self) -> &Model {
+        &self.model
     }
 }

@@ -6,7 +6,8 @@
 //! the fail-closed net (a root whose fingerprint changed with no finding is `unmodelled-change`).
 //! Bounds the type implies and the spelling of a default do not count either ([`kinds`]).
 
-use super::{DefKey, def_key, kinds};
+use super::kinds;
+use crate::model::{DefKey, def_key};
 use crate::model::{Limits, Literal, Model, Ty, TyKind, TypeDef, TypeDefKind, UnionTag};
 use std::collections::HashMap;
 use std::collections::hash_map::DefaultHasher;

@@ -7,8 +7,10 @@
 
 use super::fingerprint::Printer;
 use super::rules::{self, Rule};
-use super::{DefKey, Finding, def_key, kinds};
+use super::{Finding, kinds};
+use crate::analysis::Checked;
 use crate::analysis::Directions;
+use crate::model::{DefKey, def_key};
 use crate::model::{
     Direction, Enum, Event, Field, Limits, Literal, Loc, Model, Request, Struct, Ty, TyKind,
     TypeDef, TypeDefKind, Union, UnionTag, Variant,
@@ -30,8 +32,8 @@ struct Ctx {
 mod rust_source;
 
 pub(super) struct Differ<'a> {
-    base: &'a Model,
-    head: &'a Model,
+    base: &'a Checked,
+    head: &'a Checked,
     bdirs: &'a Directions,
     hdirs: &'a Directions,
     /// Pairs of named types compared (or being compared), with whether they yielded a finding.
@@ -54,7 +56,7 @@ pub(super) struct Differ<'a> {
 }
 
 impl<'a> Differ<'a> {
-    pub(super) fn new(base: &'a Model, head: &'a Model) -> Self {
+    pub(super) fn new(base: &'a Checked, head: &'a Checked) -> Self {
         Differ {
             base,
             head,
@@ -1254,36 +1256,6 @@ fn disjoint(m: &Model, a: &Ty, b: &Ty) -> bool {
             .any(|(k, l)| y.iter().any(|(k2, l2)| k == k2 && l != l2)),
         _ => false,
     }
-}
-
-/// True when the protocol negotiates capabilities: a type it sends client -> host has an
-/// `accepts` field holding a list of strings (connect's hello), in which a client announces
-/// what it accepts.
-pub(super) fn negotiates(m: &Model, dirs: &Directions) -> bool {
-    m.types.iter().any(|t| {
-        let travels_in = dirs
-            .get(&def_key(m, &t.name))
-            .is_some_and(|d| d != Direction::ServerToClient);
-        let TypeDefKind::Struct(s) = &t.kind else {
-            return false;
-        };
-        travels_in
-            && s.fields.iter().any(|f| {
-                f.name == "accepts"
-                    && match &m.unalias_in(&f.ty).1.kind {
-                        TyKind::Array(item, _) => {
-                            matches!(m.unalias_in(item).1.kind, TyKind::String(_))
-                                || kinds_is_enum(m, item)
-                        }
-                        _ => false,
-                    }
-            })
-    })
-}
-
-fn kinds_is_enum(m: &Model, t: &Ty) -> bool {
-    let (m, t) = m.unalias_in(t);
-    matches!(&t.kind, TyKind::Ref(r) if matches!(m.locate(r), Some((_, d)) if matches!(d.kind, TypeDefKind::Enum(_))))
 }
 
 /// The protocol's directory: the path up to the last component named after the protocol, else

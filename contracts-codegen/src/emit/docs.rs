@@ -5,8 +5,9 @@
 //! group is the doc comment of a `requests { }` block ([`request_groups`]; `schema/README.md`,
 //! "Request groups").
 
+use crate::analysis::Checked;
+use crate::corpus::examples::{self, Example, Subject};
 use crate::emit::json_schema::ROOTS;
-use crate::examples::{self, Example, Subject};
 use crate::flows::{self, Actor, Flow, Sent};
 use crate::model::{
     Docs, Literal, Meta, Model, Request, TableKind, Ty, TyKind, TypeDef, TypeDefKind, UnionTag,
@@ -109,7 +110,7 @@ fn schema_dir(model: &Model) -> String {
 
 /// What a page links with: the model, the options, the examples, who uses each type.
 struct Page<'a> {
-    model: &'a Model,
+    model: &'a Checked,
     options: &'a DocsOptions,
     examples: Vec<Example>,
     /// For each of this model's types, the places that use it, as Markdown links, in order.
@@ -117,7 +118,7 @@ struct Page<'a> {
 }
 
 /// The Markdown reference of a protocol.
-pub fn emit(model: &Model, options: &DocsOptions) -> String {
+pub fn emit(model: &Checked, options: &DocsOptions) -> String {
     let examples = if options.examples_corpus.is_some() {
         examples::examples(model)
     } else {

@@ -24,6 +24,7 @@
 //! unchecked). The document's own root accepts any of them and nothing else. The `$id` is
 //! versioned ([`release_id`]): a client pins the contract it validates against.
 
+use crate::analysis::Checked;
 use crate::model::MAX_SAFE;
 use crate::model::{
     Docs, Field, Literal, Meta, Model, TableKind, Ty, TyKind, TypeDef, TypeDefKind, TypeRef,
@@ -63,7 +64,7 @@ pub struct JsonSchemaOptions {
 }
 
 /// The JSON Schema document of a protocol, pretty-printed with a trailing newline.
-pub fn emit(model: &Model, options: &JsonSchemaOptions) -> String {
+pub fn emit(model: &Checked, options: &JsonSchemaOptions) -> String {
     let mut defs = Map::new();
     // Own types, then every base type reachable from them, keyed `<protocol>.<Name>`.
     for t in &model.types {
@@ -185,7 +186,7 @@ fn find<'m>(model: &'m Model, name: &str) -> Option<(&'m Model, &'m TypeDef)> {
 
 /// The named root of `def`: the type itself, with every `#[table]` field checked against
 /// the entry its key names (in a struct, or in the structs of an untagged union).
-fn typed_root(owner: &Model, top: &Model, def: &TypeDef) -> Value {
+fn typed_root(owner: &Model, top: &Checked, def: &TypeDef) -> Value {
     let reference = |def: &TypeDef| {
         let r = Ty {
             kind: TyKind::Ref(TypeRef {
@@ -198,7 +199,8 @@ fn typed_root(owner: &Model, top: &Model, def: &TypeDef) -> Value {
     };
     match &def.kind {
         TypeDefKind::Struct(s) => {
-            let entries: Vec<Value> = owner
+            let entries: Vec<Value> = top
+                .named(&owner.name)
                 .analysis()
                 .frames
                 .get(&def.name)

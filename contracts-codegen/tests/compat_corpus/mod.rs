@@ -1,5 +1,6 @@
 //! The compat corpus as both compat tests read it: its cases, and each side of a case loaded.
 
+use contracts_codegen::analysis::Checked;
 use contracts_codegen::load::{LoadOptions, load_files};
 use contracts_codegen::model::{Model, SourceFile};
 use std::path::{Path, PathBuf};
@@ -49,20 +50,22 @@ pub fn read_side(case: &Path, side: &str) -> Vec<SourceFile> {
 }
 
 /// Load one side; a side with no file is an empty protocol (the schema is new).
-pub fn load(case: &Path, side: &str) -> Result<Model, String> {
+pub fn load(case: &Path, side: &str) -> Result<Checked, String> {
     let files = read_side(case, side);
     if files.is_empty() {
-        return Ok(Model {
+        return Ok(Checked::new(Model {
             name: PROTOCOL.into(),
             ..Model::default()
-        });
+        }));
     }
-    load_files(PROTOCOL, files, &LoadOptions::default()).map_err(|e| e.render())
+    load_files(PROTOCOL, files, &LoadOptions::default())
+        .map(Checked::new)
+        .map_err(|e| e.render())
 }
 
 /// Load both sides of a case; when either has schema errors, both sides' errors, named by
 /// the case.
-pub fn load_case(case: &Path, name: &str) -> Result<(Model, Model), String> {
+pub fn load_case(case: &Path, name: &str) -> Result<(Checked, Checked), String> {
     match (load(case, "base"), load(case, "head")) {
         (Ok(b), Ok(h)) => Ok((b, h)),
         (b, h) => Err(format!(

@@ -10,14 +10,13 @@
 
 use super::Differ;
 use crate::compat::rules;
-use crate::emit::rust::rust_type_name;
 use crate::model::{Direction, Model, Struct, TyKind, TypeDef, TypeDefKind};
+use crate::names::rust_type_name;
 
 impl Differ<'_> {
     /// Notes for every pair of the protocol's own named types the walk compared or found renamed.
     pub(super) fn rust_source(&mut self) {
         let (base, head) = (self.base, self.head);
-        let (bgrowth, hgrowth) = (&base.analysis().growth, &head.analysis().growth);
         let mut pairs: Vec<(&TypeDef, &TypeDef)> = self
             .memo
             .keys()
@@ -42,11 +41,7 @@ impl Differ<'_> {
             }
             let grows_kind =
                 |d: &TypeDef| matches!(d.kind, TypeDefKind::Enum(_) | TypeDefKind::Union(_));
-            if grows_kind(bd)
-                && grows_kind(hd)
-                && !bgrowth.may_grow(base, bd)
-                && hgrowth.may_grow(head, hd)
-            {
+            if grows_kind(bd) && grows_kind(hd) && !base.may_grow(bd) && head.may_grow(hd) {
                 let msg = format!("the Rust type `{hpath}` is now `#[non_exhaustive]`");
                 self.push(
                     &rules::RUST_NON_EXHAUSTIVE_ADDED,

@@ -1,10 +1,10 @@
 //! emit::rust's doc comments and attributes: a type's, a field's and a variant's doc (a hoisted
 //! type's role first, a limit in words after), `#[deprecated]` from the schema's meta, and
-//! `#[non_exhaustive]` on what may grow (`compat::Growth`).
+//! `#[non_exhaustive]` on what may grow (`analysis::Growth`).
 
 use super::Emitter;
-use super::paths::rust_type_name;
 use crate::model::{Docs, Field, Meta, Ty, TyKind, TypeDef, TypeDefKind, Union, UnionTag, Variant};
+use crate::names::rust_type_name;
 use proc_macro2::TokenStream;
 use quote::quote;
 use std::collections::BTreeMap;
@@ -170,7 +170,7 @@ impl Emitter<'_> {
     }
 
     /// `#[non_exhaustive]` for an enum or a union that may gain a value or a variant in a
-    /// compatible change (`compat::Growth`), and for its views: a match on it from another
+    /// compatible change (`analysis::Growth`), and for its views: a match on it from another
     /// crate then has a `_` arm, and keeps compiling when it grows. Empty for any other.
     pub(super) fn grows(&self, def: &TypeDef) -> TokenStream {
         if self.model.analysis().growth.may_grow(self.model, def) {

@@ -5,11 +5,12 @@
 //! whose variants are their views.
 
 use super::decode::lets_else;
-use super::paths::{map_read, map_some, rust_type_name};
+use super::paths::{map_read, map_some};
 use super::scan::{scan_fields_body, untagged_scan_body};
 use super::view::{Convert, variant_arm};
 use super::{At, Emitter, FieldCx, Store, VariantCx};
 use crate::model::{Struct, TyKind, TypeDef, TypeDefKind, Union};
+use crate::names::rust_type_name;
 use crate::names::view_name;
 use proc_macro2::{Ident, Literal as Lit, TokenStream};
 use quote::{format_ident, quote};

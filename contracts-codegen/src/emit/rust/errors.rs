@@ -7,10 +7,10 @@
 //! message is the caller's.
 
 use super::docs::{docs_attrs, meta_attrs};
-use super::paths::{rust_type_name, setter_ident};
+use super::paths::setter_ident;
 use super::{At, Emitter};
-use crate::check::error_code_of;
 use crate::model::{Enum, EnumValue, Struct, TypeDef, TypeDefKind, TypeRef};
+use crate::names::rust_type_name;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
@@ -25,7 +25,7 @@ impl Emitter<'_> {
     }
 
     fn error_struct(&self, def: &TypeDef, s: &Struct, at: At<'_>) -> TokenStream {
-        let Some((code_ref, codes)) = error_code_of(self.model, s) else {
+        let Some((code_ref, codes)) = self.model.error_code_of(s) else {
             return TokenStream::new();
         };
         let name = format_ident!("{}", rust_type_name(&def.name));
@@ -113,7 +113,8 @@ impl Emitter<'_> {
     fn error_trait(&self, def: &TypeDef, e: &Enum, extended: &TypeRef, at: At<'_>) -> TokenStream {
         let declaring = self.model.declaring(extended);
         let Some(error) = declaring.types.iter().find(|t| match &t.kind {
-            TypeDefKind::Struct(s) if t.meta.error => error_code_of(declaring, s)
+            TypeDefKind::Struct(s) if t.meta.error => declaring
+                .error_code_of(s)
                 .is_some_and(|(r, _)| r.name == extended.name && declaring.resolve(r).is_some()),
             _ => false,
         }) else {

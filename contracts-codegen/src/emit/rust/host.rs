@@ -4,9 +4,9 @@
 //! client will read it, and `Dispatcher`, the host as the runtime's frame machinery calls it.
 
 use super::docs::docs_attrs;
-use super::paths::rust_type_name;
 use super::{At, Emitter};
 use crate::model::{Model, Request};
+use crate::names::rust_type_name;
 use crate::names::{rust_field, rust_ident};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -18,7 +18,7 @@ impl Emitter<'_> {
         let requests = self.model.all_requests();
         let methods = requests
             .iter()
-            .filter(|(owner, _)| std::ptr::eq(*owner, self.model))
+            .filter(|(owner, _)| std::ptr::eq(*owner, self.model.model()))
             .map(|(owner, r)| self.host_method(owner, r));
         let arms: Vec<TokenStream> = requests
             .iter()
@@ -140,7 +140,7 @@ impl Emitter<'_> {
         let rt = &self.rt;
         let ident = format_ident!("{}", rust_type_name(&r.name));
         let method = rust_ident(&rust_field(&r.name));
-        if std::ptr::eq(owner, self.model) {
+        if std::ptr::eq(owner, self.model.model()) {
             quote! {
                 RequestPayload::#ident(payload) => {
                     #rt::result_to_raw::<requests::#ident>(&host.#method(*payload).await?)

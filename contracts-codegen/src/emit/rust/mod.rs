@@ -24,8 +24,9 @@
 //! collect every issue with its path, and serialises by hand so literal fields and union tags
 //! are written. The emitter never fails and knows no protocol by name.
 
-use crate::model::{Field, Model, Struct, TyKind, TypeDef, TypeDefKind, Union, Variant};
-use crate::names::{rust_field, rust_ident};
+use crate::analysis::Checked;
+use crate::model::{Field, Struct, TyKind, TypeDef, TypeDefKind, Union, Variant};
+use crate::names::{rust_field, rust_ident, rust_type_name};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::BTreeMap;
@@ -43,8 +44,6 @@ mod typed;
 mod types;
 mod usage;
 mod view;
-
-pub(crate) use paths::rust_type_name;
 
 use docs::meta_attrs;
 use paths::module_ident;
@@ -71,19 +70,19 @@ impl Default for RustOptions {
 }
 
 /// Emits the whole protocol as tokens.
-pub fn emit(model: &Model, options: &RustOptions) -> TokenStream {
+pub fn emit(model: &Checked, options: &RustOptions) -> TokenStream {
     let e = Emitter::new(model, options);
     e.protocol()
 }
 
 /// Code a user would write against the protocol's generated Rust (`usage`), as items that
 /// expect `use <the protocol's module>::*;` beside them.
-pub fn usage(model: &Model, options: &RustOptions) -> TokenStream {
+pub fn usage(model: &Checked, options: &RustOptions) -> TokenStream {
     Emitter::new(model, options).usage()
 }
 
 /// Emits the protocol formatted by prettyplease, with an `@generated` header.
-pub fn emit_pretty(model: &Model, options: &RustOptions) -> String {
+pub fn emit_pretty(model: &Checked, options: &RustOptions) -> String {
     let tokens = emit(model, options);
     let body = match syn::parse2::<syn::File>(tokens.clone()) {
         Ok(file) => prettyplease::unparse(&file),
@@ -105,7 +104,7 @@ enum At<'a> {
 /// The shared context of every job: the model, the runtime's path, the bases' modules and the
 /// hoisted types' roles.
 struct Emitter<'a> {
-    model: &'a Model,
+    model: &'a Checked,
     rt: TokenStream,
     bases: &'a BTreeMap<String, String>,
     /// What each hoisted type of this model is, as its doc's first line ("The payload of
@@ -162,7 +161,7 @@ struct VariantCx<'a> {
 }
 
 impl<'a> Emitter<'a> {
-    fn new(model: &'a Model, options: &'a RustOptions) -> Self {
+    fn new(model: &'a Checked, options: &'a RustOptions) -> Self {
         let mut e = Emitter {
             model,
             rt: options.runtime.clone(),

@@ -4,7 +4,7 @@
 
 use super::{At, Emitter};
 use crate::model::{Enum, EnumValue, Literal, Model, Ty, TyKind, TypeDefKind, TypeRef, Variant};
-use crate::names::{rust_field, rust_ident, rust_type};
+use crate::names::{rust_field, rust_ident, rust_type_name};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
@@ -127,7 +127,7 @@ impl Emitter<'_> {
         let def_owner = owner.declaring(r);
         match owner.resolve(r).map(|d| &d.kind) {
             Some(TypeDefKind::Alias(inner)) => {
-                let alias_at = if std::ptr::eq(def_owner, self.model) {
+                let alias_at = if std::ptr::eq(def_owner, self.model.model()) {
                     at
                 } else {
                     At::Root
@@ -142,25 +142,6 @@ impl Emitter<'_> {
 /// A Rust path written in the options (a base's module), as tokens.
 fn parse_path(s: &str) -> TokenStream {
     s.parse().unwrap_or_else(|_| quote!(::contracts::__private))
-}
-
-/// A Rust type name: a schema type name is kept as written (it is an identifier already);
-/// a wire name (`chat.history`, `task-host`) is made UpperCamelCase.
-pub(crate) fn rust_type_name(name: &str) -> String {
-    let ident_like = !name.is_empty()
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !name.starts_with(|c: char| c.is_ascii_digit())
-        && name.starts_with(|c: char| c.is_ascii_uppercase());
-    let s = if ident_like {
-        name.to_owned()
-    } else {
-        rust_type(name)
-    };
-    if crate::names::is_rust_keyword(&s) {
-        format!("{s}_")
-    } else {
-        s
-    }
 }
 
 /// The Rust module of a schema directory.

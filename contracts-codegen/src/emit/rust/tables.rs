@@ -4,11 +4,12 @@
 //! its entry's name, and `check_type`, which reads a type no entry reaches by its name.
 
 use super::docs::{docs_attrs, meta_attrs};
-use super::paths::{map_some, rust_type_name};
+use super::paths::map_some;
 use super::scan::match_name;
 use super::{At, Emitter};
 use crate::model::{Docs, Meta, Model, TableKind, Ty, TypeDef, TypeRef};
 use crate::names::rust_field;
+use crate::names::rust_type_name;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
@@ -298,7 +299,7 @@ impl Emitter<'_> {
     pub(super) fn tables(&self) -> TokenStream {
         let requests = self.model.all_requests().into_iter().map(|(owner, r)| {
             let ident = format_ident!("{}", rust_type_name(&r.name));
-            if !std::ptr::eq(owner, self.model) {
+            if !std::ptr::eq(owner, self.model.model()) {
                 let base = self.base_path(&owner.name);
                 return quote!(pub use #base::requests::#ident;);
             }
@@ -324,7 +325,7 @@ impl Emitter<'_> {
         });
         let events = self.model.all_events().into_iter().map(|(owner, ev)| {
             let ident = format_ident!("{}", rust_type_name(&ev.name));
-            if !std::ptr::eq(owner, self.model) {
+            if !std::ptr::eq(owner, self.model.model()) {
                 let base = self.base_path(&owner.name);
                 return quote!(pub use #base::events::#ident;);
             }

@@ -5,10 +5,10 @@
 use super::decode::lets_else_with;
 use super::docs::docs_attrs;
 use super::envelope::{FlatField, FlatView};
-use super::paths::rust_type_name;
 use super::scan::{scan_arm, scan_finish_of, scan_keys};
 use super::{At, Emitter, Store};
 use crate::model::{Struct, TableKind, TypeDef, TypeRef};
+use crate::names::rust_type_name;
 use crate::names::{rust_field, rust_ident};
 use proc_macro2::{Ident, Literal as Lit, TokenStream};
 use quote::{format_ident, quote};

@@ -4,10 +4,11 @@
 //! serde (`Deserialize`).
 
 use super::docs::{docs_attrs, meta_attrs};
-use super::paths::{open_variant, rust_type_name, setter_ident, value_ident, variant_ident};
+use super::paths::{open_variant, setter_ident, value_ident, variant_ident};
 use super::schema::literal_value;
 use super::{At, Emitter, FieldCx, Store};
 use crate::model::{Enum, Struct, TyKind, TypeDef, TypeDefKind, Union, UnionTag};
+use crate::names::rust_type_name;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 

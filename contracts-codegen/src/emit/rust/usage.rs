@@ -12,9 +12,10 @@
 //! schema it builds exactly when that version keeps Rust source compatibility
 //! (`contracts-codegen/tests/compat_rust.rs`).
 
-use super::paths::{open_variant, rust_type_name, setter_ident, variant_ident};
+use super::paths::{open_variant, setter_ident, variant_ident};
 use super::{At, Emitter, Store};
 use crate::model::{Struct, TypeDef, TypeDefKind};
+use crate::names::rust_type_name;
 use crate::names::{rust_field, rust_ident};
 use proc_macro2::{Ident, Literal as Lit, TokenStream};
 use quote::{format_ident, quote};
@@ -153,7 +154,7 @@ impl Emitter<'_> {
                     (p, r)
                 }
             });
-            if std::ptr::eq(owner, self.model) {
+            if std::ptr::eq(owner, self.model.model()) {
                 let method = rust_ident(&rust_field(&r.name));
                 methods.push(quote! {
                     async fn #method(&self, payload: #payload) -> ::core::result::Result<#result, #rt::WireError> {

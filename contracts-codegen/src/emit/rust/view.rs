@@ -9,11 +9,12 @@
 //! of the frame envelopes (`RequestRef`, `ServerFrameRef`, see `struct_ref`) are views too:
 //! a view that holds one uses it.
 
-use super::paths::{map_some, rust_type_name};
+use super::paths::map_some;
 use super::scan::{match_name, scan_fields_body, scan_variant_keys, untagged_scan_body};
 use super::tables::{BaseTable, ByName, scan_bases};
 use super::{At, Emitter, FieldCx, Store, VariantCx};
 use crate::model::{Model, Struct, Ty, TyKind, TypeDef, TypeDefKind, TypeRef, Union, UnionTag};
+use crate::names::rust_type_name;
 use crate::names::view_name;
 use proc_macro2::{Ident, Literal as Lit, TokenStream};
 use quote::{format_ident, quote};
@@ -35,7 +36,7 @@ impl Emitter<'_> {
             return false;
         };
         matches!(def.kind, TypeDefKind::Struct(_) | TypeDefKind::Union(_))
-            && owner.analysis().holds_text(owner, r)
+            && self.model.named(&owner.name).holds_text(r)
     }
 
     /// The path to the view of the type `r` names, from `at`.
@@ -591,7 +592,7 @@ impl Emitter<'_> {
             to_owned.push(variant_arm(Convert::IntoOwned, owned, &id, o));
             from_owned.push(variant_arm(Convert::FromOwned, owned, &id, w));
             // A base's entries are read through the base's enum (`scan_bases`).
-            if std::ptr::eq(owner, self.model) {
+            if std::ptr::eq(owner, self.model.model()) {
                 let vschema = self.schema_as(true, owner, ty, at, false);
                 scans.push(map_some(
                     quote!(#rt::ScanRef::scan(#vschema, r)),

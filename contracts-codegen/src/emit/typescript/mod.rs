@@ -77,6 +77,7 @@
 //! js.rs         JavaScript literals, keys and JSDoc
 //! ```
 
+use crate::analysis::Checked;
 use crate::model::{Model, Ty, TyKind, TypeDef, TypeRef};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -135,14 +136,14 @@ pub struct GeneratedFile {
 
 /// The package for one protocol: every generated file, sorted by path; a new package's
 /// `package.json` (no owner's keys to keep, see [`package`]).
-pub fn emit(model: &Model, options: &TsOptions) -> Vec<GeneratedFile> {
+pub fn emit(model: &Checked, options: &TsOptions) -> Vec<GeneratedFile> {
     emit_with(model, options, None)
 }
 
 /// The package for one protocol, its `package.json` keeping the owner's keys of the existing
 /// one (read by [`package::parse_existing`]): license, author, repository and the rest.
 pub fn emit_with(
-    model: &Model,
+    model: &Checked,
     options: &TsOptions,
     existing_package_json: Option<&serde_json::Map<String, serde_json::Value>>,
 ) -> Vec<GeneratedFile> {
@@ -204,14 +205,14 @@ fn file(path: &str, contents: String) -> GeneratedFile {
 }
 
 struct Emitter<'a> {
-    model: &'a Model,
+    model: &'a Checked,
     options: &'a TsOptions,
     /// Own types in emission order: every eager dependency before its user.
     order: Vec<&'a TypeDef>,
 }
 
 impl<'a> Emitter<'a> {
-    fn new(model: &'a Model, options: &'a TsOptions) -> Self {
+    fn new(model: &'a Checked, options: &'a TsOptions) -> Self {
         let mut e = Emitter {
             model,
             options,

@@ -20,7 +20,8 @@ impl<'a> Emitter<'a> {
         let mut out: Vec<TypedFrame<'a>> = Vec::new();
         for owner in self.protocols() {
             for t in &owner.types {
-                let Some(frame) = owner.analysis().frames.get(&t.name) else {
+                let Some(frame) = self.model.named(&owner.name).analysis().frames.get(&t.name)
+                else {
                     continue;
                 };
                 let TypeDefKind::Struct(s) = &t.kind else {

@@ -1,4 +1,5 @@
-//! The rule catalogue, the authority on every verdict the differ gives.
+//! compat_rules: the rule catalogue, the authority on every verdict the differ gives (read as
+//! `compat::rules`), and on which types may grow ([`crate::analysis::growth`]).
 //!
 //! One typed item per rule: its id, its verdict (level and help line) when the changed type
 //! travels client -> host and host -> client, whether an acknowledgement may silence it, and an
@@ -8,9 +9,36 @@
 //! (`enum-value-added` and `open-enum-value-added`). The rules section of `docs/compat-rules.md`
 //! is rendered from this catalogue ([`markdown`]) and a test keeps it in step.
 
-use super::Level;
 use crate::model::Direction;
+use std::fmt;
 use std::fmt::Write as _;
+
+/// How much a finding matters. `Error` breaks compatibility; the others do not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Level {
+    /// Compatible; reported so the change is visible.
+    Info,
+    /// Compatible on the wire, worth a look.
+    Warning,
+    /// Breaking.
+    Error,
+}
+
+impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Info => "info",
+            Level::Warning => "warning",
+            Level::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// The level and the help line of a rule for one direction.
 #[derive(Clone, Copy, Debug)]

@@ -13,8 +13,9 @@
 //!
 //! Everything here is a pure function of the model and the names in it.
 
+use crate::analysis::Checked;
 use crate::corpus::{self, Case};
-use crate::model::{Limits, Model, TableKind, Ty, TyKind, TypeDefKind};
+use crate::model::{Limits, TableKind, Ty, TyKind, TypeDefKind};
 use serde_json::{Value, json};
 
 /// A time every example uses: 2026-01-01T00:00:00Z, in milliseconds.
@@ -52,7 +53,7 @@ pub struct Example {
 }
 
 /// Every example of a model, in the corpus walk's order.
-pub fn examples(model: &Model) -> Vec<Example> {
+pub fn examples(model: &Checked) -> Vec<Example> {
     corpus::derive_examples(model)
 }
 
@@ -60,7 +61,7 @@ pub fn examples(model: &Model) -> Vec<Example> {
 /// and types (an app's page shows its own; its bases' are on their pages), each once. What an
 /// app writes beside its reference (`generate::Outputs::examples`) so its validators check
 /// every example the page shows.
-pub fn own_cases(model: &Model) -> Vec<Case> {
+pub fn own_cases(model: &Checked) -> Vec<Case> {
     let request = |n: &str| model.requests.iter().any(|r| r.name == n);
     let event = |n: &str| model.events.iter().any(|e| e.name == n);
     let own_type = |n: &str| model.own_type(n).is_some();
@@ -82,12 +83,12 @@ pub fn own_cases(model: &Model) -> Vec<Case> {
 }
 
 /// A readable example of one type expression, as written in `model`.
-pub fn value(model: &Model, ty: &Ty) -> Value {
+pub fn value(model: &Checked, ty: &Ty) -> Value {
     corpus::readable_value(model, ty)
 }
 
 /// The example of a request's payload (`None`: no such request in the composed table).
-pub fn payload(model: &Model, name: &str) -> Option<Value> {
+pub fn payload(model: &Checked, name: &str) -> Option<Value> {
     let (_, r) = model
         .all_requests()
         .into_iter()
@@ -96,7 +97,7 @@ pub fn payload(model: &Model, name: &str) -> Option<Value> {
 }
 
 /// The example of a request's result.
-pub fn result(model: &Model, name: &str) -> Option<Value> {
+pub fn result(model: &Checked, name: &str) -> Option<Value> {
     let (_, r) = model
         .all_requests()
         .into_iter()
@@ -105,7 +106,7 @@ pub fn result(model: &Model, name: &str) -> Option<Value> {
 }
 
 /// The example of an event's payload.
-pub fn event(model: &Model, name: &str) -> Option<Value> {
+pub fn event(model: &Checked, name: &str) -> Option<Value> {
     let (_, e) = model
         .all_events()
         .into_iter()
@@ -115,9 +116,9 @@ pub fn event(model: &Model, name: &str) -> Option<Value> {
 
 /// The struct whose `#[table]` field carries an entry of `table` (the agent's `Request` for
 /// requests, `Event` for events), with the field and the key naming the entry.
-pub fn table_frame(model: &Model, table: TableKind) -> Option<(String, String, String)> {
+pub fn table_frame(model: &Checked, table: TableKind) -> Option<(String, String, String)> {
     let mut models = vec![model];
-    models.extend(model.bases.iter().map(|b| b.as_ref()));
+    models.extend(model.each_base());
     for m in models {
         for t in &m.types {
             let (TypeDefKind::Struct(s), Some(frame)) = (&t.kind, m.analysis().frames.get(&t.name))
@@ -137,7 +138,7 @@ pub fn table_frame(model: &Model, table: TableKind) -> Option<(String, String, S
 /// `{ id, type, payload }`, an event frame `{ type: "event", event, payload }`), when the
 /// protocol has such a frame; `id` goes in a field called `id` when there is one.
 pub fn entry_frame(
-    model: &Model,
+    model: &Checked,
     table: TableKind,
     name: &str,
     payload: Value,
@@ -155,9 +156,9 @@ pub fn entry_frame(
 }
 
 /// The example of the named type (this model's or a base's).
-pub fn type_value(model: &Model, name: &str) -> Option<Value> {
+pub fn type_value(model: &Checked, name: &str) -> Option<Value> {
     let mut models = vec![model];
-    models.extend(model.bases.iter().map(|b| b.as_ref()));
+    models.extend(model.each_base());
     for m in models {
         if let Some(def) = m.own_type(name) {
             let ty = Ty {
@@ -174,7 +175,7 @@ pub fn type_value(model: &Model, name: &str) -> Option<Value> {
 }
 
 /// A success reply to the request `id` with `result`, from the protocol's `ReplyOk` frame.
-pub fn reply_ok(model: &Model, id: &str, result: Value) -> Option<Value> {
+pub fn reply_ok(model: &Checked, id: &str, result: Value) -> Option<Value> {
     let mut frame = type_value(model, "ReplyOk")?;
     let o = frame.as_object_mut()?;
     o.insert("id".into(), json!(id));
@@ -184,7 +185,7 @@ pub fn reply_ok(model: &Model, id: &str, result: Value) -> Option<Value> {
 
 /// A failure reply to the request `id` with an error code and its message, from the
 /// protocol's `ReplyError` frame.
-pub fn reply_error(model: &Model, id: &str, code: &str, message: &str) -> Option<Value> {
+pub fn reply_error(model: &Checked, id: &str, code: &str, message: &str) -> Option<Value> {
     let mut frame = type_value(model, "ReplyError")?;
     let o = frame.as_object_mut()?;
     o.insert("id".into(), json!(id));
@@ -400,7 +401,8 @@ mod tests {
         use crate::load::{LoadOptions, load_dir};
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema");
         for protocol in ["agent", "connect"] {
-            let model = load_dir(&root.join(protocol), &LoadOptions::default()).unwrap();
+            let model =
+                Checked::new(load_dir(&root.join(protocol), &LoadOptions::default()).unwrap());
             let all = examples(&model);
             if std::env::var_os("SHOW_EXAMPLES").is_some() {
                 for e in &all {

@@ -29,11 +29,14 @@
 //! The lines have the format of `tests/corpus/*.jsonl` (see `tests/corpus/README.md`); the
 //! output is a pure function of the model.
 
-use crate::examples::{self, Example, Hint, Subject};
+pub mod examples;
+
+use crate::analysis::Checked;
 use crate::model::MAX_SAFE;
 use crate::model::{
     Literal, Model, Struct, TableKind, Ty, TyKind, TypeDef, TypeDefKind, TypeRef, Union, UnionTag,
 };
+use examples::{Example, Hint, Subject};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -284,8 +287,8 @@ struct Root {
 
 /// The walker: the model, and what it has already expanded.
 struct Gen<'m> {
-    model: &'m Model,
-    /// The example mode ([`crate::examples`]): values are readable, and only the examples
+    model: &'m Checked,
+    /// The example mode ([`crate::corpus::examples`]): values are readable, and only the examples
     /// (each root's value, each union variant, each entry's frame) are recorded.
     readable: bool,
     examples: Vec<Example>,
@@ -301,9 +304,9 @@ struct Gen<'m> {
 /// Every case derived from `model`, in a deterministic order: the request table (each
 /// request's payload, then its result), the event table, the request and event frames that
 /// carry them, then the frame unions.
-/// Last, one line per example ([`crate::examples`]): each holds readable values, so the
+/// Last, one line per example ([`crate::corpus::examples`]): each holds readable values, so the
 /// reference can show it as the frame that travels.
-pub fn derive(model: &Model) -> Vec<Case> {
+pub fn derive(model: &Checked) -> Vec<Case> {
     let mut cases = derive_covering(model).0;
     for e in derive_examples(model) {
         let same = |c: &Case| {
@@ -317,7 +320,7 @@ pub fn derive(model: &Model) -> Vec<Case> {
 }
 
 /// [`derive()`], and the `(struct, field)` pairs whose field the cases mutate.
-fn derive_covering(model: &Model) -> (Vec<Case>, BTreeSet<(String, String)>) {
+fn derive_covering(model: &Checked) -> (Vec<Case>, BTreeSet<(String, String)>) {
     let mut g = Gen::new(model, false);
     g.walk();
     // The same input checked the same way twice says nothing new: keep the first.
@@ -330,10 +333,10 @@ fn derive_covering(model: &Model) -> (Vec<Case>, BTreeSet<(String, String)>) {
     (cases, g.covered)
 }
 
-/// The examples of `model` ([`crate::examples`]): the walk of [`derive()`] with readable
+/// The examples of `model` ([`crate::corpus::examples`]): the walk of [`derive()`] with readable
 /// values, recording each root's value and each union variant where it first meets it. One
 /// example per subject, the first.
-pub(crate) fn derive_examples(model: &Model) -> Vec<Example> {
+pub(crate) fn derive_examples(model: &Checked) -> Vec<Example> {
     let mut g = Gen::new(model, true);
     g.walk();
     let mut out: Vec<Example> = Vec::new();
@@ -345,13 +348,13 @@ pub(crate) fn derive_examples(model: &Model) -> Vec<Example> {
     out
 }
 
-/// A readable example of `ty` ([`crate::examples::value`]).
-pub(crate) fn readable_value(model: &Model, ty: &Ty) -> Value {
+/// A readable example of `ty` ([`crate::corpus::examples::value`]).
+pub(crate) fn readable_value(model: &Checked, ty: &Ty) -> Value {
     Gen::new(model, true).minimal(ty, 0)
 }
 
 impl<'m> Gen<'m> {
-    fn new(model: &'m Model, readable: bool) -> Gen<'m> {
+    fn new(model: &'m Checked, readable: bool) -> Gen<'m> {
         Gen {
             model,
             readable,
@@ -561,7 +564,7 @@ impl<'m> Gen<'m> {
             .collect();
         for (owner, name, payload) in &requests {
             // A base's entry is written in the base.
-            let p = Gen::new(owner, self.readable).minimal(payload, 0);
+            let p = Gen::new(self.model.named(&owner.name), self.readable).minimal(payload, 0);
             let frame = json!({ "id": "1", "type": name, "payload": p });
             self.accept(
                 &request,
@@ -617,7 +620,7 @@ impl<'m> Gen<'m> {
             .map(|(owner, e)| (owner, e.name.clone(), e.payload.clone()))
             .collect();
         for (owner, name, payload) in &events {
-            let p = Gen::new(owner, self.readable).minimal(payload, 0);
+            let p = Gen::new(self.model.named(&owner.name), self.readable).minimal(payload, 0);
             let frame = json!({ "type": "event", "event": name, "payload": p });
             self.accept(
                 &server,
@@ -647,7 +650,7 @@ impl<'m> Gen<'m> {
     }
 
     /// [`Self::minimal`], told what names the slot: in the example mode, a string, a number
-    /// or an id is made from those names ([`crate::examples`]).
+    /// or an id is made from those names ([`crate::corpus::examples`]).
     fn minimal_hinted(&self, ty: &Ty, depth: usize, hint: Hint) -> Value {
         if depth > 32 {
             return Value::Null;
@@ -1429,7 +1432,8 @@ mod tests {
             if !dir.is_dir() {
                 continue;
             }
-            let model = load_dir(&dir, &LoadOptions::default()).expect("the schema loads");
+            let model =
+                Checked::new(load_dir(&dir, &LoadOptions::default()).expect("the schema loads"));
             let (cases, covered) = derive_covering(&model);
             assert_eq!(
                 cases,
