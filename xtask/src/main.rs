@@ -7,7 +7,10 @@
 //! cargo xtask compat [--base REV] [--schema [NAME=]DIR] [--format text|json] [--bless]
 //! cargo xtask validate --protocol agent|connect|documents --as KIND [--type NAME]
 //! cargo xtask fuzz [--seconds N] [--seed S] [--differential [--per-kind N]]
-//! cargo xtask test                     every test: Rust, TypeScript, end to end
+//! cargo xtask test [--list] [--only STEP]... [--from STEP]
+//!                                      every test: Rust, TypeScript, end to end; --list: the
+//!                                      steps and their ids; --only: those steps; --from: a
+//!                                      step and the ones after it
 //! cargo xtask test-app [--update]      the template app out of tree, on the packaged crates
 //! cargo xtask site [--no-browser]       the reference as a static site, opened in Chromium
 //! cargo xtask bench-build [--rounds N] [--parts lines,debug,release,edit] [--scratch DIR]
@@ -62,8 +65,8 @@ enum Command {
     Validate(validate::Args),
     /// Fuzz every parse entry point (or, --differential, compare Rust, Zod and ajv).
     Fuzz(fuzz::Args),
-    /// Run every test: Rust, TypeScript, end to end.
-    Test,
+    /// Run every test: Rust, TypeScript, end to end (or, --only and --from, some of them).
+    Test(test::Args),
     /// Build and test the template app (examples/notes-app) out of tree, against the packaged
     /// crates and the agent package's tarball.
     TestApp {
@@ -122,7 +125,7 @@ fn main() -> ExitCode {
         Command::Compat(args) => common(contracts_xtask::Command::Compat(args)),
         Command::Validate(args) => common(contracts_xtask::Command::Validate(args)),
         Command::Fuzz(args) => fuzz::run(args),
-        Command::Test => test::run(&root),
+        Command::Test(args) => test::run(&root, args),
         Command::TestApp { update } => template_app::run(&root, update),
         Command::Site { no_browser } => site::run(&root, !no_browser),
         Command::BenchBuild(args) => bench_build::run(&root, args),

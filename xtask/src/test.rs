@@ -1,26 +1,62 @@
-//! `cargo xtask test`: every check the project has, in one command. CI runs exactly this.
+//! `cargo xtask test [--list] [--only STEP]... [--from STEP]`: every check the project has, in
+//! one command. CI runs exactly this, with no options.
 //!
 //! Steps run in order and stop at the first failure, naming the step and the command that
-//! failed so it can be run again by hand.
+//! failed so it can be run again by hand or through xtask. Each step has a number and a stable
+//! id (`format`, `npm-ci:bindings/agent-contracts`, `rust-tests`, ...), which `--list` prints.
+//! `--only` runs the steps it names (an id or a number, as often as needed) and `--from` a
+//! step and every one after it; either way the selected steps run in the list's order, since
+//! later steps use what earlier ones built (`npm ci` before `npm run build`, the npm builds
+//! before the Rust tests that drive node clients).
 
 use std::path::Path;
 use std::process::{Command, ExitCode};
 
-/// One step: a name for the report and the command to run from a directory.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Print each step (number, id, directory, command) and run nothing; with --only or
+    /// --from, only the steps they select.
+    #[arg(long)]
+    list: bool,
+    /// Run only this step: an id or a number from --list. May be given several times.
+    #[arg(long, value_name = "STEP", conflicts_with = "from")]
+    only: Vec<String>,
+    /// Run this step (an id or a number from --list) and every step after it.
+    #[arg(long, value_name = "STEP")]
+    from: Option<String>,
+}
+
+/// One step: a stable id to select it by, a name for the report and the command to run from
+/// a directory.
 struct Step {
+    id: String,
     name: &'static str,
     dir: &'static str,
     program: &'static str,
     args: &'static [&'static str],
 }
 
-const fn step(
+impl Step {
+    /// The command as typed in a shell.
+    fn command(&self) -> String {
+        let mut line = self.program.to_string();
+        for arg in self.args {
+            line.push(' ');
+            line.push_str(arg);
+        }
+        line
+    }
+}
+
+fn step(
+    id: impl Into<String>,
     name: &'static str,
     dir: &'static str,
     program: &'static str,
     args: &'static [&'static str],
 ) -> Step {
     Step {
+        id: id.into(),
         name,
         dir,
         program,
@@ -39,11 +75,19 @@ const NPM_PACKAGES: &[&str] = &[
     "examples/documents-app/client",
 ];
 
-pub fn run(root: &Path) -> ExitCode {
+/// Every step, in the order they run.
+fn steps() -> Vec<Step> {
     let mut steps = vec![
-        step("format", ".", "cargo", &["fmt", "--all", "--", "--check"]),
+        step(
+            "format",
+            "Rust formatting",
+            ".",
+            "cargo",
+            &["fmt", "--all", "--", "--check"],
+        ),
         step(
             "lints",
+            "clippy lints, warnings denied",
             ".",
             "cargo",
             &[
@@ -57,12 +101,14 @@ pub fn run(root: &Path) -> ExitCode {
             ],
         ),
         step(
+            "codegen-fresh",
             "generated files are fresh",
             ".",
             "cargo",
             &["xtask", "codegen", "--check"],
         ),
         step(
+            "compat",
             "schemas only grew compatibly",
             ".",
             "cargo",
@@ -72,21 +118,30 @@ pub fn run(root: &Path) -> ExitCode {
     // TypeScript first: the Rust end-to-end tests run node clients against these builds.
     for dir in NPM_PACKAGES {
         steps.push(step(
+            format!("npm-ci:{dir}"),
             "npm install from the lock file",
             dir,
             "npm",
             &["ci", "--no-audit", "--no-fund"],
         ));
         steps.push(step(
+            format!("ts-build:{dir}"),
             "TypeScript build (tsc --strict)",
             dir,
             "npm",
             &["run", "build"],
         ));
-        steps.push(step("TypeScript tests", dir, "npm", &["test"]));
+        steps.push(step(
+            format!("ts-test:{dir}"),
+            "TypeScript tests",
+            dir,
+            "npm",
+            &["test"],
+        ));
     }
     // Installed by the lock files above; see tests/npm-consumer/run.mjs.
     steps.push(step(
+        "npm-consumer",
         "npm packages packed, publint and attw on each tarball, a consumer installed from them",
         "tests/npm-consumer",
         "npm",
@@ -94,12 +149,14 @@ pub fn run(root: &Path) -> ExitCode {
     ));
     // The reference site: built with mdBook, every page opened in headless Chromium.
     steps.push(step(
+        "site",
         "reference site in Chromium",
         ".",
         "cargo",
         &["xtask", "site"],
     ));
     steps.push(step(
+        "rust-tests",
         "Rust tests, end to end included",
         ".",
         "cargo",
@@ -111,6 +168,7 @@ pub fn run(root: &Path) -> ExitCode {
     // minimised input): 12 000 per kind, 13 kinds (the agent's, Agent Connect's, the
     // documents app's).
     steps.push(step(
+        "fuzz-figure",
         "fuzzing, a short seeded run, judged by Zod and ajv as it goes",
         ".",
         "cargo",
@@ -129,6 +187,7 @@ pub fn run(root: &Path) -> ExitCode {
         ],
     ));
     steps.push(step(
+        "fuzz-differential",
         "differential: Rust, Zod and ajv on generated inputs",
         ".",
         "cargo",
@@ -144,18 +203,100 @@ pub fn run(root: &Path) -> ExitCode {
     // Last: the template app as its users meet it, out of tree on the packaged crates (it
     // packs the agent package built above).
     steps.push(step(
+        "test-app",
         "the template app, out of tree, on the packaged crates",
         ".",
         "cargo",
         &["xtask", "test-app"],
     ));
-    for s in &steps {
+    steps
+}
+
+/// The index of the step `key` names: its id, or its number (counted from 1).
+fn find(steps: &[Step], key: &str) -> Result<usize, String> {
+    let found = match key.parse::<usize>() {
+        Ok(n) if (1..=steps.len()).contains(&n) => Some(n - 1),
+        Ok(_) => None,
+        Err(_) => steps.iter().position(|s| s.id == key),
+    };
+    found.ok_or_else(|| {
+        let mut message = format!(
+            "xtask test: no step `{key}`; a step is a number from 1 to {} or one of these ids:",
+            steps.len()
+        );
+        for (i, s) in steps.iter().enumerate() {
+            message.push_str(&format!("\n  {:>2}  {}", i + 1, s.id));
+        }
+        message
+    })
+}
+
+/// The indices of the steps to run, in the list's order: those `only` names, else `from`'s
+/// and every one after it, else all.
+fn select(steps: &[Step], only: &[String], from: Option<&str>) -> Result<Vec<usize>, String> {
+    if !only.is_empty() {
+        let mut chosen = only
+            .iter()
+            .map(|key| find(steps, key))
+            .collect::<Result<Vec<_>, _>>()?;
+        chosen.sort_unstable();
+        chosen.dedup();
+        return Ok(chosen);
+    }
+    let first = match from {
+        Some(key) => find(steps, key)?,
+        None => 0,
+    };
+    Ok((first..steps.len()).collect())
+}
+
+/// The options that select `chosen`, with ids for numbers, for the closing line.
+fn selection_flags(steps: &[Step], chosen: &[usize], args: &Args) -> String {
+    if args.only.is_empty() {
+        format!("--from {}", steps[chosen[0]].id)
+    } else {
+        let flags: Vec<String> = chosen
+            .iter()
+            .map(|&i| format!("--only {}", steps[i].id))
+            .collect();
+        flags.join(" ")
+    }
+}
+
+/// How to run a failed step again through xtask, alone or with the steps after it.
+fn rerun_hint(s: &Step, lead: &str) {
+    eprintln!("{lead} alone or with every step after it:");
+    eprintln!("    cargo xtask test --only {}", s.id);
+    eprintln!("    cargo xtask test --from {}", s.id);
+}
+
+pub fn run(root: &Path, args: Args) -> ExitCode {
+    let steps = steps();
+    let chosen = match select(&steps, &args.only, args.from.as_deref()) {
+        Ok(chosen) => chosen,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    if args.list {
+        let width = chosen.iter().map(|&i| steps[i].id.len()).max().unwrap_or(0);
+        for &i in &chosen {
+            let s = &steps[i];
+            println!("{:>2}  {:<width$}  {}: {}", i + 1, s.id, s.dir, s.command());
+        }
+        return ExitCode::SUCCESS;
+    }
+    let total = steps.len();
+    for &i in &chosen {
+        let s = &steps[i];
         eprintln!(
-            "\n==> {} ({}: {} {})",
+            "\n==> [{}/{total} {}] {} ({}: {})",
+            i + 1,
+            s.id,
             s.name,
             s.dir,
-            s.program,
-            s.args.join(" ")
+            s.command()
         );
         let status = Command::new(s.program)
             .args(s.args)
@@ -165,18 +306,187 @@ pub fn run(root: &Path) -> ExitCode {
             Ok(st) if st.success() => {}
             Ok(st) => {
                 eprintln!(
-                    "\nxtask test: step `{}` failed ({st}); run it again with:",
+                    "\nxtask test: step {} `{}` ({}) failed ({st}); run it again with:",
+                    i + 1,
+                    s.id,
                     s.name
                 );
-                eprintln!("    cd {} && {} {}", s.dir, s.program, s.args.join(" "));
+                eprintln!("    cd {} && {}", s.dir, s.command());
+                rerun_hint(s, "or,");
                 return ExitCode::FAILURE;
             }
             Err(e) => {
-                eprintln!("\nxtask test: could not start `{}`: {e}", s.program);
+                eprintln!(
+                    "\nxtask test: step {} `{}` could not start `{}`: {e}",
+                    i + 1,
+                    s.id,
+                    s.program
+                );
+                rerun_hint(s, "once it can, run the step again,");
                 return ExitCode::FAILURE;
             }
         }
     }
-    eprintln!("\nxtask test: all {} steps passed", steps.len());
+    if chosen.len() == total {
+        eprintln!("\nxtask test: all {total} steps passed");
+    } else {
+        eprintln!(
+            "\nxtask test: {} of {total} steps passed ({})",
+            chosen.len(),
+            selection_flags(&steps, &chosen, &args)
+        );
+    }
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    fn ids(steps: &[Step], chosen: &[usize]) -> Vec<String> {
+        chosen.iter().map(|&i| steps[i].id.clone()).collect()
+    }
+
+    fn keys(keys: &[&str]) -> Vec<String> {
+        keys.iter().map(|k| k.to_string()).collect()
+    }
+
+    #[test]
+    fn ids_are_unique_slugs() {
+        let steps = steps();
+        let mut seen = HashSet::new();
+        for s in &steps {
+            assert!(seen.insert(s.id.as_str()), "two steps are `{}`", s.id);
+            // Typed unquoted in a shell, and never read as a number.
+            assert!(
+                s.id.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "-:/_.".contains(c)),
+                "`{}` is not a slug",
+                s.id
+            );
+            assert!(s.id.parse::<usize>().is_err());
+        }
+        // The ids the README and CI's users know.
+        for id in [
+            "format",
+            "lints",
+            "codegen-fresh",
+            "compat",
+            "npm-ci:bindings/agent-contracts",
+            "ts-build:bindings/agent-contracts",
+            "ts-test:bindings/agent-contracts",
+            "npm-consumer",
+            "site",
+            "rust-tests",
+            "fuzz-figure",
+            "fuzz-differential",
+            "test-app",
+        ] {
+            assert!(seen.contains(id), "no step `{id}`");
+        }
+        assert_eq!(steps.len(), 4 + 3 * NPM_PACKAGES.len() + 6);
+    }
+
+    #[test]
+    fn no_option_selects_every_step() {
+        let steps = steps();
+        let all: Vec<usize> = (0..steps.len()).collect();
+        assert_eq!(select(&steps, &[], None).unwrap(), all);
+        assert_eq!(select(&steps, &[], Some("1")).unwrap(), all);
+        assert_eq!(select(&steps, &[], Some("format")).unwrap(), all);
+    }
+
+    #[test]
+    fn only_selects_its_steps_in_the_lists_order() {
+        let steps = steps();
+        assert_eq!(
+            ids(&steps, &select(&steps, &keys(&["format"]), None).unwrap()),
+            ["format"]
+        );
+        // Numbers and ids mixed, out of order and repeated: each step once, in order.
+        let chosen = select(&steps, &keys(&["rust-tests", "2", "format", "lints"]), None).unwrap();
+        assert_eq!(ids(&steps, &chosen), ["format", "lints", "rust-tests"]);
+        let last = steps.len().to_string();
+        assert_eq!(
+            ids(&steps, &select(&steps, &keys(&[&last]), None).unwrap()),
+            ["test-app"]
+        );
+    }
+
+    #[test]
+    fn from_selects_its_step_and_every_one_after() {
+        let steps = steps();
+        let chosen = select(&steps, &[], Some("fuzz-figure")).unwrap();
+        assert_eq!(
+            ids(&steps, &chosen),
+            ["fuzz-figure", "fuzz-differential", "test-app"]
+        );
+        let by_number = select(&steps, &[], Some(&(steps.len() - 2).to_string())).unwrap();
+        assert_eq!(by_number, chosen);
+        let npm = select(&steps, &[], Some("npm-ci:bindings/agent-contracts")).unwrap();
+        assert_eq!(npm.first(), Some(&4));
+        assert_eq!(npm.last(), Some(&(steps.len() - 1)));
+    }
+
+    #[test]
+    fn an_unknown_step_is_an_error_listing_the_ids() {
+        let steps = steps();
+        for bad in ["nope", "0", &(steps.len() + 1).to_string(), "Format", ""] {
+            let only = select(&steps, &keys(&["format", bad]), None).unwrap_err();
+            let from = select(&steps, &[], Some(bad)).unwrap_err();
+            for message in [only, from] {
+                assert!(message.contains(&format!("no step `{bad}`")), "{message}");
+                for s in &steps {
+                    assert!(message.contains(&s.id), "{message} lacks {}", s.id);
+                }
+            }
+        }
+    }
+
+    /// The options as clap reads them.
+    fn parse(argv: &[&str]) -> Result<Args, clap::Error> {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            args: Args,
+        }
+        let argv = std::iter::once("test").chain(argv.iter().copied());
+        <Cli as clap::Parser>::try_parse_from(argv).map(|cli| cli.args)
+    }
+
+    #[test]
+    fn only_repeats_and_excludes_from() {
+        let args = parse(&["--only", "format", "--only", "3"]).unwrap();
+        assert_eq!(args.only, ["format", "3"]);
+        assert!(!args.list && args.from.is_none());
+        let args = parse(&["--list", "--from", "site"]).unwrap();
+        assert!(args.list && args.from.as_deref() == Some("site"));
+        let err = parse(&["--only", "format", "--from", "lints"]).unwrap_err();
+        assert_eq!(err.kind(), clap::error::ErrorKind::ArgumentConflict);
+        // A usage error, as an unknown step is.
+        assert_eq!(err.exit_code(), 2);
+    }
+
+    #[test]
+    fn the_closing_line_names_the_selection_by_id() {
+        let steps = steps();
+        let args = Args {
+            list: false,
+            only: keys(&["2", "format"]),
+            from: None,
+        };
+        let chosen = select(&steps, &args.only, None).unwrap();
+        assert_eq!(
+            selection_flags(&steps, &chosen, &args),
+            "--only format --only lints"
+        );
+        let args = Args {
+            list: false,
+            only: Vec::new(),
+            from: Some((steps.len()).to_string()),
+        };
+        let chosen = select(&steps, &[], args.from.as_deref()).unwrap();
+        assert_eq!(selection_flags(&steps, &chosen, &args), "--from test-app");
+    }
 }
