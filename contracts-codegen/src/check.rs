@@ -512,6 +512,7 @@ pub fn check_with(model: &Model, missing: &Missing, diags: &mut Diagnostics) {
     requests_and_events_are_unique(model, diags);
     base_names_are_not_redefined(model, diags);
     type_names_are_unique(model, diags);
+    schema_constants_do_not_collide(model, diags);
     type_names_are_upper_camel_and_not_reserved(model, diags);
     enums_and_unions_are_not_empty(model, diags);
     union_tag_is_left_to_the_union(model, diags);
@@ -771,6 +772,42 @@ fn type_names_are_unique(model: &Model, diags: &mut Diagnostics) {
             "first defined here"
         };
         diags.error(&t.loc, message).note(&prev.loc, note);
+    }
+}
+
+/// Rule: no type is named as another type's Zod schema constant (`ToolSchema` beside `Tool`):
+/// the TypeScript package would export the name twice. The other type may be a base's, whose
+/// names an app's package re-exports.
+fn schema_constants_do_not_collide(model: &Model, diags: &mut Diagnostics) {
+    let mut named: HashMap<String, &Loc> = HashMap::new();
+    let mut visible: Vec<&Model> = vec![model];
+    visible.extend(model.bases.iter().map(|b| &**b));
+    for m in visible.iter().rev() {
+        for t in &m.types {
+            named.insert(names::ts_schema(&t.name), &t.loc);
+        }
+    }
+    for t in &model.types {
+        if let Some(other) = named.get(&t.name) {
+            let base = t.name.strip_suffix("Schema").unwrap_or(&t.name);
+            let message = if t.synthetic {
+                format!(
+                    "this inline object is named `{}` from its place, the name of the \
+                     TypeScript schema of `{base}`, so the package would export it twice; \
+                     declare it as a named type",
+                    t.name
+                )
+            } else {
+                format!(
+                    "`{}` is the name of the TypeScript schema of `{base}`, so the package \
+                     would export it twice; rename one of them",
+                    t.name
+                )
+            };
+            diags
+                .error(&t.loc, message)
+                .note(other, format!("`{base}` is declared here"));
+        }
     }
 }
 
