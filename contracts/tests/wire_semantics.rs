@@ -140,6 +140,24 @@ fn legacy_values_round_trip() {
 }
 
 #[test]
+fn integral_numbers_are_written_as_read() {
+    // `number` is an `f64`; JavaScript writes an integral one as an integer, and so does
+    // Rust, so a peer that reads the field as an integer accepts what it sent.
+    let item: Item = ok(&item_with(r#""ratio":50"#));
+    let text = serde_json::to_string(&item).unwrap();
+    assert!(
+        text.contains(r#""ratio":50,"#) || text.contains(r#""ratio":50}"#),
+        "{text}"
+    );
+    let item: Item = ok(&item_with(r#""ratio":0.25"#));
+    assert!(
+        serde_json::to_string(&item)
+            .unwrap()
+            .contains(r#""ratio":0.25"#)
+    );
+}
+
+#[test]
 fn open_enums_keep_unknown_values() {
     let code: ErrorCode = ok(r#""app-specific""#);
     assert_eq!(code, ErrorCode::Other("app-specific".to_owned()));

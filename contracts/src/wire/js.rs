@@ -252,6 +252,65 @@ fn number_end(bytes: &[u8], start: usize) -> usize {
     i
 }
 
+/// A value holding `number`s, written as JavaScript's `JSON.stringify` writes them: a finite
+/// integral `f64` below 1e21 as an integer (`50`, where serde_json writes `50.0`), so a value
+/// read as `50` is written back as `50` and a peer that reads the field as an integer accepts
+/// it. Generated code writes through it every field and untagged variant whose type holds a
+/// `number` outside a named struct or union (an `f64`, or one in an `Option`, a `Vec`, a map).
+pub struct AsJs<'a, T: ?Sized>(pub &'a T);
+
+impl serde::Serialize for AsJs<'_, f64> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let v = *self.0;
+        if v.is_finite() && v.fract() == 0.0 && v.abs() < 1e21 {
+            // Exact: an integral f64 below 1e21 fits an i128. `-0.0` is written `0`, as in
+            // JavaScript.
+            s.serialize_i128(v as i128)
+        } else {
+            s.serialize_f64(v)
+        }
+    }
+}
+
+impl<T> serde::Serialize for AsJs<'_, Option<T>>
+where
+    for<'b> AsJs<'b, T>: serde::Serialize,
+{
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Some(v) => s.serialize_some(&AsJs(v)),
+            None => s.serialize_none(),
+        }
+    }
+}
+
+impl<T> serde::Serialize for AsJs<'_, Vec<T>>
+where
+    for<'b> AsJs<'b, T>: serde::Serialize,
+{
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(AsJs))
+    }
+}
+
+impl<T> serde::Serialize for AsJs<'_, std::collections::BTreeMap<String, T>>
+where
+    for<'b> AsJs<'b, T>: serde::Serialize,
+{
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(k, v)| (k, AsJs(v))))
+    }
+}
+
+impl<T> serde::Serialize for AsJs<'_, Box<T>>
+where
+    for<'b> AsJs<'b, T>: serde::Serialize,
+{
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        AsJs(&**self.0).serialize(s)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -308,6 +367,26 @@ mod tests {
             let v: f64 = serde_json::from_str(&token).unwrap();
             assert_eq!(v.to_bits(), bits, "{token}");
         }
+    }
+
+    #[test]
+    fn numbers_are_written_as_javascript_writes_them() {
+        let write = |v: f64| serde_json::to_string(&AsJs(&v)).unwrap();
+        assert_eq!(write(50.0), "50");
+        assert_eq!(write(-0.0), "0");
+        assert_eq!(write(0.5), "0.5");
+        assert_eq!(write(-12.0), "-12");
+        assert_eq!(write(9007199254740993.0), "9007199254740992");
+        assert_eq!(write(1e20), "100000000000000000000");
+        assert_eq!(write(1e21), "1e+21");
+        let nested = vec![Some(1.0), None, Some(2.5)];
+        assert_eq!(
+            serde_json::to_string(&AsJs(&nested)).unwrap(),
+            "[1,null,2.5]"
+        );
+        let map: std::collections::BTreeMap<String, Vec<f64>> =
+            [("a".to_owned(), vec![3.0])].into();
+        assert_eq!(serde_json::to_string(&AsJs(&map)).unwrap(), r#"{"a":[3]}"#);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use super::docs::{docs_attrs, meta_attrs};
 use super::paths::{open_variant, setter_ident, value_ident, variant_ident};
 use super::schema::literal_value;
 use super::{At, Emitter, FieldCx, Store};
-use crate::model::{Enum, Struct, TyKind, TypeDef, TypeDefKind, Union, UnionTag};
+use crate::model::{Enum, Model, Struct, Ty, TyKind, TypeDef, TypeDefKind, Union, UnionTag};
 use crate::names::rust_type_name;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
@@ -228,12 +228,39 @@ impl Emitter<'_> {
                 let lit = lit();
                 quote!(if self.#ident { map.serialize_entry(#key, &#lit)?; })
             }
+            Store::Optional if self.holds_number(self.model, &c.f.ty) => {
+                let rt = &self.rt;
+                quote!(if let ::core::option::Option::Some(v) = &self.#ident { map.serialize_entry(#key, &#rt::AsJs(v))?; })
+            }
             Store::Optional => {
                 quote!(if let ::core::option::Option::Some(v) = &self.#ident { map.serialize_entry(#key, v)?; })
+            }
+            Store::Defaulted | Store::Required if self.holds_number(self.model, &c.f.ty) => {
+                let rt = &self.rt;
+                quote!(map.serialize_entry(#key, &#rt::AsJs(&self.#ident))?;)
             }
             Store::Defaulted | Store::Required => {
                 quote!(map.serialize_entry(#key, &self.#ident)?;)
             }
+        }
+    }
+
+    /// Whether `ty` (written in `owner`) holds a `number` outside a named struct or union:
+    /// such a value is written through `AsJs`, an integral number as an integer.
+    fn holds_number(&self, owner: &Model, ty: &Ty) -> bool {
+        match &ty.kind {
+            TyKind::Number(_) => true,
+            TyKind::Array(inner, _) | TyKind::Map(inner) | TyKind::Nullable(inner) => {
+                self.holds_number(owner, inner)
+            }
+            TyKind::Ref(r) => match owner.locate(r) {
+                Some((m, def)) => match &def.kind {
+                    TypeDefKind::Alias(inner) => self.holds_number(m, inner),
+                    _ => false,
+                },
+                None => false,
+            },
+            _ => false,
         }
     }
 
@@ -510,7 +537,14 @@ impl Emitter<'_> {
             UnionTag::Untagged => {
                 let ser_arms = idents
                     .iter()
-                    .map(|id| quote!(Self::#id(v) => #rt::serde::Serialize::serialize(v, s),))
+                    .zip(&u.variants)
+                    .map(|(id, v)| {
+                        if self.holds_number(self.model, &v.ty) {
+                            quote!(Self::#id(v) => #rt::serde::Serialize::serialize(&#rt::AsJs(v), s),)
+                        } else {
+                            quote!(Self::#id(v) => #rt::serde::Serialize::serialize(v, s),)
+                        }
+                    })
                     .collect();
                 let objects = !empty && u.variants.iter().all(|v| self.is_struct(&v.ty));
                 let mut view = if objects {
