@@ -136,7 +136,40 @@ pub fn check_syntax(files: &[syntax::File], diags: &mut Diagnostics) {
                 constraints_fit_their_type(t, diags);
                 lengths_are_not_negative(t, diags);
                 bounds_are_safe_integers(t, diags);
+                if let TypeExprKind::Object(fields) = &t.kind {
+                    an_object_has_one_rest(fields, diags);
+                }
             });
+            if let Item::Struct(s) = item {
+                an_object_has_one_rest(&s.fields, diags);
+            }
+        }
+    }
+}
+
+/// Rule: an object has at most one rest (`..: T`), and the rest carries no attribute but
+/// `#[deprecated]` (it is no field: no `#[table]`, no `#[direction]`).
+fn an_object_has_one_rest(fields: &[FieldDecl], diags: &mut Diagnostics) {
+    let mut rests = fields.iter().filter(|f| f.rest);
+    let first = rests.next();
+    for again in rests {
+        let first = first.expect("a second rest has a first");
+        diags
+            .error(
+                &again.name.loc,
+                "an object has one rest (`..: T`); this is a second",
+            )
+            .note(&first.name.loc, "the first");
+    }
+    for f in fields.iter().filter(|f| f.rest) {
+        for a in f.attrs.attrs.iter().filter(|a| a.name.text != "deprecated") {
+            diags.error(
+                &a.loc,
+                format!(
+                    "`#[{}]` cannot be written on the rest (`..: T`): only `#[deprecated]` can",
+                    a.name.text
+                ),
+            );
         }
     }
 }
@@ -517,6 +550,8 @@ pub fn check_with(model: &Model, missing: &Missing, diags: &mut Diagnostics) {
     enums_and_unions_are_not_empty(model, diags);
     union_tag_is_left_to_the_union(model, diags);
     union_variants_are_objects(model, diags);
+    open_objects_are_not_tagged_variants(model, diags);
+    the_rest_has_a_name_of_its_own(model, diags);
     limits_are_in_order(model, diags);
     defaults_are_on_optional_fields(model, diags);
     defaults_fit_their_type(model, diags);
@@ -540,7 +575,7 @@ fn each_ty<'a>(model: &'a Model, f: &mut impl FnMut(&'a Ty)) {
     for t in &model.types {
         match &t.kind {
             TypeDefKind::Alias(ty) => walk(ty, f),
-            TypeDefKind::Struct(s) => s.fields.iter().for_each(|fd| walk(&fd.ty, f)),
+            TypeDefKind::Struct(s) => s.slots().for_each(|ty| walk(ty, f)),
             TypeDefKind::Enum(_) => {}
             TypeDefKind::Union(u) => u.variants.iter().for_each(|v| walk(&v.ty, f)),
         }
@@ -1187,6 +1222,62 @@ fn union_variants_are_objects(model: &Model, diags: &mut Diagnostics) {
                     }
                 }
             }
+        }
+    }
+}
+
+/// Rule: a tagged union's variant is not an open object (`..: T`): the union's tag key would
+/// be read as one of its other keys.
+fn open_objects_are_not_tagged_variants(model: &Model, diags: &mut Diagnostics) {
+    for t in &model.types {
+        let TypeDefKind::Union(u) = &t.kind else {
+            continue;
+        };
+        let UnionTag::Tagged { field: tag, .. } = &u.tag else {
+            continue;
+        };
+        for v in &u.variants {
+            if let Some((_, s)) = struct_of(model, &v.ty)
+                && let Some(rest) = &s.rest
+            {
+                diags
+                    .error(
+                        &v.loc,
+                        format!(
+                            "a variant of a tagged union keeps no other keys (`..`): its tag \
+                             `{tag}` would be read as one; drop the rest, or make the union untagged"
+                        ),
+                    )
+                    .note(&rest.loc, "the rest");
+            }
+        }
+    }
+}
+
+/// Rule: no field of an open object is called `extra` in Rust, the name of the rest's field.
+fn the_rest_has_a_name_of_its_own(model: &Model, diags: &mut Diagnostics) {
+    for t in &model.types {
+        let TypeDefKind::Struct(s) = &t.kind else {
+            continue;
+        };
+        let Some(rest) = &s.rest else {
+            continue;
+        };
+        for f in s
+            .fields
+            .iter()
+            .filter(|f| names::rust_field(&f.name) == "extra")
+        {
+            diags
+                .error(
+                    &f.loc,
+                    format!(
+                        "`{}` is `extra` in Rust, the field that holds the rest of an open \
+                         object; rename it",
+                        f.name
+                    ),
+                )
+                .note(&rest.loc, "the rest");
         }
     }
 }

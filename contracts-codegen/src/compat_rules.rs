@@ -753,6 +753,66 @@ pub const FIELD_ADDED_OPTIONAL: Rule = Rule {
     ),
 };
 
+pub const REST_ADDED: Rule = Rule {
+    id: "rest-added",
+    summary: "an object became open: it keeps every other key (`..: unknown`)",
+    detail: "Other keys were accepted and dropped; now they are kept with their values, \
+             whatever they hold. Nothing that was accepted is refused.",
+    input: v(
+        I,
+        "compatible: other keys were accepted before and still are",
+    ),
+    output: v(I, "compatible: old clients accept and drop the other keys"),
+    rust: kept("a new public field `extra` on a `#[non_exhaustive]` struct; `new` fills it"),
+    never_acknowledged: false,
+    example: ex(
+        p!["struct S { a: string }", "events { \"s\": S }"],
+        p!["struct S { a: string, ..: unknown }", "events { \"s\": S }"],
+    ),
+};
+
+pub const REST_ADDED_TYPED: Rule = Rule {
+    id: "rest-added-typed",
+    summary: "an object became open with a typed rest (`..: T`): every other key must hold a `T`",
+    detail: "Other keys were accepted whatever they held; now each must be a valid `T`. On input \
+             an old client's other keys may hold anything; on output old clients drop them.",
+    input: v(
+        E,
+        "old clients' other keys may hold values that are not a `T`; keep the rest `unknown`",
+    ),
+    output: v(I, "compatible: old clients accept and drop the other keys"),
+    rust: kept("a new public field `extra` on a `#[non_exhaustive]` struct; `new` fills it"),
+    never_acknowledged: false,
+    example: ex(
+        p!["struct S { a: string }", "requests { \"s\": S -> {} }"],
+        p![
+            "struct S { a: string, ..: int }",
+            "requests { \"s\": S -> {} }"
+        ],
+    ),
+};
+
+pub const REST_REMOVED: Rule = Rule {
+    id: "rest-removed",
+    summary: "an open object was closed: its other keys are no longer kept",
+    detail: "Every value still decodes, but the other keys are dropped where they were kept: a \
+             proxy or a store built on the type loses them.",
+    input: v(
+        W,
+        "compatible on the wire, but the host now drops the other keys clients send",
+    ),
+    output: v(
+        W,
+        "compatible on the wire, but clients no longer receive the other keys",
+    ),
+    rust: breaks("the struct's `extra` field is gone"),
+    never_acknowledged: false,
+    example: ex(
+        p!["struct S { a: string, ..: unknown }", "events { \"s\": S }"],
+        p!["struct S { a: string }", "events { \"s\": S }"],
+    ),
+};
+
 pub const OPTIONAL_TO_REQUIRED: Rule = Rule {
     id: "optional-to-required",
     summary: "an optional field became required",
@@ -1269,6 +1329,9 @@ pub const RULES: &[&Rule] = &[
     &FIELD_RENAMED,
     &FIELD_ADDED_REQUIRED,
     &FIELD_ADDED_OPTIONAL,
+    &REST_ADDED,
+    &REST_ADDED_TYPED,
+    &REST_REMOVED,
     &OPTIONAL_TO_REQUIRED,
     &REQUIRED_TO_OPTIONAL,
     &NULLABILITY_ADDED,

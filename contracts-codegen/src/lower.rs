@@ -189,8 +189,20 @@ impl Cx<'_> {
 
     /// The fields of a struct or inline object called `owner`.
     fn object(&mut self, owner: &str, fields: &[FieldDecl]) -> Struct {
+        // The first `..` is the rest; `check_syntax` reports any other.
+        let rest = fields.iter().find(|f| f.rest).map(|f| Rest {
+            docs: docs(&f.attrs),
+            loc: f.name.loc.clone(),
+            ty: Ty {
+                kind: TyKind::Map(Box::new(
+                    self.ty(&f.ty, &names::synthetic(&[owner, "Rest"])),
+                )),
+                loc: f.ty.loc.clone(),
+            },
+        });
         let fields = fields
             .iter()
+            .filter(|f| !f.rest)
             .map(|f| Field {
                 name: f.name.text.clone(),
                 docs: docs(&f.attrs),
@@ -201,7 +213,7 @@ impl Cx<'_> {
                 ty: self.ty(&f.ty, &names::synthetic(&[owner, &f.name.text])),
             })
             .collect();
-        Struct { fields }
+        Struct { fields, rest }
     }
 
     fn union(&mut self, u: &syntax::UnionDecl) -> Union {

@@ -161,12 +161,13 @@ pub struct TypeDef {
 }
 
 impl TypeDef {
-    /// The type expressions it holds: a struct's fields', a union's variants' (by index),
+    /// The type expressions it holds: a struct's fields' then its rest's, a union's variants'
+    /// (by index),
     /// an alias's one; none for an enum.
     pub fn slots(&self) -> Vec<&Ty> {
         match &self.kind {
             TypeDefKind::Alias(ty) => vec![ty],
-            TypeDefKind::Struct(s) => s.fields.iter().map(|f| &f.ty).collect(),
+            TypeDefKind::Struct(s) => s.slots().collect(),
             TypeDefKind::Union(u) => u.variants.iter().map(|v| &v.ty).collect(),
             TypeDefKind::Enum(_) => Vec::new(),
         }
@@ -185,10 +186,32 @@ pub enum TypeDefKind {
     Union(Union),
 }
 
-/// An object: a set of fields. Unknown keys on the wire are always accepted and ignored.
+/// An object: a set of fields. Other keys on the wire are accepted: dropped, or kept in the
+/// rest when the object is open (`..: T`).
 #[derive(Clone, Debug, Default)]
 pub struct Struct {
     pub fields: Vec<Field>,
+    /// `..: T`: every key that is not a field, kept with its value (a `T`) in the order read.
+    pub rest: Option<Rest>,
+}
+
+/// The rest of an open object (`..: unknown`, `..: string`).
+#[derive(Clone, Debug)]
+pub struct Rest {
+    pub docs: Docs,
+    pub loc: Loc,
+    /// The rest as the map it is: `map<T>` for `..: T`.
+    pub ty: Ty,
+}
+
+impl Struct {
+    /// The type of every field's value, then the rest's (as its map).
+    pub fn slots(&self) -> impl Iterator<Item = &Ty> {
+        self.fields
+            .iter()
+            .map(|f| &f.ty)
+            .chain(self.rest.iter().map(|r| &r.ty))
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -686,6 +686,24 @@ fn fields_block(input: ParseStream, p: &mut P) -> syn::Result<Vec<FieldDecl>> {
 
 fn field(input: ParseStream, p: &mut P) -> syn::Result<FieldDecl> {
     let attrs = attrs(input, p)?;
+    if input.peek(Token![..]) {
+        let dots: Token![..] = input.parse()?;
+        input.parse::<Token![:]>().map_err(|e| {
+            err(
+                e.span(),
+                "expected `:` and the type of every other key's value: `..: unknown`",
+            )
+        })?;
+        let ty = ty(input, p)?;
+        return Ok(FieldDecl {
+            attrs,
+            name: p.name("..".to_owned(), dots.spans[0]),
+            rest: true,
+            optional: false,
+            ty,
+            default: None,
+        });
+    }
     let name = if input.peek(LitStr) {
         let s: LitStr = input.parse()?;
         p.name(s.value(), s.span())
@@ -716,6 +734,7 @@ fn field(input: ParseStream, p: &mut P) -> syn::Result<FieldDecl> {
     Ok(FieldDecl {
         attrs,
         name,
+        rest: false,
         optional,
         ty,
         default,

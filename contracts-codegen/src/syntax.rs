@@ -97,8 +97,10 @@ pub struct StructDecl {
 #[derive(Clone, Debug)]
 pub struct FieldDecl {
     pub attrs: Attrs,
-    /// The key as it travels: an identifier (keywords allowed) or a string.
+    /// The key as it travels: an identifier (keywords allowed) or a string; `..` for the rest.
     pub name: Name,
+    /// `..: T`: every other key of the object, each with a value of `T` (an open object).
+    pub rest: bool,
     pub optional: bool,
     pub ty: TypeExpr,
     pub default: Option<Value>,

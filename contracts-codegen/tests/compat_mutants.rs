@@ -400,6 +400,7 @@ fn mutants(m: &Checked) -> Vec<Mutant> {
                     synthetic: false,
                     kind: TypeDefKind::Struct(Struct {
                         fields: vec![new_field("zz", false)],
+                        rest: None,
                     }),
                 });
                 if let TypeDefKind::Union(xu) = &mut x.types[ti].kind {

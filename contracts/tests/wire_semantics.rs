@@ -158,6 +158,92 @@ fn integral_numbers_are_written_as_read() {
 }
 
 #[test]
+fn open_objects_keep_their_other_keys_in_order() {
+    let text = r#"{"z":1,"id":"a","y":{"deep":[1,2]},"_meta":{"k":true},"x":null}"#;
+    let open: Open = ok(text);
+    assert_eq!(open.id, "a");
+    let keys: Vec<&str> = open.extra.keys().map(String::as_str).collect();
+    assert_eq!(keys, ["z", "y", "x"]);
+    assert_eq!(open.extra["y"].get(), r#"{"deep":[1,2]}"#);
+    // Written back: the fields, then the other keys as read.
+    assert_eq!(
+        serde_json::to_string(&open).unwrap(),
+        r#"{"id":"a","_meta":{"k":true},"z":1,"y":{"deep":[1,2]},"x":null}"#
+    );
+    // A later duplicate replaces the value, in the first one's place (`JSON.parse`).
+    let open: Open = ok(r#"{"id":"a","k":1,"j":2,"k":3}"#);
+    assert_eq!(
+        serde_json::to_string(&open).unwrap(),
+        r#"{"id":"a","k":3,"j":2}"#
+    );
+    // Built in Rust: a key that names a field is never written twice.
+    let mut built = Open::new("b");
+    built
+        .extra
+        .insert("id".to_owned(), serde_json::from_str("\"c\"").unwrap());
+    built
+        .extra
+        .insert("w".to_owned(), serde_json::from_str("7").unwrap());
+    assert_eq!(
+        serde_json::to_string(&built).unwrap(),
+        r#"{"id":"b","w":7}"#
+    );
+}
+
+#[test]
+fn a_typed_rest_checks_every_other_key() {
+    let headers: Headers = ok(r#"{"accept":"json","host":"h"}"#);
+    assert_eq!(headers.extra["host"], "h");
+    assert_eq!(
+        msg::<Headers>(r#"{"accept":1,"host":"h","te":false}"#),
+        "✖ Invalid input: expected string, received number\n  → at accept\n✖ Invalid input: expected string, received boolean\n  → at te"
+    );
+    // The issues of a duplicate's earlier value go with it.
+    assert_eq!(
+        issues::<Headers>(r#"{"a":1,"b":2,"a":true}"#),
+        [
+            (
+                "a".to_owned(),
+                "Invalid input: expected string, received boolean".to_owned()
+            ),
+            (
+                "b".to_owned(),
+                "Invalid input: expected string, received number".to_owned()
+            ),
+        ]
+    );
+    // In key order, after the fields'.
+    assert_eq!(
+        issues::<Headers>(r#"{"lang":1,"ok":"yes","big":true}"#),
+        [
+            (
+                "lang".to_owned(),
+                "Invalid input: expected string, received number".to_owned()
+            ),
+            (
+                "big".to_owned(),
+                "Invalid input: expected string, received boolean".to_owned()
+            ),
+        ]
+    );
+    // An invalid value taken back by a later valid duplicate.
+    let headers: Headers = ok(r#"{"a":1,"b":"x","a":"y"}"#);
+    assert_eq!(headers.extra["a"], "y");
+    // Fields first, then the other keys.
+    assert_eq!(
+        msg::<Open>(r#"{"x":1,"id":2}"#),
+        "✖ Invalid input: expected string, received number\n  → at id"
+    );
+    let scores: Scores = ok(r#"{"a":50,"b":0.5,"name":"n"}"#);
+    assert_eq!(
+        serde_json::to_string(&scores).unwrap(),
+        r#"{"name":"n","a":50,"b":0.5}"#
+    );
+    let holds: HoldsOpen = ok(r#"{"open":{"id":"a","q":[true]},"label":"l"}"#);
+    assert_eq!(holds.open.extra["q"].get(), "[true]");
+}
+
+#[test]
 fn open_enums_keep_unknown_values() {
     let code: ErrorCode = ok(r#""app-specific""#);
     assert_eq!(code, ErrorCode::Other("app-specific".to_owned()));

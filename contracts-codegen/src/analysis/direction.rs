@@ -115,8 +115,8 @@ fn mark(m: &Model, key: DefKey, def: &crate::model::TypeDef, bits: u8, d: &mut D
     match &def.kind {
         TypeDefKind::Alias(t) => walk(m, t, bits, d),
         TypeDefKind::Struct(s) => {
-            for f in &s.fields {
-                walk(m, &f.ty, bits, d);
+            for ty in s.slots() {
+                walk(m, ty, bits, d);
             }
         }
         TypeDefKind::Enum(_) => {}

@@ -47,14 +47,15 @@ fn reaches_text(owner: &Model, ty: &Ty, seen: &mut BTreeSet<(String, String)>) -
             let Some(def) = owner.resolve(r) else {
                 return false;
             };
-            let viewless = || def_owner.own_type(&view_name(&def.name)).is_some();
+            // An open object has no view: other views hold it owned, its rest included.
+            let viewless = || {
+                def_owner.own_type(&view_name(&def.name)).is_some()
+                    || matches!(&def.kind, TypeDefKind::Struct(s) if s.rest.is_some())
+            };
             match &def.kind {
                 TypeDefKind::Alias(inner) => reaches_text(def_owner, inner, seen),
                 TypeDefKind::Struct(_) | TypeDefKind::Union(_) if viewless() => false,
-                TypeDefKind::Struct(s) => s
-                    .fields
-                    .iter()
-                    .any(|f| reaches_text(def_owner, &f.ty, seen)),
+                TypeDefKind::Struct(s) => s.slots().any(|ty| reaches_text(def_owner, ty, seen)),
                 TypeDefKind::Union(u) => u
                     .variants
                     .iter()
@@ -80,6 +81,9 @@ pub fn flats(model: &Model, texts: &BTreeSet<String>) -> BTreeSet<String> {
 /// of its own (one a view can borrow or check, with nothing to make up when it is absent),
 /// and one is `unknown`.
 fn is_flat(model: &Model, s: &Struct) -> bool {
+    if s.rest.is_some() {
+        return false;
+    }
     let mut unknown = false;
     for f in &s.fields {
         if f.optional && f.default.is_some() {

@@ -91,6 +91,11 @@ impl Printer {
                     fields.push(format!("{:?}{opt}{default}:{t}", f.name));
                 }
                 fields.sort();
+                if let Some(rest) = &s.rest {
+                    let (t, l) = self.ty_inner(m, &rest.ty);
+                    low = low.min(l);
+                    fields.push(format!("..:{t}"));
+                }
                 let _ = write!(text, "{{{}}}", fields.join(","));
             }
             TypeDefKind::Enum(e) => {

@@ -57,7 +57,11 @@ fn def(name: &str, synthetic: bool, kind: TypeDefKind) -> TypeDef {
 }
 
 fn strukt(name: &str, fields: Vec<Field>) -> TypeDef {
-    def(name, false, TypeDefKind::Struct(Struct { fields }))
+    def(
+        name,
+        false,
+        TypeDefKind::Struct(Struct { fields, rest: None }),
+    )
 }
 
 fn enm(name: &str, values: &[&str]) -> TypeDef {

@@ -845,7 +845,56 @@ impl<'a> Differ<'a> {
             let msg = format!("{what} field `{}` was added to `{}`", af.name, cx.subject);
             self.push(rule, cx.dir, subject, &af.loc, None, msg);
         }
+        found |= self.rests(bm, b, hm, h, cx);
         found
+    }
+
+    /// The rests of two objects (`..: T`): added, removed, or their values compared as a map's.
+    fn rests(
+        &mut self,
+        bm: &'a Model,
+        b: &'a Struct,
+        hm: &'a Model,
+        h: &'a Struct,
+        cx: &Ctx,
+    ) -> bool {
+        let subject = format!("{}.(..)", cx.subject);
+        match (&b.rest, &h.rest) {
+            (None, None) => false,
+            (Some(br), Some(hr)) => {
+                let rcx = Ctx {
+                    dir: cx.dir,
+                    subject,
+                    loc: hr.loc.clone(),
+                    base_loc: br.loc.clone(),
+                };
+                self.ty(bm, &br.ty, hm, &hr.ty, &rcx)
+            }
+            (None, Some(hr)) => {
+                let unknown =
+                    matches!(&hr.ty.kind, TyKind::Map(t) if matches!(t.kind, TyKind::Unknown));
+                let rule = if unknown {
+                    &rules::REST_ADDED
+                } else {
+                    &rules::REST_ADDED_TYPED
+                };
+                let msg = format!("`{}` now keeps every other key", cx.subject);
+                self.push(rule, cx.dir, subject, &hr.loc, None, msg);
+                true
+            }
+            (Some(br), None) => {
+                let msg = format!("`{}` no longer keeps its other keys", cx.subject);
+                self.push(
+                    &rules::REST_REMOVED,
+                    cx.dir,
+                    subject,
+                    &cx.loc,
+                    Some(&br.loc),
+                    msg,
+                );
+                true
+            }
+        }
     }
 
     fn field(

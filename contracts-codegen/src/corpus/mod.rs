@@ -1013,15 +1013,31 @@ impl<'m> Gen<'m> {
             self.covered.insert((name.to_owned(), f.name.clone()));
         }
         let what = shown(at);
+        // An open object's other keys hold values of its rest's type; any other object's
+        // are dropped, whatever they hold.
+        let rest = s.rest.as_ref().and_then(|r| match &r.ty.kind {
+            TyKind::Map(inner) => Some(&**inner),
+            _ => None,
+        });
+        let unknown_at = child(at, Seg::Key(UNKNOWN_KEY.into()));
         let mut extra = doc.clone();
         if let Some(Value::Object(_)) = get(doc, at) {
-            extra = with(
-                doc,
-                &child(at, Seg::Key(UNKNOWN_KEY.into())),
-                Some(json!(1)),
-            );
+            let value = rest.map_or(json!(1), |t| self.minimal(t, 0));
+            extra = with(doc, &unknown_at, Some(value));
         }
         self.accept(root, extra, format!("{what} with an unknown key"));
+        if let Some(t) = rest
+            && let Some(Value::Object(_)) = get(doc, at)
+            && let Some((wrong, _)) = self.wrong_value(t)
+        {
+            self.refuse(
+                root,
+                with(doc, &unknown_at, Some(wrong)),
+                &unknown_at,
+                exact,
+                format!("{what} with an unknown key that is not its rest's type"),
+            );
+        }
         // A duplicate key: the last one wins, as JSON.parse has it.
         if let Some(f) = s.fields.iter().find(|f| self.wrong_value(&f.ty).is_some()) {
             let fat = child(at, Seg::Key(f.name.clone()));

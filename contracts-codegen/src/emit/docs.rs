@@ -715,7 +715,7 @@ impl Page<'_> {
                 let _ = writeln!(out, "Alias of {}.\n", self.ty(x));
             }
             TypeDefKind::Struct(s) => {
-                if s.fields.is_empty() {
+                if s.fields.is_empty() && s.rest.is_none() {
                     out.push_str("An object with no fields of its own: `{}`.\n\n");
                 } else {
                     out.push_str("| Field | Type | Description |\n|---|---|---|\n");
@@ -736,6 +736,15 @@ impl Page<'_> {
                             t,
                             cell(&describe(&f.docs, &f.meta))
                         );
+                    }
+                    if let Some(rest) = &s.rest
+                        && let TyKind::Map(inner) = &rest.ty.kind
+                    {
+                        let mut d = rest.docs.text().trim().replace('\n', " ");
+                        if d.is_empty() {
+                            d = "Every other key, kept with its value (an open object).".to_owned();
+                        }
+                        let _ = writeln!(out, "| `..` | {} | {} |", self.ty(inner), cell(&d));
                     }
                     out.push('\n');
                 }

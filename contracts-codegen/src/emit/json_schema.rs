@@ -27,7 +27,7 @@
 use crate::analysis::Checked;
 use crate::model::MAX_SAFE;
 use crate::model::{
-    Docs, Field, Literal, Meta, Model, TableKind, Ty, TyKind, TypeDef, TypeDefKind, TypeRef,
+    Docs, Literal, Meta, Model, Struct, TableKind, Ty, TyKind, TypeDef, TypeDefKind, TypeRef,
     UnionTag,
 };
 use serde_json::{Map, Value, json};
@@ -296,7 +296,7 @@ fn collect_in(owner: &Model, top: &Model, ty: &Ty, pending: &mut Vec<TypeRef>) {
 fn for_each_ty(t: &TypeDef, f: &mut impl FnMut(&Ty)) {
     match &t.kind {
         TypeDefKind::Alias(ty) => f(ty),
-        TypeDefKind::Struct(s) => s.fields.iter().for_each(|x| f(&x.ty)),
+        TypeDefKind::Struct(s) => s.slots().for_each(f),
         TypeDefKind::Enum(_) => {}
         TypeDefKind::Union(u) => u.variants.iter().for_each(|v| f(&v.ty)),
     }
@@ -316,7 +316,7 @@ fn describe(v: &mut Value, docs: &Docs, meta: &Meta) {
 fn typedef(owner: &Model, top: &Model, t: &TypeDef) -> Value {
     let mut v = match &t.kind {
         TypeDefKind::Alias(x) => ty(owner, top, x),
-        TypeDefKind::Struct(s) => object(owner, top, &s.fields),
+        TypeDefKind::Struct(s) => object(owner, top, s),
         TypeDefKind::Enum(e) => {
             let values: Vec<Value> = e.values.iter().map(|v| json!(v.value)).collect();
             let mut o = Map::new();
@@ -372,10 +372,10 @@ fn typedef(owner: &Model, top: &Model, t: &TypeDef) -> Value {
     v
 }
 
-fn object(owner: &Model, top: &Model, fields: &[Field]) -> Value {
+fn object(owner: &Model, top: &Model, s: &Struct) -> Value {
     let mut props = Map::new();
     let mut required = Vec::new();
-    for f in fields {
+    for f in &s.fields {
         let mut p = ty(owner, top, &f.ty);
         if let (Some(d), Value::Object(o)) = (&f.default, &mut p) {
             o.insert("default".into(), d.clone());
@@ -391,6 +391,14 @@ fn object(owner: &Model, top: &Model, fields: &[Field]) -> Value {
     o.insert("properties".into(), Value::Object(props));
     if !required.is_empty() {
         o.insert("required".into(), Value::Array(required));
+    }
+    // An open object's other keys: each a value of the rest's type.
+    if let Some(rest) = &s.rest
+        && let TyKind::Map(inner) = &rest.ty.kind
+    {
+        let mut p = ty(owner, top, inner);
+        describe(&mut p, &rest.docs, &Meta::default());
+        o.insert("additionalProperties".into(), p);
     }
     Value::Object(o)
 }

@@ -70,7 +70,12 @@ fn def(name: &str, d: &str, module: Option<&str>, kind: TypeDefKind) -> TypeDef 
 }
 
 fn strukt(name: &str, d: &str, fields: Vec<Field>) -> TypeDef {
-    def(name, d, None, TypeDefKind::Struct(Struct { fields }))
+    def(
+        name,
+        d,
+        None,
+        TypeDefKind::Struct(Struct { fields, rest: None }),
+    )
 }
 
 fn value(v: &str, d: &str) -> EnumValue {

@@ -22,8 +22,8 @@ mod view;
 pub use issue::{Cx, Expect, Issue, Seg, dot_path, prettify};
 pub use js::AsJs;
 pub use object::{
-    Object, ObjectCx, ObjectRef, WriteFields, decode_object, decode_object_ref, scan_object,
-    serialize_object, serialize_tagged,
+    Object, ObjectCx, ObjectRef, Rest, RestSlot, WriteFields, decode_object, decode_object_ref,
+    scan_object, serialize_object, serialize_tagged,
 };
 #[cfg(test)]
 pub(crate) use scan::without_scanner;

@@ -58,6 +58,33 @@ pub trait ObjectRef<'de>: Sized {
     }
 }
 
+/// The rest of an open object (`..: T`): every key that is not a field, with its value, in
+/// the order the keys first came.
+pub type Rest<T> = indexmap::IndexMap<String, T>;
+
+/// An open object's rest as its key loop reads it: the valid values, and the keys (by their
+/// first place) whose last value was not.
+pub struct RestSlot<T> {
+    map: Rest<T>,
+    invalid: Vec<usize>,
+}
+
+impl<T> Default for RestSlot<T> {
+    fn default() -> Self {
+        RestSlot {
+            map: Rest::new(),
+            invalid: Vec::new(),
+        }
+    }
+}
+
+impl<T> RestSlot<T> {
+    /// The rest, `None` when a key's value was invalid (the object has its issue).
+    pub fn finish(self) -> Option<Rest<T>> {
+        self.invalid.is_empty().then_some(self.map)
+    }
+}
+
 /// A generated struct's fields, written into a map (shared by structs and tagged unions).
 pub trait WriteFields {
     /// Writes every present field as a map entry.
@@ -90,8 +117,11 @@ pub struct ObjectCx<'a> {
     pub(super) fields: &'static [&'static str],
     base: usize,
     /// (field, start, end) of the issues of the last occurrence of each field that had some;
-    /// field `fields.len()` for an issue of the object itself (sorted last, never dropped).
+    /// field `fields.len()` for an issue of the object itself (sorted after the fields', never
+    /// dropped); `fields.len() + 1 + n` for the `n`th other key of an open object.
     pub(super) spans: Vec<(usize, usize, usize)>,
+    /// An open object's other keys, in the order they first came.
+    others: Vec<String>,
 }
 
 /// A struct's generated `index`: the field a wire key names. A function pointer, not a type
@@ -107,6 +137,7 @@ impl<'a> ObjectCx<'a> {
             fields,
             base,
             spans: Vec::new(),
+            others: Vec::new(),
         }
     }
 
@@ -218,6 +249,74 @@ impl<'a> ObjectCx<'a> {
             *slot = Some(schema.decode(value, cx)?);
             Ok(())
         })
+    }
+
+    /// The next key that names a field, for an open object (`..: T`): the value of every
+    /// other key is decoded with `schema` into `rest`, in the order the keys first came (a
+    /// later duplicate replaces the value and the issues of an earlier one, as `JSON.parse`
+    /// keeps the last). Its issues are the key's, after the fields'.
+    #[inline(never)]
+    pub fn next_key_rest<'de, S: Schema>(
+        &mut self,
+        map: &mut dyn Map<'de>,
+        index: Index,
+        schema: &S,
+        rest: &mut RestSlot<S::Out>,
+    ) -> Read<Option<usize>> {
+        loop {
+            let mut field = None;
+            let mut other = None;
+            let more = map.next_key(&mut |key| {
+                field = index(key.as_str());
+                if field.is_none() {
+                    other = Some(key.as_str().to_owned());
+                }
+            })?;
+            if !more {
+                return Ok(None);
+            }
+            let Some(key) = other else {
+                return Ok(field);
+            };
+            // Spans after the fields' (and the object's own), by the key's first place.
+            let place = match self.others.iter().position(|k| *k == key) {
+                Some(p) => p,
+                None => {
+                    self.others.push(key.clone());
+                    self.others.len() - 1
+                }
+            };
+            let i = self.fields.len() + 1 + place;
+            if !self.spans.is_empty() {
+                self.drop_field(i);
+            }
+            let start = self.cx.len();
+            self.cx.push(Seg::Key(Cow::Owned(key.clone())));
+            let cx = &mut *self.cx;
+            let mut value = None;
+            let r = map.next_value(&mut |src| {
+                value = schema.decode(src, cx)?;
+                Ok(())
+            });
+            self.cx.pop();
+            r?;
+            let end = self.cx.len();
+            if end > start {
+                self.spans.push((i, start, end));
+            }
+            // An invalid value gives the object its issue; a later valid duplicate takes it
+            // back, as it takes back the issue.
+            rest.invalid.retain(|&p| p != place);
+            match value {
+                Some(v) => {
+                    rest.map.insert(key, v);
+                }
+                None => {
+                    rest.map.shift_remove(&key);
+                    rest.invalid.push(place);
+                }
+            }
+        }
     }
 
     /// A required field: refused when absent, as its schema refuses `undefined`.

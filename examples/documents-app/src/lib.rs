@@ -50,8 +50,9 @@ impl agent::Tables for DocumentsTables {
 }
 
 use documents::{
-    DocumentAttachToChatPayload, DocumentAttachToChatResult, DocumentChangedEvent,
-    DocumentReadPayload, DocumentReadResult, DocumentWritePayload, WireErrorExt as _, events,
+    DocumentAttachToChatPayload, DocumentAttachToChatResult, DocumentChangedEvent, DocumentHeaders,
+    DocumentMeta, DocumentMetaPayload, DocumentReadPayload, DocumentReadResult,
+    DocumentSetHeadersPayload, DocumentWritePayload, WireErrorExt as _, events,
 };
 
 /// The path the WebSocket server answers on.
@@ -60,6 +61,8 @@ pub const PATH: &str = "/v1/ws";
 /// The app's state: documents by id. Every client of the hub hears `document.changed`.
 pub struct Documents {
     texts: Mutex<BTreeMap<String, String>>,
+    /// Each document's headers, as a client set them (`document.setHeaders`).
+    headers: Mutex<BTreeMap<String, DocumentHeaders>>,
     hub: Arc<Hub>,
 }
 
@@ -100,6 +103,7 @@ impl App {
         Arc::new(App {
             documents: Documents {
                 texts: Mutex::default(),
+                headers: Mutex::default(),
                 hub: hub.clone(),
             },
             hub,
@@ -196,6 +200,32 @@ impl documents::Host for Connection {
             WireError::unknown_chat(format!("no chat is called {:?}", payload.chat_id))
         })?;
         Ok(DocumentAttachToChatResult::new(info))
+    }
+
+    async fn document_set_headers(
+        &self,
+        payload: DocumentSetHeadersPayload,
+    ) -> Result<Empty, WireError> {
+        let docs = &self.app.documents;
+        docs.read(&payload.id)
+            .ok_or_else(|| unknown_document(&payload.id))?;
+        lock(&docs.headers).insert(payload.id, payload.headers);
+        Ok(Empty::new())
+    }
+
+    /// The metadata is open: the title, then every header as a key of its own.
+    async fn document_meta(&self, payload: DocumentMetaPayload) -> Result<DocumentMeta, WireError> {
+        let docs = &self.app.documents;
+        docs.read(&payload.id)
+            .ok_or_else(|| unknown_document(&payload.id))?;
+        let mut meta = DocumentMeta::new().title(payload.id.clone());
+        if let Some(headers) = lock(&docs.headers).get(&payload.id) {
+            for (name, value) in &headers.extra {
+                meta.extra
+                    .insert(name.clone(), contracts::wire::RawJson::from_value(value)?);
+            }
+        }
+        Ok(meta)
     }
 }
 

@@ -171,6 +171,41 @@ async fn agent_and_app_requests_and_events_over_one_websocket() {
     };
     assert_eq!(attached.info.chat_id, created.chat_id);
 
+    // Open objects: headers are any keys holding strings; the metadata keeps every key.
+    let set = a
+        .request(
+            "document.setHeaders",
+            json!({ "id": "notes", "headers": { "lang": "en", "x-source": "mail" } }),
+            &mut a_events,
+        )
+        .await;
+    assert!(set.is_ok(), "{set:?}");
+    let meta = a
+        .request("document.meta", json!({ "id": "notes" }), &mut a_events)
+        .await;
+    let Ok(RequestResult::DocumentMeta(meta)) = meta else {
+        panic!("{meta:?}");
+    };
+    assert_eq!(
+        serde_json::to_value(&*meta).unwrap(),
+        json!({ "title": "notes", "lang": "en", "x-source": "mail" })
+    );
+    let e = a
+        .request(
+            "document.setHeaders",
+            json!({ "id": "notes", "headers": { "lang": 1 } }),
+            &mut a_events,
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (e.code.as_str(), e.message.as_str()),
+        (
+            "invalid-payload",
+            "✖ Invalid input: expected string, received number\n  → at headers.lang"
+        )
+    );
+
     // Refusals: a bad app payload, an unknown document, an agent request the host does not do,
     // an unknown name.
     let e = a
@@ -224,7 +259,13 @@ fn the_tables_hold_the_agent_names_then_the_apps() {
     );
     assert_eq!(
         app,
-        ["document.read", "document.write", "document.attachToChat"]
+        [
+            "document.read",
+            "document.write",
+            "document.attachToChat",
+            "document.meta",
+            "document.setHeaders"
+        ]
     );
     assert_eq!(documents::EVENT_NAMES.last(), Some(&"document.changed"));
     assert!(documents::EVENT_NAMES.contains(&"chat.status"));

@@ -5,7 +5,7 @@
 //! of a generated field loop.
 
 use super::paths::{map_read, open_variant, value_ident};
-use super::{At, Emitter, FieldCx, Store, VariantCx};
+use super::{At, Emitter, FieldCx, RestCx, Store, VariantCx};
 use crate::model::{Enum, Struct, TyKind, TypeDef};
 use proc_macro2::{Ident, Literal as Lit, TokenStream};
 use quote::quote;
@@ -19,6 +19,7 @@ impl Emitter<'_> {
         s: &Struct,
         name: &Ident,
         fields: &[FieldCx<'_>],
+        rest: Option<&RestCx>,
     ) -> TokenStream {
         let rt = &self.rt;
         let wire = fields.iter().map(|c| c.f.name.as_str());
@@ -46,15 +47,35 @@ impl Emitter<'_> {
             }
         };
         let slots: Vec<&Ident> = fields.iter().map(|c| &c.slot).collect();
+        // An open struct's key loop reads every other key into its rest.
+        let next = match rest {
+            Some(r) => {
+                let schema = &r.schema;
+                quote!(o.next_key_rest(map, <Self as #rt::Object>::index, &#schema, &mut rest)?)
+            }
+            None => quote!(o.next_key(map, <Self as #rt::Object>::index)?),
+        };
+        let (rest_let, rest_finish, rest_build) = match rest {
+            Some(_) => (
+                quote!(let mut rest = #rt::RestSlot::default();),
+                quote! {
+                    let ::core::option::Option::Some(extra) = rest.finish() else {
+                        return ::core::result::Result::Ok(());
+                    };
+                },
+                quote!(extra,),
+            ),
+            None => (quote!(), quote!(), quote!()),
+        };
         let loop_ = if fields.is_empty() {
-            quote!(while o.next_key(map, <Self as #rt::Object>::index)?.is_some() {})
+            quote!(while #next.is_some() {})
         } else {
             let arms = fields.iter().map(|c| {
                 let (i, slot, schema) = (Lit::usize_unsuffixed(c.i), &c.slot, &c.schema);
                 quote!(#i => o.value_into(map, #i, #schema, &mut #slot),)
             });
             quote! {
-                while let ::core::option::Option::Some(i) = o.next_key(map, <Self as #rt::Object>::index)? {
+                while let ::core::option::Option::Some(i) = #next {
                     match i {
                         #(#arms)*
                         _ => ::core::result::Result::Ok(()),
@@ -74,7 +95,12 @@ impl Emitter<'_> {
                 let (ident, slot) = (&c.ident, &c.slot);
                 quote!(#ident: #slot,)
             });
-        let scan_body = self.struct_scan(s, fields);
+        // An open struct's fast reader is never sure: its decoder keeps the other keys.
+        let scan_body = if rest.is_some() {
+            quote!(let _ = (r, &mut keys); ::core::option::Option::None)
+        } else {
+            self.struct_scan(s, fields)
+        };
         quote! {
             #[allow(deprecated)]
             impl #rt::Object for #name {
@@ -89,10 +115,12 @@ impl Emitter<'_> {
                     out: &mut ::core::option::Option<Self>,
                 ) -> #rt::Read<()> {
                     #(let mut #slots = ::core::option::Option::None;)*
+                    #rest_let
                     #loop_
                     #(#finish)*
                     #destructure
-                    *out = ::core::option::Option::Some(Self { #(#build)* });
+                    #rest_finish
+                    *out = ::core::option::Option::Some(Self { #(#build)* #rest_build });
                     ::core::result::Result::Ok(())
                 }
                 #[inline]

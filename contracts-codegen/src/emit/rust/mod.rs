@@ -128,6 +128,16 @@ enum Store {
 }
 
 /// One field of a struct as every job sees it.
+/// The rest of an open struct (`..: T`), as its emitters need it.
+struct RestCx {
+    /// The Rust type of each value.
+    ty: TokenStream,
+    /// The runtime schema value that reads one.
+    schema: TokenStream,
+    /// Whether a value holds a `number`, written through `AsJs`.
+    number: bool,
+}
+
 struct FieldCx<'a> {
     f: &'a Field,
     /// Its position, which the runtime's field loops go by.
@@ -256,6 +266,21 @@ impl<'a> Emitter<'a> {
                 }
             })
             .collect()
+    }
+
+    /// The rest of this model's open struct `s`, written in the module `at`: the Rust type of
+    /// each value, the runtime schema that reads one, and whether it is written through
+    /// `AsJs` (it holds a `number`).
+    fn rest(&self, s: &Struct, at: At<'_>) -> Option<RestCx> {
+        let rest = s.rest.as_ref()?;
+        let TyKind::Map(inner) = &rest.ty.kind else {
+            return None;
+        };
+        Some(RestCx {
+            ty: self.rust_ty(self.model, inner, at, false),
+            schema: self.schema(self.model, inner, at, false),
+            number: self.holds_number(self.model, inner),
+        })
     }
 
     /// The variants of this model's union `def` (`u`), written in the module `at`.

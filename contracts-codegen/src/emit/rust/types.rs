@@ -20,9 +20,13 @@ impl Emitter<'_> {
     /// for an optional literal). A number or a boolean (or a nullable one) is taken as its own
     /// type: `impl Into<i64>` would read an integer literal as an `i32`. `Default` when no
     /// field is required.
-    fn builder_impl(&self, name: &Ident, fields: &[FieldCx<'_>]) -> TokenStream {
+    fn builder_impl(&self, name: &Ident, fields: &[FieldCx<'_>], open: bool) -> TokenStream {
         let mut params = Vec::new();
         let mut inits = Vec::new();
+        if open {
+            let rt = &self.rt;
+            inits.push(quote!(extra: #rt::Rest::new(),));
+        }
         let mut setters = Vec::new();
         for c in fields {
             let (f, ident, ty) = (c.f, &c.ident, &c.ty);
@@ -147,16 +151,40 @@ impl Emitter<'_> {
         let meta = meta_attrs(&def.meta);
         let name = format_ident!("{}", rust_type_name(&def.name));
         let fields = self.fields(def, s, at);
-        let members = fields.iter().filter_map(|c| self.member(c));
-        let builder = self.builder_impl(&name, &fields);
-        let object = self.object_impl(s, &name, &fields);
+        let rest = self.rest(s, at);
+        let mut members: Vec<TokenStream> = fields.iter().filter_map(|c| self.member(c)).collect();
+        let builder = self.builder_impl(&name, &fields, rest.is_some());
+        let object = self.object_impl(s, &name, &fields, rest.as_ref());
         let decode = self.decode_impl(
             &name,
             quote!(#rt::Expect::Type("object")),
             quote!(#rt::decode_object::<Self>(d, cx)),
             Some(quote!(#rt::scan_object::<Self>(r))),
         );
-        let writes: Vec<TokenStream> = fields.iter().map(|c| self.write(c)).collect();
+        let mut writes: Vec<TokenStream> = fields.iter().map(|c| self.write(c)).collect();
+        if let Some(r) = &rest {
+            let doc = match s.rest.as_ref().map(|r| r.docs.text()) {
+                Some(d) if !d.trim().is_empty() => format!(" {}", d.trim()),
+                _ => " Every other key of the object, with its value, in the order read (an open \
+                       object: written back after the fields)."
+                    .to_owned(),
+            };
+            let vty = &r.ty;
+            members.push(quote!(#[doc = #doc] pub extra: #rt::Rest<#vty>,));
+            let value = if r.number {
+                quote!(&#rt::AsJs(v))
+            } else {
+                quote!(v)
+            };
+            // A key that names a field is the field's: never written twice.
+            writes.push(quote! {
+                for (k, v) in &self.extra {
+                    if <Self as #rt::Object>::index(k).is_none() {
+                        map.serialize_entry(k, #value)?;
+                    }
+                }
+            });
+        }
         let write_param = if writes.is_empty() {
             quote!(_map)
         } else {
@@ -247,7 +275,7 @@ impl Emitter<'_> {
 
     /// Whether `ty` (written in `owner`) holds a `number` outside a named struct or union:
     /// such a value is written through `AsJs`, an integral number as an integer.
-    fn holds_number(&self, owner: &Model, ty: &Ty) -> bool {
+    pub(super) fn holds_number(&self, owner: &Model, ty: &Ty) -> bool {
         match &ty.kind {
             TyKind::Number(_) => true,
             TyKind::Array(inner, _) | TyKind::Map(inner) | TyKind::Nullable(inner) => {

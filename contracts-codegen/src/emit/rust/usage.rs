@@ -14,7 +14,7 @@
 
 use super::paths::{open_variant, setter_ident, variant_ident};
 use super::{At, Emitter, Store};
-use crate::model::{Struct, TypeDef, TypeDefKind};
+use crate::model::{Struct, TyKind, TypeDef, TypeDefKind};
 use crate::names::rust_type_name;
 use crate::names::{rust_field, rust_ident};
 use proc_macro2::{Ident, Literal as Lit, TokenStream};
@@ -122,6 +122,13 @@ impl Emitter<'_> {
                 _ => setters.push(quote!(.#setter(#p))),
             }
             reads.push(quote!(let _: &#stored = &v.#ident;));
+        }
+        // An open struct's rest is read as the map it is.
+        if let Some(rest) = &s.rest
+            && let TyKind::Map(inner) = &rest.ty.kind
+        {
+            let vty = self.rust_ty(self.model, inner, At::Root, false);
+            reads.push(quote!(let _: &::contracts::wire::Rest<#vty> = &v.extra;));
         }
         quote! {
             pub fn #build(#(#params),*) -> #path {

@@ -5,7 +5,7 @@
 use super::js::{js_value, literal};
 use super::runtime::{LIMIT_ARRAY, LIMIT_STRING};
 use super::{Emitter, HEADER, js_key, js_string, jsdoc, screaming, write_imports};
-use crate::model::{Field, Ty, TyKind, TypeDef, TypeDefKind, TypeRef, UnionTag};
+use crate::model::{Field, Rest, Ty, TyKind, TypeDef, TypeDefKind, TypeRef, UnionTag};
 use crate::names;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -118,7 +118,7 @@ impl<'a> Emitter<'a> {
                 let _ = writeln!(
                     out,
                     "{doc}export const {schema} = {};",
-                    self.object(&t.name, &s.fields, None, "")
+                    self.object(&t.name, &s.fields, s.rest.as_ref(), "")
                 );
                 let _ = writeln!(
                     out,
@@ -203,19 +203,34 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// `z.object({ ... })` for fields; `owner` decides which references are lazy.
+    /// `z.object({ ... })` for fields; `owner` decides which references are lazy. An open
+    /// object keeps its other keys: `z.looseObject` for `..: unknown`, `.catchall(T)` for
+    /// `..: T`.
     pub(super) fn object(
         &self,
         owner: &str,
         fields: &[Field],
-        _tag: Option<&str>,
+        rest: Option<&Rest>,
         indent: &str,
     ) -> String {
+        let rest_ty = rest.map(|r| match &r.ty.kind {
+            TyKind::Map(inner) => &**inner,
+            _ => &r.ty,
+        });
+        let (open, catchall) = match rest_ty {
+            None => ("z.object", String::new()),
+            Some(t) if matches!(t.kind, TyKind::Unknown) => ("z.looseObject", String::new()),
+            Some(t) if ty_has_lazy(t, &|r| self.is_lazy_edge(owner, r)) => (
+                "z.object",
+                format!(".catchall(z.lazy(() => {}))", self.ty(t)),
+            ),
+            Some(t) => ("z.object", format!(".catchall({})", self.ty(t))),
+        };
         if fields.is_empty() {
-            return "z.object({})".to_owned();
+            return format!("{open}({{}}){catchall}");
         }
         let inner = format!("{indent}    ");
-        let mut s = String::from("z.object({\n");
+        let mut s = format!("{open}({{\n");
         for f in fields {
             s.push_str(&jsdoc(&f.docs, &f.meta, &[], &inner));
             let expr = self.field(f);
@@ -227,7 +242,7 @@ impl<'a> Emitter<'a> {
                 let _ = writeln!(s, "{inner}{}: {expr},", js_key(&f.name));
             }
         }
-        let _ = write!(s, "{indent}}})");
+        let _ = write!(s, "{indent}}}){catchall}");
         s
     }
 
@@ -343,9 +358,9 @@ pub(super) fn eager_refs(t: &TypeDef, lazy: impl Fn(&str, &TypeRef) -> bool) -> 
     match &t.kind {
         TypeDefKind::Struct(s) => {
             let mut out = Vec::new();
-            for f in &s.fields {
-                if !ty_has_lazy(&f.ty, &|r| lazy(&t.name, r)) {
-                    f.ty.each_ref(&mut |r| out.push(r));
+            for ty in s.slots() {
+                if !ty_has_lazy(ty, &|r| lazy(&t.name, r)) {
+                    ty.each_ref(&mut |r| out.push(r));
                 }
             }
             out

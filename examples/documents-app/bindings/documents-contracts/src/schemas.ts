@@ -30,6 +30,28 @@ export const DocumentsErrorCodeSchema = z.enum(['unknown-document']);
  */
 export type DocumentsErrorCode = z.infer<typeof DocumentsErrorCodeSchema>;
 
+/**
+ * A document's metadata as its source gave it: the fields the app reads, and every other key
+ * kept as it came (an open object), so a client that proxies it loses nothing.
+ */
+export const DocumentMetaSchema = z.looseObject({
+    title: z.string().optional(),
+});
+/**
+ * A document's metadata as its source gave it: the fields the app reads, and every other key
+ * kept as it came (an open object), so a client that proxies it loses nothing.
+ */
+export type DocumentMeta = z.infer<typeof DocumentMetaSchema>;
+
+/**
+ * Headers a client sets on a document: any names, each a string.
+ */
+export const DocumentHeadersSchema = z.object({}).catchall(z.string().max(200, onString));
+/**
+ * Headers a client sets on a document: any names, each a string.
+ */
+export type DocumentHeaders = z.infer<typeof DocumentHeadersSchema>;
+
 export const DocumentReadPayloadSchema = z.object({
     id: DocumentIdSchema,
 });
@@ -56,6 +78,17 @@ export const DocumentAttachToChatResultSchema = z.object({
     info: ChatInfoSchema,
 });
 export type DocumentAttachToChatResult = z.infer<typeof DocumentAttachToChatResultSchema>;
+
+export const DocumentMetaPayloadSchema = z.object({
+    id: DocumentIdSchema,
+});
+export type DocumentMetaPayload = z.infer<typeof DocumentMetaPayloadSchema>;
+
+export const DocumentSetHeadersPayloadSchema = z.object({
+    id: DocumentIdSchema,
+    headers: DocumentHeadersSchema,
+});
+export type DocumentSetHeadersPayload = z.infer<typeof DocumentSetHeadersPayloadSchema>;
 
 export const DocumentChangedEventSchema = z.object({
     id: DocumentIdSchema,

@@ -4,7 +4,7 @@
 
 import { z } from 'zod';
 import { AGENT_EVENT_SCHEMAS, AGENT_EVENT_TYPES, AGENT_REQUEST_SCHEMAS, AGENT_REQUEST_TYPES, EmptySchema } from '@adecore/agent-contracts';
-import { DocumentAttachToChatPayloadSchema, DocumentAttachToChatResultSchema, DocumentChangedEventSchema, DocumentReadPayloadSchema, DocumentReadResultSchema, DocumentWritePayloadSchema } from './schemas.js';
+import { DocumentAttachToChatPayloadSchema, DocumentAttachToChatResultSchema, DocumentChangedEventSchema, DocumentMetaPayloadSchema, DocumentMetaSchema, DocumentReadPayloadSchema, DocumentReadResultSchema, DocumentSetHeadersPayloadSchema, DocumentWritePayloadSchema } from './schemas.js';
 import { parseWith, type ParseResult } from '@adecore/agent-contracts/runtime';
 
 /** Every request by name: its payload and result schemas. */
@@ -22,6 +22,14 @@ export const DOCUMENTS_REQUEST_SCHEMAS = {
      * Attach a document to a chat; answers the chat as it stands.
      */
     'document.attachToChat': { payload: DocumentAttachToChatPayloadSchema, result: DocumentAttachToChatResultSchema },
+    /**
+     * Read a document's metadata, every key kept.
+     */
+    'document.meta': { payload: DocumentMetaPayloadSchema, result: DocumentMetaSchema },
+    /**
+     * Set a document's headers.
+     */
+    'document.setHeaders': { payload: DocumentSetHeadersPayloadSchema, result: EmptySchema },
 } as const;
 
 /** Every event by name: its payload schema. */
@@ -50,6 +58,8 @@ export const DOCUMENTS_REQUEST_TYPES: readonly DocumentsRequestType[] = [
     'document.read',
     'document.write',
     'document.attachToChat',
+    'document.meta',
+    'document.setHeaders',
 ];
 /** Every event name, in table order. */
 export const DOCUMENTS_EVENT_TYPES: readonly DocumentsEventType[] = [
