@@ -169,6 +169,68 @@ fn module_of(file: &Path) -> Option<String> {
     (!matches!(name, "lib" | "main" | "mod")).then(|| name.to_owned())
 }
 
+/// The items a directory's root re-exports (`pub use x::item;`, also `pub(crate)`, groups
+/// nested or not, `item as name`): the name each is reached by -> the module `x` it is in.
+fn reexports_of(root_code: &str) -> BTreeMap<String, String> {
+    /// The names a use tree ends in: `a::b` -> `b`, `{a, b::{c, d as e}}` -> `a`, `c`, `e`,
+    /// `b::{self}` -> `b`.
+    fn leaves(tree: &str, out: &mut Vec<String>) {
+        let tree = tree.trim();
+        let Some(open) = tree.find('{') else {
+            let name = match tree.split_whitespace().collect::<Vec<_>>()[..] {
+                [.., "as", alias] => alias,
+                _ => tree.rsplit("::").next().unwrap_or(tree),
+            };
+            out.push(ident_at(name.trim()).to_owned());
+            return;
+        };
+        let prefix = tree[..open].trim_end_matches("::");
+        let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
+        let (mut depth, mut start) = (0, 0);
+        let mut parts = Vec::new();
+        for (i, c) in inner.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    parts.push(&inner[start..i]);
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        parts.push(&inner[start..]);
+        for part in parts {
+            if part.trim() == "self" {
+                leaves(prefix, out);
+            } else {
+                leaves(part, out);
+            }
+        }
+    }
+    let mut reexports = BTreeMap::new();
+    for stmt in root_code.split(';') {
+        let stmt = stmt.trim();
+        let Some(path) = ["pub use ", "pub(crate) use ", "pub(super) use "]
+            .iter()
+            .find_map(|p| stmt.strip_prefix(p))
+        else {
+            continue;
+        };
+        let path = path.trim().trim_start_matches("self::");
+        let module = ident_at(path);
+        let Some(rest) = path.get(module.len()..).and_then(|r| r.strip_prefix("::")) else {
+            continue;
+        };
+        let mut items = Vec::new();
+        leaves(rest, &mut items);
+        for item in items.into_iter().filter(|i| !i.is_empty()) {
+            reexports.insert(item, module.to_owned());
+        }
+    }
+    reexports
+}
+
 /// The uses between the directory's top-level modules: (from, to) -> where.
 ///
 /// `crate_prefix` is how the directory is reached from its crate's root (`crate::` for a
@@ -185,23 +247,7 @@ fn uses(dir: &Path, crate_prefix: &str) -> BTreeMap<(String, String), Vec<String
         .find(|p| p.exists())
         .expect("a root file");
     let root_code = code_of(&fs::read_to_string(&root_file).expect("root"));
-    // Re-exports of the root: item -> module.
-    let mut reexports = BTreeMap::new();
-    for stmt in root_code.split(';') {
-        let Some(path) = stmt.trim().strip_prefix("pub use ") else {
-            continue;
-        };
-        let module = ident_at(path.trim_start_matches("self::"));
-        let rest = &path[path.find("::").map_or(path.len(), |i| i + 2)..];
-        let items: Vec<&str> = rest
-            .trim_matches(|c| c == '{' || c == '}' || char::is_whitespace(c))
-            .split(',')
-            .map(|i| ident_at(i.trim()))
-            .collect();
-        for item in items {
-            reexports.insert(item.to_owned(), module.to_owned());
-        }
-    }
+    let reexports = reexports_of(&root_code);
     let mut out: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
     for file in &files {
         let Some(from) = module_of(file) else {
@@ -325,4 +371,25 @@ fn the_reader_sees_grouped_and_plain_paths() {
     t.insert("a".into(), ["b".into()].into());
     t.insert("b".into(), ["a".into()].into());
     assert!(cycle(&t).is_some());
+}
+
+#[test]
+fn the_reader_sees_what_the_root_reexports() {
+    let code = code_of(
+        "mod a;\npub use a::{X, Y as Z};\npub use self::b::W;\npub(crate) use c::{d::{E, F as G}, d::{self}};\n#[cfg(test)]\npub(crate) use e::T;\nuse f::Private;\n",
+    );
+    let got: Vec<(String, String)> = reexports_of(&code).into_iter().collect();
+    let want = [
+        ("E", "c"),
+        ("G", "c"),
+        ("W", "b"),
+        ("X", "a"),
+        ("Z", "a"),
+        ("d", "c"),
+    ];
+    let want: Vec<(String, String)> = want
+        .iter()
+        .map(|&(i, m)| (i.to_owned(), m.to_owned()))
+        .collect();
+    assert_eq!(got, want);
 }
