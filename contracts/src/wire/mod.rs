@@ -6,7 +6,12 @@
 //! the parse: its issue is recorded,
 //! the value is skipped, and parsing goes on, so one pass finds every issue. Only JSON syntax
 //! errors (and serde_json's nesting limit of 128) abort. A value that exists is valid.
+//!
+//! This file only declares the modules and re-exports their public items; the entry points
+//! (`from_str`, `parse_with`, `ParseError`, ...) are in `drive`. The modules are layered, each
+//! using only those below it (ARCHITECTURE.md, "Layers").
 
+mod drive;
 mod issue;
 mod js;
 mod object;
@@ -19,6 +24,12 @@ mod typed;
 mod union;
 mod view;
 
+#[cfg(test)]
+pub(crate) use drive::decode_in;
+pub use drive::{
+    ParseError, decode_with, default_from_json, deserialize, from_slice, from_str, from_str_ref,
+    from_str_with, parse_with,
+};
 pub use issue::{Cx, Expect, Issue, Seg, dot_path, prettify};
 pub use js::AsJs;
 pub use object::{
@@ -27,13 +38,13 @@ pub use object::{
 };
 #[cfg(test)]
 pub(crate) use scan::without_scanner;
-pub use scan::{Items, Key, Keys, MAX_SCAN_DEPTH, Scanner, same_name, scan_str};
+pub use scan::{Items, Key, Keys, MAX_SAFE, MAX_SCAN_DEPTH, Scanner, same_name, scan_str};
 pub use schema::{
-    Array, Bool, Boxed, Decode, Int, LitBool, LitInt, LitStr, MAX_SAFE, Map, NONOPTIONAL, Named,
-    Nullable, Num, Number, RawJson, Schema, Str, Unknown,
+    Array, Bool, Boxed, Decode, Int, LitBool, LitInt, LitStr, Map, NONOPTIONAL, Named, Nullable,
+    Number, RawJson, Schema, Str, Unknown,
 };
 pub use schema::{DecodeRef, SchemaRef, StrRef, UnknownRef};
-pub use source::{DeSrc, Key as SrcKey, Map as SrcMap, Read, Seq as SrcSeq, Sink, Src, Stop};
+pub use source::{DeSrc, Key as SrcKey, Map as SrcMap, Num, Read, Seq as SrcSeq, Sink, Src, Stop};
 pub use table::{Entry, Event, HostError, Request, TableError};
 pub use typed::{
     ByName, EntrySlot, ObjectTyped, Refused, UnionTyped, decode_from_base, from_str_typed,
@@ -49,312 +60,3 @@ pub use view::{
     NamedRef, ObjectView, Own, ScanRef, convert_vec, lent_str, owned_str, scan_object_view,
     view_agrees,
 };
-
-use std::borrow::Cow;
-use std::fmt;
-use std::sync::Arc;
-
-/// Why a JSON text is not a valid value.
-#[derive(Debug)]
-pub struct ParseError {
-    kind: Kind,
-}
-
-#[derive(Debug)]
-enum Kind {
-    /// Not JSON at all (or nested deeper than 128).
-    Syntax(serde_json::Error),
-    /// JSON, but not a valid value: every issue, sorted as displayed.
-    Invalid(Vec<Issue>),
-}
-
-impl ParseError {
-    fn invalid(mut issues: Vec<Issue>) -> ParseError {
-        issue::sort_issues(&mut issues);
-        ParseError {
-            kind: Kind::Invalid(issues),
-        }
-    }
-
-    /// A JSON syntax error.
-    pub fn syntax(e: serde_json::Error) -> ParseError {
-        ParseError {
-            kind: Kind::Syntax(e),
-        }
-    }
-
-    /// The issues, in display order (empty for a syntax error).
-    pub fn issues(&self) -> &[Issue] {
-        match &self.kind {
-            Kind::Invalid(i) => i,
-            Kind::Syntax(_) => &[],
-        }
-    }
-
-    /// Whether this is a syntax error on text `JSON.parse` reads (see `js`).
-    fn js_reads(&self) -> bool {
-        matches!(&self.kind, Kind::Syntax(e) if serde_json_internals::js_reads(e))
-    }
-
-    /// Whether the text was not JSON at all.
-    pub fn is_syntax(&self) -> bool {
-        matches!(self.kind, Kind::Syntax(_))
-    }
-
-    /// The message: the prettified issues, or the JSON parser's own words.
-    pub fn message(&self) -> String {
-        self.to_string()
-    }
-}
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.kind {
-            Kind::Syntax(e) => e.fmt(f),
-            Kind::Invalid(issues) => f.write_str(&prettify(issues)),
-        }
-    }
-}
-
-impl std::error::Error for ParseError {}
-
-/// Parses and validates a generated type from JSON text.
-#[inline]
-pub fn from_str<T: Decode>(json: &str) -> Result<T, ParseError> {
-    from_str_with(Named::<T>::new(), json)
-}
-
-/// Parses and validates a generated borrowed view (`RequestRef<'a>`) from JSON text: its
-/// strings and raw values borrow from `json` when they can. The fast reader first (`scan`),
-/// then the decoder, the authority, when it is not sure. Text that only JavaScript reads
-/// (see `js`) is parsed as the owned type instead, with the same verdict.
-pub fn from_str_ref<'a, T: DecodeRef<'a>>(json: &'a str) -> Result<T, ParseError> {
-    if let Some(v) = scan_str(json, T::scan) {
-        return Ok(v);
-    }
-    union::with_live_tags(None, |cx| from_str_ref_once(json, cx))
-}
-
-#[inline]
-fn from_str_ref_once<'a, T: DecodeRef<'a>>(json: &'a str, cx: &mut Cx) -> Result<T, ParseError> {
-    let mut de = serde_json::Deserializer::from_str(json);
-    let first =
-        source::read_de(&mut de, |src| T::decode(src, cx)).and_then(|v| de.end().map(|()| v));
-    match first {
-        Ok(Some(v)) if cx.is_empty() => Ok(v),
-        Ok(_) => Err(ParseError::invalid(cx.take_issues())),
-        Err(e) => {
-            let e = ParseError::syntax(e);
-            if e.js_reads() {
-                from_str::<T::Owned>(json).map(T::from_owned)
-            } else {
-                Err(e)
-            }
-        }
-    }
-}
-
-/// Parses and validates JSON bytes. Bytes that are not UTF-8 are read with U+FFFD in their
-/// place, as the ports and a JavaScript host (`TextDecoder`) read them: the verdict is the
-/// one on that text (docs/wire-semantics.md).
-pub fn from_slice<T: Decode>(json: &[u8]) -> Result<T, ParseError> {
-    from_str(&String::from_utf8_lossy(json))
-}
-
-/// Parses and validates JSON text with any schema (a primitive with limits, an array, ...).
-///
-/// Where `JSON.parse` reads what serde_json refuses (`1e400`, a lone surrogate escape), the
-/// text is read again the way JavaScript reads it (see `js`), so the verdict is Zod's.
-pub fn from_str_with<S: Schema>(schema: S, json: &str) -> Result<S::Out, ParseError> {
-    parse_with(json, |r| schema.scan(r), |src, cx| schema.decode(src, cx))
-}
-
-/// Parses and validates JSON text with a fast reader (`scan`, `None` when it is not sure) and
-/// a decoder (`decode`, the authority), as [`from_str_with`] does with a schema's. A table's
-/// entry is parsed so (`Request::parse_payload`): a provided method, so an entry's fast reader
-/// is compiled only in the crate that parses that entry.
-#[inline]
-pub fn parse_with<T>(
-    json: &str,
-    scan: impl FnMut(&mut Scanner<'_>) -> Option<T>,
-    decode: impl FnMut(&mut dyn Src<'_>, &mut Cx) -> Read<Option<T>>,
-) -> Result<T, ParseError> {
-    let mut reads = FnReads {
-        scan,
-        decode,
-        out: None,
-    };
-    read_text(&mut reads, json)?;
-    Ok(reads.value())
-}
-
-/// Parses and validates JSON text with a decoder alone, the verdict of [`parse_with`] without
-/// the fast reader: what the tables' by-name parse (`RequestPayload::parse`) runs, so that a
-/// crate of generated types compiles one reader per type, its decoder.
-pub fn decode_with<T>(
-    json: &str,
-    decode: impl FnMut(&mut dyn Src<'_>, &mut Cx) -> Read<Option<T>>,
-) -> Result<T, ParseError> {
-    let mut reads = FnReads {
-        scan: |_: &mut Scanner<'_>| None,
-        decode,
-        out: None,
-    };
-    decode_all(&mut reads, json)?;
-    Ok(reads.value())
-}
-
-/// The typed half of a parse by [`parse_with`]: the fast reader and the decoder, each leaving
-/// what it read in the value. Behind it, the driver ([`read_text`]) and the decoder's passes
-/// are one copy for every type, not one per type.
-trait Reads {
-    /// The fast reader; true when it read a value.
-    fn scan(&mut self, r: &mut Scanner<'_>) -> bool;
-    /// The decoder; true when it read a valid value.
-    fn decode(&mut self, src: &mut dyn Src<'_>, cx: &mut Cx) -> Read<bool>;
-}
-
-/// A fast reader and a decoder as [`Reads`], and the value they read.
-struct FnReads<T, S, D> {
-    scan: S,
-    decode: D,
-    out: Option<T>,
-}
-
-impl<T, S, D> FnReads<T, S, D> {
-    /// The value read, after a parse that answered `Ok` (which it does only with one).
-    fn value(self) -> T {
-        self.out
-            .expect("a parse answers Ok only with the value read")
-    }
-}
-
-impl<T, S, D> Reads for FnReads<T, S, D>
-where
-    S: FnMut(&mut Scanner<'_>) -> Option<T>,
-    D: FnMut(&mut dyn Src<'_>, &mut Cx) -> Read<Option<T>>,
-{
-    #[inline]
-    fn scan(&mut self, r: &mut Scanner<'_>) -> bool {
-        self.out = (self.scan)(r);
-        self.out.is_some()
-    }
-
-    fn decode(&mut self, src: &mut dyn Src<'_>, cx: &mut Cx) -> Read<bool> {
-        // A match, not `?`: the error's conversion would be one more instance per type.
-        match (self.decode)(src, cx) {
-            Ok(out) => {
-                self.out = out;
-                Ok(self.out.is_some())
-            }
-            Err(stop) => Err(stop),
-        }
-    }
-}
-
-/// A whole parse: plain, valid text by the fast reader; anything else by the decoder
-/// ([`decode_all`]). `Ok` when `reads` holds the value.
-fn read_text(reads: &mut dyn Reads, json: &str) -> Result<(), ParseError> {
-    if scan_str(json, |r| reads.scan(r).then_some(())).is_some() {
-        return Ok(());
-    }
-    decode_all(reads, json)
-}
-
-/// The decoder's parse of `json`; text that only `JSON.parse` reads, rewritten and decoded
-/// again. `Ok` when `reads` holds the value.
-fn decode_all(reads: &mut dyn Reads, json: &str) -> Result<(), ParseError> {
-    match decode_text(reads, json, None) {
-        Err(e) if e.is_syntax() => js_again(reads, json, e),
-        r => r,
-    }
-}
-
-/// The decoder's parse of `json` (see `union::with_live_tags`), one copy for the first read
-/// and the JavaScript one.
-fn decode_text(
-    reads: &mut dyn Reads,
-    json: &str,
-    marks: Option<&Arc<js::Marks>>,
-) -> Result<(), ParseError> {
-    union::with_live_tags(marks, |cx| decode_once(reads, json, cx))
-}
-
-/// One pass of the decoder over `json` in `cx`.
-fn decode_once(reads: &mut dyn Reads, json: &str, cx: &mut Cx) -> Result<(), ParseError> {
-    let mut de = serde_json::Deserializer::from_str(json);
-    let valid =
-        source::read_de(&mut de, |src| reads.decode(src, cx)).map_err(ParseError::syntax)?;
-    de.end().map_err(ParseError::syntax)?;
-    if valid && cx.is_empty() {
-        Ok(())
-    } else {
-        Err(ParseError::invalid(cx.take_issues()))
-    }
-}
-
-/// The decoder alone on `json`, in `cx` as it is (a test runs it with streaming off).
-#[cfg(test)]
-pub(crate) fn decode_in<S: Schema>(
-    schema: S,
-    json: &str,
-    cx: &mut Cx,
-) -> Result<S::Out, ParseError> {
-    let mut reads = FnReads {
-        scan: |r: &mut Scanner<'_>| schema.scan(r),
-        decode: |src: &mut dyn Src<'_>, cx: &mut Cx| schema.decode(src, cx),
-        out: None,
-    };
-    decode_once(&mut reads, json, cx)?;
-    Ok(reads.value())
-}
-
-/// A syntax error: when it is text `JSON.parse` reads, the text rewritten as JavaScript reads
-/// it (every out-of-range number marked, every lone surrogate replaced), decoded again with
-/// the markers in force; else the error. The decoder alone reads the rewritten text.
-#[cold]
-#[inline(never)]
-fn js_again(reads: &mut dyn Reads, json: &str, e: ParseError) -> Result<(), ParseError> {
-    let Some((text, marks)) = js_text(json, &e) else {
-        return Err(e);
-    };
-    // The markers travel in the context of the decode of the rewritten text.
-    decode_text(reads, &text, marks.as_ref())
-}
-
-/// The text of [`js_again`] and its markers: `None` when `e` is not on text `JSON.parse`
-/// reads, or the text has nothing to rewrite.
-#[cold]
-#[inline(never)]
-fn js_text<'a>(json: &'a str, e: &ParseError) -> Option<(Cow<'a, str>, Option<Arc<js::Marks>>)> {
-    if !e.js_reads() {
-        return None;
-    }
-    let surrogates = js::replace_lone_surrogates(json);
-    let marked = js::mark(surrogates.as_deref().unwrap_or(json));
-    match (surrogates, marked) {
-        (_, Some((marked, marks))) => Some((Cow::Owned(marked), Some(Arc::new(marks)))),
-        (Some(replaced), None) => Some((Cow::Owned(replaced), None)),
-        (None, None) => None,
-    }
-}
-
-/// A default value written in the schema, decoded with its field's schema. `check` makes sure
-/// it is valid; an invalid one is a bug in the schema compiler.
-pub fn default_from_json<S: Schema>(schema: S, json: &str) -> S::Out {
-    match from_str_with(schema, json) {
-        Ok(v) => v,
-        Err(e) => panic!("a schema default the compiler let through is invalid: {e}"),
-    }
-}
-
-/// The body of a generated type's `serde::Deserialize`: its error is the prettified text.
-pub fn deserialize<'de, T: Decode, D: serde::Deserializer<'de>>(d: D) -> Result<T, D::Error> {
-    let mut cx = Cx::new();
-    match source::read_de(d, |src| T::decode(src, &mut cx))? {
-        Some(v) if cx.is_empty() => Ok(v),
-        _ => Err(serde::de::Error::custom(ParseError::invalid(
-            cx.into_issues(),
-        ))),
-    }
-}

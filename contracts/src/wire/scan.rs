@@ -23,13 +23,21 @@
 //! string's reader (`schema::scan_string`, `scan_str_ref`), the step every field of text
 //! takes. Inlined, it was more than a quarter of what an app compiles for the readers it calls;
 //! as a call, it costs a valid frame 6-11% more instructions (docs/benchmarks.md).
+//!
+//! The bottom of the wire modules: it uses none of them. So [`MAX_SAFE`] is here, and the
+//! readers of an array's items and a map's entries ([`scan_items`], [`scan_entries`]) that the
+//! schemas and the views share. `Scanner::pick`, the look-ahead of an untagged union of
+//! structs, is in `union`, beside the decoder's pick whose rule (`literals_hold`) it shares.
 
-use super::union::{Literal, literals_hold};
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 
 /// How deep the scanner nests before it gives up: well inside serde_json's limit of 128, so
 /// a value the scanner reads is never one the decoder refuses for its depth.
 pub const MAX_SCAN_DEPTH: u32 = 64;
+
+/// The largest integer JSON and JavaScript agree on: `2^53 - 1`.
+pub const MAX_SAFE: i64 = 9_007_199_254_740_991;
 
 /// A cursor over JSON text. Every method returns `None` when the input is not what it reads
 /// (the caller gives up); whitespace before a token is skipped. A copy is a cursor at the same
@@ -532,41 +540,6 @@ impl<'a> Scanner<'a> {
         }))
     }
 
-    /// The variant of an untagged union of structs that the decoder tries first on the object
-    /// at the cursor: the first whose required literal keys (`variants[i]`: `ok: true`,
-    /// `type: "event"`) all hold, each by its last value. A variant with one absent or holding
-    /// another value is refused by the decoder whatever the rest holds (see
-    /// `decode_untagged_objects`). `Some(None)` when no variant is left; `None` when not sure
-    /// (not an object, a key with an escape, more than eight distinct literal keys, not JSON).
-    /// One look-ahead over the object, its values skipped, not read; the cursor does not move.
-    pub fn pick(&self, variants: &[&[(&'static str, Literal)]]) -> Option<Option<usize>> {
-        // The distinct literal keys, and the last value of each in the object.
-        let mut keys: [&str; 8] = [""; 8];
-        let mut found: [Option<&'a str>; 8] = [None; 8];
-        let mut n = 0;
-        for &(key, _) in variants.iter().flat_map(|v| v.iter()) {
-            if !keys[..n].contains(&key) {
-                *keys.get_mut(n)? = key;
-                n += 1;
-            }
-        }
-        if n > 0 {
-            let mut r = *self;
-            let mut entries = r.object()?;
-            while let Some(k) = r.key(&mut entries)? {
-                match keys[..n].iter().position(|&key| key == k) {
-                    Some(i) => found[i] = Some(r.raw()?),
-                    None => r.skip_value()?,
-                }
-            }
-        }
-        let last = |key: &str| {
-            let i = keys[..n].iter().position(|&k| k == key)?;
-            found[i]
-        };
-        Some(variants.iter().position(|v| literals_hold(v, last)))
-    }
-
     /// The next key of an object whose keys are data (a `map<T>`): escapes decoded.
     #[inline]
     pub fn map_key(&mut self, keys: &mut Keys) -> Option<Option<Cow<'a, str>>> {
@@ -750,7 +723,7 @@ impl<'a> Scanner<'a> {
                 return None;
             }
         }
-        if v > super::MAX_SAFE as u64 {
+        if v > MAX_SAFE as u64 {
             return None;
         }
         Some(if neg { -(v as i64) } else { v as i64 })
@@ -822,7 +795,7 @@ impl<'a> Scanner<'a> {
         self.text.get(start..self.at)
     }
 
-    fn skip_value(&mut self) -> Option<()> {
+    pub(super) fn skip_value(&mut self) -> Option<()> {
         match self.peek()? {
             b'{' => {
                 let mut keys = self.object()?;
@@ -905,6 +878,47 @@ fn hex4(h: &[u8]) -> Option<u32> {
         v = v * 16 + (c as char).to_digit(16)?;
     }
     Some(v)
+}
+
+/// An array's items read by `item`, its length within `min..=max`: the fast reader of every
+/// array, owned or viewed.
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+pub(crate) fn scan_items<'de, T>(
+    r: &mut Scanner<'de>,
+    min: Option<u64>,
+    max: Option<u64>,
+    mut item: impl FnMut(&mut Scanner<'de>) -> Option<T>,
+) -> Option<Vec<T>> {
+    let mut items = r.array()?;
+    let mut out = Vec::new();
+    while r.item(&mut items)? {
+        out.push(item(r)?);
+    }
+    within(out.len() as u64, min, max).then_some(out)
+}
+
+/// A map's entries, each value read by `value`: the fast reader of every map, owned or
+/// viewed. A duplicate key, or `__proto__` (which JavaScript objects treat apart), is left to
+/// the decoder.
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+pub(crate) fn scan_entries<'de, K: From<Cow<'de, str>> + Ord, T>(
+    r: &mut Scanner<'de>,
+    mut value: impl FnMut(&mut Scanner<'de>) -> Option<T>,
+) -> Option<BTreeMap<K, T>> {
+    let mut keys = r.object()?;
+    let mut out = BTreeMap::new();
+    while let Some(key) = r.map_key(&mut keys)? {
+        if key == "__proto__" {
+            return None;
+        }
+        let v = value(r)?;
+        if out.insert(K::from(key), v).is_some() {
+            return None;
+        }
+    }
+    Some(out)
 }
 
 /// Reads a whole text with `scan`: the value when it answered and nothing but whitespace

@@ -2,17 +2,18 @@
 //! of failing, and yield `None` when the value is invalid. Only JSON syntax errors abort.
 //!
 //! Invariant: a schema that yields `None` has recorded at least one issue.
+//!
+//! An `unknown` value is read as its text (`raw_value`); the typed parse of a [`RawJson`]
+//! (`RawJson::parse`) is in `drive`, with the other entry points.
 
 use super::issue::{Cx, Expect, Seg};
-use super::scan::{Scanner, within};
-use super::source::{Accept, Map as Entries, Read, Seq, Src, accept, skip_seq};
+use super::scan::{MAX_SAFE, Scanner, scan_entries, scan_items, within};
+use super::source::{Accept, Map as Entries, Num, Read, Seq, Src, Stop, accept, skip_seq};
 use serde::de::Deserializer;
+use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
-
-/// The largest integer JSON and JavaScript agree on: `2^53 - 1`.
-pub const MAX_SAFE: i64 = 9_007_199_254_740_991;
 
 /// A type expression that decodes a JSON value into `Out`.
 pub trait Schema: Copy {
@@ -40,25 +41,6 @@ pub trait Decode: Sized {
     fn scan(r: &mut Scanner<'_>) -> Option<Self> {
         let _ = r;
         None
-    }
-}
-
-/// A JSON number as the parser saw it.
-#[derive(Clone, Copy, Debug)]
-pub enum Num {
-    U(u64),
-    I(i64),
-    F(f64),
-}
-
-impl Num {
-    /// The number as JavaScript holds it.
-    pub fn as_f64(self) -> f64 {
-        match self {
-            Num::U(u) => u as f64,
-            Num::I(i) => i as f64,
-            Num::F(f) => f,
-        }
     }
 }
 
@@ -392,7 +374,7 @@ impl Schema for Unknown {
     #[inline]
     fn decode<'de>(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<RawJson>> {
         // A number JavaScript reads as Infinity keeps its text (see `js`).
-        let raw = super::serde_json_internals::raw_value(src.text()?)?;
+        let raw = raw_value(src.text()?)?;
         Ok(Some(RawJson(super::js::restore_raw(
             cx.marks(),
             raw.into_owned(),
@@ -404,6 +386,20 @@ impl Schema for Unknown {
     #[inline]
     fn scan(self, r: &mut Scanner<'_>) -> Option<RawJson> {
         super::serde_json_internals::lend_scanned(r.raw()?).map(|raw| RawJson(raw.to_owned()))
+    }
+}
+
+/// One JSON value's text (`serde_json_internals::capture`) as a raw value: borrowed from the
+/// input when it is.
+pub(super) fn raw_value(text: Cow<'_, str>) -> Read<Cow<'_, RawValue>> {
+    match text {
+        // The text serde_json captured is one JSON value: handed over with no second scan.
+        Cow::Borrowed(text) => super::serde_json_internals::lend_scanned(text)
+            .map(Cow::Borrowed)
+            .ok_or_else(|| Stop::with("serde_json's raw value protocol refused the text")),
+        Cow::Owned(text) => RawValue::from_string(text)
+            .map(Cow::Owned)
+            .map_err(Stop::with),
     }
 }
 
@@ -428,11 +424,6 @@ impl RawJson {
         value: &T,
     ) -> Result<RawJson, serde_json::Error> {
         serde_json::value::to_raw_value(value).map(RawJson)
-    }
-
-    /// The value parsed and validated as a generated type.
-    pub fn parse<T: Decode>(&self) -> Result<T, super::ParseError> {
-        super::from_str::<T>(self.get())
     }
 
     /// The value as an untyped tree.
@@ -672,7 +663,7 @@ impl<S: Schema> Schema for Array<S> {
     }
     #[inline]
     fn scan(self, r: &mut Scanner<'_>) -> Option<Vec<S::Out>> {
-        super::view::scan_items(r, self.min, self.max, |r| self.item.scan(r))
+        scan_items(r, self.min, self.max, |r| self.item.scan(r))
     }
 }
 
@@ -786,7 +777,7 @@ impl<S: Schema> Schema for Map<S> {
     /// `decode`.
     #[inline]
     fn scan(self, r: &mut Scanner<'_>) -> Option<Self::Out> {
-        super::view::scan_entries(r, |r| self.0.scan(r))
+        scan_entries(r, |r| self.0.scan(r))
     }
 }
 
@@ -996,7 +987,7 @@ impl<'de> SchemaRef<'de> for UnknownRef {
     type Out = Cow<'de, serde_json::value::RawValue>;
     #[inline]
     fn decode(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<Self::Out>> {
-        let raw = super::serde_json_internals::raw_value(src.text()?)?;
+        let raw = raw_value(src.text()?)?;
         Ok(Some(restore_cow(cx, raw)))
     }
     /// The value's text as the fast reader read it, not read again (no marker to restore:

@@ -12,11 +12,12 @@
 //!   serde_json's nesting limit ([`MAX_DEPTH`]) in serde_json's own words
 //!   ([`RECURSION_LIMIT`]).
 //!
+//! Beside them, [`CowKey`], the seed that reads a string borrowed when the deserializer lends
+//! it: the raw value protocol's entry is read with it, and `union` reads keys with it.
+//!
 //! The tests below check each of these against the serde_json this crate is built with, and
 //! name what changed when an upgrade changes one.
 
-use super::source::{Read, Stop};
-use super::union::CowKey;
 use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
@@ -102,19 +103,6 @@ pub(crate) fn capture<'de, D: Deserializer<'de>>(d: D) -> Result<Cow<'de, str>, 
     d.deserialize_newtype_struct(RAW_TOKEN, CaptureV)
 }
 
-/// One JSON value's text ([`capture`]) as a raw value: borrowed from the input when it is.
-pub(crate) fn raw_value(text: Cow<'_, str>) -> Read<Cow<'_, RawValue>> {
-    match text {
-        // The text serde_json captured is one JSON value: handed over with no second scan.
-        Cow::Borrowed(text) => lend_scanned(text)
-            .map(Cow::Borrowed)
-            .ok_or_else(|| Stop::with("serde_json's raw value protocol refused the text")),
-        Cow::Owned(text) => RawValue::from_string(text)
-            .map(Cow::Owned)
-            .map_err(Stop::with),
-    }
-}
-
 /// A value's text already read as one JSON value, by serde_json ([`capture`]) or by the fast
 /// reader (`Scanner::raw`, as strict as serde_json: JSON's grammar, no lone surrogate), as a
 /// raw value, with no second scan. `None` only if serde_json's raw value protocol changed (the
@@ -180,11 +168,39 @@ impl<'de> Visitor<'de> for CaptureV {
     }
 }
 
+/// A string read as a `Cow`: borrowed when the deserializer lends it (a key, the raw value
+/// protocol's entry).
+pub(super) struct CowKey;
+
+impl<'de> DeserializeSeed<'de> for CowKey {
+    type Value = Cow<'de, str>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for CowKey {
+    type Value = Cow<'de, str>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v))
+    }
+}
+
 /// These fail when a serde_json upgrade changes what the runtime relies on; each names what
 /// changed. Fix the constant (or the protocol code) above, then run every wire test.
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::schema::raw_value;
 
     /// A deserializer that records the newtype name `RawValue` asks for.
     struct Probe<'a>(&'a mut Option<&'static str>);

@@ -14,9 +14,10 @@
 //! serde_json's message and position are the ones it wrote. A stop the decoder raises
 //! itself (a nesting limit, a tag that changed) carries its message, made serde's error by
 //! the first adapter it reaches.
+//!
+//! A number reaches a [`Sink`] as a [`Num`], as the parser saw it.
 
 use super::issue::{Cx, Expect};
-use super::schema::Num;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
 use std::fmt;
@@ -28,6 +29,25 @@ pub struct Stop(Option<Box<str>>);
 
 /// What a read answers: the value, or where it stopped.
 pub type Read<T> = Result<T, Stop>;
+
+/// A JSON number as the parser saw it.
+#[derive(Clone, Copy, Debug)]
+pub enum Num {
+    U(u64),
+    I(i64),
+    F(f64),
+}
+
+impl Num {
+    /// The number as JavaScript holds it.
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Num::U(u) => u as f64,
+            Num::I(i) => i as f64,
+            Num::F(f) => f,
+        }
+    }
+}
 
 impl Stop {
     /// A stop the decoder raises, with its message (serde's `Error::custom`).

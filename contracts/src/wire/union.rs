@@ -1,15 +1,21 @@
 //! Enums and unions: closed and open string enums, tagged unions (the tag may be any key of
 //! the object) and untagged unions (variants tried in order).
+//!
+//! An untagged union of structs tries first the variant its required literal keys allow
+//! ([`Literal`], `literals_hold`): the decoder's pick, and the fast reader's, `Scanner::pick`,
+//! written here as a method of the scanner, since a literal is matched as its schema decodes
+//! it.
 
 use super::issue::Mode;
 use super::issue::{Cx, Expect, Issue, Seg};
 use super::js::Marks;
-use super::schema::{Decode, LitInt, LitStr, Num, Schema};
-use super::serde_json_internals::{self as internals, CaptureSeed, MAX_DEPTH};
+use super::scan::Scanner;
+use super::schema::{Decode, LitInt, LitStr, Schema};
+use super::serde_json_internals::{self as internals, CaptureSeed, CowKey, MAX_DEPTH};
 use super::source::{
-    Accept, Key, Map, Read, Seq, Sink, Src, Stop, accept, read_text, skip_map, skip_seq,
+    Accept, Key, Map, Num, Read, Seq, Sink, Src, Stop, accept, read_text, skip_map, skip_seq,
 };
-use serde::de::{DeserializeSeed, Deserializer, MapAccess, Visitor};
+use serde::de::{Deserializer, MapAccess, Visitor};
 use std::borrow::Cow;
 use std::cell::Cell;
 use std::fmt;
@@ -224,31 +230,6 @@ impl<'a> Src<'a> for RawText<'a> {
     /// `unknown` values elsewhere in it.
     fn skip(&mut self) -> Read<()> {
         Ok(())
-    }
-}
-
-pub(super) struct CowKey;
-
-impl<'de> DeserializeSeed<'de> for CowKey {
-    type Value = Cow<'de, str>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for CowKey {
-    type Value = Cow<'de, str>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a key")
-    }
-    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(Cow::Borrowed(v))
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Cow::Owned(v.to_owned()))
-    }
-    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
-        Ok(Cow::Owned(v))
     }
 }
 
@@ -696,6 +677,45 @@ impl Literal {
     fn decodes<S: Schema>(schema: S, raw: &str) -> bool {
         let mut cx = Cx::new();
         matches!(decode_raw_with(schema, raw, &mut cx), Ok(Some(_))) && cx.is_empty()
+    }
+}
+
+/// The fast reader's pick (see the module's header): here, not in `scan`, since it matches a
+/// literal with the decoder.
+impl<'a> Scanner<'a> {
+    /// The variant of an untagged union of structs that the decoder tries first on the object
+    /// at the cursor: the first whose required literal keys (`variants[i]`: `ok: true`,
+    /// `type: "event"`) all hold, each by its last value. A variant with one absent or holding
+    /// another value is refused by the decoder whatever the rest holds (see
+    /// `decode_untagged_objects`). `Some(None)` when no variant is left; `None` when not sure
+    /// (not an object, a key with an escape, more than eight distinct literal keys, not JSON).
+    /// One look-ahead over the object, its values skipped, not read; the cursor does not move.
+    pub fn pick(&self, variants: &[&[(&'static str, Literal)]]) -> Option<Option<usize>> {
+        // The distinct literal keys, and the last value of each in the object.
+        let mut keys: [&str; 8] = [""; 8];
+        let mut found: [Option<&'a str>; 8] = [None; 8];
+        let mut n = 0;
+        for &(key, _) in variants.iter().flat_map(|v| v.iter()) {
+            if !keys[..n].contains(&key) {
+                *keys.get_mut(n)? = key;
+                n += 1;
+            }
+        }
+        if n > 0 {
+            let mut r = *self;
+            let mut entries = r.object()?;
+            while let Some(k) = r.key(&mut entries)? {
+                match keys[..n].iter().position(|&key| key == k) {
+                    Some(i) => found[i] = Some(r.raw()?),
+                    None => r.skip_value()?,
+                }
+            }
+        }
+        let last = |key: &str| {
+            let i = keys[..n].iter().position(|&k| k == key)?;
+            found[i]
+        };
+        Some(variants.iter().position(|v| literals_hold(v, last)))
     }
 }
 

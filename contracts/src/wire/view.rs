@@ -10,7 +10,7 @@
 //! view is made from it (`DecodeRef::from_owned`). So a view accepts exactly what its owned
 //! type accepts, with the same value (`into_owned`), by construction.
 
-use super::scan::{Keys, Scanner, within};
+use super::scan::{Keys, Scanner, scan_entries, scan_items};
 use super::schema::{
     Array, Boxed, DecodeRef, Map, Nullable, Schema, SchemaRef, StrRef, UnknownRef,
 };
@@ -192,45 +192,4 @@ where
         "{name}'s fast reader answers where the owned type's does: {json}"
     );
     (owned.is_ok(), fast.is_some())
-}
-
-/// An array's items read by `item`, its length within `min..=max`: the fast reader of every
-/// array, owned or viewed.
-#[cfg_attr(debug_assertions, inline)]
-#[cfg_attr(not(debug_assertions), inline(always))]
-pub(crate) fn scan_items<'de, T>(
-    r: &mut Scanner<'de>,
-    min: Option<u64>,
-    max: Option<u64>,
-    mut item: impl FnMut(&mut Scanner<'de>) -> Option<T>,
-) -> Option<Vec<T>> {
-    let mut items = r.array()?;
-    let mut out = Vec::new();
-    while r.item(&mut items)? {
-        out.push(item(r)?);
-    }
-    within(out.len() as u64, min, max).then_some(out)
-}
-
-/// A map's entries, each value read by `value`: the fast reader of every map, owned or
-/// viewed. A duplicate key, or `__proto__` (which JavaScript objects treat apart), is left to
-/// the decoder.
-#[cfg_attr(debug_assertions, inline)]
-#[cfg_attr(not(debug_assertions), inline(always))]
-pub(crate) fn scan_entries<'de, K: From<Cow<'de, str>> + Ord, T>(
-    r: &mut Scanner<'de>,
-    mut value: impl FnMut(&mut Scanner<'de>) -> Option<T>,
-) -> Option<BTreeMap<K, T>> {
-    let mut keys = r.object()?;
-    let mut out = BTreeMap::new();
-    while let Some(key) = r.map_key(&mut keys)? {
-        if key == "__proto__" {
-            return None;
-        }
-        let v = value(r)?;
-        if out.insert(K::from(key), v).is_some() {
-            return None;
-        }
-    }
-    Some(out)
 }
