@@ -66,6 +66,10 @@
 //! - `WebSocketPort` (feature `websocket`): JSON text messages over WebSocket.
 //! - `NdjsonPort` (feature `ndjson`): one JSON frame per line over any byte stream.
 //!
+//! A server accepts with `listen` (feature `tokio`): accept errors waited out, a cap on
+//! connections, a handshake timeout. `Access` (feature `websocket`) is who may open a
+//! WebSocket: a client token and the browser origins allowed.
+//!
 //! With feature `tokio`, `FrameReceiver` turns any port's frames into an async stream.
 
 use std::borrow::Cow;
@@ -75,8 +79,12 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+#[cfg(feature = "websocket")]
+mod access;
 #[cfg(feature = "tokio")]
 mod hub;
+#[cfg(feature = "tokio")]
+pub mod listen;
 #[cfg(feature = "tokio")]
 mod memory;
 #[cfg(feature = "ndjson")]
@@ -88,6 +96,10 @@ mod receiver;
 #[cfg(feature = "websocket")]
 mod websocket;
 
+#[cfg(feature = "websocket")]
+pub use access::{Access, Refusal};
+#[cfg(feature = "tokio")]
+pub use listen::{ListenOptions, listen};
 #[cfg(feature = "tokio")]
 pub use memory::{MemoryPort, memory_pair};
 #[cfg(feature = "ndjson")]
@@ -95,7 +107,7 @@ pub use ndjson::{NdjsonOptions, NdjsonPort};
 #[cfg(feature = "tokio")]
 pub use receiver::FrameReceiver;
 #[cfg(feature = "websocket")]
-pub use websocket::{WebSocketError, WebSocketOptions, WebSocketPort};
+pub use websocket::{READ_BUFFER, WebSocketError, WebSocketOptions, WebSocketPort};
 
 /// The size limit of one frame when none is configured: 1 MiB of JSON text.
 pub const DEFAULT_MAX_FRAME_SIZE: usize = 1024 * 1024;

@@ -15,6 +15,14 @@
 //!
 //! A binary message is delivered as text (U+FFFD for what is not UTF-8), for the receiver to
 //! refuse or accept like any other frame.
+//!
+//! A server given an [`Access`] ([`WebSocketOptions::access`]) checks the token and the
+//! `Origin` of each upgrade request and answers 401 or 403 before the upgrade; a client given
+//! [`WebSocketOptions::bearer`] sends its token as `Authorization: Bearer`.
+//!
+//! Each socket's read buffer starts at [`READ_BUFFER`] bytes (tungstenite's default is 128
+//! KiB, zero-filled on the first read) and grows only for a message that needs it, so an
+//! idle socket costs little.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -23,15 +31,18 @@ use std::time::{Duration, Instant};
 use futures_util::{SinkExt, StreamExt};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::error::CapacityError;
 use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
 use tokio_tungstenite::tungstenite::http::StatusCode;
+use tokio_tungstenite::tungstenite::http::header::{AUTHORIZATION, HeaderValue};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::protocol::frame::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{self, Message};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
+use super::access::{Access, Secret};
 use super::hub::{Hub, hub_port};
 use super::queue::{Next, OutQueue};
 use super::{
@@ -41,6 +52,9 @@ use super::{
 
 /// How long a close frame may take to go out before the connection is dropped anyway.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// The read buffer a socket starts with, in bytes: a message larger than it grows it.
+pub const READ_BUFFER: usize = 4 * 1024;
 
 /// The error of a WebSocket handshake.
 pub type WebSocketError = tungstenite::Error;
@@ -53,6 +67,8 @@ pub struct WebSocketOptions {
     heartbeat: Option<Duration>,
     idle_timeout: Option<Duration>,
     linger: Duration,
+    access: Option<Access>,
+    bearer: Option<Secret>,
 }
 
 impl Default for WebSocketOptions {
@@ -63,6 +79,8 @@ impl Default for WebSocketOptions {
             heartbeat: None,
             idle_timeout: None,
             linger: Duration::from_secs(2),
+            access: None,
+            bearer: None,
         }
     }
 }
@@ -110,6 +128,18 @@ impl WebSocketOptions {
         self
     }
 
+    /// A server admits only the requests `access` lets in (401 or 403 before the upgrade).
+    pub fn access(mut self, access: Access) -> Self {
+        self.access = Some(access);
+        self
+    }
+
+    /// A client sends `token` as `Authorization: Bearer TOKEN` in its upgrade request.
+    pub fn bearer(mut self, token: impl Into<String>) -> Self {
+        self.bearer = Some(Secret(token.into().into()));
+        self
+    }
+
     /// The limits in force.
     pub fn get_limits(&self) -> Limits {
         self.limits
@@ -118,6 +148,7 @@ impl WebSocketOptions {
     /// The tungstenite config that enforces these options, for a handshake made elsewhere.
     pub fn config(&self) -> WebSocketConfig {
         WebSocketConfig::default()
+            .read_buffer_size(READ_BUFFER)
             .max_message_size(Some(self.limits.max_frame_size))
             .max_frame_size(Some(self.limits.max_frame_size))
     }
@@ -144,28 +175,44 @@ struct Inner {
 impl WebSocketPort {
     /// Connects to a `ws://` url as a client.
     pub async fn connect(url: &str, options: &WebSocketOptions) -> Result<Self, WebSocketError> {
+        let mut request = url.into_client_request()?;
+        if let Some(token) = &options.bearer {
+            let value = HeaderValue::from_str(&format!("Bearer {}", token.0))
+                .map_err(|e| WebSocketError::HttpFormat(e.into()))?;
+            request.headers_mut().insert(AUTHORIZATION, value);
+        }
         let (stream, _response) =
-            tokio_tungstenite::connect_async_with_config(url, Some(options.config()), true).await?;
+            tokio_tungstenite::connect_async_with_config(request, Some(options.config()), true)
+                .await?;
         Ok(Self::from_stream::<MaybeTlsStream<TcpStream>>(
             stream, options,
         ))
     }
 
-    /// Accepts a connection as a server, refusing other paths than the configured one.
+    /// Accepts a connection as a server, refusing other paths than the configured one (404) and
+    /// what the configured [`Access`] does not admit (401, 403).
     pub async fn accept<S>(stream: S, options: &WebSocketOptions) -> Result<Self, WebSocketError>
     where
         S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
         let path = options.path.clone();
+        let access = options.access.clone();
         // tungstenite's callback type fixes the error type.
         #[allow(clippy::result_large_err)]
-        let check = move |request: &Request, response: Response| match &path {
-            Some(path) if request.uri().path() != path => {
+        let check = move |request: &Request, response: Response| {
+            if let Some(path) = &path
+                && request.uri().path() != path
+            {
                 let mut refusal = ErrorResponse::new(Some("no WebSocket here".to_owned()));
                 *refusal.status_mut() = StatusCode::NOT_FOUND;
-                Err(refusal)
+                return Err(refusal);
             }
-            _ => Ok(response),
+            if let Some(access) = &access {
+                access
+                    .check(request)
+                    .map_err(|refusal| refusal.response())?;
+            }
+            Ok(response)
         };
         let stream =
             tokio_tungstenite::accept_hdr_async_with_config(stream, check, Some(options.config()))
