@@ -1,11 +1,13 @@
-//! Plain HTTP on the WebSocket's listener: the request head read without consuming it (so a
-//! WebSocket upgrade is handed to tungstenite untouched), a body read by its length, and a
-//! JSON response written.
+//! Plain HTTP on the WebSocket's listener: the request head read as it comes, in a buffer that
+//! grows with it (a [`Conn`] hands what was read to whoever reads next, so a WebSocket upgrade
+//! reaches tungstenite whole), a body read by its length, and a JSON response written.
 
 use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpStream;
 
 /// The largest request head read, in bytes.
@@ -14,8 +16,71 @@ pub const MAX_HEAD: usize = 16 * 1024;
 /// The largest request body read, in bytes.
 pub const MAX_BODY: usize = 1024 * 1024;
 
-/// How long a client has to send its request head.
-const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a client has to send a request body.
+const BODY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How much the head's buffer grows by at a time.
+const HEAD_CHUNK: usize = 1024;
+
+/// A connection whose first bytes were read already: reading gives those first, then the
+/// socket's; writing goes to the socket.
+#[derive(Debug)]
+pub struct Conn {
+    read: Vec<u8>,
+    at: usize,
+    stream: TcpStream,
+}
+
+impl Conn {
+    /// A connection nothing was read from yet.
+    pub fn new(stream: TcpStream) -> Conn {
+        Conn {
+            read: Vec::new(),
+            at: 0,
+            stream,
+        }
+    }
+}
+
+impl AsyncRead for Conn {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        if this.at < this.read.len() {
+            let n = buf.remaining().min(this.read.len() - this.at);
+            buf.put_slice(&this.read[this.at..this.at + n]);
+            this.at += n;
+            if this.at == this.read.len() {
+                // Given back: the socket's own buffers hold the rest.
+                this.read = Vec::new();
+                this.at = 0;
+            }
+            return Poll::Ready(Ok(()));
+        }
+        Pin::new(&mut this.stream).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Conn {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().stream).poll_write(cx, buf)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_shutdown(cx)
+    }
+}
 
 /// What the server needs of a request head.
 #[derive(Clone, Debug, Default)]
@@ -43,34 +108,39 @@ impl Head {
     }
 }
 
-/// Peeks at the request head until it is whole; `None` when the peer sent none in time, closed,
-/// or sent what is not HTTP.
-pub async fn peek_head(stream: &TcpStream) -> Option<Head> {
-    let mut buf = vec![0u8; MAX_HEAD];
-    let deadline = tokio::time::Instant::now() + HEAD_TIMEOUT;
-    let mut seen = 0;
+/// Reads the request head until it is whole, waiting for the socket as it comes (the caller
+/// bounds the time): the head and the connection, which reads it again from its start. `None`
+/// when the peer closed first or sent what is not HTTP or a head over [`MAX_HEAD`].
+pub async fn read_head(mut stream: TcpStream) -> Option<(Head, Conn)> {
+    let mut read = Vec::new();
     loop {
-        let n = tokio::time::timeout_at(deadline, stream.peek(&mut buf))
-            .await
-            .ok()?
-            .ok()?;
+        let len = read.len();
+        let room = HEAD_CHUNK.min(MAX_HEAD - len);
+        if room == 0 {
+            return None;
+        }
+        read.resize(len + room, 0);
+        let n = stream.read(&mut read[len..]).await.ok()?;
+        read.truncate(len + n);
         if n == 0 {
             return None;
         }
         let mut headers = [httparse::EMPTY_HEADER; 64];
         let mut request = httparse::Request::new(&mut headers);
-        match request.parse(&buf[..n]) {
-            Ok(httparse::Status::Complete(len)) => return Some(head_of(&request, len)),
-            Ok(httparse::Status::Partial) if n < MAX_HEAD => {}
-            _ => return None,
-        }
-        // peek answers at once with what is there: wait a little for more.
-        if n == seen {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-        seen = n;
-        if tokio::time::Instant::now() >= deadline {
-            return None;
+        match request.parse(&read) {
+            Ok(httparse::Status::Complete(len)) => {
+                let head = head_of(&request, len);
+                return Some((
+                    head,
+                    Conn {
+                        read,
+                        at: 0,
+                        stream,
+                    },
+                ));
+            }
+            Ok(httparse::Status::Partial) => {}
+            Err(_) => return None,
         }
     }
 }
@@ -100,8 +170,8 @@ fn head_of(request: &httparse::Request<'_, '_>, len: usize) -> Head {
     }
 }
 
-/// Consumes the head peeked at and reads the body by its length (at most [`MAX_BODY`]).
-pub async fn read_body(stream: &mut TcpStream, head: &Head) -> io::Result<Result<Vec<u8>, String>> {
+/// Consumes the head read and reads the body by its length (at most [`MAX_BODY`]).
+pub async fn read_body(stream: &mut Conn, head: &Head) -> io::Result<Result<Vec<u8>, String>> {
     let mut skip = vec![0u8; head.len];
     stream.read_exact(&mut skip).await?;
     let len = head.content_length.unwrap_or(0);
@@ -111,18 +181,14 @@ pub async fn read_body(stream: &mut TcpStream, head: &Head) -> io::Result<Result
         )));
     }
     let mut body = vec![0u8; len];
-    tokio::time::timeout(HEAD_TIMEOUT, stream.read_exact(&mut body))
+    tokio::time::timeout(BODY_TIMEOUT, stream.read_exact(&mut body))
         .await
         .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "the body did not come"))??;
     Ok(Ok(body))
 }
 
 /// Writes a response with a JSON body and closes the connection.
-pub async fn respond(
-    stream: &mut TcpStream,
-    status: u16,
-    body: &serde_json::Value,
-) -> io::Result<()> {
+pub async fn respond(stream: &mut Conn, status: u16, body: &serde_json::Value) -> io::Result<()> {
     let reason = match status {
         200 => "OK",
         400 => "Bad Request",

@@ -6,6 +6,11 @@
 //! WebSocket). A WebSocket without a known token is answered with an `unauthorized` error frame
 //! and closed.
 //!
+//! Connections are accepted by [`contracts::port::listen`]: accept errors (out of file
+//! descriptors) are waited out, at most [`Settings::listen`]'s cap are served at once (more
+//! are answered 503), and a request head and WebSocket upgrade must come within its handshake
+//! timeout.
+//!
 //! The hub, every socket's [`WebSocketPort`] and a ticker (pings, idle sockets) share one
 //! lock that is never held across an await: the hub answers at once (a durable log has
 //! committed before it answers), and sending on a port only queues.
@@ -34,8 +39,10 @@ use contracts::connect::ErrorCode;
 use contracts::connect::session::{
     Action, Config, EventLog, Hub, MemoryLog, SocketId, error_frame,
 };
-use contracts::port::{FramePortExt, Limits, SendError, WebSocketOptions, WebSocketPort};
-use tokio::net::{TcpListener, TcpStream};
+use contracts::port::{
+    FramePortExt, Limits, ListenOptions, SendError, WebSocketOptions, WebSocketPort,
+};
+use tokio::net::TcpListener;
 use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
 use tokio_tungstenite::tungstenite::http::StatusCode;
 
@@ -62,6 +69,8 @@ pub struct Settings {
     pub config: Config,
     /// The most bytes of frames a socket's queue holds before it is closed as a slow consumer.
     pub queue_bytes: usize,
+    /// The cap on connections and the handshake timeout.
+    pub listen: ListenOptions,
 }
 
 impl Settings {
@@ -86,6 +95,7 @@ impl Default for Settings {
         Settings {
             config,
             queue_bytes: limits.max_queued_bytes,
+            listen: ListenOptions::default(),
         }
     }
 }
@@ -181,8 +191,9 @@ impl<L: EventLog + Send + 'static> Server<L> {
         }
     }
 
-    /// Accepts connections on `listener` until the task is dropped.
-    pub async fn serve(self, listener: TcpListener) -> io::Result<()> {
+    /// Accepts connections on `listener` until the task is dropped (it never returns: accept
+    /// errors are waited out).
+    pub async fn serve(self, listener: TcpListener) {
         let server = Arc::new(self);
         let ticker = Arc::downgrade(&server.state);
         tokio::spawn(async move {
@@ -195,26 +206,41 @@ impl<L: EventLog + Send + 'static> Server<L> {
                 state.apply(actions);
             }
         });
-        loop {
-            let (stream, _) = listener.accept().await?;
-            let server = Arc::clone(&server);
-            tokio::spawn(async move { server.connection(stream).await });
-        }
+        let shaking = Arc::clone(&server);
+        let listen = server.settings.listen.clone();
+        contracts::port::listen(
+            listener,
+            &listen,
+            move |stream| {
+                let server = Arc::clone(&shaking);
+                async move {
+                    let (head, conn) = http::read_head(stream).await?;
+                    if head.upgrade {
+                        let (port, token) = server.upgrade(conn).await?;
+                        Some(Accepted::WebSocket(port, token))
+                    } else {
+                        Some(Accepted::Http(head, conn))
+                    }
+                }
+            },
+            move |accepted| {
+                let server = Arc::clone(&server);
+                async move {
+                    match accepted {
+                        Accepted::WebSocket(port, token) => server.socket(port, token).await,
+                        // An error here is the peer gone mid-answer: no one is left to tell.
+                        Accepted::Http(head, mut conn) => {
+                            let _ = server.http(&mut conn, &head).await;
+                        }
+                    }
+                }
+            },
+        )
+        .await;
     }
 
-    /// One connection: plain HTTP, or a WebSocket from its upgrade to its end.
-    async fn connection(&self, mut stream: TcpStream) {
-        let Some(head) = http::peek_head(&stream).await else {
-            return;
-        };
-        if !head.upgrade {
-            // An error here is the peer gone mid-answer: there is no one left to tell.
-            let _ = self.http(&mut stream, &head).await;
-            return;
-        }
-        let Some((port, token)) = self.upgrade(stream).await else {
-            return;
-        };
+    /// A WebSocket from its upgrade to its end.
+    async fn socket(&self, port: WebSocketPort, token: Option<String>) {
         let Some(identity) = token.as_deref().and_then(|t| self.tokens.get(t)).cloned() else {
             let refusal = error_frame(
                 ErrorCode::Unauthorized,
@@ -267,7 +293,7 @@ impl<L: EventLog + Send + 'static> Server<L> {
     }
 
     /// A request that is not a WebSocket: `GET /v1/join` and the admin routes.
-    async fn http(&self, stream: &mut TcpStream, head: &http::Head) -> io::Result<()> {
+    async fn http(&self, stream: &mut http::Conn, head: &http::Head) -> io::Result<()> {
         let body = match http::read_body(stream, head).await? {
             Ok(body) => body,
             Err(message) => {
@@ -284,7 +310,7 @@ impl<L: EventLog + Send + 'static> Server<L> {
     }
 
     /// The WebSocket handshake: only `/v1/ws`, and the request's token.
-    async fn upgrade(&self, stream: TcpStream) -> Option<(WebSocketPort, Option<String>)> {
+    async fn upgrade(&self, stream: http::Conn) -> Option<(WebSocketPort, Option<String>)> {
         let mut token = None;
         #[allow(clippy::result_large_err)] // tungstenite's callback type fixes the error type.
         let check = |request: &Request, response: Response| {
@@ -307,6 +333,14 @@ impl<L: EventLog + Send + 'static> Server<L> {
             .ok()?;
         Some((WebSocketPort::from_stream(stream, &self.options), token))
     }
+}
+
+/// A connection whose handshake is done.
+enum Accepted {
+    /// A WebSocket on `/v1/ws` and the token of its request.
+    WebSocket(WebSocketPort, Option<String>),
+    /// A plain HTTP request.
+    Http(http::Head, http::Conn),
 }
 
 /// Locks the state; a panic elsewhere while it was held leaves it usable.

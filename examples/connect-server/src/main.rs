@@ -13,11 +13,13 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
 use connect_server::tokens::DEMO_WORKSPACE;
 use connect_server::{PATH, Server, Settings, TokenTable};
 use contracts::connect::session::{Durability, EventLog, MemoryLog, SqliteLog};
+use contracts::port::ListenOptions;
 
 /// Where events are kept.
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -72,11 +74,21 @@ struct Args {
     /// The most bytes of frames queued for one socket before it is closed as a slow consumer.
     #[arg(long, value_name = "BYTES")]
     queue_bytes: Option<usize>,
+    /// The most connections served at once; more are answered 503.
+    #[arg(long, default_value_t = ListenOptions::default().max_connections)]
+    max_connections: usize,
+    /// Milliseconds a connection has to send its request head and finish a WebSocket upgrade.
+    #[arg(long, default_value_t = ListenOptions::default().handshake_timeout.as_millis() as u64)]
+    handshake_timeout_ms: u64,
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
     let args = Args::parse();
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .init();
     let tokens = if args.tokens.is_empty() {
         TokenTable::demo()
     } else {
@@ -93,6 +105,9 @@ async fn main() -> ExitCode {
     if let Some(bytes) = args.queue_bytes {
         settings.queue_bytes = bytes;
     }
+    settings.listen = ListenOptions::default()
+        .max_connections(args.max_connections)
+        .handshake_timeout(Duration::from_millis(args.handshake_timeout_ms));
     match args.log {
         LogKind::Memory => {
             let mut log = MemoryLog::new(args.retain.unwrap_or(MemoryLog::DEFAULT_RETAIN));
@@ -147,13 +162,10 @@ async fn serve<L: EventLog + Send + 'static>(addr: &str, server: Server<L>) -> E
             return ExitCode::FAILURE;
         }
     };
-    println!("listening on ws://{local}{PATH}");
-    let _ = std::io::stdout().flush();
-    match server.serve(listener).await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("connect-server: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    // Whoever reads stdout may stop after this line: nothing here may fail on that.
+    let mut stdout = std::io::stdout();
+    let _ = writeln!(stdout, "listening on ws://{local}{PATH}");
+    let _ = stdout.flush();
+    server.serve(listener).await;
+    ExitCode::SUCCESS
 }

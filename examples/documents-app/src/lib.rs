@@ -18,7 +18,7 @@ use contracts::agent::{
     self, ChatAttachPayload, ChatCreatePayload, ChatCreated, ChatDetachPayload, ChatHistoryPayload,
     ChatHistoryResult, ChatInfo, ChatListResult, ChatState, Empty, WireError,
 };
-use contracts::port::{FramePort, WebSocketOptions, WebSocketPort};
+use contracts::port::{FramePort, ListenOptions, WebSocketOptions, WebSocketPort};
 use contracts::wire::Event as _;
 use tokio::net::TcpListener;
 
@@ -238,18 +238,21 @@ pub async fn serve<P: FramePort + ?Sized>(app: Arc<App>, port: &P) {
     agent::host::serve(&hub, client, outgoing, port, &documents::Dispatcher(&host)).await;
 }
 
-/// Accepts WebSocket connections on `PATH` forever, serving each on a task of its own.
+/// Accepts WebSocket connections on `PATH` forever, serving each on a task of its own, with
+/// the runtime's accept loop (accept errors waited out, a cap, a handshake timeout).
 pub async fn listen(app: Arc<App>, listener: TcpListener) {
     let options = WebSocketOptions::default().path(PATH);
-    loop {
-        let Ok((stream, _)) = listener.accept().await else {
-            continue;
-        };
-        let (app, options) = (app.clone(), options.clone());
-        tokio::spawn(async move {
-            if let Ok(port) = WebSocketPort::accept(stream, &options).await {
-                serve(app, &port).await;
-            }
-        });
-    }
+    contracts::port::listen(
+        listener,
+        &ListenOptions::default(),
+        |stream| {
+            let options = options.clone();
+            async move { WebSocketPort::accept(stream, &options).await.ok() }
+        },
+        move |port| {
+            let app = app.clone();
+            async move { serve(app, &port).await }
+        },
+    )
+    .await;
 }

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use contracts::agent::host::{Hub, HubConfig};
 use contracts::agent::{self, ChatListResult, Empty, WireError};
-use contracts::port::{WebSocketOptions, WebSocketPort};
+use contracts::port::{ListenOptions, WebSocketOptions, WebSocketPort};
 use contracts::wire::Event as _;
 use tokio::net::TcpListener;
 
@@ -73,22 +73,22 @@ impl notes::Host for Connection {
     }
 }
 
-/// Accepts WebSocket connections on `/v1/ws` forever, one task per connection.
+/// Accepts WebSocket connections on `/v1/ws` forever, one task per connection, with the
+/// runtime's accept loop: accept errors waited out, a cap on connections, a handshake timeout.
 pub async fn listen(app: Arc<App>, listener: TcpListener) {
     let options = WebSocketOptions::default().path("/v1/ws");
-    loop {
-        let Ok((stream, _)) = listener.accept().await else {
-            continue;
-        };
-        let (app, options) = (app.clone(), options.clone());
-        tokio::spawn(async move {
-            let Ok(port) = WebSocketPort::accept(stream, &options).await else {
-                return;
-            };
+    let handshake = move |stream| {
+        let options = options.clone();
+        async move { WebSocketPort::accept(stream, &options).await.ok() }
+    };
+    let serve = move |port: WebSocketPort| {
+        let app = app.clone();
+        async move {
             let (client, outgoing) = app.hub.connect();
             let hub = app.hub.clone();
             let host = Connection { app };
             agent::host::serve(&hub, client, outgoing, &port, &notes::Dispatcher(&host)).await;
-        });
-    }
+        }
+    };
+    contracts::port::listen(listener, &ListenOptions::default(), handshake, serve).await;
 }

@@ -109,6 +109,102 @@ pub fn start(program: &str, args: &[&str]) -> (KillOnDrop, String) {
     (server, url)
 }
 
+/// A server started by [`start_watched`]: the process (killed when dropped), its url, the
+/// lines it printed on stdout after the first, and everything it printed on stderr so far.
+pub struct Watched {
+    /// The process.
+    pub server: KillOnDrop,
+    /// The url of its first line, `listening on <url>`.
+    pub url: String,
+    /// The lines after the first, as they come.
+    pub lines: std::sync::mpsc::Receiver<String>,
+    stderr: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl Watched {
+    /// What the server printed on stderr so far.
+    pub fn stderr(&self) -> String {
+        self.stderr
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The next line on stdout after the first, within `limit`.
+    pub fn next_line(&self, limit: Duration) -> Option<String> {
+        self.lines.recv_timeout(limit).ok()
+    }
+}
+
+/// Like [`start`], with stdout and stderr read on threads of their own (a test looks at what
+/// the server said), and with at most `nofile` file descriptors when given (`ulimit -n`, so
+/// a test can make the server run out of them).
+pub fn start_watched(program: &str, args: &[&str], nofile: Option<u32>) -> Watched {
+    let mut command = match nofile {
+        Some(n) => {
+            let mut sh = Command::new("sh");
+            sh.arg("-c")
+                .arg(format!("ulimit -n {n} && exec \"$0\" \"$@\""))
+                .arg(program)
+                .args(args);
+            sh
+        }
+        None => {
+            let mut direct = Command::new(program);
+            direct.args(args);
+            direct
+        }
+    };
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("the server binary {program} does not start: {e}"));
+    let stdout = child.stdout.take().expect("piped stdout");
+    let stderr = child.stderr.take().expect("piped stderr");
+    let server = KillOnDrop(child);
+    let said = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let into = said.clone();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let mut said = into
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            said.push_str(&line);
+            said.push('\n');
+        }
+    });
+    let mut stdout = BufReader::new(stdout);
+    let mut line = String::new();
+    stdout
+        .read_line(&mut line)
+        .expect("the server prints its address");
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| {
+            panic!(
+                "unexpected first line: {line:?}; stderr: {}",
+                said.lock().map(|s| s.clone()).unwrap_or_default()
+            )
+        })
+        .to_owned();
+    let (send, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stdout.lines().map_while(Result::ok) {
+            if send.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    Watched {
+        server,
+        url,
+        lines,
+        stderr: said,
+    }
+}
+
 /// Waits for a child at most `limit`, killing it after: its exit status, or `None` when it
 /// ran out of time.
 pub fn wait(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
