@@ -36,6 +36,12 @@ export interface NodePortOptions {
     openTimeoutMs?: number;
     /** Extra headers of the opening request (an `Authorization`, say). */
     headers?: Record<string, string>;
+    /**
+     * The host's client token, sent as `Authorization: Bearer TOKEN` (the example agent host
+     * refuses the upgrade without it: 401). A browser, which cannot set headers, puts it in
+     * the URL instead: `ws://127.0.0.1:8787/?token=TOKEN`.
+     */
+    token?: string;
     /** Subprotocols offered in `Sec-WebSocket-Protocol`. */
     protocols?: string | string[];
     /** The largest message accepted, in bytes; a larger one closes the socket (ws: 100 MiB). */
@@ -50,10 +56,14 @@ export interface NodePortOptions {
 export function connectNodePort(url: string, options: NodePortOptions = {}): Promise<NodeSocketPort> {
     return new Promise((resolve, reject) => {
         let socket: WebSocket;
+        const headers = {
+            ...options.headers,
+            ...(options.token === undefined ? {} : { Authorization: `Bearer ${options.token}` }),
+        };
         try {
             socket = new WebSocket(url, options.protocols ?? [], {
                 handshakeTimeout: options.openTimeoutMs ?? 10_000,
-                ...(options.headers === undefined ? {} : { headers: options.headers }),
+                ...(Object.keys(headers).length === 0 ? {} : { headers }),
                 ...(options.maxPayload === undefined ? {} : { maxPayload: options.maxPayload }),
             });
         } catch (error) {

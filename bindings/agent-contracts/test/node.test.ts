@@ -10,13 +10,21 @@ import { RequestError, createAgentClient, parseRequest, type ServerFrame } from 
 import { connectNodePort } from '@adecore/agent-contracts/node';
 
 /** A host on a real socket: answers chat.list, echoes every frame's text to `seen`. */
-async function host(): Promise<{ url: string; seen: string[]; sockets: Set<WebSocket>; stop: () => Promise<void> }> {
+async function host(): Promise<{
+    url: string;
+    seen: string[];
+    sockets: Set<WebSocket>;
+    authorization: (string | undefined)[];
+    stop: () => Promise<void>;
+}> {
     const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
     await new Promise<void>((resolve) => server.once('listening', resolve));
     const seen: string[] = [];
     const sockets = new Set<WebSocket>();
-    server.on('connection', (socket) => {
+    const authorization: (string | undefined)[] = [];
+    server.on('connection', (socket, request) => {
         sockets.add(socket);
+        authorization.push(request.headers.authorization);
         socket.on('message', (data) => {
             const text = data.toString();
             seen.push(text);
@@ -38,6 +46,7 @@ async function host(): Promise<{ url: string; seen: string[]; sockets: Set<WebSo
         url: `ws://127.0.0.1:${port}`,
         seen,
         sockets,
+        authorization,
         stop: () => {
             for (const s of sockets) s.terminate();
             return new Promise((resolve) => server.close(() => resolve()));
@@ -90,6 +99,17 @@ test('closing from the client end settles closed with 1000', async () => {
     const port = await connectNodePort(h.url);
     port.close();
     assert.equal((await port.closed).code, 1000);
+    await h.stop();
+});
+
+test('the token goes as Authorization: Bearer, and none without it', async () => {
+    const h = await host();
+    const port = await connectNodePort(h.url, { token: 't0k/+' });
+    const bare = await connectNodePort(h.url);
+    assert.deepEqual(h.authorization, ['Bearer t0k/+', undefined]);
+    port.close();
+    bare.close();
+    await Promise.all([port.closed, bare.closed]);
     await h.stop();
 });
 

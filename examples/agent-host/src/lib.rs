@@ -24,6 +24,10 @@
 //! - Connections use the hub's [`Limits`](contracts::port::Limits): the same frame size limit,
 //!   the outgoing queue bound (a client that falls behind is closed as a slow consumer and
 //!   resumes with `since`), a heartbeat and an idle timeout.
+//! - [`EchoAgent::serve`] accepts with [`contracts::port::listen`]: accept errors (out of file
+//!   descriptors) waited out, a cap on connections, a handshake timeout. With
+//!   [`Options::access`] (what the binary always sets) a client must present the token, and a
+//!   browser page must come from an allowed origin, or the upgrade is refused (401, 403).
 
 mod accounts;
 
@@ -44,7 +48,7 @@ use contracts::agent::{
     ChatUsage, Empty, ErrorCode, Host, Provider, ProviderListResult, ProviderModel, QueuedMessage,
     Timestamp, Visual, WireError,
 };
-use contracts::port::{FramePort, WebSocketOptions, WebSocketPort};
+use contracts::port::{Access, FramePort, ListenOptions, WebSocketOptions, WebSocketPort};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -76,6 +80,11 @@ pub struct Options {
     pub heartbeat: Option<Duration>,
     /// How long a client may be silent (no frame, no pong) before it is closed.
     pub idle_timeout: Option<Duration>,
+    /// Who may connect: the client token and the browser origins allowed. `None` admits
+    /// everyone (tests in one process); the binary always sets it.
+    pub access: Option<Access>,
+    /// The cap on connections and the handshake timeout.
+    pub listen: ListenOptions,
 }
 
 impl Default for Options {
@@ -87,6 +96,8 @@ impl Default for Options {
             cli_delay: Duration::from_millis(100),
             heartbeat: Some(Duration::from_secs(15)),
             idle_timeout: Some(Duration::from_secs(45)),
+            access: None,
+            listen: ListenOptions::default(),
         }
     }
 }
@@ -210,27 +221,30 @@ impl EchoAgent {
         if let Some(after) = self.options.idle_timeout {
             options = options.idle_timeout(after);
         }
+        if let Some(access) = &self.options.access {
+            options = options.access(access.clone());
+        }
         options
     }
 
-    /// Accepts WebSocket connections until the listener fails, serving each on a task.
-    pub async fn serve(self: &Arc<Self>, listener: TcpListener) -> std::io::Result<()> {
+    /// Accepts WebSocket connections until the task is dropped, serving each on a task of its
+    /// own (it never returns: accept errors are waited out).
+    pub async fn serve(self: &Arc<Self>, listener: TcpListener) {
         let options = self.websocket_options();
-        loop {
-            let (stream, _) = match listener.accept().await {
-                Ok(accepted) => accepted,
-                // A connection that failed before it was accepted ends nothing else.
-                Err(e) if is_transient(&e) => continue,
-                Err(e) => return Err(e),
-            };
-            let agent = self.clone();
-            let options = options.clone();
-            tokio::spawn(async move {
-                if let Ok(port) = WebSocketPort::accept(stream, &options).await {
-                    agent.serve_port(&port).await;
-                }
-            });
-        }
+        let agent = self.clone();
+        contracts::port::listen(
+            listener,
+            &self.options.listen,
+            |stream| {
+                let options = options.clone();
+                async move { WebSocketPort::accept(stream, &options).await.ok() }
+            },
+            move |port| {
+                let agent = agent.clone();
+                async move { agent.serve_port(&port).await }
+            },
+        )
+        .await;
     }
 
     /// Runs one connection over any port until it ends.
@@ -459,15 +473,6 @@ impl EchoAgent {
 /// What the echo agent answers to a message.
 fn answer_to(text: &str) -> String {
     format!("echo: {text}")
-}
-
-/// Whether an accept error concerns one connection only.
-fn is_transient(e: &std::io::Error) -> bool {
-    use std::io::ErrorKind::*;
-    matches!(
-        e.kind(),
-        ConnectionAborted | ConnectionReset | Interrupted | WouldBlock
-    ) || e.raw_os_error().is_some_and(|c| c == 24 || c == 23)
 }
 
 /// One connection: the agent and the client id the hub gave it.

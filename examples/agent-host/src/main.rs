@@ -4,17 +4,22 @@
 //! cargo run -p agent-host -- --addr 127.0.0.1:8787
 //! ```
 //!
-//! Prints `listening on ws://HOST:PORT` once the socket is bound, then serves until killed.
-//! Each WebSocket text message is one JSON frame of the agent protocol. Chats are kept in
-//! `--data-dir` (a SQLite file, `agent-host-data/` by default) and served again after a
-//! restart; `--memory` keeps them in memory only.
+//! Prints `listening on ws://HOST:PORT` once the socket is bound, then the path of the client
+//! token file, and serves until killed. Each WebSocket text message is one JSON frame of the
+//! agent protocol. Chats are kept in `--data-dir` (a SQLite file, `agent-host-data/` by
+//! default) and served again after a restart; `--memory` keeps them in memory only.
+//!
+//! A client presents the token (`--token`, or a random one written to `<data-dir>/token` with
+//! mode 0600 at every start) as `?token=` or `Authorization: Bearer`; a browser page only from
+//! an origin allowed with `--allow-origin` (README, "Who may connect").
 
 use agent_host::{EchoAgent, LoginMode, Options};
 use clap::Parser;
 use contracts::agent::host::HubConfig;
-use contracts::port::Limits;
+use contracts::port::{Access, Limits, ListenOptions};
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::os::unix::fs::OpenOptionsExt as _;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -56,6 +61,54 @@ struct Args {
     /// never.
     #[arg(long, default_value_t = 45_000)]
     idle_timeout_ms: u64,
+    /// The token a client must present (`?token=` or `Authorization: Bearer`). Without it, a
+    /// random one is made at every start and written to `<data-dir>/token` (mode 0600).
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "AGENT_HOST_TOKEN",
+        hide_env_values = true
+    )]
+    token: Option<String>,
+    /// A browser origin whose pages may connect (`http://localhost:5173`); repeat for more.
+    /// A request with any other Origin is refused (403); one without Origin is no browser's.
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    allow_origins: Vec<String>,
+    /// The most connections served at once; more are answered 503.
+    #[arg(long, default_value_t = ListenOptions::default().max_connections)]
+    max_connections: usize,
+    /// Milliseconds a connection has to finish its WebSocket handshake.
+    #[arg(long, default_value_t = ListenOptions::default().handshake_timeout.as_millis() as u64)]
+    handshake_timeout_ms: u64,
+}
+
+/// The name of the client token file in the data directory.
+const TOKEN_FILE: &str = "token";
+
+/// A new random token: 32 bytes from the OS, in hex.
+fn random_token() -> Result<String, String> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| format!("no random bytes for a token: {e}"))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Writes `token` to `dir/token`, readable by this user only, and answers the file's path.
+/// The file is made anew (written beside, then renamed over), so an old file's mode is not
+/// kept.
+fn write_token(dir: &Path, token: &str) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    let path = dir.join(TOKEN_FILE);
+    let fresh = dir.join(format!("{TOKEN_FILE}.new"));
+    let _ = std::fs::remove_file(&fresh);
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&fresh)?;
+    file.write_all(format!("{token}\n").as_bytes())?;
+    file.sync_all()?;
+    std::fs::rename(&fresh, &path)?;
+    Ok(path)
 }
 
 /// `Some` duration of that many milliseconds, `None` for 0.
@@ -66,6 +119,37 @@ fn millis(ms: u64) -> Option<Duration> {
 #[tokio::main]
 async fn main() -> ExitCode {
     let args = Args::parse();
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .init();
+    let (token, token_file) = match args.token.clone() {
+        Some(token) if token.is_empty() => {
+            eprintln!("agent-host: --token is empty");
+            return ExitCode::from(2);
+        }
+        Some(token) => (token, None),
+        None => {
+            let made = random_token().and_then(|token| {
+                write_token(&args.data_dir, &token)
+                    .map(|path| (token, Some(path)))
+                    .map_err(|e| format!("cannot write the token file: {e}"))
+            });
+            match made {
+                Ok(made) => made,
+                Err(e) => {
+                    eprintln!("agent-host: {}: {e}", args.data_dir.display());
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+    };
+    let access = args
+        .allow_origins
+        .iter()
+        .fold(Access::token(token), |access, origin| {
+            access.allow_origin(origin)
+        });
     let options = Options {
         hub: HubConfig {
             log_capacity: args.log_capacity,
@@ -80,6 +164,10 @@ async fn main() -> ExitCode {
         login: LoginMode::After(Duration::from_millis(args.login_delay_ms)),
         heartbeat: millis(args.heartbeat_ms),
         idle_timeout: millis(args.idle_timeout_ms),
+        access: Some(access),
+        listen: ListenOptions::default()
+            .max_connections(args.max_connections)
+            .handshake_timeout(Duration::from_millis(args.handshake_timeout_ms)),
         ..Options::default()
     };
     let agent = if args.memory {
@@ -100,19 +188,21 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match listener.local_addr() {
-        Ok(addr) => println!("listening on ws://{addr}"),
+    let addr = match listener.local_addr() {
+        Ok(addr) => addr,
         Err(e) => {
             eprintln!("agent-host: {e}");
             return ExitCode::FAILURE;
         }
+    };
+    // Whoever reads stdout may stop after the first line: nothing here may fail on that.
+    let mut said = format!("listening on ws://{addr}\n");
+    if let Some(path) = &token_file {
+        said.push_str(&format!("client token in {}\n", path.display()));
     }
-    let _ = std::io::stdout().flush();
-    match agent.serve(listener).await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("agent-host: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    let mut stdout = std::io::stdout();
+    let _ = stdout.write_all(said.as_bytes());
+    let _ = stdout.flush();
+    agent.serve(listener).await;
+    ExitCode::SUCCESS
 }

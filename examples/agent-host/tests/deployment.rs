@@ -371,7 +371,12 @@ async fn never_reading(
     url: &str,
     chat_id: &str,
 ) -> tokio_tungstenite::WebSocketStream<tokio::net::TcpStream> {
-    let addr = url.strip_prefix("ws://").unwrap().parse().unwrap();
+    let addr = url
+        .strip_prefix("ws://")
+        .and_then(|rest| rest.split(['/', '?']).next())
+        .unwrap()
+        .parse()
+        .unwrap();
     let socket = tokio::net::TcpSocket::new_v4().unwrap();
     socket.set_recv_buffer_size(4096).unwrap();
     let stream = socket.connect(addr).await.unwrap();
@@ -389,18 +394,9 @@ async fn never_reading(
 #[test]
 fn clients_that_never_read_are_closed_and_memory_stays_flat() {
     let data = tmp("agent-host-flat");
-    let (server, url) = start(
-        env!("CARGO_BIN_EXE_agent-host"),
-        &[
-            "--addr",
-            "127.0.0.1:0",
-            "--data-dir",
-            data.to_str().unwrap(),
-            "--delta-delay-ms",
-            "0",
-            "--max-queued-bytes",
-            "262144",
-        ],
+    let (server, url) = host(
+        &data,
+        &["--delta-delay-ms", "0", "--max-queued-bytes", "262144"],
     );
     let pid = server.0.id();
     runtime().block_on(async {
@@ -475,6 +471,8 @@ fn tmp(name: &str) -> PathBuf {
     dir
 }
 
+/// The binary on a free port with its data in `data`: the process and its url with the client
+/// token it wrote to `data/token` (a new one at every start) as the `token` parameter.
 fn host(data: &std::path::Path, extra: &[&str]) -> (KillOnDrop, String) {
     let mut args = vec![
         "--addr",
@@ -483,7 +481,9 @@ fn host(data: &std::path::Path, extra: &[&str]) -> (KillOnDrop, String) {
         data.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
-    start(env!("CARGO_BIN_EXE_agent-host"), &args)
+    let (server, url) = start(env!("CARGO_BIN_EXE_agent-host"), &args);
+    let token = std::fs::read_to_string(data.join("token")).expect("the token file");
+    (server, format!("{url}/?token={}", token.trim()))
 }
 
 /// `kill -9` in the middle of a reply, then a restart on the same data directory: the chat is

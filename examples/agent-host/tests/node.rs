@@ -1,6 +1,7 @@
 //! The node client in `client-test/` (the TypeScript package `@adecore/agent-contracts`, its
 //! typed client and ChatThread over a `ws` FramePort) against the real `agent-host` binary:
-//! attach, send, receive events, reconnect with `since`.
+//! attach, send, receive events, reconnect with `since`. The client presents the token the host
+//! wrote to its data directory, as `Authorization: Bearer`.
 //!
 //! Skipped, saying so, only when `node` is missing. `cargo xtask test` installs and builds the
 //! packages first; run alone, this test does so when they are not yet: `npm ci` and
@@ -34,10 +35,11 @@ fn the_node_client_attaches_sends_and_reconnects_with_since() {
             data.to_str().expect("a UTF-8 path"),
         ],
     );
+    let token = std::fs::read_to_string(data.join("token")).expect("the token file");
     let report = node_test(
         &client,
         &["dist/test/"],
-        &[("AGENT_HOST_URL", &url)],
+        &[("AGENT_HOST_URL", &url), ("AGENT_HOST_TOKEN", token.trim())],
         Duration::from_secs(120),
     );
     assert!(

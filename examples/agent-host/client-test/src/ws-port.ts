@@ -4,10 +4,14 @@
 import WebSocket from 'ws';
 import type { FramePort } from '@adecore/agent-contracts';
 
-/** Opens a WebSocket and answers it with the FramePort over it, once it is open. */
-export function connectPort(url: string): Promise<{ port: FramePort; socket: WebSocket }> {
+/**
+ * Opens a WebSocket and answers it with the FramePort over it, once it is open. The host's
+ * client token goes as `Authorization: Bearer`.
+ */
+export function connectPort(url: string, token?: string): Promise<{ port: FramePort; socket: WebSocket }> {
     return new Promise((resolve, reject) => {
-        const socket = new WebSocket(url);
+        const headers: Record<string, string> = token === undefined ? {} : { Authorization: `Bearer ${token}` };
+        const socket = new WebSocket(url, { headers });
         const port: FramePort = {
             send: (frame) => socket.send(JSON.stringify(frame)),
             onFrame(listener) {

@@ -1,6 +1,7 @@
 // The example agent host end to end from node: the package's typed client and ChatThread over
 // a WebSocket FramePort. Run by examples/agent-host/tests/node.rs, which starts the host and
-// passes its url in AGENT_HOST_URL; without it the tests skip, saying so.
+// passes its url in AGENT_HOST_URL and its client token in AGENT_HOST_TOKEN; without a url the
+// tests skip, saying so.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -8,6 +9,7 @@ import { ChatThread, RequestError, createAgentClient, type ThreadState } from '@
 import { connectPort } from '../src/ws-port.js';
 
 const url = process.env.AGENT_HOST_URL;
+const token = process.env.AGENT_HOST_TOKEN;
 const skip = url ? false : 'AGENT_HOST_URL is not set: run `cargo test -p agent-host --test node`';
 const LIMIT_MS = 20_000;
 
@@ -38,7 +40,7 @@ const replied = (text: string) => (s: ThreadState) =>
     s.info.state === 'idle' && s.items.some((i) => i.kind === 'reply' && i.text === `echo: ${text}` && i.streaming === false);
 
 async function open() {
-    const { port, socket } = await connectPort(url!);
+    const { port, socket } = await connectPort(url!, token);
     const client = createAgentClient(port);
     // Answered only once the host registered this connection.
     await client.request('chat.list', {});
