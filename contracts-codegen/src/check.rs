@@ -138,11 +138,43 @@ pub fn check_syntax(files: &[syntax::File], diags: &mut Diagnostics) {
                 bounds_are_safe_integers(t, diags);
                 if let TypeExprKind::Object(fields) = &t.kind {
                     an_object_has_one_rest(fields, diags);
+                    includes_come_first(fields, diags);
                 }
             });
             if let Item::Struct(s) = item {
                 an_object_has_one_rest(&s.fields, diags);
+                includes_come_first(&s.fields, diags);
             }
+        }
+    }
+}
+
+/// Rule: an object's includes (`...Base`) come before its own fields and its rest, so its
+/// fields are the included ones, in order, then its own (as Zod's `.extend` orders them), and
+/// they carry no attribute (the included struct's fields carry their own).
+fn includes_come_first(fields: &[FieldDecl], diags: &mut Diagnostics) {
+    let mut own: Option<&FieldDecl> = None;
+    for f in fields {
+        if !f.include {
+            own = own.or(Some(f));
+            continue;
+        }
+        if let Some(first) = own {
+            diags
+                .error(
+                    &f.name.loc,
+                    "an include (`...Base`) comes before the object's own fields",
+                )
+                .note(&first.name.loc, "the first field of its own");
+        }
+        for a in &f.attrs.attrs {
+            diags.error(
+                &a.loc,
+                format!(
+                    "`#[{}]` cannot be written on an include (`...Base`)",
+                    a.name.text
+                ),
+            );
         }
     }
 }
@@ -551,6 +583,7 @@ pub fn check_with(model: &Model, missing: &Missing, diags: &mut Diagnostics) {
     union_tag_is_left_to_the_union(model, diags);
     union_variants_are_objects(model, diags);
     open_objects_are_not_tagged_variants(model, diags);
+    includes_are_structs(model, diags);
     the_rest_has_a_name_of_its_own(model, diags);
     limits_are_in_order(model, diags);
     defaults_are_on_optional_fields(model, diags);
@@ -1250,6 +1283,92 @@ fn open_objects_are_not_tagged_variants(model: &Model, diags: &mut Diagnostics) 
                     )
                     .note(&rest.loc, "the rest");
             }
+        }
+    }
+}
+
+/// Rule: an include (`...Base`) names a struct, this protocol's or a base's (through aliases),
+/// that does not include the struct itself; at most one of a struct and what it includes has a
+/// rest (`..: T`), which the struct then has.
+fn includes_are_structs(model: &Model, diags: &mut Diagnostics) {
+    /// The struct `r` names, with the model that declares it.
+    fn target<'m>(model: &'m Model, r: &TypeRef) -> Option<(&'m Model, &'m TypeDef, &'m Struct)> {
+        let (m, mut def) = model.locate(r)?;
+        let mut m = m;
+        for _ in 0..64 {
+            match &def.kind {
+                TypeDefKind::Struct(s) => return Some((m, def, s)),
+                TypeDefKind::Alias(Ty {
+                    kind: TyKind::Ref(next),
+                    ..
+                }) => (m, def) = m.locate(next)?,
+                _ => return None,
+            }
+        }
+        None
+    }
+    /// Whether the struct `name` of `m` includes `goal` (a struct of `model`), directly or not.
+    fn reaches(model: &Model, m: &Model, s: &Struct, goal: &str, depth: usize) -> bool {
+        depth < 64
+            && s.includes.iter().any(|inc| match target(m, &inc.ty) {
+                Some((tm, d, ts)) => {
+                    (std::ptr::eq(tm, model) && d.name == goal)
+                        || reaches(model, tm, ts, goal, depth + 1)
+                }
+                None => false,
+            })
+    }
+    for t in &model.types {
+        let TypeDefKind::Struct(s) = &t.kind else {
+            continue;
+        };
+        if let Some(first) = s.includes.first()
+            && reaches(model, model, s, &t.name, 0)
+        {
+            diags.error(
+                &first.loc,
+                format!(
+                    "`{}` includes itself (`...`), directly or through another",
+                    t.name
+                ),
+            );
+        }
+        let mut rests: Vec<&Loc> = Vec::new();
+        for inc in &s.includes {
+            match target(model, &inc.ty) {
+                None => {
+                    let what = match model.locate(&inc.ty) {
+                        Some(_) => format!("`{}` is not a struct", inc.ty.name),
+                        None => format!("no type is called `{}`", inc.ty.name),
+                    };
+                    diags.error(
+                        &inc.loc,
+                        format!("{what}: only a struct's fields can be included (`...Base`)"),
+                    );
+                }
+                Some((_, _, is)) => {
+                    if let Some(r) = &is.rest {
+                        rests.push(&r.loc);
+                    }
+                }
+            }
+        }
+        if let Some(own) = &s.rest
+            && !rests.contains(&&own.loc)
+        {
+            rests.push(&own.loc);
+        }
+        if rests.len() > 1 {
+            diags
+                .error(
+                    &t.loc,
+                    format!(
+                        "`{}` has a rest (`..: T`) from more than one place; keep one",
+                        t.name
+                    ),
+                )
+                .note(rests[0], "one")
+                .note(rests[1], "another");
         }
     }
 }

@@ -151,7 +151,8 @@ pub fn lower(name: &str, files: &[syntax::File], bases: &[Arc<Model>]) -> Model 
             }
         }
     }
-    let types = cx.types;
+    let mut types = cx.types;
+    include_fields(&mut types, bases);
     Model {
         name: name.to_owned(),
         files: Vec::new(),
@@ -190,6 +191,19 @@ impl Cx<'_> {
     /// The fields of a struct or inline object called `owner`.
     fn object(&mut self, owner: &str, fields: &[FieldDecl]) -> Struct {
         // The first `..` is the rest; `check_syntax` reports any other.
+        // Resolved and copied in by `include_fields`, once every type is lowered.
+        let includes = fields
+            .iter()
+            .filter(|f| f.include)
+            .filter_map(|f| match self.ty(&f.ty, owner).kind {
+                TyKind::Ref(r) => Some(Include {
+                    ty: r,
+                    loc: f.ty.loc.clone(),
+                    fields: 0,
+                }),
+                _ => None,
+            })
+            .collect();
         let rest = fields.iter().find(|f| f.rest).map(|f| Rest {
             docs: docs(&f.attrs),
             loc: f.name.loc.clone(),
@@ -202,7 +216,7 @@ impl Cx<'_> {
         });
         let fields = fields
             .iter()
-            .filter(|f| !f.rest)
+            .filter(|f| !f.rest && !f.include)
             .map(|f| Field {
                 name: f.name.text.clone(),
                 docs: docs(&f.attrs),
@@ -213,7 +227,11 @@ impl Cx<'_> {
                 ty: self.ty(&f.ty, &names::synthetic(&[owner, &f.name.text])),
             })
             .collect();
-        Struct { fields, rest }
+        Struct {
+            fields,
+            rest,
+            includes,
+        }
     }
 
     fn union(&mut self, u: &syntax::UnionDecl) -> Union {
@@ -474,6 +492,107 @@ fn json(v: &syntax::Value) -> serde_json::Value {
                 .map(|(k, v)| (k.text.clone(), json(v)))
                 .collect(),
         ),
+    }
+}
+
+/// Copies each included struct's fields (and its rest, when the struct has none) into the
+/// structs that include it, first, in order; an include of an include is resolved first. A
+/// base protocol's struct brings its fields with their references qualified by that protocol.
+/// What does not resolve to a struct, or includes itself, is left out: `check` reports it.
+fn include_fields(types: &mut [TypeDef], bases: &[Arc<Model>]) {
+    fn own_struct(types: &[TypeDef], r: &TypeRef, depth: usize) -> Option<usize> {
+        if r.protocol.is_some() || depth > 64 {
+            return None;
+        }
+        let i = types.iter().position(|t| t.name == r.name)?;
+        match &types[i].kind {
+            TypeDefKind::Struct(_) => Some(i),
+            TypeDefKind::Alias(Ty {
+                kind: TyKind::Ref(next),
+                ..
+            }) => own_struct(types, next, depth + 1),
+            _ => None,
+        }
+    }
+    fn qualified(mut ty: Ty, protocol: &str) -> Ty {
+        match &mut ty.kind {
+            TyKind::Ref(r) if r.protocol.is_none() => r.protocol = Some(protocol.to_owned()),
+            TyKind::Array(inner, _) | TyKind::Map(inner) | TyKind::Nullable(inner) => {
+                **inner = qualified((**inner).clone(), protocol);
+            }
+            _ => {}
+        }
+        ty
+    }
+    /// The fields and the rest struct `i` holds with its includes resolved.
+    fn resolve(
+        types: &mut [TypeDef],
+        bases: &[Arc<Model>],
+        i: usize,
+        done: &mut [bool],
+        stack: &mut Vec<usize>,
+    ) -> Option<(Vec<Field>, Option<Rest>)> {
+        let TypeDefKind::Struct(s) = &types[i].kind else {
+            return None;
+        };
+        if done[i] || s.includes.is_empty() {
+            return Some((s.fields.clone(), s.rest.clone()));
+        }
+        if stack.contains(&i) {
+            return None;
+        }
+        stack.push(i);
+        let includes = s.includes.clone();
+        let (mut fields, mut rest) = (Vec::new(), None);
+        let mut counts = Vec::new();
+        for inc in &includes {
+            let got = match &inc.ty.protocol {
+                None => own_struct(types, &inc.ty, 0)
+                    .and_then(|j| resolve(types, bases, j, done, stack)),
+                Some(p) => find_base(bases, p)
+                    .and_then(|b| b.locate(&inc.ty).map(|(m, d)| (m.name.clone(), d.clone())))
+                    .and_then(|(protocol, d)| match d.kind {
+                        TypeDefKind::Struct(bs) => Some((
+                            bs.fields
+                                .into_iter()
+                                .map(|mut f| {
+                                    f.ty = qualified(f.ty, &protocol);
+                                    f
+                                })
+                                .collect(),
+                            bs.rest.map(|mut r| {
+                                r.ty = qualified(r.ty, &protocol);
+                                r
+                            }),
+                        )),
+                        _ => None,
+                    }),
+            };
+            let (got_fields, got_rest) = got.unwrap_or_default();
+            counts.push(got_fields.len());
+            fields.extend(got_fields);
+            if rest.is_none() {
+                rest = got_rest;
+            }
+        }
+        stack.pop();
+        done[i] = true;
+        let TypeDefKind::Struct(s) = &mut types[i].kind else {
+            return None;
+        };
+        for (inc, n) in s.includes.iter_mut().zip(counts) {
+            inc.fields = n;
+        }
+        fields.append(&mut s.fields);
+        s.fields = fields;
+        if s.rest.is_none() {
+            s.rest = rest;
+        }
+        Some((s.fields.clone(), s.rest.clone()))
+    }
+    let mut done = vec![false; types.len()];
+    for i in 0..types.len() {
+        resolve(types, bases, i, &mut done, &mut Vec::new());
     }
 }
 

@@ -193,6 +193,18 @@ pub struct Struct {
     pub fields: Vec<Field>,
     /// `..: T`: every key that is not a field, kept with its value (a `T`) in the order read.
     pub rest: Option<Rest>,
+    /// `...Base`: the structs whose fields come first in `fields`, in order (lowering copies
+    /// them in; an included struct's rest is this one's when it has none of its own).
+    pub includes: Vec<Include>,
+}
+
+/// A struct included in another (`...Base`).
+#[derive(Clone, Debug)]
+pub struct Include {
+    pub ty: TypeRef,
+    pub loc: Loc,
+    /// How many of the including struct's first fields are this one's.
+    pub fields: usize,
 }
 
 /// The rest of an open object (`..: unknown`, `..: string`).

@@ -686,6 +686,19 @@ fn fields_block(input: ParseStream, p: &mut P) -> syn::Result<Vec<FieldDecl>> {
 
 fn field(input: ParseStream, p: &mut P) -> syn::Result<FieldDecl> {
     let attrs = attrs(input, p)?;
+    if input.peek(Token![...]) {
+        let dots: Token![...] = input.parse()?;
+        let ty = primary_ty(input, p)?;
+        return Ok(FieldDecl {
+            attrs,
+            name: p.name("...".to_owned(), dots.spans[0]),
+            rest: false,
+            include: true,
+            optional: false,
+            ty,
+            default: None,
+        });
+    }
     if input.peek(Token![..]) {
         let dots: Token![..] = input.parse()?;
         input.parse::<Token![:]>().map_err(|e| {
@@ -699,6 +712,7 @@ fn field(input: ParseStream, p: &mut P) -> syn::Result<FieldDecl> {
             attrs,
             name: p.name("..".to_owned(), dots.spans[0]),
             rest: true,
+            include: false,
             optional: false,
             ty,
             default: None,
@@ -735,6 +749,7 @@ fn field(input: ParseStream, p: &mut P) -> syn::Result<FieldDecl> {
         attrs,
         name,
         rest: false,
+        include: false,
         optional,
         ty,
         default,

@@ -101,6 +101,8 @@ pub struct FieldDecl {
     pub name: Name,
     /// `..: T`: every other key of the object, each with a value of `T` (an open object).
     pub rest: bool,
+    /// `...Base`: the fields of the struct `Base` (its type is `ty`), included in this one.
+    pub include: bool,
     pub optional: bool,
     pub ty: TypeExpr,
     pub default: Option<Value>,

@@ -401,6 +401,7 @@ fn mutants(m: &Checked) -> Vec<Mutant> {
                     kind: TypeDefKind::Struct(Struct {
                         fields: vec![new_field("zz", false)],
                         rest: None,
+                        includes: Vec::new(),
                     }),
                 });
                 if let TypeDefKind::Union(xu) = &mut x.types[ti].kind {

@@ -374,6 +374,22 @@ pub fn dump(m: &Model) -> String {
             }
             TypeDefKind::Struct(s) => {
                 let _ = writeln!(out, "struct {}{flags}  @{}", t.name, t.loc);
+                for i in &s.includes {
+                    let _ = writeln!(
+                        out,
+                        "  ...{} ({} fields)  @{}",
+                        show(&Ty {
+                            kind: TyKind::Ref(i.ty.clone()),
+                            loc: i.loc.clone()
+                        }),
+                        i.fields,
+                        i.loc
+                    );
+                }
+                if let Some(r) = &s.rest {
+                    docs(&mut out, "  ", &r.docs);
+                    let _ = writeln!(out, "  ..: {}  @{}", show(&r.ty), r.loc);
+                }
                 for f in &s.fields {
                     docs(&mut out, "  ", &f.docs);
                     meta(&mut out, "  ", &f.meta);

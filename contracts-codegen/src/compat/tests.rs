@@ -60,7 +60,11 @@ fn strukt(name: &str, fields: Vec<Field>) -> TypeDef {
     def(
         name,
         false,
-        TypeDefKind::Struct(Struct { fields, rest: None }),
+        TypeDefKind::Struct(Struct {
+            fields,
+            rest: None,
+            includes: Vec::new(),
+        }),
     )
 }
 

@@ -715,6 +715,18 @@ impl Page<'_> {
                 let _ = writeln!(out, "Alias of {}.\n", self.ty(x));
             }
             TypeDefKind::Struct(s) => {
+                if !s.includes.is_empty() {
+                    let names: Vec<String> = s
+                        .includes
+                        .iter()
+                        .map(|i| format!("`{}`", i.ty.name))
+                        .collect();
+                    let _ = writeln!(
+                        out,
+                        "Includes the fields of {} (first, below).\n",
+                        names.join(", ")
+                    );
+                }
                 if s.fields.is_empty() && s.rest.is_none() {
                     out.push_str("An object with no fields of its own: `{}`.\n\n");
                 } else {

@@ -74,7 +74,11 @@ fn strukt(name: &str, d: &str, fields: Vec<Field>) -> TypeDef {
         name,
         d,
         None,
-        TypeDefKind::Struct(Struct { fields, rest: None }),
+        TypeDefKind::Struct(Struct {
+            fields,
+            rest: None,
+            includes: Vec::new(),
+        }),
     )
 }
 

@@ -114,6 +114,29 @@ impl<'a> Emitter<'a> {
                     t.name
                 );
             }
+            TypeDefKind::Struct(s) if !s.includes.is_empty() => {
+                // The included schemas shared (`.extend`), then the struct's own fields.
+                let included: usize = s.includes.iter().map(|i| i.fields).sum();
+                let mut expr = names::ts_schema(&s.includes[0].ty.name);
+                for inc in &s.includes[1..] {
+                    let _ = write!(expr, ".extend({}.shape)", names::ts_schema(&inc.ty.name));
+                }
+                if s.fields.len() > included {
+                    let own = self.shape(&t.name, &s.fields[included..], "");
+                    let _ = write!(expr, ".extend({own})");
+                }
+                if let Some(rest) = &s.rest
+                    && let TyKind::Map(inner) = &rest.ty.kind
+                {
+                    let _ = write!(expr, ".catchall({})", self.ty(inner));
+                }
+                let _ = writeln!(out, "{doc}export const {schema} = {expr};");
+                let _ = writeln!(
+                    out,
+                    "{doc}export type {} = z.infer<typeof {schema}>;",
+                    t.name
+                );
+            }
             TypeDefKind::Struct(s) => {
                 let _ = writeln!(
                     out,
@@ -226,11 +249,17 @@ impl<'a> Emitter<'a> {
             ),
             Some(t) => ("z.object", format!(".catchall({})", self.ty(t))),
         };
+        format!("{open}({}){catchall}", self.shape(owner, fields, indent))
+    }
+
+    /// The shape of an object's fields, `{ key: schema, ... }`; `owner` decides which
+    /// references are lazy (getters).
+    pub(super) fn shape(&self, owner: &str, fields: &[Field], indent: &str) -> String {
         if fields.is_empty() {
-            return format!("{open}({{}}){catchall}");
+            return "{}".to_owned();
         }
         let inner = format!("{indent}    ");
-        let mut s = format!("{open}({{\n");
+        let mut s = "{\n".to_owned();
         for f in fields {
             s.push_str(&jsdoc(&f.docs, &f.meta, &[], &inner));
             let expr = self.field(f);
@@ -242,7 +271,7 @@ impl<'a> Emitter<'a> {
                 let _ = writeln!(s, "{inner}{}: {expr},", js_key(&f.name));
             }
         }
-        let _ = write!(s, "{indent}}}){catchall}");
+        let _ = write!(s, "{indent}}}");
         s
     }
 
@@ -346,6 +375,9 @@ pub(super) fn wrap(ty: &Ty, expr: String, method: &str, arg: Option<&str>) -> St
 /// Every reference a definition makes.
 pub(super) fn all_refs(t: &TypeDef) -> Vec<&TypeRef> {
     let mut out = Vec::new();
+    if let TypeDefKind::Struct(s) = &t.kind {
+        out.extend(s.includes.iter().map(|i| &i.ty));
+    }
     for ty in t.slots() {
         ty.each_ref(&mut |r| out.push(r));
     }
@@ -357,7 +389,8 @@ pub(super) fn all_refs(t: &TypeDef) -> Vec<&TypeRef> {
 pub(super) fn eager_refs(t: &TypeDef, lazy: impl Fn(&str, &TypeRef) -> bool) -> Vec<&TypeRef> {
     match &t.kind {
         TypeDefKind::Struct(s) => {
-            let mut out = Vec::new();
+            // Included schemas are read at once (`.extend`).
+            let mut out: Vec<&TypeRef> = s.includes.iter().map(|i| &i.ty).collect();
             for ty in s.slots() {
                 if !ty_has_lazy(ty, &|r| lazy(&t.name, r)) {
                     ty.each_ref(&mut |r| out.push(r));

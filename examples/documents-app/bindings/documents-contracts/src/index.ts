@@ -9,6 +9,8 @@ export {
     type DocumentsErrorCode,
     DocumentMetaSchema,
     type DocumentMeta,
+    DocumentRefSchema,
+    type DocumentRef,
     DocumentHeadersSchema,
     type DocumentHeaders,
     DocumentReadPayloadSchema,

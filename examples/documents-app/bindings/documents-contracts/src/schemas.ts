@@ -31,12 +31,23 @@ export const DocumentsErrorCodeSchema = z.enum(['unknown-document']);
 export type DocumentsErrorCode = z.infer<typeof DocumentsErrorCodeSchema>;
 
 /**
+ * What names a document in a result: included by the results that carry it.
+ */
+export const DocumentRefSchema = z.object({
+    id: z.optional(DocumentIdSchema),
+});
+/**
+ * What names a document in a result: included by the results that carry it.
+ */
+export type DocumentRef = z.infer<typeof DocumentRefSchema>;
+
+/**
  * A document's metadata as its source gave it: the fields the app reads, and every other key
  * kept as it came (an open object), so a client that proxies it loses nothing.
  */
-export const DocumentMetaSchema = z.looseObject({
+export const DocumentMetaSchema = DocumentRefSchema.extend({
     title: z.string().optional(),
-});
+}).catchall(z.unknown());
 /**
  * A document's metadata as its source gave it: the fields the app reads, and every other key
  * kept as it came (an open object), so a client that proxies it loses nothing.
