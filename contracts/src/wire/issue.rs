@@ -117,6 +117,8 @@ pub enum Expect {
     LitInt(i64),
     /// An enum: `Invalid option: expected one of "a"|"b"` (one value: `Invalid input: expected "a"`).
     OneOf(&'static [&'static str]),
+    /// An integer enum: `Invalid option: expected one of 1|2` (one value: `Invalid input: expected 1`).
+    OneOfInt(&'static [i64]),
 }
 
 impl Expect {
@@ -132,6 +134,14 @@ impl Expect {
             Expect::LitInt(i) => Cow::Owned(format!("Invalid input: expected {i}")),
             Expect::OneOf([one]) => {
                 Cow::Owned(format!("Invalid input: expected {}", json_str(one)))
+            }
+            Expect::OneOfInt([one]) => Cow::Owned(format!("Invalid input: expected {one}")),
+            Expect::OneOfInt(values) => {
+                let list: Vec<String> = values.iter().map(i64::to_string).collect();
+                Cow::Owned(format!(
+                    "Invalid option: expected one of {}",
+                    list.join("|")
+                ))
             }
             Expect::OneOf(values) => {
                 let list: Vec<String> = values.iter().map(|v| json_str(v)).collect();

@@ -53,8 +53,9 @@ pub use typed::{
 };
 pub use union::{
     Entries, EntriesOf, LentEntries, Literal, ObjectVariant, ObjectVariantRef, Tagged, TryVariant,
-    decode_enum, decode_open_enum, decode_raw, decode_raw_with, decode_tagged, decode_untagged,
-    decode_untagged_objects, decode_untagged_objects_ref,
+    decode_enum, decode_int_enum, decode_open_enum, decode_open_int_enum, decode_raw,
+    decode_raw_with, decode_tagged, decode_untagged, decode_untagged_objects,
+    decode_untagged_objects_ref,
 };
 pub use view::{
     NamedRef, ObjectView, Own, ScanRef, convert_vec, lent_str, owned_str, scan_object_view,

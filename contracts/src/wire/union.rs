@@ -1,4 +1,4 @@
-//! Enums and unions: closed and open string enums, tagged unions (the tag may be any key of
+//! Enums and unions: closed and open string and integer enums, tagged unions (the tag may be any key of
 //! the object) and untagged unions (variants tried in order).
 //!
 //! An untagged union of structs tries first the variant its required literal keys allow
@@ -10,7 +10,7 @@ use super::issue::Mode;
 use super::issue::{Cx, Expect, Issue, Seg};
 use super::js::Marks;
 use super::scan::Scanner;
-use super::schema::{Decode, LitInt, LitStr, Schema};
+use super::schema::{Decode, Int, LitInt, LitStr, Schema};
 use super::serde_json_internals::{self as internals, CaptureSeed, CowKey, MAX_DEPTH};
 use super::source::{
     Accept, Key, Map, Num, Read, Seq, Sink, Src, Stop, accept, read_text, skip_map, skip_seq,
@@ -63,6 +63,65 @@ pub fn decode_enum<'de, T>(
 ) -> Read<Option<T>> {
     let i = accept(src, EnumA { cx, values })?;
     Ok(i.and_then(|i| pick(values[i])))
+}
+
+/// A closed integer enum being decoded: the listed integer a number is (`1.0` and `1e0` are
+/// 1, as `JSON.parse` reads them). Anything else is `Invalid option: expected one of 1|2`,
+/// as Zod's `z.enum` says it whatever the value's type.
+struct IntEnumA<'a> {
+    cx: &'a mut Cx,
+    values: &'static [i64],
+}
+
+impl<'de> Accept<'de> for IntEnumA<'_> {
+    type Out = i64;
+    fn cx(&mut self) -> &mut Cx {
+        self.cx
+    }
+    fn expect(&self) -> Expect {
+        Expect::OneOfInt(self.values)
+    }
+    fn num(self, n: Num) -> Option<i64> {
+        let whole = match n {
+            Num::U(u) => i64::try_from(u).ok(),
+            Num::I(i) => Some(i),
+            Num::F(_) => None,
+        };
+        let found = match whole {
+            Some(i) => self.values.iter().copied().find(|v| *v == i),
+            // Every listed value is a safe integer, which a double holds exactly.
+            None => self
+                .values
+                .iter()
+                .copied()
+                .find(|v| n.as_f64() == *v as f64),
+        };
+        match found {
+            Some(i) => Some(i),
+            None => self.reject("number"),
+        }
+    }
+}
+
+/// Decodes a closed integer enum: `pick` maps a listed value to its variant.
+pub fn decode_int_enum<'de, T>(
+    src: &mut dyn Src<'de>,
+    cx: &mut Cx,
+    values: &'static [i64],
+    pick: fn(i64) -> Option<T>,
+) -> Read<Option<T>> {
+    let i = accept(src, IntEnumA { cx, values })?;
+    Ok(i.and_then(pick))
+}
+
+/// Decodes an open integer enum: any `int` (its messages), `pick` keeping an unlisted one.
+pub fn decode_open_int_enum<'de, T>(
+    src: &mut dyn Src<'de>,
+    cx: &mut Cx,
+    pick: fn(i64) -> T,
+) -> Read<Option<T>> {
+    let i = Int::default().decode(src, cx)?;
+    Ok(i.map(pick))
 }
 
 /// An open enum being decoded: any string, owned (the decoder's path only).
