@@ -145,6 +145,9 @@ pub fn check_syntax(files: &[syntax::File], diags: &mut Diagnostics) {
                 an_object_has_one_rest(&s.fields, diags);
                 includes_come_first(&s.fields, diags);
             }
+            if let Item::Enum(e) = item {
+                enum_values_are_of_one_kind(e, diags);
+            }
         }
     }
 }
@@ -201,6 +204,65 @@ fn an_object_has_one_rest(fields: &[FieldDecl], diags: &mut Diagnostics) {
                     "`#[{}]` cannot be written on the rest (`..: T`): only `#[deprecated]` can",
                     a.name.text
                 ),
+            );
+        }
+    }
+}
+
+/// Rule: an enum's values are all strings (`"idle"`) or all named integers (`Error = 1`);
+/// an integer lies in the safe integer range and its name is UpperCamelCase (it is the Rust
+/// variant and the TypeScript key as written).
+fn enum_values_are_of_one_kind(e: &syntax::EnumDecl, diags: &mut Diagnostics) {
+    let Some(first) = e.values.first() else {
+        return;
+    };
+    let shown = |v: &syntax::EnumValueDecl| match &v.int {
+        None => format!("\"{}\"", v.value.text),
+        Some(n) => format!("{} = {}", v.value.text, n.value),
+    };
+    for v in &e.values {
+        if v.int.is_some() != first.int.is_some() {
+            let (this, those) = if v.int.is_some() {
+                ("a named integer", "strings")
+            } else {
+                ("a string", "named integers")
+            };
+            diags
+                .error(
+                    &v.value.loc,
+                    format!(
+                        "`{}` is {this}, but the values of `{}` are {those}: an enum's values are all strings or all integers",
+                        shown(v),
+                        e.name.text
+                    ),
+                )
+                .note(&first.value.loc, format!("its first value, `{}`", shown(first)));
+            continue;
+        }
+        let Some(n) = &v.int else { continue };
+        if !(-i128::from(MAX_SAFE)..=i128::from(MAX_SAFE)).contains(&n.value) {
+            diags.error(
+                &n.loc,
+                format!(
+                    "{} is outside the safe integer range -(2^53-1) ..= 2^53-1",
+                    n.value
+                ),
+            );
+        }
+        let name = v.value.text.as_str();
+        let camel = name.starts_with(|c: char| c.is_ascii_uppercase())
+            && name.chars().all(|c| c.is_ascii_alphanumeric());
+        if !camel {
+            diags.error(
+                &v.value.loc,
+                format!(
+                    "`{name}` is not a name for an integer value: write it in UpperCamelCase ASCII (`Error`, `ParseError`); it is the Rust variant and the TypeScript key"
+                ),
+            );
+        } else if name == "Self" {
+            diags.error(
+                &v.value.loc,
+                "`Self` is a Rust keyword and cannot name a variant: choose another name",
             );
         }
     }
@@ -1089,16 +1151,46 @@ fn fields_are_unique(model: &Model, diags: &mut Diagnostics) {
     }
 }
 
-/// Rule: no two values of an enum are equal or become one Rust variant (`"a-b"`, `"a_b"`).
+/// Rule: no two values of an enum are equal or become one Rust variant (`"a-b"`, `"a_b"`);
+/// no two values of an integer enum share a name or a number.
 fn enum_values_are_unique(model: &Model, diags: &mut Diagnostics) {
     for t in &model.types {
-        if let TypeDefKind::Enum(e) = &t.kind {
+        let TypeDefKind::Enum(e) = &t.kind else {
+            continue;
+        };
+        if !e.is_int() {
             unique(
-                e.values.iter().map(|v| (v.value.as_str(), &v.loc)),
+                e.values.iter().filter_map(|v| Some((v.as_str()?, &v.loc))),
                 "enum value",
                 names::rust_type,
                 diags,
             );
+            continue;
+        }
+        unique(
+            e.values.iter().filter_map(|v| match &v.value {
+                EnumLit::Int { name, .. } => Some((name.as_str(), &v.loc)),
+                EnumLit::Str(_) => None,
+            }),
+            "enum value name",
+            names::rust_type_name,
+            diags,
+        );
+        let mut seen: HashMap<i64, (&str, &Loc)> = HashMap::new();
+        for v in &e.values {
+            let EnumLit::Int { name, value } = &v.value else {
+                continue;
+            };
+            if let Some((first, loc)) = seen.get(value) {
+                diags
+                    .error(
+                        &v.loc,
+                        format!("duplicate enum value {value}: `{name}` and `{first}` both travel as {value}"),
+                    )
+                    .note(loc, format!("`{first} = {value}` is defined here"));
+                continue;
+            }
+            seen.insert(*value, (name, &v.loc));
         }
     }
 }
@@ -1725,8 +1817,19 @@ fn fits_def(model: &Model, def: &TypeDef, v: &serde_json::Value, depth: u32) -> 
     match (&def.kind, v) {
         (TypeDefKind::Alias(ty), _) => fits(model, ty, v, depth),
         (TypeDefKind::Struct(s), J::Object(m)) => fits_struct(model, s, m, None, depth),
+        (TypeDefKind::Enum(e), J::Number(n)) if e.is_int() => {
+            let i = n.as_i64().filter(|i| i.abs() <= MAX_SAFE);
+            match i {
+                Some(i) if e.open || e.ints().any(|x| x == i) => Ok(()),
+                Some(i) => Err(format!("{i} is not a value of `{}`", def.name)),
+                None => Err(format!("expected an integer (a value of `{}`)", def.name)),
+            }
+        }
+        (TypeDefKind::Enum(e), _) if e.is_int() => {
+            Err(format!("expected an integer (a value of `{}`)", def.name))
+        }
         (TypeDefKind::Enum(e), J::String(s)) => {
-            if e.open || e.values.iter().any(|x| &x.value == s) {
+            if e.open || e.strs().any(|x| x == s) {
                 Ok(())
             } else {
                 Err(format!("\"{s}\" is not a value of `{}`", def.name))
@@ -2038,7 +2141,21 @@ fn extended_enums_are_open(model: &Model, diags: &mut Diagnostics) {
             Some(p) => format!("{p}::{}", r.name),
             None => r.name.clone(),
         };
+        if e.is_int() {
+            diags.error(
+                &t.loc,
+                format!("`{}` is an integer enum: `#[extends]` takes more values of an open string enum only", t.name),
+            );
+            continue;
+        }
         let base = match model.resolve(r).map(|d| &d.kind) {
+            Some(TypeDefKind::Enum(b)) if b.is_int() => {
+                diags.error(
+                    &t.loc,
+                    format!("`{}` extends `{shown}`, which is an integer enum: `#[extends]` takes more values of an open string enum only", t.name),
+                );
+                continue;
+            }
             Some(TypeDefKind::Enum(b)) if b.open => b,
             Some(TypeDefKind::Enum(_)) => {
                 diags.error(
@@ -2064,7 +2181,7 @@ fn extended_enums_are_open(model: &Model, diags: &mut Diagnostics) {
             if base.values.iter().any(|b| b.value == v.value) {
                 diags.error(
                     &v.loc,
-                    format!("\"{}\" is already a value of `{shown}`", v.value),
+                    format!("{} is already a value of `{shown}`", v.shown()),
                 );
             }
         }

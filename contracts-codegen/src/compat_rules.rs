@@ -495,14 +495,15 @@ pub const ENUM_VALUE_ADDED: Rule = Rule {
 pub const OPEN_ENUM_VALUE_ADDED: Rule = Rule {
     id: "open-enum-value-added",
     summary: "an `#[open]` enum gained a value",
-    detail: "An open enum already accepts any string: only the documented set grew.",
+    detail: "An open enum already accepts any string (an open integer enum any integer): only \
+             the documented set grew.",
     input: v(
         I,
-        "compatible: the enum is open, so every peer already accepts any string",
+        "compatible: the enum is open, so every peer already accepts any value of its kind",
     ),
     output: v(
         I,
-        "compatible: the enum is open, so every peer already accepts any string",
+        "compatible: the enum is open, so every peer already accepts any value of its kind",
     ),
     rust: kept(
         "an `#[open]` enum is `#[non_exhaustive]`; the value moves from `Other` to its own variant",
@@ -569,6 +570,34 @@ pub const OPEN_ENUM_VALUE_REMOVED: Rule = Rule {
         p![
             "#[open] enum Code { \"a\" }",
             "events { \"e\": { code: Code } }"
+        ],
+    ),
+};
+
+pub const ENUM_VALUE_NUMBER_CHANGED: Rule = Rule {
+    id: "enum-value-number-changed",
+    summary: "an integer enum's value kept its name and now travels as another number",
+    detail: "The number is what travels: old peers read the new number as another value (or \
+             refuse it), and stored data carries the old one. Breaking whether or not the enum \
+             is `#[open]`, and one finding rather than a removal and an addition.",
+    input: v(
+        E,
+        "old clients and stored data send the old number; keep the number (add a new value instead)",
+    ),
+    output: v(
+        E,
+        "old clients read the new number as another value; keep the number (add a new value instead)",
+    ),
+    rust: kept("the variant keeps its name; only `value()` changes"),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "enum Severity { Error = 1, Warning = 2 }",
+            "events { \"d\": { severity: Severity } }"
+        ],
+        p![
+            "enum Severity { Error = 1, Warning = 3 }",
+            "events { \"d\": { severity: Severity } }"
         ],
     ),
 };
@@ -1301,6 +1330,33 @@ pub const RUST_OPEN_ENUM_CLOSED: Rule = Rule {
     ),
 };
 
+pub const RUST_ENUM_VALUE_RENAMED: Rule = Rule {
+    id: "rust-enum-value-renamed",
+    summary: "an integer enum's value kept its number and has another name",
+    detail: "Only the number travels, so nothing changes on the wire; the name is the Rust \
+             variant and the TypeScript key, so code naming the old one needs an edit.",
+    input: v(
+        I,
+        "compatible on the wire; Rust and TypeScript code naming the old value needs an edit",
+    ),
+    output: v(
+        I,
+        "compatible on the wire; Rust and TypeScript code naming the old value needs an edit",
+    ),
+    rust: breaks("code naming the old variant no longer compiles"),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "enum Severity { Error = 1, Warn = 2 }",
+            "events { \"d\": { severity: Severity } }"
+        ],
+        p![
+            "enum Severity { Error = 1, Warning = 2 }",
+            "events { \"d\": { severity: Severity } }"
+        ],
+    ),
+};
+
 /// Every rule, in the order `docs/compat-rules.md` lists them.
 pub const RULES: &[&Rule] = &[
     &PROTOCOL_REMOVED,
@@ -1321,6 +1377,7 @@ pub const RULES: &[&Rule] = &[
     &OPEN_ENUM_VALUE_ADDED,
     &ENUM_VALUE_REMOVED,
     &OPEN_ENUM_VALUE_REMOVED,
+    &ENUM_VALUE_NUMBER_CHANGED,
     &LEGACY_VALUE_REMOVED,
     &LEGACY_ATTRIBUTE_REMOVED,
     &STORED_ATTRIBUTE_ADDED,
@@ -1354,6 +1411,7 @@ pub const RULES: &[&Rule] = &[
     &RUST_NON_EXHAUSTIVE_ADDED,
     &RUST_NEW_REORDERED,
     &RUST_OPEN_ENUM_CLOSED,
+    &RUST_ENUM_VALUE_RENAMED,
 ];
 
 /// The rules section of `docs/compat-rules.md`, rendered from the catalogue.

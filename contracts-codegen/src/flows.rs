@@ -393,7 +393,7 @@ fn error_doc(model: &Checked, code: &str) -> Option<String> {
         for t in &m.types {
             if let TypeDefKind::Enum(e) = &t.kind
                 && t.name.ends_with("ErrorCode")
-                && let Some(v) = e.values.iter().find(|v| v.value == code)
+                && let Some(v) = e.values.iter().find(|v| v.as_str() == Some(code))
             {
                 let text = v.docs.text().replace('\n', " ");
                 return Some(if text.trim().is_empty() {

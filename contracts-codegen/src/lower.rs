@@ -89,7 +89,14 @@ pub fn lower(name: &str, files: &[syntax::File], bases: &[Arc<Model>]) -> Model 
                         .values
                         .iter()
                         .map(|v| EnumValue {
-                            value: v.value.text.clone(),
+                            value: match &v.int {
+                                None => EnumLit::Str(v.value.text.clone()),
+                                // Out of range is refused by `check` on the syntax.
+                                Some(n) => EnumLit::Int {
+                                    name: v.value.text.clone(),
+                                    value: i64::try_from(n.value).unwrap_or(0),
+                                },
+                            },
                             docs: docs(&v.attrs),
                             meta: meta(&v.attrs),
                             loc: v.value.loc.clone(),

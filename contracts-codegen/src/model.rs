@@ -241,8 +241,10 @@ pub struct Field {
     pub ty: Ty,
 }
 
-/// A string enum. Closed: an unknown value is refused. `open` enums (error-code sets that
-/// apps extend) accept any string and document the known ones.
+/// An enum of strings (`enum ChatState { "idle", "running" }`) or of named integers
+/// (`enum Severity { Error = 1, Warning = 2 }`); `check` refuses one that mixes them. Closed:
+/// an unknown value is refused. `open` enums (error-code sets that apps extend) accept any
+/// string (any integer) and document the known ones.
 #[derive(Clone, Debug, Default)]
 pub struct Enum {
     pub values: Vec<EnumValue>,
@@ -255,11 +257,76 @@ pub struct Enum {
 
 #[derive(Clone, Debug)]
 pub struct EnumValue {
-    /// The value exactly as it travels.
-    pub value: String,
+    /// The value exactly as it travels: a string, or a named integer.
+    pub value: EnumLit,
     pub docs: Docs,
     pub meta: Meta,
     pub loc: Loc,
+}
+
+/// What an enum value is: `"idle"` travels as the string, `Error = 1` as the number 1.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum EnumLit {
+    Str(String),
+    /// `Error = 1`: the name (UpperCamelCase: the Rust variant, the TypeScript key) and the
+    /// integer that travels.
+    Int {
+        name: String,
+        value: i64,
+    },
+}
+
+impl EnumValue {
+    /// What its Rust variant and TypeScript key are made from: a string value itself (through
+    /// `names`), an integer value's name (as written).
+    pub fn name(&self) -> &str {
+        match &self.value {
+            EnumLit::Str(s) => s,
+            EnumLit::Int { name, .. } => name,
+        }
+    }
+    /// The string that travels, for a string value.
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.value {
+            EnumLit::Str(s) => Some(s),
+            EnumLit::Int { .. } => None,
+        }
+    }
+    /// The integer that travels, for an integer value.
+    pub fn as_int(&self) -> Option<i64> {
+        match &self.value {
+            EnumLit::Str(_) => None,
+            EnumLit::Int { value, .. } => Some(*value),
+        }
+    }
+    /// The value as JSON, as it travels.
+    pub fn json(&self) -> serde_json::Value {
+        match &self.value {
+            EnumLit::Str(s) => serde_json::Value::String(s.clone()),
+            EnumLit::Int { value, .. } => serde_json::Value::from(*value),
+        }
+    }
+    /// The value as the schema and the reference show it: `"idle"`, `1`.
+    pub fn shown(&self) -> String {
+        self.json().to_string()
+    }
+}
+
+impl Enum {
+    /// True for an enum of named integers (`Error = 1`); a checked enum is one or the other.
+    pub fn is_int(&self) -> bool {
+        self.values
+            .first()
+            .is_some_and(|v| matches!(v.value, EnumLit::Int { .. }))
+    }
+    /// The string values, in order (an integer enum has none).
+    pub fn strs(&self) -> impl Iterator<Item = &str> {
+        self.values.iter().filter_map(EnumValue::as_str)
+    }
+    /// The integer values, in order (a string enum has none).
+    pub fn ints(&self) -> impl Iterator<Item = i64> + '_ {
+        self.values.iter().filter_map(EnumValue::as_int)
+    }
 }
 
 #[derive(Clone, Debug)]

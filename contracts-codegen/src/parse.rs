@@ -508,15 +508,44 @@ fn variant(input: ParseStream, p: &mut P, tagged: bool) -> syn::Result<VariantDe
     }
 }
 
+/// A string value (`"idle"`) or a named integer (`Error = 1`).
 fn enum_value(input: ParseStream, p: &mut P) -> syn::Result<EnumValueDecl> {
     let attrs = attrs(input, p)?;
-    if !input.peek(LitStr) {
-        return Err(input.error("expected an enum value as a string: `\"idle\"`"));
+    if input.peek(LitStr) {
+        let value: LitStr = input.parse()?;
+        if input.peek(Token![=]) {
+            return Err(input.error(
+                "a string value stands alone; an integer value is a name and a number: `Error = 1`",
+            ));
+        }
+        return Ok(EnumValueDecl {
+            attrs,
+            value: p.name(value.value(), value.span()),
+            int: None,
+        });
     }
-    let value: LitStr = input.parse()?;
+    if !input.peek(Ident::peek_any) {
+        return Err(input.error(
+            "expected an enum value: a string (`\"idle\"`) or a name and an integer (`Error = 1`)",
+        ));
+    }
+    let ident = input.call(Ident::parse_any)?;
+    let name = p.name(unraw(&ident), ident.span());
+    if !input.peek(Token![=]) {
+        return Err(err(
+            ident.span(),
+            format!(
+                "expected a string or `=` and an integer after `{}`: a string value is quoted (`\"{}\"`), an integer value is a name and a number (`Error = 1`)",
+                name.text, name.text
+            ),
+        ));
+    }
+    input.parse::<Token![=]>()?;
+    let int = number(input, p)?;
     Ok(EnumValueDecl {
         attrs,
-        value: p.name(value.value(), value.span()),
+        value: name,
+        int: Some(int),
     })
 }
 

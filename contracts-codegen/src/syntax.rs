@@ -108,7 +108,7 @@ pub struct FieldDecl {
     pub default: Option<Value>,
 }
 
-/// `enum ChatState { "idle", "running" }`
+/// `enum ChatState { "idle", "running" }` or `enum Severity { Error = 1, Warning = 2 }`.
 #[derive(Clone, Debug)]
 pub struct EnumDecl {
     pub attrs: Attrs,
@@ -119,7 +119,10 @@ pub struct EnumDecl {
 #[derive(Clone, Debug)]
 pub struct EnumValueDecl {
     pub attrs: Attrs,
+    /// A string value as it travels (`"idle"`), or an integer value's name (`Error`).
     pub value: Name,
+    /// `Error = 1`: the integer that travels; `None` for a string value.
+    pub int: Option<Number>,
 }
 
 /// `union ChatEvent tag "type" { ... }` or `union ServerFrame untagged { ... }`.

@@ -347,7 +347,13 @@ fn mutants(m: &Checked) -> Vec<Mutant> {
                 let mut x = m.model().clone();
                 if let TypeDefKind::Enum(xe) = &mut x.types[ti].kind {
                     let mut v = xe.values[0].clone();
-                    v.value = "zz-mutant".into();
+                    v.value = match &v.value {
+                        EnumLit::Str(_) => EnumLit::Str("zz-mutant".into()),
+                        EnumLit::Int { .. } => EnumLit::Int {
+                            name: "ZzMutant".into(),
+                            value: xe.ints().max().unwrap_or(0) + 1,
+                        },
+                    };
                     v.meta = Meta::default();
                     xe.values.push(v);
                 }
@@ -380,7 +386,7 @@ fn mutants(m: &Checked) -> Vec<Mutant> {
                         };
                         push(
                             "drop-enum-value",
-                            format!("{}.{:?}", t.name, v.value),
+                            format!("{}.{}", t.name, value_key(v)),
                             x,
                             vec![expect],
                         );
@@ -663,7 +669,7 @@ fn more_mutants(m: &Model, dirs: &reach::Directions) -> Vec<Mutant> {
                     }
                     push(
                         "drop-legacy",
-                        format!("{}.{:?}", t.name, v.value),
+                        format!("{}.{}", t.name, value_key(v)),
                         x,
                         vec![(&rules::LEGACY_ATTRIBUTE_REMOVED, Level::Error)],
                     );
@@ -928,4 +934,12 @@ fn mutants_of_the_real_schemas_are_caught() {
         missed.len(),
         missed.join("\n")
     );
+}
+
+/// An enum value in a finding's subject, as the differ writes it: `"idle"`, `2`.
+fn value_key(v: &EnumValue) -> String {
+    match &v.value {
+        EnumLit::Str(s) => format!("{s:?}"),
+        EnumLit::Int { value, .. } => value.to_string(),
+    }
 }

@@ -414,7 +414,12 @@ pub fn dump(m: &Model) -> String {
                 for v in &e.values {
                     docs(&mut out, "  ", &v.docs);
                     meta(&mut out, "  ", &v.meta);
-                    let _ = writeln!(out, "  {:?}  @{}", v.value, v.loc);
+                    let _ = match &v.value {
+                        EnumLit::Str(s) => writeln!(out, "  {s:?}  @{}", v.loc),
+                        EnumLit::Int { name, value } => {
+                            writeln!(out, "  {name} = {value}  @{}", v.loc)
+                        }
+                    };
                 }
             }
             TypeDefKind::Union(u) => {

@@ -132,6 +132,126 @@ fn enums_are_closed() {
     );
 }
 
+/// A value of `T` three ways: the whole parse, the decoder alone and the fast reader (which
+/// answers only when it is sure, and then agrees).
+fn int_enum_ways<T: Decode + std::fmt::Debug + PartialEq>(json: &str) -> Result<T, String> {
+    let whole = wire::from_str::<T>(json).map_err(|e| e.to_string());
+    let decoded = wire::decode_with(json, T::decode).map_err(|e| e.to_string());
+    assert_eq!(whole, decoded, "the decoder's verdict on {json}");
+    if let Some(fast) = wire::scan_str(json, T::scan) {
+        assert_eq!(Ok(&fast), whole.as_ref(), "the fast reader on {json}");
+    }
+    whole
+}
+
+#[test]
+fn integer_enums_take_the_listed_integers() {
+    assert_eq!(int_enum_ways::<Severity>("1"), Ok(Severity::Error));
+    assert_eq!(int_enum_ways::<Severity>("4"), Ok(Severity::Hint));
+    // An integral number is the integer, however it is written.
+    for text in ["2.0", "2e0", "0.2e1", "2.000000000000000001"] {
+        assert_eq!(
+            int_enum_ways::<Severity>(text),
+            Ok(Severity::Warning),
+            "{text}"
+        );
+    }
+    // Anything else gets the one message Zod's `z.enum` gives, whatever its type.
+    let listed = "✖ Invalid option: expected one of 1|2|3|4";
+    for text in [
+        "5",
+        "0",
+        "-1",
+        "2.5",
+        "\"2\"",
+        "null",
+        "true",
+        "[]",
+        "{}",
+        "1e400",
+        "-1e400",
+        "9007199254740993",
+    ] {
+        assert_eq!(
+            int_enum_ways::<Severity>(text),
+            Err(listed.to_owned()),
+            "{text}"
+        );
+    }
+    assert_eq!(int_enum_ways::<Lonely>("-7.0"), Ok(Lonely::Only),);
+    assert_eq!(
+        int_enum_ways::<Lonely>("7"),
+        Err("✖ Invalid input: expected -7".to_owned())
+    );
+    // In a struct: at its path, and absent when required.
+    let item: Item = ok(&item_with(r#""severity":3,"lonely":-7"#));
+    assert_eq!(item.severity, Some(Severity::Information));
+    assert_eq!(item.lonely, Some(Lonely::Only));
+    assert_eq!(
+        msg::<Item>(&item_with(r#""severity":"error""#)),
+        format!("{listed}\n  → at severity")
+    );
+    // Written as the integer; `value()` and `VALUES` are what travels.
+    assert_eq!(serde_json::to_value(&item).unwrap()["severity"], 3);
+    assert_eq!(serde_json::to_value(&item).unwrap()["lonely"], -7);
+    assert_eq!(Severity::Warning.value(), 2);
+    assert_eq!(i64::from(Severity::Hint), 4);
+    assert_eq!(Severity::VALUES, &[1, 2, 3, 4]);
+    assert_eq!(Severity::Information.to_string(), "3");
+    // A legacy value is read and written back.
+    let hint: Severity = ok("4");
+    assert_eq!(serde_json::to_string(&hint).unwrap(), "4");
+}
+
+#[test]
+fn open_integer_enums_take_any_int() {
+    assert_eq!(int_enum_ways::<RpcCode>("-32700"), Ok(RpcCode::ParseError));
+    assert_eq!(
+        int_enum_ways::<RpcCode>("-32601.0"),
+        Ok(RpcCode::MethodNotFound)
+    );
+    assert_eq!(
+        int_enum_ways::<RpcCode>("-32000"),
+        Ok(RpcCode::Other(-32000))
+    );
+    assert_eq!(int_enum_ways::<RpcCode>("7e3"), Ok(RpcCode::Other(7000)));
+    assert_eq!(RpcCode::from(-32603), RpcCode::InternalError);
+    assert_eq!(RpcCode::Other(-32000).value(), -32000);
+    assert_eq!(
+        serde_json::to_string(&RpcCode::Other(-32099)).unwrap(),
+        "-32099"
+    );
+    assert_eq!(
+        serde_json::to_string(&RpcCode::InvalidParams).unwrap(),
+        "-32602"
+    );
+    // As `int` reads a number: the same messages.
+    assert_eq!(
+        int_enum_ways::<RpcCode>("1.5"),
+        Err("✖ Invalid input: expected int, received number".to_owned())
+    );
+    assert_eq!(
+        int_enum_ways::<RpcCode>("\"-32700\""),
+        Err("✖ Invalid input: expected number, received string".to_owned())
+    );
+    assert_eq!(
+        int_enum_ways::<RpcCode>("null"),
+        Err("✖ Invalid input: expected number, received null".to_owned())
+    );
+    assert_eq!(
+        int_enum_ways::<RpcCode>("9007199254740992"),
+        Err("✖ Too big: expected int to be <=9007199254740991".to_owned())
+    );
+    assert_eq!(
+        int_enum_ways::<RpcCode>("1e400"),
+        Err("✖ Invalid input: expected number, received Infinity".to_owned())
+    );
+    assert_eq!(
+        msg::<Item>(&item_with(r#""rpc":true"#)),
+        "✖ Invalid input: expected number, received boolean\n  → at rpc"
+    );
+}
+
 #[test]
 fn legacy_values_round_trip() {
     let item: Item = ok(&item_with(r#""origin":"task-host""#));

@@ -398,17 +398,25 @@ fn variant_ident(v: &Variant, i: usize) -> Ident {
     }
 }
 
-/// A string enum: one unit variant per value; an open one (or one that extends an open enum)
+/// A string enum: one unit variant per value (an integer enum is its `i64`); an open one (or one that extends an open enum)
 /// keeps any other string in its catch-all variant.
 fn enumeration(e: &Enum, name: &Ident, doc: TokenStream) -> TokenStream {
-    let values = e.values.iter().map(|v| {
-        let ident = format_ident!("{}", type_name(&v.value));
-        let wire = &v.value;
+    if e.is_int() {
+        // An integer enum: plain serde has no derive that writes a variant as a number, so
+        // the baseline holds the number (as a schema without integer enums would).
+        return quote! {
+            #doc
+            pub type #name = i64;
+        };
+    }
+    let values = e.values.iter().filter_map(|v| {
+        let wire = v.as_str()?;
+        let ident = format_ident!("{}", type_name(wire));
         let doc = docs(&v.docs);
-        quote!(#doc #[serde(rename = #wire)] #ident,)
+        Some(quote!(#doc #[serde(rename = #wire)] #ident,))
     });
     if e.open || e.extends.is_some() {
-        let other = if e.values.iter().any(|v| type_name(&v.value) == "Other") {
+        let other = if e.values.iter().any(|v| type_name(v.name()) == "Other") {
             format_ident!("Unlisted")
         } else {
             format_ident!("Other")

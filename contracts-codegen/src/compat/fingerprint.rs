@@ -8,7 +8,7 @@
 
 use super::kinds;
 use crate::model::{DefKey, def_key};
-use crate::model::{Limits, Literal, Model, Ty, TyKind, TypeDef, TypeDefKind, UnionTag};
+use crate::model::{EnumLit, Limits, Literal, Model, Ty, TyKind, TypeDef, TypeDefKind, UnionTag};
 use std::collections::HashMap;
 use std::collections::hash_map::DefaultHasher;
 use std::fmt::{Debug, Write as _};
@@ -99,12 +99,21 @@ impl Printer {
                 let _ = write!(text, "{{{}}}", fields.join(","));
             }
             TypeDefKind::Enum(e) => {
-                let mut values: Vec<String> =
-                    e.values.iter().map(|v| format!("{:?}", v.value)).collect();
+                // What travels: the strings, or the integers (an integer value's name does
+                // not travel).
+                let mut values: Vec<String> = e
+                    .values
+                    .iter()
+                    .map(|v| match &v.value {
+                        EnumLit::Str(s) => format!("{s:?}"),
+                        EnumLit::Int { value, .. } => value.to_string(),
+                    })
+                    .collect();
                 values.sort();
                 let _ = write!(
                     text,
-                    "enum{}({})",
+                    "enum{}{}({})",
+                    if e.is_int() { "-int" } else { "" },
                     if e.open { "+open" } else { "" },
                     values.join(",")
                 );

@@ -3,8 +3,8 @@
 //!
 //! A bound the type already implies is no bound (`string(min = 0)`, `int(..=9007199254740991)`),
 //! and a default is compared as a JSON value whatever its spelling (`40` is `40.0`). Values of
-//! the string-like kinds (a string with limits, an enum, a literal) and of the int and boolean
-//! kinds are compared as sets: one kind widened into another accepts everything it did.
+//! the string-like kinds (a string with limits, an enum, a literal) and of the int-like and
+//! boolean kinds (an integer enum is int-like) are compared as sets: one kind widened into another accepts everything it did.
 
 use crate::model::MAX_SAFE;
 use crate::model::{Limits, Literal, Model, Ty, TyKind, TypeDefKind};
@@ -53,6 +53,8 @@ enum Set {
     Ints(Limits<i64>),
     /// Exactly this integer.
     Int(i64),
+    /// Exactly these integers (a closed integer enum).
+    IntSet(Vec<i64>),
     /// `true` and `false`.
     Bools,
     /// Exactly this boolean.
@@ -68,9 +70,16 @@ fn set(m: &Model, t: &Ty) -> Option<Set> {
         TyKind::Literal(Literal::Int(i)) => Set::Int(*i),
         TyKind::Literal(Literal::Bool(b)) => Set::Bool(*b),
         TyKind::Ref(r) => match &m.locate(r)?.1.kind {
+            TypeDefKind::Enum(e) if e.is_int() && e.open => Set::Ints(Limits::none()),
+            TypeDefKind::Enum(e) if e.is_int() => {
+                let mut w: Vec<i64> = e.ints().collect();
+                w.sort_unstable();
+                w.dedup();
+                Set::IntSet(w)
+            }
             TypeDefKind::Enum(e) if e.open => Set::Strings(Limits::none()),
             TypeDefKind::Enum(e) => {
-                let mut w: Vec<String> = e.values.iter().map(|v| v.value.clone()).collect();
+                let mut w: Vec<String> = e.strs().map(str::to_owned).collect();
                 w.sort();
                 w.dedup();
                 Set::Words(w)
@@ -131,6 +140,14 @@ pub fn relation(bm: &Model, b: &Ty, hm: &Model, h: &Ty) -> Option<Ordering> {
         (Int(i), Ints(l)) => order(within(*i, l), false),
         (Ints(l), Int(i)) => order(false, within(*i, l)),
         (Int(a), Int(c)) => (a == c).then_some(Ordering::Equal),
+        (IntSet(a), IntSet(c)) => order(
+            a.iter().all(|i| c.contains(i)),
+            c.iter().all(|i| a.contains(i)),
+        ),
+        (IntSet(a), Ints(l)) => order(a.iter().all(|i| within(*i, l)), false),
+        (Ints(l), IntSet(a)) => order(false, a.iter().all(|i| within(*i, l))),
+        (IntSet(a), Int(i)) => order(a == &[*i], a.contains(i)),
+        (Int(i), IntSet(a)) => order(a.contains(i), a == &[*i]),
         (Bool(_), Bools) => Some(Ordering::Less),
         (Bools, Bool(_)) => Some(Ordering::Greater),
         (Bool(a), Bool(c)) => (a == c).then_some(Ordering::Equal),

@@ -72,7 +72,7 @@ fn enm(name: &str, values: &[&str]) -> TypeDef {
     let values = values
         .iter()
         .map(|v| EnumValue {
-            value: v.to_string(),
+            value: EnumLit::Str(v.to_string()),
             docs: Docs::default(),
             meta: Meta::default(),
             loc: loc(4),

@@ -12,8 +12,8 @@ use crate::analysis::Checked;
 use crate::analysis::Directions;
 use crate::model::{DefKey, def_key};
 use crate::model::{
-    Direction, Enum, Event, Field, Limits, Literal, Loc, Model, Request, Struct, Ty, TyKind,
-    TypeDef, TypeDefKind, Union, UnionTag, Variant,
+    Direction, Enum, EnumLit, EnumValue, Event, Field, Limits, Literal, Loc, Model, Request,
+    Struct, Ty, TyKind, TypeDef, TypeDefKind, Union, UnionTag, Variant,
 };
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
@@ -972,12 +972,25 @@ impl<'a> Differ<'a> {
     }
 
     fn enums(&mut self, b: &'a Enum, h: &'a Enum, cx: &Ctx) -> bool {
+        if b.is_int() != h.is_int() {
+            let kind = |e: &Enum| {
+                if e.is_int() {
+                    "an enum of integers"
+                } else {
+                    "an enum of strings"
+                }
+            };
+            let msg = format!("`{}` was {}, now {}", cx.subject, kind(b), kind(h));
+            self.at(&rules::TYPE_CHANGED, cx, msg);
+            return true;
+        }
         let mut found = false;
         if b.open != h.open {
+            let any = if h.is_int() { "integer" } else { "string" };
             let (rule, msg) = if h.open {
                 (
                     &rules::CONSTRAINT_LOOSENED,
-                    format!("enum `{}` is now open: any string is accepted", cx.subject),
+                    format!("enum `{}` is now open: any {any} is accepted", cx.subject),
                 )
             } else {
                 (
@@ -991,13 +1004,37 @@ impl<'a> Differ<'a> {
             self.at(rule, cx, msg);
             found = true;
         }
+        // An integer value whose name now travels as another number: one finding, not a
+        // removal and an addition.
+        let mut renumbered: Vec<(i64, i64)> = Vec::new();
         for bv in &b.values {
-            let subject = format!("{}.{:?}", cx.subject, bv.value);
-            if let Some(hv) = h.values.iter().find(|v| v.value == bv.value) {
+            let EnumLit::Int { name, value } = &bv.value else {
+                continue;
+            };
+            let Some(hv) = h.values.iter().find(|v| v.name() == name) else {
+                continue;
+            };
+            let Some(now) = hv.as_int().filter(|now| now != value) else {
+                continue;
+            };
+            renumbered.push((*value, now));
+            found = true;
+            let msg = format!(
+                "value `{name}` of `{}` now travels as {now} (was {value})",
+                cx.subject
+            );
+            let subject = format!("{}.{name}", cx.subject);
+            let rule = &rules::ENUM_VALUE_NUMBER_CHANGED;
+            self.push(rule, cx.dir, subject, &hv.loc, Some(&bv.loc), msg);
+        }
+        for bv in &b.values {
+            let subject = format!("{}.{}", cx.subject, wire_key(bv));
+            if let Some(hv) = h.values.iter().find(|v| same_wire(v, bv)) {
                 if bv.meta.legacy && !hv.meta.legacy {
                     let msg = format!(
-                        "value {:?} of `{}` is no longer marked `#[legacy]`",
-                        bv.value, cx.subject
+                        "value {} of `{}` is no longer marked `#[legacy]`",
+                        shown_value(bv),
+                        cx.subject
                     );
                     let rule = &rules::LEGACY_ATTRIBUTE_REMOVED;
                     self.push(rule, cx.dir, subject, &hv.loc, Some(&bv.loc), msg);
@@ -1005,11 +1042,19 @@ impl<'a> Differ<'a> {
                 }
                 continue;
             }
+            if bv
+                .as_int()
+                .is_some_and(|i| renumbered.iter().any(|r| r.0 == i))
+                && !bv.meta.legacy
+            {
+                continue;
+            }
             found = true;
             if bv.meta.legacy {
                 let msg = format!(
-                    "legacy value {:?} was removed from `{}`; it can never be dropped",
-                    bv.value, cx.subject
+                    "legacy value {} was removed from `{}`; it can never be dropped",
+                    shown_value(bv),
+                    cx.subject
                 );
                 let rule = &rules::LEGACY_VALUE_REMOVED;
                 self.push(rule, cx.dir, subject, &cx.loc, Some(&bv.loc), msg);
@@ -1021,22 +1066,30 @@ impl<'a> Differ<'a> {
             } else {
                 &rules::ENUM_VALUE_REMOVED
             };
-            let msg = format!("value {:?} was removed from `{}`", bv.value, cx.subject);
+            let msg = format!(
+                "value {} was removed from `{}`",
+                shown_value(bv),
+                cx.subject
+            );
             self.push(rule, cx.dir, subject, &cx.loc, Some(&bv.loc), msg);
         }
         for hv in &h.values {
-            if b.values.iter().any(|v| v.value == hv.value) {
+            if b.values.iter().any(|v| same_wire(v, hv))
+                || hv
+                    .as_int()
+                    .is_some_and(|i| renumbered.iter().any(|r| r.1 == i))
+            {
                 continue;
             }
             found = true;
-            let subject = format!("{}.{:?}", cx.subject, hv.value);
+            let subject = format!("{}.{}", cx.subject, wire_key(hv));
             // An old client of an open enum already accepts any string.
             let rule = if b.open {
                 &rules::OPEN_ENUM_VALUE_ADDED
             } else {
                 &rules::ENUM_VALUE_ADDED
             };
-            let msg = format!("value {:?} was added to `{}`", hv.value, cx.subject);
+            let msg = format!("value {} was added to `{}`", shown_value(hv), cx.subject);
             self.push(rule, cx.dir, subject, &hv.loc, None, msg);
         }
         found
@@ -1369,6 +1422,32 @@ fn named(d: &TypeDef) -> Ty {
             protocol: None,
         }),
         loc: d.loc.clone(),
+    }
+}
+
+/// Whether two enum values travel as the same JSON value (an integer value's name does not
+/// travel).
+fn same_wire(a: &EnumValue, b: &EnumValue) -> bool {
+    match (&a.value, &b.value) {
+        (EnumLit::Str(x), EnumLit::Str(y)) => x == y,
+        (EnumLit::Int { value: x, .. }, EnumLit::Int { value: y, .. }) => x == y,
+        _ => false,
+    }
+}
+
+/// An enum value in a finding's subject: `"idle"` (quoted), `2`.
+fn wire_key(v: &EnumValue) -> String {
+    match &v.value {
+        EnumLit::Str(s) => format!("{s:?}"),
+        EnumLit::Int { value, .. } => value.to_string(),
+    }
+}
+
+/// An enum value in a finding's message: `"idle"`, `2` (`Warning`).
+fn shown_value(v: &EnumValue) -> String {
+    match &v.value {
+        EnumLit::Str(s) => format!("{s:?}"),
+        EnumLit::Int { name, value } => format!("{value} (`{name}`)"),
     }
 }
 

@@ -13,7 +13,8 @@
 //!   with an astral character, two UTF-16 units each); an integer's safe range stands in for
 //!   a bound it does not declare; an integer written as `1.0` (accepted) and `1.5` (refused);
 //! - every enum with a value it does not list (refused unless the enum is open), every legacy
-//!   value (accepted), every listed value once per enum;
+//!   value (accepted), every listed value once per enum; an integer enum's first value written
+//!   `1.0` (accepted) and `1.5` (refused), an open one's integer edges;
 //! - every tagged union with its tag absent or unknown (refused at the tag's path), every
 //!   variant once;
 //! - an extra unknown key on every object (accepted), and one of its fields written twice,
@@ -34,7 +35,8 @@ pub mod examples;
 use crate::analysis::Checked;
 use crate::model::MAX_SAFE;
 use crate::model::{
-    Literal, Model, Struct, TableKind, Ty, TyKind, TypeDef, TypeDefKind, TypeRef, Union, UnionTag,
+    Enum, EnumValue, Literal, Model, Struct, TableKind, Ty, TyKind, TypeDef, TypeDefKind, TypeRef,
+    Union, UnionTag,
 };
 use examples::{Example, Hint, Subject};
 use serde_json::{Map, Value, json};
@@ -712,15 +714,12 @@ impl<'m> Gen<'m> {
             TyKind::Nullable(_) => Value::Null,
             TyKind::Ref(r) => match self.model.resolve(r).map(|d| (d, &d.kind)) {
                 Some((d, TypeDefKind::Struct(s))) => self.minimal_struct(&d.name, s, depth),
-                Some((_, TypeDefKind::Enum(e))) => {
-                    let v = e
-                        .values
-                        .iter()
-                        .find(|v| !v.meta.legacy && (!self.readable || v.meta.deprecated.is_none()))
-                        .or(e.values.first())
-                        .map_or("a", |v| v.value.as_str());
-                    json!(v)
-                }
+                Some((_, TypeDefKind::Enum(e))) => e
+                    .values
+                    .iter()
+                    .find(|v| !v.meta.legacy && (!self.readable || v.meta.deprecated.is_none()))
+                    .or(e.values.first())
+                    .map_or(json!("a"), EnumValue::json),
                 Some((_, TypeDefKind::Union(u))) => {
                     let first = if self.readable {
                         u.variants
@@ -847,8 +846,12 @@ impl<'m> Gen<'m> {
                 Some(TypeDefKind::Struct(_)) => {
                     out.insert(JsonType::Object);
                 }
-                Some(TypeDefKind::Enum(_)) => {
-                    out.insert(JsonType::String);
+                Some(TypeDefKind::Enum(e)) => {
+                    out.insert(if e.is_int() {
+                        JsonType::Number
+                    } else {
+                        JsonType::String
+                    });
                 }
                 Some(TypeDefKind::Union(u)) => {
                     for v in &u.variants {
@@ -963,6 +966,9 @@ impl<'m> Gen<'m> {
                             self.fields(root, doc, at, &def.name, s, exact);
                         }
                     }
+                    TypeDefKind::Enum(e) if e.is_int() => {
+                        self.int_enum(root, doc, at, &def.name, e, exact);
+                    }
                     TypeDefKind::Enum(e) => {
                         let unknown = "not-a-listed-value";
                         let note = format!("{what} is a value {} does not list", def.name);
@@ -981,8 +987,8 @@ impl<'m> Gen<'m> {
                                 let legacy = if v.meta.legacy { " (legacy)" } else { "" };
                                 self.accept(
                                     root,
-                                    with(doc, at, Some(json!(v.value))),
-                                    format!("{what} is {:?}{legacy}", v.value),
+                                    with(doc, at, Some(v.json())),
+                                    format!("{what} is {}{legacy}", v.shown()),
                                 );
                             }
                         }
@@ -1237,6 +1243,64 @@ impl<'m> Gen<'m> {
                 self.accept(root, input, note);
             } else {
                 self.refuse(root, input, at, exact, note);
+            }
+        }
+    }
+
+    /// An integer enum's cases: a value it does not list (refused unless it is open), every
+    /// listed value once per enum and every legacy one, its first value written `1.0`
+    /// (accepted) and `1.5` (refused); an open one also reads as `int` does (its edges).
+    fn int_enum(
+        &mut self,
+        root: &Root,
+        doc: &Value,
+        at: &[Seg],
+        name: &str,
+        e: &Enum,
+        exact: bool,
+    ) {
+        let what = shown(at);
+        let unlisted = e
+            .ints()
+            .max()
+            .map_or(0, |m| m.saturating_add(1))
+            .min(MAX_SAFE);
+        let unlisted = if e.ints().any(|i| i == unlisted) {
+            e.ints().min().map_or(0, |m| m - 1)
+        } else {
+            unlisted
+        };
+        let note = format!("{what} = {unlisted}, a value {name} does not list");
+        let input = with(doc, at, Some(json!(unlisted)));
+        if e.open {
+            self.accept(root, input, note + " (open)");
+            self.int_edges(root, doc, at, None, None, exact);
+        } else {
+            self.refuse(root, input, at, exact, note);
+            if let Some(first) = e.ints().next() {
+                self.accept(
+                    root,
+                    with(doc, at, Some(json!(first as f64))),
+                    format!("{what} = {first}.0, a listed value written with a fraction"),
+                );
+                self.refuse(
+                    root,
+                    with(doc, at, Some(json!(first as f64 + 0.5))),
+                    at,
+                    exact,
+                    format!("{what} = {}, not an integer", first as f64 + 0.5),
+                );
+            }
+        }
+        let list_all = self.enums_listed.insert(name.to_owned());
+        for v in &e.values {
+            if v.meta.legacy || list_all {
+                let legacy = if v.meta.legacy { " (legacy)" } else { "" };
+                self.accept(
+                    root,
+                    with(doc, at, Some(v.json())),
+                    format!("{what} is {}{legacy}", v.shown()),
+                );
             }
         }
     }

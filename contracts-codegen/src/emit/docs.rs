@@ -10,7 +10,8 @@ use crate::corpus::examples::{self, Example, Subject};
 use crate::emit::json_schema::ROOTS;
 use crate::flows::{self, Actor, Flow, Sent};
 use crate::model::{
-    Docs, Literal, Meta, Model, Request, TableKind, Ty, TyKind, TypeDef, TypeDefKind, UnionTag,
+    Docs, EnumLit, Literal, Meta, Model, Request, TableKind, Ty, TyKind, TypeDef, TypeDefKind,
+    UnionTag,
 };
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -642,7 +643,9 @@ impl Page<'_> {
         match &t.kind {
             TypeDefKind::Alias(x) => format!("alias of {}", self.ty(x)),
             TypeDefKind::Struct(_) => "object".into(),
+            TypeDefKind::Enum(e) if e.open && e.is_int() => "open integer enum".into(),
             TypeDefKind::Enum(e) if e.open => "open enum".into(),
+            TypeDefKind::Enum(e) if e.is_int() => "integer enum".into(),
             TypeDefKind::Enum(_) => "enum".into(),
             TypeDefKind::Union(u) => match &u.tag {
                 UnionTag::Tagged { field, .. } => format!("union on `{field}`"),
@@ -762,22 +765,34 @@ impl Page<'_> {
                 }
             }
             TypeDefKind::Enum(e) => {
-                if e.open {
-                    out.push_str("Open: any string is accepted. Known values:\n\n");
-                } else {
-                    out.push_str("Closed: any other value is refused.\n\n");
+                let int = e.is_int();
+                match (e.open, int) {
+                    (true, false) => {
+                        out.push_str("Open: any string is accepted. Known values:\n\n");
+                    }
+                    (true, true) => {
+                        out.push_str("Open: any integer is accepted. Known values:\n\n");
+                    }
+                    (false, _) => out.push_str("Closed: any other value is refused.\n\n"),
                 }
-                out.push_str("| Value | Description |\n|---|---|\n");
+                if int {
+                    out.push_str("| Value | Name | Description |\n|---|---|---|\n");
+                } else {
+                    out.push_str("| Value | Description |\n|---|---|\n");
+                }
                 for v in &e.values {
                     let mut d = describe(&v.docs, &v.meta);
                     if v.meta.legacy {
                         d.push_str(" *Legacy: read and written back, never produced.*");
                     }
                     let legacy = if v.meta.legacy { " (legacy)" } else { "" };
+                    let shown = match &v.value {
+                        EnumLit::Str(s) => format!("`\"{s}\"`"),
+                        EnumLit::Int { name, value } => format!("`{value}` | `{name}`"),
+                    };
                     let _ = writeln!(
                         out,
-                        "| `\"{}\"`{legacy}{} | {} |",
-                        v.value,
+                        "| {shown}{legacy}{} | {} |",
                         deprecated_mark(&v.meta),
                         cell(d.trim())
                     );

@@ -27,8 +27,8 @@
 use crate::analysis::Checked;
 use crate::model::MAX_SAFE;
 use crate::model::{
-    Docs, Literal, Meta, Model, Struct, TableKind, Ty, TyKind, TypeDef, TypeDefKind, TypeRef,
-    UnionTag,
+    Docs, EnumLit, EnumValue, Literal, Meta, Model, Struct, TableKind, Ty, TyKind, TypeDef,
+    TypeDefKind, TypeRef, UnionTag,
 };
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
@@ -318,10 +318,19 @@ fn typedef(owner: &Model, top: &Model, t: &TypeDef) -> Value {
         TypeDefKind::Alias(x) => ty(owner, top, x),
         TypeDefKind::Struct(s) => object(owner, top, s),
         TypeDefKind::Enum(e) => {
-            let values: Vec<Value> = e.values.iter().map(|v| json!(v.value)).collect();
+            let values: Vec<Value> = e.values.iter().map(EnumValue::json).collect();
             let mut o = Map::new();
-            o.insert("type".into(), json!("string"));
-            if e.open {
+            if e.is_int() {
+                o.insert("type".into(), json!("integer"));
+            } else {
+                o.insert("type".into(), json!("string"));
+            }
+            if e.is_int() && e.open {
+                // Any integer, as `int` reads it.
+                o.insert("minimum".into(), json!(-MAX_SAFE));
+                o.insert("maximum".into(), json!(MAX_SAFE));
+                o.insert("examples".into(), Value::Array(values));
+            } else if e.open {
                 o.insert("examples".into(), Value::Array(values));
             } else {
                 o.insert("enum".into(), Value::Array(values));
@@ -357,7 +366,10 @@ fn typedef(owner: &Model, top: &Model, t: &TypeDef) -> Value {
     if let TypeDefKind::Enum(e) = &t.kind {
         for val in &e.values {
             let d = val.docs.text().replace('\n', " ");
-            let mut line = format!("- `{}`", val.value);
+            let mut line = match &val.value {
+                EnumLit::Str(s) => format!("- `{s}`"),
+                EnumLit::Int { name, value } => format!("- `{value}` (`{name}`)"),
+            };
             if !d.trim().is_empty() {
                 line.push_str(": ");
                 line.push_str(d.trim());

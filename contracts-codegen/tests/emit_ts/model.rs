@@ -84,7 +84,19 @@ fn strukt(name: &str, d: &str, fields: Vec<Field>) -> TypeDef {
 
 fn value(v: &str, d: &str) -> EnumValue {
     EnumValue {
-        value: v.to_owned(),
+        value: EnumLit::Str(v.to_owned()),
+        docs: docs(d),
+        meta: Meta::default(),
+        loc: loc(),
+    }
+}
+
+fn int_value(name: &str, value: i64, d: &str) -> EnumValue {
+    EnumValue {
+        value: EnumLit::Int {
+            name: name.to_owned(),
+            value,
+        },
         docs: docs(d),
         meta: Meta::default(),
         loc: loc(),
@@ -266,6 +278,35 @@ pub fn model() -> Model {
             open: false,
             extends: None,
             values: vec![value("idle", "Nothing running."), value("running", "")],
+        }),
+    ));
+    let mut hint = int_value("Hint", 4, "");
+    hint.meta.deprecated = Some(String::new());
+    types.push(def(
+        "Severity",
+        "How bad a diagnostic is: an integer enum.",
+        None,
+        TypeDefKind::Enum(Enum {
+            open: false,
+            extends: None,
+            values: vec![
+                int_value("Error", 1, "Reports an error."),
+                int_value("Warning", 2, ""),
+                hint,
+            ],
+        }),
+    ));
+    types.push(def(
+        "RpcCode",
+        "JSON-RPC's codes; servers add their own.",
+        None,
+        TypeDefKind::Enum(Enum {
+            open: true,
+            extends: None,
+            values: vec![
+                int_value("ParseError", -32700, "Invalid JSON."),
+                int_value("InternalError", -32603, ""),
+            ],
         }),
     ));
     let mut legacy = value("host-task", "The host that opened it.");

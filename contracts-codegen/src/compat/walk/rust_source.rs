@@ -5,12 +5,13 @@
 //! (`rust-type-renamed`). An enum or a union whose way of travelling changed may become
 //! `#[non_exhaustive]` (`rust-non-exhaustive-added`). A struct whose required fields were
 //! reordered takes them in another order in `new` (`rust-new-reordered`); an `#[open]` enum made
-//! closed loses its `Other` variant (`rust-open-enum-closed`). All are `info` on the wire: they
+//! closed loses its `Other` variant (`rust-open-enum-closed`); an integer enum's value renamed
+//! with its number kept is another Rust variant (`rust-enum-value-renamed`). All are `info` on the wire: they
 //! say which Rust code needs an edit, never that peers break.
 
 use super::Differ;
 use crate::compat::rules;
-use crate::model::{Direction, Model, Struct, TyKind, TypeDef, TypeDefKind};
+use crate::model::{Direction, EnumLit, Model, Struct, TyKind, TypeDef, TypeDefKind};
 use crate::names::rust_type_name;
 
 impl Differ<'_> {
@@ -63,6 +64,31 @@ impl Differ<'_> {
                         Some(&bd.loc),
                         msg,
                     );
+                }
+                (TypeDefKind::Enum(be), TypeDefKind::Enum(he)) if be.is_int() && he.is_int() => {
+                    for bv in &be.values {
+                        let (EnumLit::Int { name: was, value }, Some(hv)) = (
+                            &bv.value,
+                            he.values.iter().find(|v| v.as_int() == bv.as_int()),
+                        ) else {
+                            continue;
+                        };
+                        if hv.name() == was {
+                            continue;
+                        }
+                        let msg = format!(
+                            "`{hpath}::{was}` is now `{hpath}::{}` (the value {value})",
+                            hv.name()
+                        );
+                        self.push(
+                            &rules::RUST_ENUM_VALUE_RENAMED,
+                            Direction::Both,
+                            format!("{}.{value}", hd.name),
+                            &hv.loc,
+                            Some(&bv.loc),
+                            msg,
+                        );
+                    }
                 }
                 (TypeDefKind::Struct(bs), TypeDefKind::Struct(hs)) => {
                     let bnew = new_args(base, bs);

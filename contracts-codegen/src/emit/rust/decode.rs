@@ -138,9 +138,34 @@ impl Emitter<'_> {
     /// list kept as it travels); the fast reader matches the value as words (`scan.rs`).
     pub(super) fn enum_decode(&self, e: &Enum, name: &Ident) -> TokenStream {
         let rt = &self.rt;
-        let values = e.values.iter().map(|v| v.value.as_str());
+        let values = e.strs();
         let variants = e.values.iter().map(value_ident);
         let scan = Some(self.enum_scan(e));
+        if e.is_int() {
+            // An open one reads as `int` does, and keeps any integer; a closed one takes only
+            // the listed integers (`1.0` and `1e0` are 1).
+            let ints = e.ints().map(proc_macro2::Literal::i64_unsuffixed);
+            return if e.open {
+                self.decode_impl(
+                    name,
+                    quote!(#rt::Expect::Type("number")),
+                    quote!(#rt::decode_open_int_enum(d, cx, <Self as ::core::convert::From<i64>>::from)),
+                    scan,
+                )
+            } else {
+                self.decode_impl(
+                    name,
+                    quote!(#rt::Expect::OneOfInt(Self::VALUES)),
+                    quote! {
+                        #rt::decode_int_enum(d, cx, Self::VALUES, |i| match i {
+                            #(#ints => ::core::option::Option::Some(Self::#variants),)*
+                            _ => ::core::option::Option::None,
+                        })
+                    },
+                    scan,
+                )
+            };
+        }
         if e.open {
             let other = open_variant(e);
             self.decode_impl(

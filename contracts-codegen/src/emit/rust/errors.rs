@@ -51,7 +51,7 @@ impl Emitter<'_> {
             /// The code, then the message: `unknown-chat: no chat is called "c9"`.
             impl ::core::fmt::Display for #name {
                 fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                    ::core::write!(f, "{}: {}", self.code.as_str(), self.message)
+                    ::core::write!(f, "{}: {}", self.code, self.message)
                 }
             }
 
@@ -65,11 +65,12 @@ impl Emitter<'_> {
         };
         let name = format_ident!("{}", rust_type_name(&def.name));
         let base = self.type_path(self.model, extended, at);
-        let values: Vec<&str> = e.values.iter().map(|v| v.value.as_str()).collect();
+        // `check` allows `#[extends]` on string enums only.
+        let values: Vec<&str> = e.strs().collect();
         let variants: Vec<Ident> = e
             .values
             .iter()
-            .map(|v| format_ident!("{}", rust_type_name(&v.value)))
+            .map(|v| format_ident!("{}", rust_type_name(v.name())))
             .collect();
         let of_doc = format!(
             " The code of [`{}`] that `code` is, if it is one.",
@@ -168,13 +169,16 @@ fn produced(e: &Enum) -> impl Iterator<Item = &EnumValue> {
 
 /// A constructor's name (the code in snake case), the code's variant, and its docs.
 fn ctor_parts(v: &EnumValue, error: &str) -> (Ident, Ident, TokenStream) {
-    let ctor = setter_ident(&v.value);
-    let variant = format_ident!("{}", rust_type_name(&v.value));
+    let ctor = setter_ident(v.name());
+    let variant = format_ident!("{}", rust_type_name(v.name()));
     let mut docs = docs_attrs(&v.docs);
     if !v.docs.is_empty() {
         docs.extend(quote!(#[doc = ""]));
     }
-    let line = format!(" A `{error}` with the code `{}`.", v.value);
+    let line = format!(
+        " A `{error}` with the code `{}`.",
+        v.as_str().map_or_else(|| v.shown(), str::to_owned)
+    );
     docs.extend(quote!(#[doc = #line]));
     docs.extend(meta_attrs(&v.meta));
     (ctor, variant, docs)

@@ -152,7 +152,7 @@ pub(super) fn module_ident(m: &str) -> Ident {
 /// The variant an open enum keeps an unlisted value in: `Other`, or `Unlisted` when the enum
 /// lists a value called `Other` itself.
 pub(super) fn open_variant(e: &Enum) -> Ident {
-    if e.values.iter().any(|v| rust_type_name(&v.value) == "Other") {
+    if e.values.iter().any(|v| rust_type_name(v.name()) == "Other") {
         format_ident!("Unlisted")
     } else {
         format_ident!("Other")
@@ -161,7 +161,7 @@ pub(super) fn open_variant(e: &Enum) -> Ident {
 
 /// The Rust name of an enum's value (its variant).
 pub(super) fn value_ident(v: &EnumValue) -> Ident {
-    format_ident!("{}", rust_type_name(&v.value))
+    format_ident!("{}", rust_type_name(v.name()))
 }
 
 /// The Rust name of a union's variant `i`: its tag, else its type's name.

@@ -16,8 +16,24 @@ impl Emitter<'_> {
     /// open enum keeps a value it does not list.
     pub(super) fn enum_scan(&self, e: &Enum) -> TokenStream {
         let rt = &self.rt;
-        let values = e.values.iter().map(|v| v.value.as_str());
+        let values = e.strs();
         let variants: Vec<Ident> = e.values.iter().map(value_ident).collect();
+        if e.is_int() {
+            // An integer written plainly; anything else (`1.0`, `1e0`) is the decoder's.
+            return if e.open {
+                quote! {
+                    ::core::option::Option::Some(<Self as ::core::convert::From<i64>>::from(r.int()?))
+                }
+            } else {
+                let ints = e.ints().map(Lit::i64_unsuffixed);
+                quote! {
+                    match r.int()? {
+                        #(#ints => ::core::option::Option::Some(Self::#variants),)*
+                        _ => ::core::option::Option::None,
+                    }
+                }
+            };
+        }
         let idx = (0..variants.len()).map(Lit::usize_unsuffixed);
         let keys = quote!(const VALUES: &[#rt::Key] = &[#(#rt::Key::value(#values)),*];);
         if e.open {

@@ -9,7 +9,7 @@ use super::schema::literal_value;
 use super::{At, Emitter, FieldCx, Store};
 use crate::model::{Enum, Model, Struct, Ty, TyKind, TypeDef, TypeDefKind, Union, UnionTag};
 use crate::names::rust_type_name;
-use proc_macro2::{Ident, TokenStream};
+use proc_macro2::{Ident, Literal as Lit, TokenStream};
 use quote::{format_ident, quote};
 
 impl Emitter<'_> {
@@ -313,11 +313,14 @@ impl Emitter<'_> {
         let docs = self.def_docs(def);
         let meta = meta_attrs(&def.meta);
         let name = format_ident!("{}", rust_type_name(&def.name));
-        let values: Vec<&str> = e.values.iter().map(|v| v.value.as_str()).collect();
+        let values: Vec<&str> = e.strs().collect();
         let variants: Vec<Ident> = e.values.iter().map(value_ident).collect();
         let vdocs = e.values.iter().map(|v| {
             let mut d = if v.docs.is_empty() {
-                let line = format!(" `\"{}\"` on the wire.", v.value);
+                let line = match v.as_str() {
+                    Some(s) => format!(" `\"{s}\"` on the wire."),
+                    None => format!(" `{}` on the wire.", v.shown()),
+                };
                 quote!(#[doc = #line])
             } else {
                 docs_attrs(&v.docs)
@@ -332,6 +335,18 @@ impl Emitter<'_> {
         });
         let common = self.common_impls(&name);
         let decode_impl = self.enum_decode(e, &name);
+        if e.is_int() {
+            let vdocs: Vec<TokenStream> = vdocs.collect();
+            let parts = EnumParts {
+                name: &name,
+                docs,
+                meta,
+                grows,
+                vdocs: &vdocs,
+                variants: &variants,
+            };
+            return self.int_enum_def(e, &parts, decode_impl, common);
+        }
         // The item and its inherent impl; an open enum also converts from any `&str`.
         let (item, from_str) = if e.open {
             let other = open_variant(e);
@@ -419,6 +434,107 @@ impl Emitter<'_> {
             }
 
             #from_str
+
+            #common
+        }
+    }
+
+    /// An integer enum (`enum Severity { Error = 1 }`): a `Copy` enum, its values as they
+    /// travel (`value()`), an open one with `Other(i64)`; written as its integer.
+    fn int_enum_def(
+        &self,
+        e: &Enum,
+        p: &EnumParts<'_>,
+        decode_impl: TokenStream,
+        common: TokenStream,
+    ) -> TokenStream {
+        let rt = &self.rt;
+        let EnumParts {
+            name,
+            docs,
+            meta,
+            grows,
+            vdocs,
+            variants,
+        } = p;
+        let ints: Vec<Lit> = e.ints().map(Lit::i64_unsuffixed).collect();
+        let (other_variant, other_arm, from_int) = if e.open {
+            let other = open_variant(e);
+            let other_doc = " A value this schema does not list (the set is open).";
+            (
+                quote! {
+                    #[doc = #other_doc]
+                    #other(i64),
+                },
+                quote!(Self::#other(i) => *i,),
+                quote! {
+                    #[allow(deprecated)]
+                    impl ::core::convert::From<i64> for #name {
+                        fn from(i: i64) -> Self {
+                            match i {
+                                #(#ints => Self::#variants,)*
+                                _ => Self::#other(i),
+                            }
+                        }
+                    }
+                },
+            )
+        } else {
+            (TokenStream::new(), TokenStream::new(), TokenStream::new())
+        };
+        let value_body = if variants.is_empty() && !e.open {
+            quote!(match *self {})
+        } else {
+            quote!(match self { #(Self::#variants => #ints,)* #other_arm })
+        };
+        let values_doc = if e.open {
+            " The values this schema lists, as they travel."
+        } else {
+            " Every value, as it travels."
+        };
+        quote! {
+            #docs
+            #meta
+            #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+            #grows
+            pub enum #name {
+                #(#vdocs #variants,)*
+                #other_variant
+            }
+
+            #[allow(deprecated)]
+            impl #name {
+                #[doc = #values_doc]
+                pub const VALUES: &'static [i64] = &[#(#ints),*];
+
+                /// The value as it travels.
+                pub const fn value(&self) -> i64 {
+                    #value_body
+                }
+            }
+
+            #decode_impl
+
+            #[allow(deprecated)]
+            impl #rt::serde::Serialize for #name {
+                fn serialize<S: #rt::serde::Serializer>(&self, s: S) -> ::core::result::Result<S::Ok, S::Error> {
+                    s.serialize_i64(self.value())
+                }
+            }
+
+            impl ::core::fmt::Display for #name {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    ::core::fmt::Display::fmt(&self.value(), f)
+                }
+            }
+
+            impl ::core::convert::From<#name> for i64 {
+                fn from(v: #name) -> i64 {
+                    v.value()
+                }
+            }
+
+            #from_int
 
             #common
         }
@@ -618,4 +734,14 @@ impl Emitter<'_> {
             #view
         }
     }
+}
+
+/// What [`Emitter::enum_def`] made of an enum before it tells strings from integers.
+struct EnumParts<'a> {
+    name: &'a Ident,
+    docs: TokenStream,
+    meta: TokenStream,
+    grows: TokenStream,
+    vdocs: &'a [TokenStream],
+    variants: &'a [Ident],
 }

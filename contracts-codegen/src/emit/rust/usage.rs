@@ -52,14 +52,18 @@ impl Emitter<'_> {
                     .iter()
                     .enumerate()
                     .map(|(k, v)| {
-                        let id = format_ident!("{}", rust_type_name(&v.value));
+                        let id = format_ident!("{}", rust_type_name(v.name()));
                         let k = Lit::usize_unsuffixed(k);
                         quote!(#path::#id => #k,)
                     })
                     .collect();
                 if e.open {
                     let other = open_variant(e);
-                    arms.push(quote!(#path::#other(s) => s.len(),));
+                    arms.push(if e.is_int() {
+                        quote!(#path::#other(i) => usize::from(*i < 0),)
+                    } else {
+                        quote!(#path::#other(s) => s.len(),)
+                    });
                 }
                 if self.model.analysis().growth.may_grow(self.model, def) {
                     arms.push(quote!(_ => usize::MAX,));

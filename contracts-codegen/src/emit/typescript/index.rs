@@ -33,9 +33,14 @@ impl<'a> Emitter<'a> {
                 continue;
             }
             names.push(names::ts_schema(&t.name));
-            names.push(format!("type {}", t.name));
+            // An integer enum's name is also its object of named values.
+            match &t.kind {
+                TypeDefKind::Enum(e) if e.is_int() => names.push(t.name.clone()),
+                _ => names.push(format!("type {}", t.name)),
+            }
             if let TypeDefKind::Enum(e) = &t.kind
                 && e.open
+                && !e.is_int()
             {
                 names.push(format!("{}_VALUES", screaming(&t.name)));
             }

@@ -5,7 +5,9 @@
 use super::js::{js_value, literal};
 use super::runtime::{LIMIT_ARRAY, LIMIT_STRING};
 use super::{Emitter, HEADER, js_key, js_string, jsdoc, screaming, write_imports};
-use crate::model::{Field, Rest, Ty, TyKind, TypeDef, TypeDefKind, TypeRef, UnionTag};
+use crate::model::{
+    Enum, EnumLit, Field, Rest, Ty, TyKind, TypeDef, TypeDefKind, TypeRef, UnionTag,
+};
 use crate::names;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -74,17 +76,53 @@ impl<'a> Emitter<'a> {
         out
     }
 
+    /// An integer enum: the names and their values as a `const` object of the type's own
+    /// name (`Severity.Error` is `1`), and its schema: a closed one `z.enum` of that object
+    /// (exactly the listed numbers), an open one any `int`, typed as the known values or any
+    /// number.
+    fn int_enum(&self, out: &mut String, doc: &str, name: &str, e: &Enum) {
+        let schema = names::ts_schema(name);
+        let mut entries = String::new();
+        for v in &e.values {
+            let EnumLit::Int { name: key, value } = &v.value else {
+                continue;
+            };
+            let vdoc = jsdoc(&v.docs, &v.meta, &[], "    ");
+            let _ = writeln!(entries, "{vdoc}    {key}: {value},");
+        }
+        let _ = writeln!(out, "{doc}export const {name} = {{\n{entries}}} as const;");
+        if e.open {
+            let known: Vec<String> = e.ints().map(|i| i.to_string()).collect();
+            let known = if known.is_empty() {
+                "never".to_owned()
+            } else {
+                known.join(" | ")
+            };
+            let _ = writeln!(out, "{doc}export type {name} = {known} | (number & {{}});");
+            let _ = writeln!(
+                out,
+                "{doc}export const {schema} = z.int() as z.ZodType<{name}, number>;"
+            );
+        } else {
+            let _ = writeln!(out, "{doc}export const {schema} = z.enum({name});");
+            let _ = writeln!(out, "{doc}export type {name} = z.infer<typeof {schema}>;");
+        }
+    }
+
     pub(super) fn type_def(&self, out: &mut String, t: &TypeDef) {
         let schema = names::ts_schema(&t.name);
         let mut extra = Vec::new();
         if let TypeDefKind::Enum(e) = &t.kind {
-            let mut s = String::from(if e.open {
-                "Known values (the set is open: any string is accepted):"
-            } else {
-                "Values:"
+            let mut s = String::from(match (e.open, e.is_int()) {
+                (true, false) => "Known values (the set is open: any string is accepted):",
+                (true, true) => "Known values (the set is open: any integer is accepted):",
+                (false, _) => "Values:",
             });
             for v in &e.values {
-                let mut line = format!("\n- `{}`", js_string(&v.value));
+                let mut line = match &v.value {
+                    EnumLit::Str(x) => format!("\n- `{}`", js_string(x)),
+                    EnumLit::Int { name, value } => format!("\n- `{value}` (`{name}`)"),
+                };
                 let d = v.docs.text().replace('\n', " ");
                 if !d.trim().is_empty() {
                     let _ = write!(line, ": {}", d.trim());
@@ -149,8 +187,9 @@ impl<'a> Emitter<'a> {
                     t.name
                 );
             }
+            TypeDefKind::Enum(e) if e.is_int() => self.int_enum(out, &doc, &t.name, e),
             TypeDefKind::Enum(e) => {
-                let values: Vec<String> = e.values.iter().map(|v| js_string(&v.value)).collect();
+                let values: Vec<String> = e.strs().map(js_string).collect();
                 if e.open {
                     let known = if values.is_empty() {
                         "never".to_owned()

@@ -222,6 +222,75 @@ export const ChatStateSchema = z.enum(['idle', 'running']);
 export type ChatState = z.infer<typeof ChatStateSchema>;
 
 /**
+ * How bad a diagnostic is: an integer enum.
+ *
+ * Values:
+ * - `1` (`Error`): Reports an error.
+ * - `2` (`Warning`)
+ * - `4` (`Hint`) (deprecated)
+ */
+export const Severity = {
+    /**
+     * Reports an error.
+     */
+    Error: 1,
+    Warning: 2,
+    /**
+     * @deprecated
+     */
+    Hint: 4,
+} as const;
+/**
+ * How bad a diagnostic is: an integer enum.
+ *
+ * Values:
+ * - `1` (`Error`): Reports an error.
+ * - `2` (`Warning`)
+ * - `4` (`Hint`) (deprecated)
+ */
+export const SeveritySchema = z.enum(Severity);
+/**
+ * How bad a diagnostic is: an integer enum.
+ *
+ * Values:
+ * - `1` (`Error`): Reports an error.
+ * - `2` (`Warning`)
+ * - `4` (`Hint`) (deprecated)
+ */
+export type Severity = z.infer<typeof SeveritySchema>;
+
+/**
+ * JSON-RPC's codes; servers add their own.
+ *
+ * Known values (the set is open: any integer is accepted):
+ * - `-32700` (`ParseError`): Invalid JSON.
+ * - `-32603` (`InternalError`)
+ */
+export const RpcCode = {
+    /**
+     * Invalid JSON.
+     */
+    ParseError: -32700,
+    InternalError: -32603,
+} as const;
+/**
+ * JSON-RPC's codes; servers add their own.
+ *
+ * Known values (the set is open: any integer is accepted):
+ * - `-32700` (`ParseError`): Invalid JSON.
+ * - `-32603` (`InternalError`)
+ */
+export type RpcCode = -32700 | -32603 | (number & {});
+/**
+ * JSON-RPC's codes; servers add their own.
+ *
+ * Known values (the set is open: any integer is accepted):
+ * - `-32700` (`ParseError`): Invalid JSON.
+ * - `-32603` (`InternalError`)
+ */
+export const RpcCodeSchema = z.int() as z.ZodType<RpcCode, number>;
+
+/**
  * Who opened a subagent.
  *
  * Values:
