@@ -246,6 +246,14 @@ fn open_integer_enums_take_any_int() {
         int_enum_ways::<RpcCode>("1e400"),
         Err("✖ Invalid input: expected number, received Infinity".to_owned())
     );
+    // An `#[error]` struct's code may be an integer enum.
+    let e = RpcError::method_not_found("no method `x`");
+    assert_eq!(e.code, RpcCode::MethodNotFound);
+    assert_eq!(e.to_string(), "-32601: no method `x`");
+    assert_eq!(
+        serde_json::to_string(&e).unwrap(),
+        r#"{"code":-32601,"message":"no method `x`"}"#
+    );
     assert_eq!(
         msg::<Item>(&item_with(r#""rpc":true"#)),
         "✖ Invalid input: expected number, received boolean\n  → at rpc"

@@ -1583,6 +1583,52 @@ mod tests {
         }
     }
 
+    /// An integer enum's cases: every value, an unlisted one, a fraction, a string; an open
+    /// one accepts the unlisted value and reads as `int`.
+    #[test]
+    fn integer_enums_get_their_cases() {
+        use crate::load::{LoadOptions, load_files};
+        use crate::model::SourceFile;
+        let text = "enum Severity { Error = 1, Warning = 2 }\n\
+                    #[open] enum Code { ParseError = -32700 }\n\
+                    requests { \"go\": { severity: Severity, code: Code } -> {} }\n";
+        let file = SourceFile {
+            display: "api.contract".into(),
+            absolute: "api.contract".into(),
+            text: text.into(),
+        };
+        let model = load_files("demo", vec![file], &LoadOptions::default()).expect("it loads");
+        let cases = derive(&Checked::new(model));
+        // The verdict on the minimal payload with `field` set to `value`.
+        let verdict = |field: &str, value: Value| {
+            let mut want = json!({ "severity": 1, "code": -32700 });
+            want[field] = value.clone();
+            let found: Vec<bool> = cases
+                .iter()
+                .filter(|c| c.kind == "payload")
+                .filter_map(|c| match &c.input {
+                    Input::Json(v) if *v == want => Some(c.ok),
+                    _ => None,
+                })
+                .collect();
+            assert!(!found.is_empty(), "no case with {field} = {value}");
+            assert!(found.iter().all(|ok| *ok == found[0]), "{field} = {value}");
+            found[0]
+        };
+        assert!(verdict("severity", json!(1)));
+        assert!(verdict("severity", json!(2)));
+        assert!(verdict("severity", json!(1.0)));
+        assert!(!verdict("severity", json!(3)));
+        assert!(!verdict("severity", json!(1.5)));
+        assert!(!verdict("severity", json!("wrong")));
+        assert!(verdict("code", json!(-32700)));
+        assert!(verdict("code", json!(-32699)));
+        assert!(verdict("code", json!(MAX_SAFE)));
+        assert!(!verdict("code", json!(MAX_SAFE + 1)));
+        assert!(!verdict("code", json!(0.5)));
+        assert!(!verdict("code", json!("wrong")));
+    }
+
     #[test]
     fn edges() {
         assert_eq!(
