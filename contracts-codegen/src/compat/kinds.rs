@@ -54,7 +54,7 @@ enum Set {
     /// Exactly this integer.
     Int(i64),
     /// Exactly these integers (a closed integer enum).
-    IntSet(Vec<i64>),
+    IntsListed(Vec<i64>),
     /// `true` and `false`.
     Bools,
     /// Exactly this boolean.
@@ -75,7 +75,7 @@ fn set(m: &Model, t: &Ty) -> Option<Set> {
                 let mut w: Vec<i64> = e.ints().collect();
                 w.sort_unstable();
                 w.dedup();
-                Set::IntSet(w)
+                Set::IntsListed(w)
             }
             TypeDefKind::Enum(e) if e.open => Set::Strings(Limits::none()),
             TypeDefKind::Enum(e) => {
@@ -140,14 +140,14 @@ pub fn relation(bm: &Model, b: &Ty, hm: &Model, h: &Ty) -> Option<Ordering> {
         (Int(i), Ints(l)) => order(within(*i, l), false),
         (Ints(l), Int(i)) => order(false, within(*i, l)),
         (Int(a), Int(c)) => (a == c).then_some(Ordering::Equal),
-        (IntSet(a), IntSet(c)) => order(
+        (IntsListed(a), IntsListed(c)) => order(
             a.iter().all(|i| c.contains(i)),
             c.iter().all(|i| a.contains(i)),
         ),
-        (IntSet(a), Ints(l)) => order(a.iter().all(|i| within(*i, l)), false),
-        (Ints(l), IntSet(a)) => order(false, a.iter().all(|i| within(*i, l))),
-        (IntSet(a), Int(i)) => order(a == &[*i], a.contains(i)),
-        (Int(i), IntSet(a)) => order(a.contains(i), a == &[*i]),
+        (IntsListed(a), Ints(l)) => order(a.iter().all(|i| within(*i, l)), false),
+        (Ints(l), IntsListed(a)) => order(false, a.iter().all(|i| within(*i, l))),
+        (IntsListed(a), Int(i)) => order(a == &[*i], a.contains(i)),
+        (Int(i), IntsListed(a)) => order(a.contains(i), a == &[*i]),
         (Bool(_), Bools) => Some(Ordering::Less),
         (Bools, Bool(_)) => Some(Ordering::Greater),
         (Bool(a), Bool(c)) => (a == c).then_some(Ordering::Equal),
