@@ -654,6 +654,7 @@ pub fn check_with(model: &Model, missing: &Missing, diags: &mut Diagnostics) {
     aliases_do_not_recurse(model, diags);
     types_do_not_contain_themselves(model, diags);
     recursive_untagged_unions_are_told_apart(model, diags);
+    untagged_variants_are_not_shadowed(model, diags);
     errors_hold_a_code_and_a_message(model, diags);
     extended_enums_are_open(model, diags);
 }
@@ -2086,6 +2087,49 @@ fn variant_name(ty: &Ty) -> String {
     match &ty.kind {
         TyKind::Ref(r) => format!("`{}`", r.name),
         _ => "a variant that is not a struct".to_owned(),
+    }
+}
+
+/// Rule: no variant of an untagged union accepts only values an earlier one accepts. The
+/// variants are tried in order and the first that accepts wins, so such a variant is never
+/// read: Rust and Zod read its values as the earlier one and drop what only it holds (`A { x }`
+/// before `B { x, y }`: every `B` is an `A` with a key it ignores). Reported only when sure
+/// (`analysis::kinds::covers`): a literal key that tells the two apart (`kind: "a"`, `kind:
+/// "b"`), an optional field of the earlier one that the later one leaves to any value, or a
+/// limit that is not contained, and the later variant is kept. A variant listed twice is the
+/// duplicate rule's.
+fn untagged_variants_are_not_shadowed(model: &Model, diags: &mut Diagnostics) {
+    for t in &model.types {
+        let TypeDefKind::Union(u) = &t.kind else {
+            continue;
+        };
+        if !matches!(u.tag, UnionTag::Untagged) {
+            continue;
+        }
+        for (j, later) in u.variants.iter().enumerate() {
+            if !matches!(later.ty.kind, TyKind::Ref(_)) {
+                continue;
+            }
+            let same = |v: &Variant| match (&v.ty.kind, &later.ty.kind) {
+                (TyKind::Ref(a), TyKind::Ref(b)) => a.name == b.name,
+                _ => false,
+            };
+            let Some(earlier) = u.variants[..j].iter().find(|v| {
+                !same(v) && crate::analysis::kinds::covers(model, &v.ty, model, &later.ty)
+            }) else {
+                continue;
+            };
+            let (a, b) = (variant_name(&earlier.ty), variant_name(&later.ty));
+            diags
+                .error(
+                    &later.loc,
+                    format!(
+                        "the variant {b} of the untagged union `{}` is never read: {a}, tried before it, accepts every value it does, so Rust and Zod would read each of its values as {a} and drop what only {b} holds; list it before {a}, or tell them apart with a literal key in each (`kind: \"a\"`, `kind: \"b\"`)",
+                        t.name
+                    ),
+                )
+                .note(&earlier.loc, format!("{a} is tried first"));
+        }
     }
 }
 

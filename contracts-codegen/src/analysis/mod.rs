@@ -9,15 +9,19 @@
 //! | which structs are typed frames?           | [`frames`]              | every emitter           |
 //! | which untagged variants are picked how?   | [`picks`]               | emit::typescript        |
 //! | which types hold text (have a view)?      | [`text`]                | emit::rust's views      |
+//! | does one type accept all another does?    | [`kinds`]               | compat, check           |
 //! | which structs have a flat view?           | [`text::flats`]         | emit::rust's envelopes  |
 //!
 //! Every answer is about the model's own types, keyed by name; a base's are its own
 //! analysis's (`checked.base(p).analysis()`). Only a checked model is analysed: `lower` and
-//! `check` never ask, except `check` for a recursion path in a message.
+//! `check` never ask, except `check` for a recursion path in a message and for
+//! [`kinds::covers`] (a pure function of the model, as are the scalar relations the differ
+//! reads).
 
 pub mod direction;
 pub mod frames;
 pub mod growth;
+pub mod kinds;
 pub mod picks;
 pub mod recursion;
 pub mod text;

@@ -4,7 +4,7 @@
 //! diff(base, head) -> [Finding]          walk::Differ pairs requests, events and named types
 //!     rules                              the catalogue: every rule's verdict per direction
 //!     analysis::direction                which way each named type travels (`#[stored]`: both)
-//!     kinds                              canonical limits and defaults, kind subsets
+//!     analysis::kinds                    canonical limits and defaults, kind subsets
 //!     fingerprint                        the fail-closed net: any wire difference with no finding
 //! acknowledge(findings, entries)         the checked-in list of accepted breaks
 //! render::text / render::json            rustc-like text, JSON for CI
@@ -16,10 +16,10 @@
 
 pub mod ack;
 pub mod fingerprint;
-pub mod kinds;
 pub mod render;
 mod walk;
 
+pub use crate::analysis::kinds;
 pub use crate::compat_rules as rules;
 pub use crate::compat_rules::Level;
 pub use ack::{Ack, Report, Reported, acknowledge};

@@ -1,0 +1,362 @@
+//! Canonical forms and kind relations: what makes two spellings the same, and one kind a part of
+//! another.
+//!
+//! A bound the type already implies is no bound (`string(min = 0)`, `int(..=9007199254740991)`),
+//! and a default is compared as a JSON value whatever its spelling (`40` is `40.0`). Values of
+//! the string-like kinds (a string with limits, an enum, a literal) and of the int-like and
+//! boolean kinds (an integer enum is int-like) are compared as sets: one kind widened into
+//! another accepts everything it did. [`covers`] extends the sets to every type: whether one
+//! accepts every value another does. The differ reads the scalar relations, `check` the cover.
+
+use crate::model::MAX_SAFE;
+use crate::model::{DefKey, Limits, Literal, Model, Ty, TyKind, TypeDefKind};
+use std::cmp::Ordering;
+
+/// Length or count limits without the `min = 0` every length has.
+pub fn lengths(l: &Limits<u64>) -> Limits<u64> {
+    Limits {
+        min: l.min.filter(|&m| m != 0),
+        max: l.max,
+    }
+}
+
+/// Int limits without the safe range every `int` has.
+pub fn ints(l: &Limits<i64>) -> Limits<i64> {
+    Limits {
+        min: l.min.filter(|&m| m != -MAX_SAFE),
+        max: l.max.filter(|&m| m != MAX_SAFE),
+    }
+}
+
+/// A JSON value with every integral number written as an integer (`40.0` is `40`).
+pub fn value(v: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value as V;
+    match v {
+        V::Number(n) => match n.as_f64() {
+            Some(f) if n.is_f64() && f.fract() == 0.0 && f.abs() <= MAX_SAFE as f64 => {
+                V::from(f as i64)
+            }
+            _ => v.clone(),
+        },
+        V::Array(a) => V::Array(a.iter().map(value).collect()),
+        V::Object(o) => V::Object(o.iter().map(|(k, x)| (k.clone(), value(x))).collect()),
+        _ => v.clone(),
+    }
+}
+
+/// The values a scalar type accepts, as a set the differ can compare.
+#[derive(Clone, Debug, PartialEq)]
+enum Set {
+    /// Strings of these lengths (an `#[open]` enum is every string).
+    Strings(Limits<u64>),
+    /// Exactly these strings (a closed enum, a string literal).
+    Words(Vec<String>),
+    /// Integers in these bounds.
+    Ints(Limits<i64>),
+    /// Exactly this integer.
+    Int(i64),
+    /// Exactly these integers (a closed integer enum).
+    IntsListed(Vec<i64>),
+    /// `true` and `false`.
+    Bools,
+    /// Exactly this boolean.
+    Bool(bool),
+}
+
+fn set(m: &Model, t: &Ty) -> Option<Set> {
+    Some(match &t.kind {
+        TyKind::String(l) => Set::Strings(lengths(l)),
+        TyKind::Int(l) => Set::Ints(ints(l)),
+        TyKind::Boolean => Set::Bools,
+        TyKind::Literal(Literal::String(s)) => Set::Words(vec![s.clone()]),
+        TyKind::Literal(Literal::Int(i)) => Set::Int(*i),
+        TyKind::Literal(Literal::Bool(b)) => Set::Bool(*b),
+        TyKind::Ref(r) => match &m.locate(r)?.1.kind {
+            TypeDefKind::Enum(e) if e.is_int() && e.open => Set::Ints(Limits::none()),
+            TypeDefKind::Enum(e) if e.is_int() => {
+                let mut w: Vec<i64> = e.ints().collect();
+                w.sort_unstable();
+                w.dedup();
+                Set::IntsListed(w)
+            }
+            TypeDefKind::Enum(e) if e.open => Set::Strings(Limits::none()),
+            TypeDefKind::Enum(e) => {
+                let mut w: Vec<String> = e.strs().map(str::to_owned).collect();
+                w.sort();
+                w.dedup();
+                Set::Words(w)
+            }
+            _ => return None,
+        },
+        _ => return None,
+    })
+}
+
+fn within<T: Copy + Ord>(x: T, l: &Limits<T>) -> bool {
+    l.min.is_none_or(|m| x >= m) && l.max.is_none_or(|m| x <= m)
+}
+
+/// `a` inside `b` (every value of `a` is one of `b`).
+fn limits_le<T: Copy + Ord>(a: &Limits<T>, b: &Limits<T>) -> bool {
+    let lo = match (a.min, b.min) {
+        (_, None) => true,
+        (None, Some(_)) => false,
+        (Some(x), Some(y)) => x >= y,
+    };
+    let hi = match (a.max, b.max) {
+        (_, None) => true,
+        (None, Some(_)) => false,
+        (Some(x), Some(y)) => x <= y,
+    };
+    lo && hi
+}
+
+fn order(a_in_b: bool, b_in_a: bool) -> Option<Ordering> {
+    match (a_in_b, b_in_a) {
+        (true, true) => Some(Ordering::Equal),
+        (true, false) => Some(Ordering::Less),
+        (false, true) => Some(Ordering::Greater),
+        (false, false) => None,
+    }
+}
+
+fn len(s: &str) -> u64 {
+    s.chars().count() as u64
+}
+
+/// How the values of `b` (in `bm`) relate to those of `h` (in `hm`): `Less` when `b` accepts a
+/// part of what `h` does (widened), `Greater` the reverse (narrowed), `Equal` the same values,
+/// `None` when neither holds the other or the kinds are not scalar ones.
+pub fn relation(bm: &Model, b: &Ty, hm: &Model, h: &Ty) -> Option<Ordering> {
+    use Set::*;
+    let (x, y) = (set(bm, b)?, set(hm, h)?);
+    match (&x, &y) {
+        (Strings(a), Strings(c)) => order(limits_le(a, c), limits_le(c, a)),
+        (Words(w), Strings(l)) => order(w.iter().all(|s| within(len(s), l)), false),
+        (Strings(l), Words(w)) => order(false, w.iter().all(|s| within(len(s), l))),
+        (Words(a), Words(c)) => order(
+            a.iter().all(|s| c.contains(s)),
+            c.iter().all(|s| a.contains(s)),
+        ),
+        (Ints(a), Ints(c)) => order(limits_le(a, c), limits_le(c, a)),
+        (Int(i), Ints(l)) => order(within(*i, l), false),
+        (Ints(l), Int(i)) => order(false, within(*i, l)),
+        (Int(a), Int(c)) => (a == c).then_some(Ordering::Equal),
+        (IntsListed(a), IntsListed(c)) => order(
+            a.iter().all(|i| c.contains(i)),
+            c.iter().all(|i| a.contains(i)),
+        ),
+        (IntsListed(a), Ints(l)) => order(a.iter().all(|i| within(*i, l)), false),
+        (Ints(l), IntsListed(a)) => order(false, a.iter().all(|i| within(*i, l))),
+        (IntsListed(a), Int(i)) => order(a == &[*i], a.contains(i)),
+        (Int(i), IntsListed(a)) => order(a.contains(i), a == &[*i]),
+        (Bool(_), Bools) => Some(Ordering::Less),
+        (Bools, Bool(_)) => Some(Ordering::Greater),
+        (Bool(a), Bool(c)) => (a == c).then_some(Ordering::Equal),
+        (Bools, Bools) => Some(Ordering::Equal),
+        _ => None,
+    }
+}
+
+/// Whether `a` (written in `am`) accepts every value `b` (written in `bm`) accepts: `true` only
+/// when that is sure, `false` when it is not or cannot be shown. `check` refuses an untagged
+/// union's variant that an earlier one covers, since the earlier one always wins.
+///
+/// Aliases are followed; `unknown` covers everything; a named type covers itself; a nullable
+/// is covered by a type that admits null; arrays by their items and counts; an untagged union
+/// covers what one of its variants covers and is covered when each of its variants is. An
+/// object (a struct or a map, which is an object whose every key is its rest) covers another
+/// when each of its required keys is required there with a covered type, each optional key
+/// holds a covered type there (a closed object's other keys may hold anything), and every key
+/// it does not name holds what its rest accepts (anything, when closed). A tagged union is
+/// covered only by itself.
+pub fn covers(am: &Model, a: &Ty, bm: &Model, b: &Ty) -> bool {
+    let mut c = Cover {
+        fuel: 10_000,
+        depth: 0,
+        open: Vec::new(),
+    };
+    c.ty(am, a, bm, b)
+}
+
+/// The walk of [`covers`]: a budget of steps (spent, the answer is `false`), the objects
+/// entered, and the pairs of named types being compared, each with the depth it was entered
+/// at. A pair met again deeper, inside an object or an array, holds (every value is finite,
+/// so the walk that reached it is the proof); met again at the same depth, it is not shown.
+struct Cover {
+    fuel: u32,
+    depth: u32,
+    open: Vec<(DefKey, DefKey, u32)>,
+}
+
+/// The type `unknown`, which a closed object's other keys hold.
+fn unknown() -> Ty {
+    Ty {
+        kind: TyKind::Unknown,
+        loc: crate::model::Loc::builtin(),
+    }
+}
+
+/// An object's keys as [`covers`] compares them: its fields and the type of every other key
+/// (`None`: anything, a closed object).
+struct Obj<'m> {
+    m: &'m Model,
+    fields: &'m [crate::model::Field],
+    rest: Option<&'m Ty>,
+}
+
+impl Cover {
+    fn ty(&mut self, am: &Model, a: &Ty, bm: &Model, b: &Ty) -> bool {
+        if self.fuel == 0 {
+            return false;
+        }
+        self.fuel -= 1;
+        let (am, a) = am.unalias_in(a);
+        let (bm, b) = bm.unalias_in(b);
+        if let TyKind::Unknown = a.kind {
+            return true;
+        }
+        if let TyKind::Nullable(bi) = &b.kind {
+            return admits_null(am, a, 0) && self.ty(am, a, bm, bi);
+        }
+        if let TyKind::Nullable(ai) = &a.kind {
+            return self.ty(am, ai, bm, b);
+        }
+        if let (TyKind::Ref(ra), TyKind::Ref(rb)) = (&a.kind, &b.kind) {
+            let (Some((dam, da)), Some((dbm, db))) = (am.locate(ra), bm.locate(rb)) else {
+                return false;
+            };
+            let (ka, kb) = (
+                (dam.name.clone(), da.name.clone()),
+                (dbm.name.clone(), db.name.clone()),
+            );
+            if ka == kb {
+                return true;
+            }
+            if let Some(&(_, _, at)) = self.open.iter().find(|(x, y, _)| *x == ka && *y == kb) {
+                return at < self.depth;
+            }
+            self.open.push((ka, kb, self.depth));
+            let out = self.named(am, a, bm, b);
+            self.open.pop();
+            return out;
+        }
+        self.named(am, a, bm, b)
+    }
+
+    /// [`Cover::ty`] once aliases, `unknown`, nullables and a pair of names are settled.
+    fn named(&mut self, am: &Model, a: &Ty, bm: &Model, b: &Ty) -> bool {
+        if let Some((um, u)) = untagged(bm, b) {
+            return u.variants.iter().all(|v| self.ty(am, a, um, &v.ty));
+        }
+        if let Some((um, u)) = untagged(am, a) {
+            return u.variants.iter().any(|v| self.ty(um, &v.ty, bm, b));
+        }
+        if let Some(o) = relation(bm, b, am, a) {
+            return o != Ordering::Greater;
+        }
+        match (&a.kind, &b.kind) {
+            (TyKind::Number(la), TyKind::Number(lb)) => limits_le(lb, la),
+            (TyKind::Number(la), TyKind::Int(lb)) => {
+                let lb = Limits {
+                    min: Some(lb.min.unwrap_or(-MAX_SAFE)),
+                    max: Some(lb.max.unwrap_or(MAX_SAFE)),
+                };
+                limits_le(&lb, la)
+            }
+            (TyKind::Number(la), TyKind::Literal(Literal::Int(i))) => within(*i, la),
+            (TyKind::Array(ai, la), TyKind::Array(bi, lb)) => {
+                limits_le(&lengths(lb), &lengths(la)) && self.deeper(|c| c.ty(am, ai, bm, bi))
+            }
+            _ => match (object(am, a), object(bm, b)) {
+                (Some(oa), Some(ob)) => self.deeper(|c| c.object(&oa, &ob)),
+                _ => false,
+            },
+        }
+    }
+
+    /// Runs `f` one object or array deeper.
+    fn deeper(&mut self, f: impl FnOnce(&mut Cover) -> bool) -> bool {
+        self.depth += 1;
+        let out = f(self);
+        self.depth -= 1;
+        out
+    }
+
+    /// Whether the object `a` accepts every object `b` does.
+    fn object(&mut self, a: &Obj<'_>, b: &Obj<'_>) -> bool {
+        let any = unknown();
+        let b_rest = b.rest.unwrap_or(&any);
+        for f in a.fields {
+            let held = match b.fields.iter().find(|g| g.name == f.name) {
+                Some(g) if g.optional && !f.optional => return false,
+                Some(g) => self.ty(a.m, &f.ty, b.m, &g.ty),
+                None if !f.optional => return false,
+                None => self.ty(a.m, &f.ty, b.m, b_rest),
+            };
+            if !held {
+                return false;
+            }
+        }
+        let Some(a_rest) = a.rest else {
+            return true;
+        };
+        b.fields
+            .iter()
+            .filter(|g| !a.fields.iter().any(|f| f.name == g.name))
+            .all(|g| self.ty(a.m, a_rest, b.m, &g.ty))
+            && self.ty(a.m, a_rest, b.m, b_rest)
+    }
+}
+
+/// The untagged union `t` names (after aliases), with the model that declares it.
+fn untagged<'m>(m: &'m Model, t: &'m Ty) -> Option<(&'m Model, &'m crate::model::Union)> {
+    let TyKind::Ref(r) = &t.kind else {
+        return None;
+    };
+    let (dm, def) = m.locate(r)?;
+    match &def.kind {
+        TypeDefKind::Union(u) if u.tag == crate::model::UnionTag::Untagged => Some((dm, u)),
+        _ => None,
+    }
+}
+
+/// `t` as an object: a struct it names, or a map.
+fn object<'m>(m: &'m Model, t: &'m Ty) -> Option<Obj<'m>> {
+    match &t.kind {
+        TyKind::Map(inner) => Some(Obj {
+            m,
+            fields: &[],
+            rest: Some(inner),
+        }),
+        TyKind::Ref(r) => {
+            let (dm, def) = m.locate(r)?;
+            let TypeDefKind::Struct(s) = &def.kind else {
+                return None;
+            };
+            Some(Obj {
+                m: dm,
+                fields: &s.fields,
+                rest: s.rest.as_ref().map(|r| match &r.ty.kind {
+                    TyKind::Map(inner) => &**inner,
+                    _ => &r.ty,
+                }),
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Whether `t` accepts `null` for sure: `unknown`, a nullable, or an untagged union with a
+/// variant that does.
+fn admits_null(m: &Model, t: &Ty, depth: u32) -> bool {
+    if depth > 16 {
+        return false;
+    }
+    let (m, t) = m.unalias_in(t);
+    match &t.kind {
+        TyKind::Unknown | TyKind::Nullable(_) => true,
+        _ => untagged(m, t)
+            .is_some_and(|(um, u)| u.variants.iter().any(|v| admits_null(um, &v.ty, depth + 1))),
+    }
+}
