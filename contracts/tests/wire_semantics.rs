@@ -491,6 +491,81 @@ fn required_unknown_must_be_present() {
     );
 }
 
+/// The decoder alone's verdict on `json` as `T` (no fast reader), as its message.
+fn decoded<T: Decode>(json: &str) -> Result<T, String> {
+    wire::decode_with(json, |src, cx| T::decode(src, cx)).map_err(|e| e.to_string())
+}
+
+#[test]
+fn an_integer_literal_as_a_type_holds_its_value_and_no_other() {
+    // Zero-sized: a `One` can hold nothing but 1, and is written as 1.
+    assert_eq!(std::mem::size_of::<One>(), 0);
+    let one: One = ok("1");
+    assert_eq!((one.value(), One::VALUE), (1, 1));
+    assert_eq!(serde_json::to_string(&one).unwrap(), "1");
+    assert_eq!(serde_json::to_string(&MinusOne::default()).unwrap(), "-1");
+    assert_eq!(decoded::<One>("1.0"), Ok(wire::IntLit::<1>));
+    assert_eq!(decoded::<MinusOne>("-1"), Ok(wire::IntLit::<-1>));
+    // Any other value is refused with the literal's message, by the fast reader's decoder
+    // and by the decoder alone.
+    for json in ["2", "1.5", r#""1""#, "null", "true"] {
+        assert_eq!(msg::<One>(json), "✖ Invalid input: expected 1", "{json}");
+        assert_eq!(
+            decoded::<One>(json),
+            Err("✖ Invalid input: expected 1".to_owned()),
+            "{json}"
+        );
+    }
+    assert_eq!(msg::<MinusOne>("1"), "✖ Invalid input: expected -1");
+    // serde reads it through the runtime, as a generated type.
+    assert_eq!(serde_json::from_str::<One>("1").unwrap(), one);
+    assert!(serde_json::from_str::<One>("2").is_err());
+}
+
+#[test]
+fn a_boolean_literal_as_a_type_holds_its_value_and_no_other() {
+    assert_eq!(std::mem::size_of::<Yes>(), 0);
+    let yes: Yes = ok("true");
+    assert!(yes.value() && Yes::VALUE);
+    assert_eq!(serde_json::to_string(&yes).unwrap(), "true");
+    assert_eq!(msg::<Yes>("false"), "✖ Invalid input: expected true");
+    assert_eq!(
+        decoded::<Yes>("1"),
+        Err("✖ Invalid input: expected true".to_owned())
+    );
+}
+
+#[test]
+fn literals_held_as_values_are_their_types() {
+    let text = r#"{"ones":[1,1],"maybe":1,"minus":-1,"flags":[true]}"#;
+    let v: Literals = ok(text);
+    assert_eq!(v.ones, [wire::IntLit::<1>; 2]);
+    assert_eq!(v.maybe, Some(wire::IntLit::<1>));
+    assert_eq!(v.minus, Some(Some(wire::IntLit::<-1>)));
+    assert_eq!(v.flags, Some(vec![wire::BoolLit::<true>]));
+    assert_eq!(decoded::<Literals>(text), Ok(v.clone()));
+    assert_eq!(serde_json::to_string(&v).unwrap(), text);
+    let v: Literals = ok(r#"{"ones":[],"maybe":null}"#);
+    assert_eq!(v.maybe, None);
+    assert_eq!(
+        issues::<Literals>(r#"{"ones":[1,2],"maybe":3,"flags":[false]}"#),
+        // Sorted by path length, as Zod's `prettifyError`.
+        [
+            ("maybe".to_owned(), "Invalid input: expected 1".to_owned()),
+            ("ones[1]".to_owned(), "Invalid input: expected 1".to_owned()),
+            (
+                "flags[0]".to_owned(),
+                "Invalid input: expected true".to_owned()
+            ),
+        ]
+    );
+    // A literal variant of an untagged union: 1 is the literal, any other value is tried next.
+    assert!(matches!(ok::<OneOrName>("1"), OneOrName::One(_)));
+    assert!(matches!(ok::<OneOrName>(r#""a""#), OneOrName::ChatId(_)));
+    assert_eq!(msg::<OneOrName>("2"), "✖ Invalid input");
+    assert_eq!(serde_json::to_string(&ok::<OneOrName>("1")).unwrap(), "1");
+}
+
 #[test]
 fn literals_are_checked_and_written() {
     let item: Item = ok(ITEM);

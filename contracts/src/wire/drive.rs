@@ -12,7 +12,7 @@
 use super::issue::{self, Cx, Issue, prettify};
 use super::js;
 use super::scan::{Scanner, scan_str};
-use super::schema::{Decode, DecodeRef, Named, RawJson, Schema};
+use super::schema::{BoolLit, Decode, DecodeRef, IntLit, Named, RawJson, Schema};
 use super::serde_json_internals;
 use super::source::{self, Read, Src};
 use super::union;
@@ -329,5 +329,19 @@ pub fn deserialize<'de, T: Decode, D: serde::Deserializer<'de>>(d: D) -> Result<
         _ => Err(serde::de::Error::custom(ParseError::invalid(
             cx.into_issues(),
         ))),
+    }
+}
+
+/// An integer literal's type read by serde as a generated type is: `N` or an error.
+impl<'de, const N: i64> serde::Deserialize<'de> for IntLit<N> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize(d)
+    }
+}
+
+/// A boolean literal's type read by serde as a generated type is: `B` or an error.
+impl<'de, const B: bool> serde::Deserialize<'de> for BoolLit<B> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize(d)
     }
 }

@@ -582,6 +582,76 @@ impl Schema for LitInt {
     }
 }
 
+/// An integer literal as a type, `IntLit<1>` for `type One = 1;` (and `[1]`, `1 | null`, a
+/// union's variant): zero-sized, so it holds no other value. Written as `N`; read as
+/// [`LitInt`] reads `N`, with its verdict and message (`Invalid input: expected 1`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct IntLit<const N: i64>;
+
+impl<const N: i64> IntLit<N> {
+    /// The literal's value.
+    pub const VALUE: i64 = N;
+
+    /// The literal's value, `N`.
+    pub const fn value(self) -> i64 {
+        N
+    }
+}
+
+impl<const N: i64> serde::Serialize for IntLit<N> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_i64(N)
+    }
+}
+
+impl<const N: i64> Decode for IntLit<N> {
+    const EXPECT: Expect = Expect::LitInt(N);
+    #[inline]
+    fn decode<'de>(src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<Self>> {
+        Ok(LitInt(N).decode(src, cx)?.map(|_| IntLit))
+    }
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn scan(r: &mut Scanner<'_>) -> Option<Self> {
+        LitInt(N).scan(r).map(|_| IntLit)
+    }
+}
+
+/// A boolean literal as a type, `BoolLit<true>` for `type Yes = true;`: zero-sized, so it
+/// holds no other value. Written as `B`; read as [`LitBool`] reads `B`, with its verdict and
+/// message (`Invalid input: expected true`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BoolLit<const B: bool>;
+
+impl<const B: bool> BoolLit<B> {
+    /// The literal's value.
+    pub const VALUE: bool = B;
+
+    /// The literal's value, `B`.
+    pub const fn value(self) -> bool {
+        B
+    }
+}
+
+impl<const B: bool> serde::Serialize for BoolLit<B> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bool(B)
+    }
+}
+
+impl<const B: bool> Decode for BoolLit<B> {
+    const EXPECT: Expect = Expect::LitBool(B);
+    #[inline]
+    fn decode<'de>(src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<Self>> {
+        Ok(LitBool(B).decode(src, cx)?.map(|_| BoolLit))
+    }
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn scan(r: &mut Scanner<'_>) -> Option<Self> {
+        LitBool(B).scan(r).map(|_| BoolLit)
+    }
+}
+
 /// `[T]`, `[T](min = 1, max = 500)`.
 #[derive(Clone, Copy, Debug)]
 pub struct Array<S> {

@@ -254,14 +254,22 @@ impl<'a> Emitter<'a> {
             .enumerate()
             .map(|(i, f)| {
                 let boxed = self.model.analysis().recursion.is_boxed(&def.name, i);
+                let store = self.store(f);
+                // A literal that is not stored is checked by its value's schema, then dropped.
+                let schema = match store {
+                    Store::Literal | Store::Presence => {
+                        self.literal_check(self.model.unalias(&f.ty))
+                    }
+                    _ => self.schema(self.model, &f.ty, at, boxed),
+                };
                 FieldCx {
                     f,
                     i,
-                    store: self.store(f),
+                    store,
                     ident: rust_ident(&rust_field(&f.name)),
                     slot: format_ident!("f{i}"),
                     boxed,
-                    schema: self.schema(self.model, &f.ty, at, boxed),
+                    schema,
                     ty: self.rust_ty(self.model, &f.ty, at, boxed),
                 }
             })

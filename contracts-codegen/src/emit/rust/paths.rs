@@ -1,6 +1,7 @@
 //! emit::rust's names and paths: a schema name as a Rust type name, a setter's, a variant's
 //! and an open enum's catch-all variant's name; the path to a named type from the module the
-//! code sits in (or in a base's module); the Rust type of a schema type.
+//! code sits in (or in a base's module); the Rust type of a schema type (a boolean or integer
+//! literal the runtime's zero-sized `BoolLit<B>` or `IntLit<N>`, which hold no other value).
 
 use super::{At, Emitter};
 use crate::model::{Enum, EnumValue, Literal, Model, Ty, TyKind, TypeDefKind, TypeRef, Variant};
@@ -58,9 +59,13 @@ impl Emitter<'_> {
             TyKind::Int(_) => quote!(i64),
             TyKind::Number(_) => quote!(f64),
             TyKind::Unknown => quote!(#rt::RawJson),
+            // A string cannot be a const generic on stable Rust: a string literal is its text.
             TyKind::Literal(Literal::String(_)) => quote!(&'static str),
-            TyKind::Literal(Literal::Bool(_)) => quote!(bool),
-            TyKind::Literal(Literal::Int(_)) => quote!(i64),
+            TyKind::Literal(Literal::Bool(b)) => quote!(#rt::BoolLit<#b>),
+            TyKind::Literal(Literal::Int(i)) => {
+                let i = int_arg(*i);
+                quote!(#rt::IntLit<#i>)
+            }
             TyKind::Array(inner, _) => {
                 let inner = self.rust_ty(owner, inner, at, false);
                 quote!(::std::vec::Vec<#inner>)
@@ -223,5 +228,15 @@ pub(super) fn map_read(expr: TokenStream, body: TokenStream) -> TokenStream {
             }
             ::core::result::Result::Err(e) => ::core::result::Result::Err(e),
         }
+    }
+}
+
+/// An integer as a const generic argument: a negative one in braces (`IntLit<{ -1i64 }>`).
+pub(super) fn int_arg(i: i64) -> TokenStream {
+    let lit = proc_macro2::Literal::i64_suffixed(i);
+    if i < 0 {
+        quote!({ #lit })
+    } else {
+        quote!(#lit)
     }
 }

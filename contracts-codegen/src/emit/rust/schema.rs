@@ -1,7 +1,8 @@
 //! emit::rust's runtime schema values: the value of the runtime's schema types that reads a
 //! schema type (`Str { min, max }`, `Named::<T>`, `Array { .. }`), its `ScanRef` form for a
-//! view (`StrRef`, `NamedRef`), and the constants beside them: a literal's value, a field's
-//! default, a required literal key as the untagged unions test it.
+//! view (`StrRef`, `NamedRef`; a boolean or integer literal's `Named::<IntLit<1>>`), and the
+//! constants beside them: a literal's value, a field's default, a required literal key as the
+//! untagged unions test it.
 
 use super::{At, Emitter};
 use crate::model::{Field, Literal, Model, Ty, TyKind};
@@ -53,10 +54,11 @@ impl Emitter<'_> {
             TyKind::Unknown if view => quote!(#rt::UnknownRef),
             TyKind::Unknown => quote!(#rt::Unknown),
             TyKind::Literal(Literal::String(s)) => quote!(#rt::LitStr(#s)),
-            TyKind::Literal(Literal::Bool(b)) => quote!(#rt::LitBool(#b)),
+            // A boolean or an integer literal decodes into its zero-sized type (`IntLit<1>`).
+            TyKind::Literal(Literal::Bool(b)) => quote!(#rt::Named::<#rt::BoolLit<#b>>::new()),
             TyKind::Literal(Literal::Int(i)) => {
-                let i = Lit::i64_suffixed(*i);
-                quote!(#rt::LitInt(#i))
+                let i = super::paths::int_arg(*i);
+                quote!(#rt::Named::<#rt::IntLit<#i>>::new())
             }
             TyKind::Array(inner, l) => {
                 let inner = self.schema_as(view, owner, inner, at, false);
@@ -91,6 +93,22 @@ impl Emitter<'_> {
         }
     }
 
+    /// The schema that checks a literal field that is not stored (a required one, or an
+    /// optional one held as whether it was there): the literal as a value, `LitInt(1)`, whose
+    /// result is dropped, rather than its type (`IntLit<1>`), which a stored one decodes into.
+    pub(super) fn literal_check(&self, ty: &Ty) -> TokenStream {
+        let rt = &self.rt;
+        match &ty.kind {
+            TyKind::Literal(Literal::Bool(b)) => quote!(#rt::LitBool(#b)),
+            TyKind::Literal(Literal::Int(i)) => {
+                let i = Lit::i64_suffixed(*i);
+                quote!(#rt::LitInt(#i))
+            }
+            TyKind::Literal(Literal::String(s)) => quote!(#rt::LitStr(#s)),
+            _ => quote!(#rt::Unknown),
+        }
+    }
+
     /// The Rust expression of a field's default value.
     pub(super) fn default_expr(&self, f: &Field, schema: &TokenStream) -> TokenStream {
         let rt = &self.rt;
@@ -102,6 +120,10 @@ impl Emitter<'_> {
                 quote!(::std::string::String::from(#s))
             }
             (TyKind::Boolean, serde_json::Value::Bool(b)) => quote!(#b),
+            // A default is valid (`check`): a literal's is its one value.
+            (TyKind::Literal(Literal::Bool(_) | Literal::Int(_)), _) => {
+                quote!(::core::default::Default::default())
+            }
             (TyKind::Int(_), serde_json::Value::Number(n)) if n.as_i64().is_some() => {
                 let n = Lit::i64_suffixed(n.as_i64().unwrap_or_default());
                 quote!(#n)

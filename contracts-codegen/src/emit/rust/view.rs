@@ -396,7 +396,13 @@ impl Emitter<'_> {
         let scans: Vec<TokenStream> = fields
             .iter()
             .map(|c| {
-                let vschema = self.schema_as(true, self.model, &c.f.ty, at, c.boxed);
+                let vschema = match c.store {
+                    Store::Literal | Store::Presence => {
+                        let schema = &c.schema;
+                        quote!(#rt::Own(#schema))
+                    }
+                    _ => self.schema_as(true, self.model, &c.f.ty, at, c.boxed),
+                };
                 quote!(#rt::ScanRef::scan(#vschema, r))
             })
             .collect();
