@@ -564,6 +564,11 @@ fn literals_held_as_values_are_their_types() {
     assert!(matches!(ok::<OneOrName>(r#""a""#), OneOrName::ChatId(_)));
     assert_eq!(msg::<OneOrName>("2"), "✖ Invalid input");
     assert_eq!(serde_json::to_string(&ok::<OneOrName>("1")).unwrap(), "1");
+    // Its view holds the literal owned (it has no text), read by the view's fast reader too.
+    for json in ["1", r#""a""#, "2"] {
+        let (accepted, _) = wire::view_agrees::<OneOrNameRef<'_>>(json);
+        assert_eq!(accepted, json != "2", "{json}");
+    }
 }
 
 #[test]
