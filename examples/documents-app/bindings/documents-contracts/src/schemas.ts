@@ -42,11 +42,76 @@ export const DocumentRefSchema = z.object({
 export type DocumentRef = z.infer<typeof DocumentRefSchema>;
 
 /**
+ * How urgent a document is, as a number on the wire.
+ *
+ * Values:
+ * - `1` (`Low`)
+ * - `2` (`Normal`)
+ * - `3` (`High`)
+ */
+export const DocumentPriority = {
+    Low: 1,
+    Normal: 2,
+    High: 3,
+} as const;
+/**
+ * How urgent a document is, as a number on the wire.
+ *
+ * Values:
+ * - `1` (`Low`)
+ * - `2` (`Normal`)
+ * - `3` (`High`)
+ */
+export const DocumentPrioritySchema = z.enum(DocumentPriority);
+/**
+ * How urgent a document is, as a number on the wire.
+ *
+ * Values:
+ * - `1` (`Low`)
+ * - `2` (`Normal`)
+ * - `3` (`High`)
+ */
+export type DocumentPriority = z.infer<typeof DocumentPrioritySchema>;
+
+/**
+ * Codes a document's source may give; sources add their own.
+ *
+ * Known values (the set is open: any integer is accepted):
+ * - `0` (`Ok`)
+ * - `-1` (`Moved`)
+ */
+export const SourceCode = {
+    Ok: 0,
+    Moved: -1,
+} as const;
+/**
+ * Codes a document's source may give; sources add their own.
+ *
+ * Known values (the set is open: any integer is accepted):
+ * - `0` (`Ok`)
+ * - `-1` (`Moved`)
+ */
+export type SourceCode = 0 | -1 | (number & {});
+/**
+ * Codes a document's source may give; sources add their own.
+ *
+ * Known values (the set is open: any integer is accepted):
+ * - `0` (`Ok`)
+ * - `-1` (`Moved`)
+ */
+export const SourceCodeSchema = z.int() as z.ZodType<SourceCode, number>;
+
+/**
  * A document's metadata as its source gave it: the fields the app reads, and every other key
  * kept as it came (an open object), so a client that proxies it loses nothing.
  */
 export const DocumentMetaSchema = DocumentRefSchema.extend({
     title: z.string().optional(),
+    priority: z.optional(DocumentPrioritySchema),
+    /**
+     * A code the document's source gave it: any integer, some of them named.
+     */
+    sourceCode: z.optional(SourceCodeSchema),
 }).catchall(z.unknown());
 /**
  * A document's metadata as its source gave it: the fields the app reads, and every other key
