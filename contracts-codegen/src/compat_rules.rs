@@ -492,6 +492,31 @@ pub const ENUM_VALUE_ADDED: Rule = Rule {
     ),
 };
 
+pub const OPEN_ENUM_CLOSED: Rule = Rule {
+    id: "open-enum-closed",
+    summary: "an `#[open]` enum was closed: values it does not list are refused",
+    detail: "An open set is open on purpose: apps extend it (`#[extends]`) and peers were \
+             promised that any value of its kind is accepted. Closed, every value an app or an \
+             older peer adds is refused, whichever way it travels.",
+    input: v(
+        E,
+        "clients send values the set does not list (an app's own codes); keep it `#[open]`",
+    ),
+    output: v(
+        E,
+        "hosts built on the set (an app's, with codes of its own) send values new clients now refuse; keep it `#[open]`",
+    ),
+    rust: breaks("the `Other` variant is gone"),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "#[open] enum Code { \"a\" }",
+            "events { \"e\": { code: Code } }"
+        ],
+        p!["enum Code { \"a\" }", "events { \"e\": { code: Code } }"],
+    ),
+};
+
 pub const OPEN_ENUM_VALUE_ADDED: Rule = Rule {
     id: "open-enum-value-added",
     summary: "an `#[open]` enum gained a value",
@@ -1316,11 +1341,11 @@ pub const RUST_OPEN_ENUM_CLOSED: Rule = Rule {
              value naming it no longer compiles.",
     input: v(
         I,
-        "the wire verdict is `constraint-tightened`'s; Rust code naming `Other` needs an edit",
+        "the wire verdict is `open-enum-closed`'s; Rust code naming `Other` needs an edit",
     ),
     output: v(
         I,
-        "the wire verdict is `constraint-tightened`'s; Rust code naming `Other` needs an edit",
+        "the wire verdict is `open-enum-closed`'s; Rust code naming `Other` needs an edit",
     ),
     rust: breaks("the `Other` variant is gone"),
     never_acknowledged: false,
@@ -1375,6 +1400,7 @@ pub const RULES: &[&Rule] = &[
     &UNION_VARIANT_REMOVED,
     &ENUM_VALUE_ADDED,
     &OPEN_ENUM_VALUE_ADDED,
+    &OPEN_ENUM_CLOSED,
     &ENUM_VALUE_REMOVED,
     &OPEN_ENUM_VALUE_REMOVED,
     &ENUM_VALUE_NUMBER_CHANGED,

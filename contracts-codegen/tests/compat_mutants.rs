@@ -679,7 +679,7 @@ fn more_mutants(m: &Model, dirs: &reach::Directions) -> Vec<Mutant> {
                     if let TypeDefKind::Enum(xe) = &mut x.types[ti].kind {
                         xe.open = false;
                     }
-                    let rule = &rules::CONSTRAINT_TIGHTENED;
+                    let rule = &rules::OPEN_ENUM_CLOSED;
                     push(
                         "drop-open",
                         t.name.clone(),

@@ -40,7 +40,10 @@ impl Growth {
             .unwrap_or(Direction::Both);
         let compatible = |rule: &rules::Rule| rules::level(rule, dir) != Level::Error;
         match &def.kind {
-            TypeDefKind::Enum(e) if e.open => compatible(&rules::OPEN_ENUM_VALUE_ADDED),
+            // An enum that `#[extends]` an open one grows as the open set does.
+            TypeDefKind::Enum(e) if e.open || e.extends.is_some() => {
+                compatible(&rules::OPEN_ENUM_VALUE_ADDED)
+            }
             TypeDefKind::Enum(_) => compatible(&rules::ENUM_VALUE_ADDED),
             TypeDefKind::Union(_) => {
                 compatible(&rules::UNION_VARIANT_ADDED)

@@ -985,16 +985,19 @@ impl<'a> Differ<'a> {
             return true;
         }
         let mut found = false;
-        if b.open != h.open {
+        // An enum that `#[extends]` an open one travels as it: its values are more values of
+        // an open set, judged as an open enum's.
+        let (b_open, h_open) = (b.open || b.extends.is_some(), h.open || h.extends.is_some());
+        if b_open != h_open {
             let any = if h.is_int() { "integer" } else { "string" };
-            let (rule, msg) = if h.open {
+            let (rule, msg) = if h_open {
                 (
                     &rules::CONSTRAINT_LOOSENED,
                     format!("enum `{}` is now open: any {any} is accepted", cx.subject),
                 )
             } else {
                 (
-                    &rules::CONSTRAINT_TIGHTENED,
+                    &rules::OPEN_ENUM_CLOSED,
                     format!(
                         "enum `{}` is now closed: unknown values are refused",
                         cx.subject
@@ -1061,7 +1064,7 @@ impl<'a> Differ<'a> {
                 continue;
             }
             // An open enum still accepts the value: only the documented set shrinks.
-            let rule = if h.open {
+            let rule = if h_open {
                 &rules::OPEN_ENUM_VALUE_REMOVED
             } else {
                 &rules::ENUM_VALUE_REMOVED
@@ -1084,7 +1087,7 @@ impl<'a> Differ<'a> {
             found = true;
             let subject = format!("{}.{}", cx.subject, wire_key(hv));
             // An old client of an open enum already accepts any string.
-            let rule = if b.open {
+            let rule = if b_open {
                 &rules::OPEN_ENUM_VALUE_ADDED
             } else {
                 &rules::ENUM_VALUE_ADDED
