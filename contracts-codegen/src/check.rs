@@ -395,15 +395,71 @@ fn constraints_fit_their_type(t: &TypeExpr, diags: &mut Diagnostics) {
         TypeExprKind::Array(_, Some(args)) => (args, "array"),
         _ => return,
     };
-    let ranges = matches!(what, "int" | "number");
-    if !matches!(what, "string" | "int" | "number" | "array") {
-        diags.error(&args.loc, "constraints are written on `string`, `int`, `number` and arrays only; declare them in the alias itself");
+    let ranges = matches!(what, "int" | "int64" | "uint64" | "number");
+    if !matches!(
+        what,
+        "string" | "int" | "int64" | "uint64" | "number" | "array"
+    ) {
+        diags.error(&args.loc, "constraints are written on `string`, `int`, `int64`, `uint64`, `number` and arrays only; declare them in the alias itself");
         return;
     }
     let mut min_seen = false;
     let mut max_seen = false;
+    let mut format_seen = false;
     for a in &args.items {
         let (min, max, loc) = match a {
+            Arg::Text { key, value } if key.text == "format" && what == "string" => {
+                if format_seen {
+                    diags.error(&key.loc, "the format is already given");
+                }
+                format_seen = true;
+                if Format::from_name(&value.text).is_none() {
+                    let known: Vec<String> = Format::ALL
+                        .iter()
+                        .map(|f| format!("\"{}\"", f.name()))
+                        .collect();
+                    diags.error(
+                        &value.loc,
+                        format!(
+                            "unknown format \"{}\": expected one of {}",
+                            value.text,
+                            known.join(", ")
+                        ),
+                    );
+                }
+                continue;
+            }
+            Arg::Text { key, .. } if key.text == "format" => {
+                diags.error(
+                    &key.loc,
+                    format!("a format is written on `string` only, not on `{what}`"),
+                );
+                continue;
+            }
+            Arg::Named { key, .. } if key.text == "format" => {
+                diags.error(
+                    &key.loc,
+                    "a format is a string: write `format = \"uri\"` or `format = \"byte\"`",
+                );
+                continue;
+            }
+            Arg::Text { key, .. } if matches!(key.text.as_str(), "min" | "max") => {
+                diags.error(
+                    &key.loc,
+                    format!("`{}` is a whole number: write `{} = 1`", key.text, key.text),
+                );
+                continue;
+            }
+            Arg::Text { key, .. } => {
+                diags.error(
+                    &key.loc,
+                    format!(
+                        "unknown constraint `{}`: expected `min`, `max` or, on `string`, `format`",
+                        key.text
+                    ),
+                );
+                continue;
+            }
             Arg::Named { key, .. } if key.text == "min" => (true, false, &key.loc),
             Arg::Named { key, .. } if key.text == "max" => (false, true, &key.loc),
             Arg::Named { key, .. } => {
@@ -481,6 +537,7 @@ fn numbers(args: &Args) -> Vec<&syntax::Number> {
         match a {
             Arg::Named { value, .. } => out.push(value),
             Arg::Range { min, max, .. } => out.extend(min.iter().chain(max.iter())),
+            Arg::Text { .. } => {}
         }
     }
     out
@@ -1498,11 +1555,11 @@ fn the_rest_has_a_name_of_its_own(model: &Model, diags: &mut Diagnostics) {
 fn limits_are_in_order(model: &Model, diags: &mut Diagnostics) {
     each_ty(model, &mut |t| {
         let bad = match &t.kind {
-            TyKind::String(l) | TyKind::Array(_, l) => {
+            TyKind::String(l, _) | TyKind::Array(_, l) => {
                 matches!((l.min, l.max), (Some(a), Some(b)) if a > b)
                     .then(|| (l.min.map(i128::from), l.max.map(i128::from)))
             }
-            TyKind::Int(l) | TyKind::Number(l) => {
+            TyKind::Int(l, _) | TyKind::Number(l) => {
                 matches!((l.min, l.max), (Some(a), Some(b)) if a > b)
                     .then(|| (l.min.map(i128::from), l.max.map(i128::from)))
             }
@@ -1594,7 +1651,7 @@ fn table_fields_name_their_entry(
                 let oty = model.unalias(&other.ty);
                 let borrowable = matches!(
                     oty.kind,
-                    TyKind::String(_) | TyKind::Literal(_) | TyKind::Unknown
+                    TyKind::String(..) | TyKind::Literal(_) | TyKind::Unknown
                 ) && other.default.is_none();
                 if !borrowable && !unresolved(model, oty) {
                     let what = if other.default.is_some() {
@@ -1669,7 +1726,7 @@ fn table_fields_name_their_entry(
                     }
                     Some(k) => {
                         let kty = model.unalias(&k.ty);
-                        if !matches!(kty.kind, TyKind::String(_)) && !unresolved(model, kty) {
+                        if !matches!(kty.kind, TyKind::String(..)) && !unresolved(model, kty) {
                             diags.error(
                                 &at_value,
                                 format!(
@@ -1712,9 +1769,9 @@ fn unresolved(model: &Model, ty: &Ty) -> bool {
 /// What a type is, after aliases, in words: `a string`, `the literal "event"`, `the struct X`.
 fn kind_of(model: &Model, ty: &Ty) -> String {
     match &ty.kind {
-        TyKind::String(_) => "a `string`".into(),
+        TyKind::String(..) => "a `string`".into(),
         TyKind::Boolean => "a `boolean`".into(),
-        TyKind::Int(_) => "an `int`".into(),
+        TyKind::Int(_, w) => format!("an `{}`", w.name()),
         TyKind::Number(_) => "a `number`".into(),
         TyKind::Unknown => "`unknown`".into(),
         TyKind::Literal(Literal::String(s)) => format!("the literal {s:?}"),
@@ -1751,21 +1808,27 @@ fn fits(model: &Model, ty: &Ty, v: &serde_json::Value, depth: u32) -> Result<(),
         (TyKind::Unknown, _) => Ok(()),
         (TyKind::Nullable(_), J::Null) => Ok(()),
         (TyKind::Nullable(inner), _) => fits(model, inner, v, depth + 1),
-        (TyKind::String(l), J::String(s)) => {
+        (TyKind::String(l, format), J::String(s)) => {
+            if let Some(f) = format.filter(|f| !f.accepts(s)) {
+                return Err(format!("{s:?} is not a valid `{}`", f.name()));
+            }
             let n = s.chars().count() as u64;
             check_limits(n, l.min, l.max, "characters")
         }
-        (TyKind::String(_), _) => expected("a string"),
+        (TyKind::String(..), _) => expected("a string"),
         (TyKind::Boolean, J::Bool(_)) => Ok(()),
         (TyKind::Boolean, _) => expected("a boolean"),
-        (TyKind::Int(l), J::Number(n)) => {
+        (TyKind::Int(l, w), J::Number(n)) => {
             let f = n.as_f64().unwrap_or(f64::NAN);
             if f.fract() != 0.0 || f.abs() > MAX_SAFE as f64 {
                 return Err(format!("expected an integer, found {n}"));
             }
+            if *w == Width::U64 && f < 0.0 {
+                return Err(format!("expected a `uint64`, found {n}"));
+            }
             check_num(f, l)
         }
-        (TyKind::Int(_), _) => expected("an integer"),
+        (TyKind::Int(..), _) => expected("an integer"),
         (TyKind::Number(l), J::Number(n)) => check_num(n.as_f64().unwrap_or(f64::NAN), l),
         (TyKind::Number(_), _) => expected("a number"),
         (TyKind::Literal(lit), _) => {
@@ -2145,7 +2208,7 @@ fn errors_hold_a_code_and_a_message(model: &Model, diags: &mut Diagnostics) {
         }
         let message = s.fields.iter().find(|f| f.name == "message" && !f.optional);
         let message_is_text =
-            message.is_some_and(|f| matches!(model.unalias(&f.ty).kind, TyKind::String(_)));
+            message.is_some_and(|f| matches!(model.unalias(&f.ty).kind, TyKind::String(..)));
         if model.error_code_of(s).is_none() || !message_is_text {
             diags.error(
                 &t.loc,

@@ -1066,6 +1066,38 @@ pub const CONSTRAINT_LOOSENED: Rule = Rule {
     ),
 };
 
+pub const INT_WIDTH_CHANGED: Rule = Rule {
+    id: "int-width-changed",
+    summary: "an integer changed width between `int` and `int64`",
+    detail: "`int` holds the safe range, `int64` `-2^63 <= v < 2^63`. The values gained or lost \
+             are reported beside it as `constraint-loosened` or `constraint-tightened`, which \
+             give the verdict; this finding names the change.",
+    input: v(I, "the range findings beside it give the verdict"),
+    output: v(I, "the range findings beside it give the verdict"),
+    rust: kept("`int` and `int64` are both `i64` in Rust"),
+    never_acknowledged: false,
+    example: ex(
+        p!["requests { \"go\": { size: int } -> {} }"],
+        p!["requests { \"go\": { size: int64 } -> {} }"],
+    ),
+};
+
+pub const INT_SIGNEDNESS_CHANGED: Rule = Rule {
+    id: "int-signedness-changed",
+    summary: "an integer became `uint64`, or was `uint64` and became `int` or `int64`",
+    detail: "`uint64` holds `0 <= v < 2^64`. The values gained or lost are reported beside it \
+             as `constraint-loosened` or `constraint-tightened`, which give the verdict; this \
+             finding names the change of the Rust type.",
+    input: v(I, "the range findings beside it give the verdict"),
+    output: v(I, "the range findings beside it give the verdict"),
+    rust: breaks("`uint64` is `u64` in Rust, `int` and `int64` are `i64`"),
+    never_acknowledged: false,
+    example: ex(
+        p!["requests { \"go\": { size: int64 } -> {} }"],
+        p!["requests { \"go\": { size: uint64 } -> {} }"],
+    ),
+};
+
 pub const DEFAULT_ADDED: Rule = Rule {
     id: "default-added",
     summary: "an optional field gained a default",
@@ -1425,6 +1457,8 @@ pub const RULES: &[&Rule] = &[
     &KIND_RESPELLED,
     &CONSTRAINT_TIGHTENED,
     &CONSTRAINT_LOOSENED,
+    &INT_WIDTH_CHANGED,
+    &INT_SIGNEDNESS_CHANGED,
     &DEFAULT_ADDED,
     &DEFAULT_REMOVED,
     &DEFAULT_CHANGED,

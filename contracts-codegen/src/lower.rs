@@ -20,7 +20,9 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 /// The primitive type words, which no declaration can shadow.
-pub const PRIMITIVES: &[&str] = &["string", "boolean", "int", "number", "unknown"];
+pub const PRIMITIVES: &[&str] = &[
+    "string", "boolean", "int", "int64", "uint64", "number", "unknown",
+];
 
 /// Lower every file of one schema directory into a model named `name`, building on `bases`.
 /// `Model::files` is left empty for the caller (`load`) to fill.
@@ -316,9 +318,11 @@ impl Cx<'_> {
                 name,
                 args,
             } => match name.text.as_str() {
-                "string" => TyKind::String(lengths(args.as_ref())),
+                "string" => TyKind::String(lengths(args.as_ref()), format(args.as_ref())),
                 "boolean" => TyKind::Boolean,
-                "int" => TyKind::Int(bounds(args.as_ref())),
+                "int" => TyKind::Int(bounds(args.as_ref()), Width::Safe),
+                "int64" => TyKind::Int(bounds(args.as_ref()), Width::I64),
+                "uint64" => TyKind::Int(bounds(args.as_ref()), Width::U64),
                 "number" => TyKind::Number(bounds(args.as_ref())),
                 "unknown" => TyKind::Unknown,
                 other => TyKind::Ref(self.resolve(other)),
@@ -441,7 +445,7 @@ pub fn raw_bounds(args: Option<&Args>) -> (Option<i128>, Option<i128>) {
         match a {
             Arg::Named { key, value } if key.text == "min" => min = Some(value.value),
             Arg::Named { key, value } if key.text == "max" => max = Some(value.value),
-            Arg::Named { .. } => {}
+            Arg::Named { .. } | Arg::Text { .. } => {}
             Arg::Range {
                 min: lo, max: hi, ..
             } => {
@@ -460,6 +464,17 @@ fn lengths(args: Option<&Args>) -> Limits<u64> {
         min: min.and_then(|v| u64::try_from(v).ok()),
         max: max.and_then(|v| u64::try_from(v).ok()),
     }
+}
+
+/// A string's format: an unknown one is dropped (`check` reports it).
+fn format(args: Option<&Args>) -> Option<Format> {
+    args.map(|a| a.items.as_slice())
+        .unwrap_or_default()
+        .iter()
+        .find_map(|a| match a {
+            Arg::Text { key, value } if key.text == "format" => Format::from_name(&value.text),
+            _ => None,
+        })
 }
 
 /// Number bounds: bounds outside `i64` are dropped (`check` reports them).

@@ -404,13 +404,15 @@ impl Ty {
 
 #[derive(Clone, Debug)]
 pub enum TyKind {
-    /// `string`, `string(min = 1, max = 128)`: lengths count Unicode code points.
-    String(Limits<u64>),
+    /// `string`, `string(min = 1, max = 128)`: lengths count Unicode code points;
+    /// `string(format = "byte")`: a format, checked where it is decidable.
+    String(Limits<u64>, Option<Format>),
     /// `boolean`
     Boolean,
     /// `int`, `int(1..=100)`: a JSON number with an integral value in the safe range
-    /// `-(2^53-1) ..= 2^53-1`, further limited by the bounds.
-    Int(Limits<i64>),
+    /// `-(2^53-1) ..= 2^53-1`, further limited by the bounds; `int64`, `uint64`: in the
+    /// width's range as a double tells it (see [`Width`]).
+    Int(Limits<i64>, Width),
     /// `number`, `number(min = 0)`: any finite JSON number.
     Number(Limits<i64>),
     /// `unknown`: any JSON value, null included. A required `unknown` key must still be present.
@@ -425,6 +427,93 @@ pub enum TyKind {
     Ref(TypeRef),
     /// `T | null`
     Nullable(Box<Ty>),
+}
+
+/// A string's `format`: `string(format = "uri")`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Format {
+    /// `"uri"`: a URI; checked only for its scheme, `^[A-Za-z][A-Za-z0-9+.-]*:`.
+    Uri,
+    /// `"byte"`: bytes in base64, the standard alphabet with padding (`z.base64()`).
+    Byte,
+}
+
+impl Format {
+    /// Every format, in the order the error listing them shows.
+    pub const ALL: [Format; 2] = [Format::Uri, Format::Byte];
+
+    /// The name written in the schema and in JSON Schema's `format`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Uri => "uri",
+            Format::Byte => "byte",
+        }
+    }
+
+    /// The format written `name`.
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// Whether `s` is a valid value of the format: the rule of [`Format::pattern`], the
+    /// runtime's (`wire::schema`) and Zod's.
+    pub fn accepts(self, s: &str) -> bool {
+        let b = s.as_bytes();
+        match self {
+            Format::Uri => {
+                let scheme = b
+                    .iter()
+                    .position(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'-')));
+                b.first().is_some_and(u8::is_ascii_alphabetic)
+                    && scheme.is_some_and(|i| b[i] == b':')
+            }
+            Format::Byte => {
+                let alphabet = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/');
+                let body = b.strip_suffix(b"==").or(b.strip_suffix(b"=")).unwrap_or(b);
+                b.len().is_multiple_of(4) && body.iter().all(alphabet)
+            }
+        }
+    }
+
+    /// The pattern a value must match, as JavaScript and JSON Schema write it.
+    pub fn pattern(self) -> &'static str {
+        match self {
+            Format::Uri => URI_PATTERN,
+            Format::Byte => BASE64_PATTERN,
+        }
+    }
+}
+
+/// What a `uri` must start with: an RFC 3986 scheme and its colon.
+pub const URI_PATTERN: &str = "^[A-Za-z][A-Za-z0-9+.-]*:";
+
+/// What a `byte` must be: Zod 4's `z.base64()` (whole groups of four, `=` padding only at
+/// the end), written as its own regex is.
+pub const BASE64_PATTERN: &str =
+    "^(?:[0-9a-zA-Z+/]{4})*(?:(?:[0-9a-zA-Z+/]{2}==)|(?:[0-9a-zA-Z+/]{3}=))?$";
+
+/// An integer's width: which values its type holds before any bound.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Width {
+    /// `int`: the safe range `-(2^53-1) ..= 2^53-1`, exact in JavaScript.
+    #[default]
+    Safe,
+    /// `int64`: `-2^63 <= v < 2^63`, judged on the value as a double (`JSON.parse`'s), so
+    /// texts that round to `2^63` are refused; Rust reads the text exactly as an `i64`.
+    I64,
+    /// `uint64`: `0 <= v < 2^64`, judged likewise; Rust reads a `u64`.
+    U64,
+}
+
+impl Width {
+    /// The primitive's name in the schema.
+    pub fn name(self) -> &'static str {
+        match self {
+            Width::Safe => "int",
+            Width::I64 => "int64",
+            Width::U64 => "uint64",
+        }
+    }
 }
 
 /// Inclusive bounds; `None` means unbounded.

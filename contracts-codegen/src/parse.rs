@@ -890,6 +890,13 @@ fn arg(input: ParseStream, p: &mut P) -> syn::Result<Arg> {
         input
             .parse::<Token![=]>()
             .map_err(|e| err(e.span(), "expected `=`: write `min = 1` or `max = 10`"))?;
+        if input.peek(LitStr) {
+            let lit: LitStr = input.parse()?;
+            return Ok(Arg::Text {
+                key: p.name(key.to_string(), key.span()),
+                value: p.name(lit.value(), lit.span()),
+            });
+        }
         let value = number(input, p)?;
         return Ok(Arg::Named {
             key: p.name(key.to_string(), key.span()),

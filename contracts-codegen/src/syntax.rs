@@ -211,6 +211,8 @@ pub struct Args {
 pub enum Arg {
     /// `min = 1`
     Named { key: Name, value: Number },
+    /// `format = "uri"`: a string value.
+    Text { key: Name, value: Name },
     /// `1..=100`, `0..`, `..=10`.
     Range {
         min: Option<Number>,

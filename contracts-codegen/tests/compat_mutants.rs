@@ -55,7 +55,7 @@ fn new_field(name: &str, optional: bool) -> Field {
         loc: loc(),
         optional,
         default: None,
-        ty: ty(TyKind::String(Limits::none())),
+        ty: ty(TyKind::String(Limits::none(), None)),
     }
 }
 
@@ -103,8 +103,8 @@ enum Bounds<'a> {
 
 fn bounds(t: &mut Ty) -> Option<Bounds<'_>> {
     match &mut t.kind {
-        TyKind::String(l) | TyKind::Array(_, l) => Some(Bounds::U(l)),
-        TyKind::Int(l) | TyKind::Number(l) => Some(Bounds::I(l)),
+        TyKind::String(l, _) | TyKind::Array(_, l) => Some(Bounds::U(l)),
+        TyKind::Int(l, _) | TyKind::Number(l) => Some(Bounds::I(l)),
         TyKind::Nullable(i) => bounds(i),
         _ => None,
     }
@@ -251,7 +251,7 @@ fn mutants(m: &Checked) -> Vec<Mutant> {
                             vec![(rule, level(rule, dir))],
                         );
                     }
-                    if matches!(f.ty.kind, TyKind::String(_)) {
+                    if matches!(f.ty.kind, TyKind::String(..)) {
                         let x = with(&|s| s.fields[fi].ty = ty(TyKind::Boolean));
                         push(
                             "change-type",
@@ -759,7 +759,7 @@ fn more_mutants(m: &Model, dirs: &reach::Directions) -> Vec<Mutant> {
                                 Some(TypeDefKind::Enum(Enum { open: false, .. }))
                             ) && r.protocol.is_none() =>
                         {
-                            let x = with(&|f| f.ty = ty(TyKind::String(Limits::none())));
+                            let x = with(&|f| f.ty = ty(TyKind::String(Limits::none(), None)));
                             push(
                                 "enum-to-string",
                                 place.clone(),
@@ -767,7 +767,7 @@ fn more_mutants(m: &Model, dirs: &reach::Directions) -> Vec<Mutant> {
                                 kind_change(&rules::KIND_WIDENED),
                             );
                         }
-                        TyKind::String(l) => {
+                        TyKind::String(l, _) => {
                             if l.min.is_none() && l.max.is_none() {
                                 let x = with(&|f| {
                                     f.ty = ty(TyKind::Literal(Literal::String("zz".into())))
@@ -782,7 +782,7 @@ fn more_mutants(m: &Model, dirs: &reach::Directions) -> Vec<Mutant> {
                             // Respelled: `min = 0` is what every length has.
                             if l.min.is_none() {
                                 let x = with(&|f| {
-                                    if let TyKind::String(l) = &mut f.ty.kind {
+                                    if let TyKind::String(l, _) = &mut f.ty.kind {
                                         l.min = Some(0);
                                     }
                                 });
@@ -790,7 +790,7 @@ fn more_mutants(m: &Model, dirs: &reach::Directions) -> Vec<Mutant> {
                             }
                         }
                         TyKind::Literal(Literal::String(_)) => {
-                            let x = with(&|f| f.ty = ty(TyKind::String(Limits::none())));
+                            let x = with(&|f| f.ty = ty(TyKind::String(Limits::none(), None)));
                             push(
                                 "literal-to-string",
                                 place.clone(),
@@ -807,9 +807,9 @@ fn more_mutants(m: &Model, dirs: &reach::Directions) -> Vec<Mutant> {
                                 kind_change(&rules::KIND_WIDENED),
                             );
                         }
-                        TyKind::Int(l) if l.max.is_none() => {
+                        TyKind::Int(l, _) if l.max.is_none() => {
                             let x = with(&|f| {
-                                if let TyKind::Int(l) = &mut f.ty.kind {
+                                if let TyKind::Int(l, _) = &mut f.ty.kind {
                                     l.max = Some(9_007_199_254_740_991);
                                 }
                             });
@@ -827,7 +827,7 @@ fn more_mutants(m: &Model, dirs: &reach::Directions) -> Vec<Mutant> {
                             });
                             push("respell-default", place.clone(), x, vec![]);
                         }
-                        None if f.optional && matches!(f.ty.kind, TyKind::Int(_)) => {
+                        None if f.optional && matches!(f.ty.kind, TyKind::Int(..)) => {
                             let x = with(&|f| f.default = Some(serde_json::json!(1)));
                             let rule = &rules::DEFAULT_ADDED;
                             push(

@@ -496,9 +496,10 @@ fn limits<T: std::fmt::Display>(l: &Limits<T>) -> String {
 /// A type expression, written back in schema syntax.
 fn show(t: &Ty) -> String {
     match &t.kind {
-        TyKind::String(l) => format!("string{}", limits(l)),
+        TyKind::String(l, None) => format!("string{}", limits(l)),
+        TyKind::String(l, Some(f)) => format!("string[{}]{}", f.name(), limits(l)),
         TyKind::Boolean => "boolean".to_owned(),
-        TyKind::Int(l) => format!("int{}", limits(l)),
+        TyKind::Int(l, w) => format!("{}{}", w.name(), limits(l)),
         TyKind::Number(l) => format!("number{}", limits(l)),
         TyKind::Unknown => "unknown".to_owned(),
         TyKind::Literal(Literal::String(s)) => format!("{s:?}"),

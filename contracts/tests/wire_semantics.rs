@@ -1119,3 +1119,112 @@ fn invalid_in_base(name: &str, json: &str) -> String {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn formats_are_checked_as_zod_checks_them() {
+    for s in ["", "AAAA", "aGVsbG8=", "AA==", "AAA=", "+/+/"] {
+        let w: Wide = ok(&format!(r#"{{"blob":"{s}"}}"#));
+        assert_eq!(w.blob.as_deref(), Some(s));
+    }
+    for s in [
+        "A===",
+        "AA=A",
+        "AAA",
+        "====",
+        "AA-_",
+        "AAAA\\n",
+        "AAA\u{e9}",
+    ] {
+        assert_eq!(
+            msg::<Wide>(&format!(r#"{{"blob":"{s}"}}"#)),
+            "✖ Invalid base64-encoded string\n  → at blob",
+            "{s}"
+        );
+    }
+    // The format first, then the lengths.
+    assert_eq!(
+        issues::<Wide>(r#"{"blob":"AAAAAAAAA"}"#),
+        vec![
+            (
+                "blob".to_owned(),
+                "Invalid base64-encoded string".to_owned()
+            ),
+            (
+                "blob".to_owned(),
+                "Too big: expected string to have <=8 characters".to_owned()
+            ),
+        ]
+    );
+    for s in ["a:", "urn:x", "https://example.com/a", "A+.-9:rest"] {
+        let w: Wide = ok(&format!(r#"{{"uri":"{s}"}}"#));
+        assert_eq!(w.uri.as_deref(), Some(s));
+    }
+    for s in ["", "1a:", ":x", "a b:", "noscheme", "\u{e9}:x"] {
+        assert_eq!(
+            msg::<Wide>(&format!(r#"{{"uri":"{s}"}}"#)),
+            "✖ Invalid string: must match pattern /^[A-Za-z][A-Za-z0-9+.-]*:/\n  → at uri",
+            "{s}"
+        );
+    }
+    assert_eq!(
+        msg::<Wide>(r#"{"uri":1}"#),
+        "✖ Invalid input: expected string, received number\n  → at uri"
+    );
+}
+
+#[test]
+fn wide_integers_are_exact_in_rust_and_judged_as_javascript_reads_them() {
+    // Beyond 2^53 the value is the text's; JavaScript reads 9007199254740992, and accepts too.
+    let w: Wide = ok(r#"{"big":9007199254740993,"ubig":18446744073709549568}"#);
+    assert_eq!(w.big, Some(9_007_199_254_740_993));
+    assert_eq!(w.ubig, Some(18_446_744_073_709_549_568));
+    let w: Wide = ok(r#"{"big":-9223372036854775808,"ubig":1e2}"#);
+    assert_eq!((w.big, w.ubig), (Some(i64::MIN), Some(100)));
+    let w: Wide = ok(r#"{"big":-0,"ubig":-0}"#);
+    assert_eq!((w.big, w.ubig), (Some(0), Some(0)));
+    // i64::MAX is 2^63 as a double: refused on both sides.
+    assert_eq!(
+        msg::<Wide>(r#"{"big":9223372036854775807}"#),
+        "✖ Too big: expected int to be <9223372036854775808\n  → at big"
+    );
+    assert_eq!(
+        msg::<Wide>(r#"{"ubig":18446744073709551615}"#),
+        "✖ Too big: expected int to be <18446744073709551616\n  → at ubig"
+    );
+    assert_eq!(
+        msg::<Wide>(r#"{"ubig":-1}"#),
+        "✖ Too small: expected int to be >=0\n  → at ubig"
+    );
+    assert_eq!(
+        msg::<Wide>(r#"{"big":-9223372036854777856}"#),
+        "✖ Too small: expected int to be >=-9223372036854775808\n  → at big"
+    );
+    assert_eq!(
+        msg::<Wide>(r#"{"big":1.5}"#),
+        "✖ Invalid input: expected int, received number\n  → at big"
+    );
+    assert_eq!(
+        msg::<Wide>(r#"{"ubig":1e400}"#),
+        "✖ Invalid input: expected number, received Infinity\n  → at ubig"
+    );
+    // The width, then the bounds.
+    assert_eq!(
+        issues::<Wide>(r#"{"small":1e19}"#),
+        vec![
+            (
+                "small".to_owned(),
+                "Too big: expected int to be <9223372036854775808".to_owned()
+            ),
+            (
+                "small".to_owned(),
+                "Too big: expected number to be <=5".to_owned()
+            ),
+        ]
+    );
+    // Written back exactly.
+    let w: Wide = ok(r#"{"big":9007199254740993}"#);
+    assert_eq!(
+        serde_json::to_string(&w).unwrap(),
+        r#"{"big":9007199254740993}"#
+    );
+}

@@ -13,7 +13,7 @@
 use contracts_codegen::analysis::Checked;
 use contracts_codegen::model::{
     Docs, Enum, Field, Literal, Model, Struct, Ty, TyKind, TypeDef, TypeDefKind, TypeRef, Union,
-    UnionTag, Variant,
+    UnionTag, Variant, Width,
 };
 use contracts_codegen::names::{is_rust_keyword, rust_field, rust_ident, rust_type};
 use proc_macro2::{Ident, TokenStream};
@@ -272,11 +272,12 @@ impl Emitter<'_> {
 
     fn ty(&self, ty: &Ty, at: Option<&str>, boxed: bool) -> TokenStream {
         match &ty.kind {
-            TyKind::String(_) | TyKind::Literal(Literal::String(_)) => {
+            TyKind::String(..) | TyKind::Literal(Literal::String(_)) => {
                 quote!(::std::string::String)
             }
             TyKind::Boolean | TyKind::Literal(Literal::Bool(_)) => quote!(bool),
-            TyKind::Int(_) | TyKind::Literal(Literal::Int(_)) => quote!(i64),
+            TyKind::Int(_, Width::U64) => quote!(u64),
+            TyKind::Int(..) | TyKind::Literal(Literal::Int(_)) => quote!(i64),
             TyKind::Number(_) => quote!(f64),
             TyKind::Unknown => quote!(::serde_json::Value),
             TyKind::Array(inner, _) => {

@@ -26,12 +26,14 @@ impl TypedFrame {
         let TypeDefKind::Struct(s) = &def.kind else {
             return Vec::new();
         };
-        let TyKind::String(limits) = owner.unalias(&s.fields[self.key].ty).kind else {
+        let TyKind::String(limits, format) = owner.unalias(&s.fields[self.key].ty).kind else {
             return Vec::new();
         };
         let fits = |n: &str| {
             let c = n.chars().count() as u64;
-            limits.min.is_none_or(|m| c >= m) && limits.max.is_none_or(|m| c <= m)
+            limits.min.is_none_or(|m| c >= m)
+                && limits.max.is_none_or(|m| c <= m)
+                && format.is_none_or(|f| f.accepts(n))
         };
         let names: Vec<&'m str> = match self.table {
             TableKind::Requests => user

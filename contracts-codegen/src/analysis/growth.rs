@@ -70,7 +70,7 @@ fn negotiates(m: &Model, dirs: &Directions) -> bool {
                 f.name == "accepts"
                     && match &m.unalias_in(&f.ty).1.kind {
                         TyKind::Array(item, _) => {
-                            matches!(m.unalias_in(item).1.kind, TyKind::String(_))
+                            matches!(m.unalias_in(item).1.kind, TyKind::String(..))
                                 || kinds_is_enum(m, item)
                         }
                         _ => false,

@@ -9,7 +9,7 @@
 //! accepts every value another does. The differ reads the scalar relations, `check` the cover.
 
 use crate::model::MAX_SAFE;
-use crate::model::{DefKey, Limits, Literal, Model, Ty, TyKind, TypeDefKind};
+use crate::model::{DefKey, Limits, Literal, Model, Ty, TyKind, TypeDefKind, Width};
 use std::cmp::Ordering;
 
 /// Length or count limits without the `min = 0` every length has.
@@ -25,6 +25,20 @@ pub fn ints(l: &Limits<i64>) -> Limits<i64> {
     Limits {
         min: l.min.filter(|&m| m != -MAX_SAFE),
         max: l.max.filter(|&m| m != MAX_SAFE),
+    }
+}
+
+/// An integer's bounds with its width's range in them, exact (`int64`'s upper bound is
+/// `2^63 - 1`): what two integers of different widths are compared by.
+pub fn wide_ints(l: &Limits<i64>, w: Width) -> Limits<i128> {
+    let (lo, hi) = match w {
+        Width::Safe => (-i128::from(MAX_SAFE), i128::from(MAX_SAFE)),
+        Width::I64 => (i128::from(i64::MIN), i128::from(i64::MAX)),
+        Width::U64 => (0, i128::from(u64::MAX)),
+    };
+    Limits {
+        min: Some(l.min.map_or(lo, |m| i128::from(m).max(lo))),
+        max: Some(l.max.map_or(hi, |m| i128::from(m).min(hi))),
     }
 }
 
@@ -65,8 +79,9 @@ enum Set {
 
 fn set(m: &Model, t: &Ty) -> Option<Set> {
     Some(match &t.kind {
-        TyKind::String(l) => Set::Strings(lengths(l)),
-        TyKind::Int(l) => Set::Ints(ints(l)),
+        // A string with a format, a 64-bit integer: compared by the walk, kind to kind.
+        TyKind::String(l, None) => Set::Strings(lengths(l)),
+        TyKind::Int(l, Width::Safe) => Set::Ints(ints(l)),
         TyKind::Boolean => Set::Bools,
         TyKind::Literal(Literal::String(s)) => Set::Words(vec![s.clone()]),
         TyKind::Literal(Literal::Int(i)) => Set::Int(*i),
@@ -257,12 +272,14 @@ impl Cover {
         }
         match (&a.kind, &b.kind) {
             (TyKind::Number(la), TyKind::Number(lb)) => limits_le(lb, la),
-            (TyKind::Number(la), TyKind::Int(lb)) => {
-                let lb = Limits {
-                    min: Some(lb.min.unwrap_or(-MAX_SAFE)),
-                    max: Some(lb.max.unwrap_or(MAX_SAFE)),
-                };
-                limits_le(&lb, la)
+            (TyKind::Number(la), TyKind::Int(lb, w)) => {
+                // The integer's range with its width's in it, compared exactly.
+                let lb = wide_ints(lb, *w);
+                la.min
+                    .is_none_or(|m| lb.min.is_some_and(|x| x >= i128::from(m)))
+                    && la
+                        .max
+                        .is_none_or(|m| lb.max.is_some_and(|x| x <= i128::from(m)))
             }
             (TyKind::Number(la), TyKind::Literal(Literal::Int(i))) => within(*i, la),
             (TyKind::Array(ai, la), TyKind::Array(bi, lb)) => {

@@ -36,8 +36,13 @@ pub fn texts(model: &Model) -> BTreeSet<String> {
 /// once).
 fn reaches_text(owner: &Model, ty: &Ty, seen: &mut BTreeSet<(String, String)>) -> bool {
     match &ty.kind {
-        TyKind::String(_) | TyKind::Unknown | TyKind::Map(_) => true,
-        TyKind::Boolean | TyKind::Int(_) | TyKind::Number(_) | TyKind::Literal(_) => false,
+        TyKind::String(_, None) | TyKind::Unknown | TyKind::Map(_) => true,
+        // A string with a format is held owned in views (its schema checks it).
+        TyKind::String(_, Some(_))
+        | TyKind::Boolean
+        | TyKind::Int(..)
+        | TyKind::Number(_)
+        | TyKind::Literal(_) => false,
         TyKind::Array(inner, _) | TyKind::Nullable(inner) => reaches_text(owner, inner, seen),
         TyKind::Ref(r) => {
             let def_owner = owner.declaring(r);
@@ -90,7 +95,8 @@ fn is_flat(model: &Model, s: &Struct) -> bool {
             return false;
         }
         match model.unalias(&f.ty).kind {
-            TyKind::Literal(_) | TyKind::String(_) => {}
+            // A string with a format is checked by its schema, not borrowed plainly.
+            TyKind::Literal(_) | TyKind::String(_, None) => {}
             TyKind::Unknown => unknown = true,
             _ => return false,
         }

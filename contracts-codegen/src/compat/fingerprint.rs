@@ -8,7 +8,9 @@
 
 use super::kinds;
 use crate::model::{DefKey, def_key};
-use crate::model::{EnumLit, Limits, Literal, Model, Ty, TyKind, TypeDef, TypeDefKind, UnionTag};
+use crate::model::{
+    EnumLit, Limits, Literal, Model, Ty, TyKind, TypeDef, TypeDefKind, UnionTag, Width,
+};
 use std::collections::HashMap;
 use std::collections::hash_map::DefaultHasher;
 use std::fmt::{Debug, Write as _};
@@ -34,9 +36,22 @@ impl Printer {
     /// The fingerprint and the lowest stack index a back reference in it points at.
     fn ty_inner(&mut self, m: &Model, ty: &Ty) -> (String, usize) {
         match &ty.kind {
-            TyKind::String(l) => (format!("s{}", limits(&kinds::lengths(l))), usize::MAX),
+            TyKind::String(l, f) => {
+                let format = f.map(|f| format!("/{}", f.name())).unwrap_or_default();
+                (
+                    format!("s{format}{}", limits(&kinds::lengths(l))),
+                    usize::MAX,
+                )
+            }
             TyKind::Boolean => ("b".into(), usize::MAX),
-            TyKind::Int(l) => (format!("i{}", limits(&kinds::ints(l))), usize::MAX),
+            TyKind::Int(l, w) => {
+                let width = match w {
+                    Width::Safe => "",
+                    Width::I64 => "/64",
+                    Width::U64 => "/u64",
+                };
+                (format!("i{width}{}", limits(&kinds::ints(l))), usize::MAX)
+            }
             TyKind::Number(l) => (format!("n{}", limits(l)), usize::MAX),
             TyKind::Unknown => ("u".into(), usize::MAX),
             TyKind::Literal(l) => (format!("l:{}", literal(l)), usize::MAX),

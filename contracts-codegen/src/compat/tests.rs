@@ -29,7 +29,7 @@ fn r(name: &str) -> Ty {
 }
 
 fn string(max: Option<u64>) -> Ty {
-    ty(TyKind::String(Limits { min: None, max }))
+    ty(TyKind::String(Limits { min: None, max }, None))
 }
 
 fn field(name: &str, optional: bool, t: Ty) -> Field {

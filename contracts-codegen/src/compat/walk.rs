@@ -12,8 +12,8 @@ use crate::analysis::Checked;
 use crate::analysis::Directions;
 use crate::model::{DefKey, def_key};
 use crate::model::{
-    Direction, Enum, EnumLit, EnumValue, Event, Field, Limits, Literal, Loc, Model, Request,
-    Struct, Ty, TyKind, TypeDef, TypeDefKind, Union, UnionTag, Variant,
+    Direction, Enum, EnumLit, EnumValue, Event, Field, Format, Limits, Literal, Loc, Model,
+    Request, Struct, Ty, TyKind, TypeDef, TypeDefKind, Union, UnionTag, Variant, Width,
 };
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
@@ -597,20 +597,52 @@ impl<'a> Differ<'a> {
                 self.ty(bm, b, hm, hi, cx);
                 true
             }
-            (K::String(bl), K::String(hl)) => {
-                self.limits("length", &kinds::lengths(bl), &kinds::lengths(hl), cx)
+            (K::String(bl, bf), K::String(hl, hf)) => {
+                let mut found = false;
+                if bf != hf {
+                    // A format added or changed accepts fewer strings; one dropped, more.
+                    let rule = if hf.is_some() {
+                        &rules::CONSTRAINT_TIGHTENED
+                    } else {
+                        &rules::CONSTRAINT_LOOSENED
+                    };
+                    let show = |f: &Option<Format>| f.map_or("none", |f| f.name());
+                    let msg = format!("`{}`: format {} -> {}", cx.subject, show(bf), show(hf));
+                    self.at(rule, cx, msg);
+                    found = true;
+                }
+                self.limits("length", &kinds::lengths(bl), &kinds::lengths(hl), cx) || found
             }
-            (K::Int(bl), K::Int(hl)) => {
+            (K::Int(bl, bw), K::Int(hl, hw)) if bw == hw => {
                 self.limits("value", &kinds::ints(bl), &kinds::ints(hl), cx)
             }
+            (K::Int(bl, bw), K::Int(hl, hw)) => {
+                // Another width: its range is in the bounds, and the bounds say which way
+                // the accepted values moved (`int` to `int64` loosens both).
+                let wide = (kinds::wide_ints(bl, *bw), kinds::wide_ints(hl, *hw));
+                let msg = format!(
+                    "`{}` was {}, now {}",
+                    cx.subject,
+                    describe(bm, b),
+                    describe(hm, h)
+                );
+                let rule = if (*bw == Width::U64) != (*hw == Width::U64) {
+                    &rules::INT_SIGNEDNESS_CHANGED
+                } else {
+                    &rules::INT_WIDTH_CHANGED
+                };
+                self.at(rule, cx, msg);
+                self.limits("value", &wide.0, &wide.1, cx);
+                true
+            }
             (K::Number(bl), K::Number(hl)) => self.limits("value", bl, hl, cx),
-            (K::Int(bl), K::Number(hl)) => {
+            (K::Int(bl, _), K::Number(hl)) => {
                 let msg = format!("`{}` was an integer, now any number", cx.subject);
                 self.at(&rules::CONSTRAINT_LOOSENED, cx, msg);
                 self.limits("value", &kinds::ints(bl), hl, cx);
                 true
             }
-            (K::Number(bl), K::Int(hl)) => {
+            (K::Number(bl), K::Int(hl, _)) => {
                 let msg = format!("`{}` was any number, now only integers", cx.subject);
                 self.at(&rules::CONSTRAINT_TIGHTENED, cx, msg);
                 self.limits("value", bl, &kinds::ints(hl), cx);
@@ -1496,9 +1528,17 @@ fn describe(m: &Model, t: &Ty) -> String {
         }
     }
     match &t.kind {
-        TyKind::String(l) => format!("string{}", lim(l, "min", "max")),
+        TyKind::String(l, None) => format!("string{}", lim(l, "min", "max")),
+        TyKind::String(l, Some(f)) => {
+            let l = lim(l, "min", "max");
+            let l = l
+                .strip_prefix('(')
+                .map(|r| format!(", {r}"))
+                .unwrap_or(")".into());
+            format!("string(format = {:?}{l}", f.name())
+        }
         TyKind::Boolean => "boolean".into(),
-        TyKind::Int(l) => format!("int{}", lim(l, "min", "max")),
+        TyKind::Int(l, w) => format!("{}{}", w.name(), lim(l, "min", "max")),
         TyKind::Number(l) => format!("number{}", lim(l, "min", "max")),
         TyKind::Unknown => "unknown".into(),
         TyKind::Literal(Literal::String(s)) => format!("{s:?}"),

@@ -35,8 +35,8 @@ pub mod examples;
 use crate::analysis::Checked;
 use crate::model::MAX_SAFE;
 use crate::model::{
-    Enum, EnumValue, Literal, Model, Struct, TableKind, Ty, TyKind, TypeDef, TypeDefKind, TypeRef,
-    Union, UnionTag,
+    Enum, EnumValue, Format, Limits, Literal, Model, Struct, TableKind, Ty, TyKind, TypeDef,
+    TypeDefKind, TypeRef, Union, UnionTag, Width,
 };
 use examples::{Example, Hint, Subject};
 use serde_json::{Map, Value, json};
@@ -681,15 +681,16 @@ impl<'m> Gen<'m> {
             hint.alias = Some(self.model.resolve(r).map_or("", |d| d.name.as_str()));
         }
         match &self.model.unalias(ty).kind {
-            TyKind::String(l) if self.readable => json!(examples::string(&hint, l)),
-            TyKind::String(l) => {
+            TyKind::String(l, Some(f)) => json!(format_value(*f, l, self.readable)),
+            TyKind::String(l, None) if self.readable => json!(examples::string(&hint, l)),
+            TyKind::String(l, None) => {
                 let n = l.min.unwrap_or(0).max(1).min(l.max.unwrap_or(u64::MAX));
                 json!("a".repeat(n as usize))
             }
             TyKind::Boolean => json!(false),
-            TyKind::Int(l) if self.readable => json!(examples::int(&hint, l)),
+            TyKind::Int(l, _) if self.readable => json!(examples::int(&hint, l)),
             TyKind::Number(l) if self.readable => json!(examples::number(&hint, l)),
-            TyKind::Int(l) | TyKind::Number(l) => json!(int_minimal(l.min, l.max)),
+            TyKind::Int(l, _) | TyKind::Number(l) => json!(int_minimal(l.min, l.max)),
             TyKind::Unknown => Value::Null,
             TyKind::Literal(l) => literal(l),
             TyKind::Array(inner, l) => {
@@ -806,13 +807,13 @@ impl<'m> Gen<'m> {
             return;
         }
         match &self.model.unalias(ty).kind {
-            TyKind::String(_) => {
+            TyKind::String(..) => {
                 out.insert(JsonType::String);
             }
             TyKind::Boolean => {
                 out.insert(JsonType::Boolean);
             }
-            TyKind::Int(_) | TyKind::Number(_) => {
+            TyKind::Int(..) | TyKind::Number(_) => {
                 out.insert(JsonType::Number);
             }
             TyKind::Unknown => {
@@ -897,8 +898,10 @@ impl<'m> Gen<'m> {
         let model = self.model;
         let plain = model.unalias(ty);
         match &plain.kind {
-            TyKind::String(l) => self.string_edges(root, doc, at, l.min, l.max, exact),
-            TyKind::Int(l) => self.int_edges(root, doc, at, l.min, l.max, exact),
+            TyKind::String(l, Some(f)) => self.format_edges(root, doc, at, *f, l, exact),
+            TyKind::String(l, None) => self.string_edges(root, doc, at, l.min, l.max, exact),
+            TyKind::Int(l, Width::Safe) => self.int_edges(root, doc, at, l.min, l.max, exact),
+            TyKind::Int(l, w) => self.wide_edges(root, doc, at, *w, l, exact),
             TyKind::Number(l) => self.number_edges(root, doc, at, l.min, l.max, exact),
             TyKind::Boolean | TyKind::Unknown => {}
             TyKind::Literal(l) => {
@@ -1305,6 +1308,127 @@ impl<'m> Gen<'m> {
         }
     }
 
+    /// A string with a format: values of it and values that are not, around its rule (the
+    /// verdict of each computed by the rule and the lengths, as both sides judge it).
+    fn format_edges(
+        &mut self,
+        root: &Root,
+        doc: &Value,
+        at: &[Seg],
+        f: Format,
+        l: &Limits<u64>,
+        exact: bool,
+    ) {
+        let what = shown(at);
+        let cases: &[&str] = match f {
+            Format::Byte => &[
+                "",
+                "AAAA",
+                "aGVsbG8=",
+                "AA==",
+                "AAA=",
+                "+/+/",
+                "A===",
+                "AA=A",
+                "AAA",
+                "====",
+                "AAAA\n",
+                "AA-_",
+                "AAA\u{e9}",
+            ],
+            Format::Uri => &[
+                "a:",
+                "urn:x",
+                "https://example.com/a?b#c",
+                "A+.-9:rest",
+                "1a:",
+                ":x",
+                "a b:",
+                "",
+                "noscheme",
+                "\u{e9}:x",
+                "file:///tmp",
+            ],
+        };
+        for s in cases {
+            let n = s.chars().count() as u64;
+            let ok = f.accepts(s) && l.min.is_none_or(|m| n >= m) && l.max.is_none_or(|m| n <= m);
+            let input = with(doc, at, Some(json!(s)));
+            let note = format!("{what} = {s:?} (format {})", f.name());
+            if ok {
+                self.accept(root, input, note);
+            } else {
+                self.refuse(root, input, at, exact, note);
+            }
+        }
+    }
+
+    /// An `int64` or a `uint64`: texts around the width's range, judged on the double
+    /// `JSON.parse` gives (both sides' rule), and beyond 2^53, where JavaScript rounds.
+    fn wide_edges(
+        &mut self,
+        root: &Root,
+        doc: &Value,
+        at: &[Seg],
+        w: Width,
+        l: &Limits<i64>,
+        exact: bool,
+    ) {
+        let what = shown(at);
+        let (lo, hi, cases): (f64, f64, &[&str]) = match w {
+            Width::U64 => (
+                0.0,
+                18_446_744_073_709_551_616.0,
+                &[
+                    "0",
+                    "-0",
+                    "-1",
+                    "1e2",
+                    "1.5",
+                    "9007199254740993",
+                    "18446744073709549568",
+                    "18446744073709551615",
+                    "18446744073709551616",
+                    "1e20",
+                ],
+            ),
+            _ => (
+                -9_223_372_036_854_775_808.0,
+                9_223_372_036_854_775_808.0,
+                &[
+                    "0",
+                    "-0",
+                    "1e2",
+                    "1.5",
+                    "9007199254740993",
+                    "-9007199254740993",
+                    "9223372036854774784",
+                    "9223372036854775807",
+                    "9223372036854775808",
+                    "-9223372036854775808",
+                    "-9223372036854775809",
+                    "-9223372036854777856",
+                ],
+            ),
+        };
+        for text in cases {
+            let v: f64 = text.parse().unwrap_or(f64::NAN);
+            let ok = v.fract() == 0.0
+                && v >= lo
+                && v < hi
+                && l.min.is_none_or(|m| v >= m as f64)
+                && l.max.is_none_or(|m| v <= m as f64);
+            let input = raw_with(doc, at, text);
+            let note = format!("{what} = {text} ({}, read as a double)", w.name());
+            if ok {
+                self.accept(root, input, note);
+            } else {
+                self.refuse(root, input, at, exact, note);
+            }
+        }
+        self.beyond_every_range(root, doc, at, exact);
+    }
+
     fn int_edges(
         &mut self,
         root: &Root,
@@ -1479,6 +1603,27 @@ fn literal(l: &Literal) -> Value {
         Literal::String(s) => json!(s),
         Literal::Bool(b) => json!(b),
         Literal::Int(i) => json!(i),
+    }
+}
+
+/// A value of the format `f` within `l`: readable (`aGVsbG8=`, `https://example.com`) when
+/// asked and it fits, else the shortest (`AAAA`, `a:`) padded to the lengths' minimum.
+fn format_value(f: Format, l: &Limits<u64>, readable: bool) -> String {
+    let fits = |s: &str| {
+        let n = s.chars().count() as u64;
+        l.min.is_none_or(|m| n >= m) && l.max.is_none_or(|m| n <= m)
+    };
+    let nice = match f {
+        Format::Byte => "aGVsbG8=",
+        Format::Uri => "https://example.com",
+    };
+    if readable && fits(nice) {
+        return nice.to_owned();
+    }
+    let min = l.min.unwrap_or(0) as usize;
+    match f {
+        Format::Byte => "A".repeat(min.max(4).div_ceil(4) * 4),
+        Format::Uri => format!("a:{}", "a".repeat(min.saturating_sub(2))),
     }
 }
 

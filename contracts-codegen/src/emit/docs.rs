@@ -10,8 +10,8 @@ use crate::corpus::examples::{self, Example, Subject};
 use crate::emit::json_schema::ROOTS;
 use crate::flows::{self, Actor, Flow, Sent};
 use crate::model::{
-    Docs, EnumLit, Literal, Meta, Model, Request, TableKind, Ty, TyKind, TypeDef, TypeDefKind,
-    UnionTag,
+    Docs, EnumLit, Format, Literal, Meta, Model, Request, TableKind, Ty, TyKind, TypeDef,
+    TypeDefKind, UnionTag,
 };
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -879,8 +879,13 @@ impl Page<'_> {
     /// A type expression written in `m` (this model or a base), references linked.
     fn ty_in(&self, m: &Model, t: &Ty) -> String {
         match &t.kind {
-            TyKind::String(l) => format!(
-                "`string`{}",
+            TyKind::String(l, format) => format!(
+                "`string`{}{}",
+                match format {
+                    Some(Format::Uri) => " (a `uri`: a scheme and `:` first)",
+                    Some(Format::Byte) => " (`byte`: base64)",
+                    None => "",
+                },
                 limits(
                     l.min.map(|x| x as i64),
                     l.max.map(|x| x as i64),
@@ -888,7 +893,7 @@ impl Page<'_> {
                 )
             ),
             TyKind::Boolean => "`boolean`".into(),
-            TyKind::Int(l) => format!("`int`{}", limits(l.min, l.max, ("", ""))),
+            TyKind::Int(l, w) => format!("`{}`{}", w.name(), limits(l.min, l.max, ("", ""))),
             TyKind::Number(l) => format!("`number`{}", limits(l.min, l.max, ("", ""))),
             TyKind::Unknown => "`unknown`".into(),
             TyKind::Literal(Literal::String(s)) => format!("`\"{s}\"`"),

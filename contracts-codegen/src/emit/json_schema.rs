@@ -27,8 +27,8 @@
 use crate::analysis::Checked;
 use crate::model::MAX_SAFE;
 use crate::model::{
-    Docs, EnumLit, EnumValue, Literal, Meta, Model, Struct, TableKind, Ty, TyKind, TypeDef,
-    TypeDefKind, TypeRef, UnionTag,
+    Docs, EnumLit, EnumValue, Format, Literal, Meta, Model, Struct, TableKind, Ty, TyKind, TypeDef,
+    TypeDefKind, TypeRef, UnionTag, Width,
 };
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
@@ -419,8 +419,22 @@ fn object(owner: &Model, top: &Model, s: &Struct) -> Value {
 fn ty(owner: &Model, top: &Model, t: &Ty) -> Value {
     let mut o = Map::new();
     match &t.kind {
-        TyKind::String(l) => {
+        TyKind::String(l, format) => {
             o.insert("type".into(), json!("string"));
+            // The format as JSON Schema names it (`contentEncoding` for base64), and the
+            // pattern the Rust and Zod checks share, so ajv judges it too.
+            match format {
+                Some(Format::Uri) => {
+                    o.insert("format".into(), json!("uri"));
+                }
+                Some(Format::Byte) => {
+                    o.insert("contentEncoding".into(), json!("base64"));
+                }
+                None => {}
+            }
+            if let Some(f) = format {
+                o.insert("pattern".into(), json!(f.pattern()));
+            }
             if let Some(m) = l.min {
                 o.insert("minLength".into(), json!(m));
             }
@@ -431,7 +445,20 @@ fn ty(owner: &Model, top: &Model, t: &Ty) -> Value {
         TyKind::Boolean => {
             o.insert("type".into(), json!("boolean"));
         }
-        TyKind::Int(l) => {
+        TyKind::Int(l, Width::I64 | Width::U64) => {
+            // The width's range on the double JSON.parse gives: `lo <= v < 2^63` (or `2^64`).
+            let (lo, hi) = match &t.kind {
+                TyKind::Int(_, Width::U64) => (json!(0), json!(18_446_744_073_709_551_616.0)),
+                _ => (json!(i64::MIN), json!(9_223_372_036_854_775_808u64)),
+            };
+            o.insert("type".into(), json!("integer"));
+            o.insert("minimum".into(), l.min.map_or(lo, |m| json!(m)));
+            match l.max {
+                Some(m) => o.insert("maximum".into(), json!(m)),
+                None => o.insert("exclusiveMaximum".into(), hi),
+            };
+        }
+        TyKind::Int(l, Width::Safe) => {
             o.insert("type".into(), json!("integer"));
             o.insert(
                 "minimum".into(),

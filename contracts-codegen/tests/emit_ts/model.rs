@@ -29,11 +29,11 @@ pub fn r(name: &str) -> Ty {
 }
 
 pub fn string(min: Option<u64>, max: Option<u64>) -> Ty {
-    ty(TyKind::String(Limits { min, max }))
+    ty(TyKind::String(Limits { min, max }, None))
 }
 
 pub fn int(min: Option<i64>, max: Option<i64>) -> Ty {
-    ty(TyKind::Int(Limits { min, max }))
+    ty(TyKind::Int(Limits { min, max }, Width::Safe))
 }
 
 pub fn field(name: &str, d: &str, optional: bool, t: Ty) -> Field {
@@ -252,7 +252,7 @@ pub fn model() -> Model {
                 "message",
                 "For a person to read.",
                 false,
-                ty(TyKind::String(Limits::none())),
+                ty(TyKind::String(Limits::none(), None)),
             ),
         ],
     ));
@@ -325,7 +325,7 @@ pub fn model() -> Model {
         "title",
         "The title. */ not a comment end",
         true,
-        ty(TyKind::String(Limits::none())),
+        ty(TyKind::String(Limits::none(), None)),
     );
     deprecated_field.meta.deprecated = Some("use name".into());
     let mut lines = field("lines", "Lines of context.", true, int(Some(0), Some(1000)));
@@ -352,13 +352,17 @@ pub fn model() -> Model {
                 true,
                 ty(TyKind::Nullable(Box::new(ty(TyKind::String(
                     Limits::none(),
+                    None,
                 ))))),
             ),
             field(
                 "labels",
                 "",
                 false,
-                ty(TyKind::Map(Box::new(ty(TyKind::String(Limits::none()))))),
+                ty(TyKind::Map(Box::new(ty(TyKind::String(
+                    Limits::none(),
+                    None,
+                ))))),
             ),
             field(
                 "tags",
@@ -396,7 +400,7 @@ pub fn model() -> Model {
         "",
         vec![
             field("itemId", "", false, r("ChatId")),
-            field("text", "", false, ty(TyKind::String(Limits::none()))),
+            field("text", "", false, ty(TyKind::String(Limits::none(), None))),
         ],
     ));
     let mut deprecated_variant = variant(Some("delta"), "Append text.", r("ChatEventDelta"));
@@ -420,7 +424,7 @@ pub fn model() -> Model {
         "Node",
         "A recursive tree.",
         vec![
-            field("name", "", false, ty(TyKind::String(Limits::none()))),
+            field("name", "", false, ty(TyKind::String(Limits::none(), None))),
             field(
                 "children",
                 "",

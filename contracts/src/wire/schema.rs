@@ -212,6 +212,105 @@ fn scan_within<'de>(r: &mut Scanner<'de>, min: u64, max: u64) -> Option<Cow<'de,
     limits.fits(&v).then_some(v)
 }
 
+/// A string's format, `string(format = "byte")`: checked before its lengths, with Zod's
+/// message (docs/wire-semantics.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StrFormat {
+    /// `uri`: an RFC 3986 scheme and its colon first, `^[A-Za-z][A-Za-z0-9+.-]*:` (Zod's
+    /// `.regex`); the rest is not checked.
+    Uri,
+    /// `byte`: base64, the standard alphabet with padding, as `z.base64()` reads it.
+    Byte,
+}
+
+impl StrFormat {
+    /// Whether `v` is of the format.
+    pub fn accepts(self, v: &str) -> bool {
+        let b = v.as_bytes();
+        match self {
+            StrFormat::Uri => {
+                let end = b
+                    .iter()
+                    .position(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'-')));
+                b.first().is_some_and(u8::is_ascii_alphabetic) && end.is_some_and(|i| b[i] == b':')
+            }
+            StrFormat::Byte => {
+                // Whole groups of four, with `=` only as the last one or two.
+                let body = b.strip_suffix(b"==").or(b.strip_suffix(b"=")).unwrap_or(b);
+                b.len().is_multiple_of(4)
+                    && body
+                        .iter()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/'))
+            }
+        }
+    }
+
+    /// Zod's message for a value not of the format.
+    pub fn message(self) -> &'static str {
+        match self {
+            StrFormat::Uri => "Invalid string: must match pattern /^[A-Za-z][A-Za-z0-9+.-]*:/",
+            StrFormat::Byte => "Invalid base64-encoded string",
+        }
+    }
+}
+
+/// `string(format = "uri")`: the format, then the lengths in code points.
+#[derive(Clone, Copy, Debug)]
+pub struct FormatStr {
+    pub format: StrFormat,
+    pub min: Option<u64>,
+    pub max: Option<u64>,
+}
+
+struct FormatStrA<'a> {
+    s: FormatStr,
+    cx: &'a mut Cx,
+}
+
+impl FormatStrA<'_> {
+    fn check(&mut self, v: &str) -> bool {
+        let mut ok = true;
+        if !self.s.format.accepts(v) {
+            self.cx.issue(self.s.format.message(), true);
+            ok = false;
+        }
+        let n = v.chars().count() as u64;
+        check_len(self.cx, "string", "characters", n, self.s.min, self.s.max) && ok
+    }
+}
+
+impl<'de> Accept<'de> for FormatStrA<'_> {
+    accept_head!(String, Expect::Type("string"));
+    #[inline]
+    fn str(mut self, v: &str) -> Option<String> {
+        self.check(v).then(|| v.to_owned())
+    }
+    #[inline]
+    fn string(mut self, v: String) -> Option<String> {
+        self.check(&v).then_some(v)
+    }
+}
+
+impl Schema for FormatStr {
+    type Out = String;
+    fn expect(self) -> Expect {
+        Expect::Type("string")
+    }
+    #[inline]
+    fn decode<'de>(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<String>> {
+        accept(src, FormatStrA { s: self, cx })
+    }
+    #[inline]
+    fn scan(self, r: &mut Scanner<'_>) -> Option<String> {
+        let v = r.string()?;
+        let limits = Str {
+            min: self.min,
+            max: self.max,
+        };
+        (self.format.accepts(&v) && limits.fits(&v)).then(|| v.into_owned())
+    }
+}
+
 /// `boolean`.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Bool;
@@ -316,6 +415,150 @@ impl Schema for Int {
     fn scan(self, r: &mut Scanner<'_>) -> Option<i64> {
         let i = r.int()?;
         within(i, self.min, self.max).then_some(i)
+    }
+}
+
+/// `int64`, `uint64` (`int64(0..)`): an integral JSON number in the width's range, then the
+/// bounds. The verdict is on the number as `JSON.parse` reads it (a double), so Rust and Zod
+/// agree on every text: a value whose double is `2^63` (`9223372036854775807` itself) is
+/// refused as an `int64`. The value is the text's own integer, exact where JavaScript rounds.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Int64 {
+    pub min: Option<i64>,
+    pub max: Option<i64>,
+}
+
+/// `uint64`: see [`Int64`]; `0 <= v < 2^64`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Uint64 {
+    pub min: Option<i64>,
+    pub max: Option<i64>,
+}
+
+/// 2^63 and 2^64 as doubles, exactly.
+const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+const TWO_64: f64 = 18_446_744_073_709_551_616.0;
+
+/// The checks of a 64-bit integer on its double: integral, then `lo <= v < hi` (each issue
+/// worded as the runtime's Zod words it), then the bounds. False when an issue was recorded.
+fn check_wide(
+    cx: &mut Cx,
+    v: f64,
+    lo: &str,
+    hi: &str,
+    range: (f64, f64),
+    min: Option<i64>,
+    max: Option<i64>,
+) -> bool {
+    if !v.is_finite() || v.fract() != 0.0 {
+        cx.issue("Invalid input: expected int, received number", false);
+        return false;
+    }
+    let mut ok = true;
+    if v < range.0 {
+        cx.issue(format!("Too small: expected int to be >={lo}"), true);
+        ok = false;
+    } else if v >= range.1 {
+        cx.issue(format!("Too big: expected int to be <{hi}"), true);
+        ok = false;
+    }
+    check_range(cx, v, min, max) && ok
+}
+
+struct Int64A<'a> {
+    s: Int64,
+    cx: &'a mut Cx,
+}
+
+impl<'de> Accept<'de> for Int64A<'_> {
+    accept_head!(i64, Expect::Type("number"));
+    #[inline]
+    fn num(self, n: Num) -> Option<i64> {
+        let v = n.as_f64();
+        let range = (-TWO_63, TWO_63);
+        let lo = "-9223372036854775808";
+        if !check_wide(
+            self.cx,
+            v,
+            lo,
+            "9223372036854775808",
+            range,
+            self.s.min,
+            self.s.max,
+        ) {
+            return None;
+        }
+        // In range as a double, so the exact integer fits too (below 2^63 - 512).
+        Some(match n {
+            Num::I(i) => i,
+            Num::U(u) => u as i64,
+            Num::F(f) => f as i64,
+        })
+    }
+}
+
+impl Schema for Int64 {
+    type Out = i64;
+    fn expect(self) -> Expect {
+        Expect::Type("number")
+    }
+    #[inline]
+    fn decode<'de>(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<i64>> {
+        accept(src, Int64A { s: self, cx })
+    }
+    /// Plain safe integers only; any other number is the decoder's.
+    #[inline]
+    fn scan(self, r: &mut Scanner<'_>) -> Option<i64> {
+        let i = r.int()?;
+        within(i, self.min, self.max).then_some(i)
+    }
+}
+
+struct Uint64A<'a> {
+    s: Uint64,
+    cx: &'a mut Cx,
+}
+
+impl<'de> Accept<'de> for Uint64A<'_> {
+    accept_head!(u64, Expect::Type("number"));
+    #[inline]
+    fn num(self, n: Num) -> Option<u64> {
+        let v = n.as_f64();
+        let range = (0.0, TWO_64);
+        if !check_wide(
+            self.cx,
+            v,
+            "0",
+            "18446744073709551616",
+            range,
+            self.s.min,
+            self.s.max,
+        ) {
+            return None;
+        }
+        // In range as a double: a `Num::I` is then `0` or above, and a float is exact.
+        Some(match n {
+            Num::U(u) => u,
+            Num::I(i) => i as u64,
+            Num::F(f) => f as u64,
+        })
+    }
+}
+
+impl Schema for Uint64 {
+    type Out = u64;
+    fn expect(self) -> Expect {
+        Expect::Type("number")
+    }
+    #[inline]
+    fn decode<'de>(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<u64>> {
+        accept(src, Uint64A { s: self, cx })
+    }
+    /// Plain safe integers only; any other number is the decoder's.
+    #[inline]
+    fn scan(self, r: &mut Scanner<'_>) -> Option<u64> {
+        let i = r.int()?;
+        (i >= 0 && within(i, self.min, self.max)).then_some(i as u64)
     }
 }
 

@@ -52,7 +52,8 @@ impl agent::Tables for DocumentsTables {
 use documents::{
     DocumentAttachToChatPayload, DocumentAttachToChatResult, DocumentChangedEvent, DocumentHeaders,
     DocumentMeta, DocumentMetaPayload, DocumentReadPayload, DocumentReadResult,
-    DocumentSetHeadersPayload, DocumentWritePayload, WireErrorExt as _, events,
+    DocumentSetHeadersPayload, DocumentUploadPayload, DocumentUploadResult, DocumentWritePayload,
+    WireErrorExt as _, events,
 };
 
 /// The path the WebSocket server answers on.
@@ -211,6 +212,18 @@ impl documents::Host for Connection {
             .ok_or_else(|| unknown_document(&payload.id))?;
         lock(&docs.headers).insert(payload.id, payload.headers);
         Ok(Empty::new())
+    }
+
+    /// Checks the document is there and answers the size the client declared: the bytes
+    /// themselves are not kept by this example.
+    async fn document_upload(
+        &self,
+        payload: DocumentUploadPayload,
+    ) -> Result<DocumentUploadResult, WireError> {
+        let docs = &self.app.documents;
+        docs.read(&payload.id)
+            .ok_or_else(|| unknown_document(&payload.id))?;
+        Ok(DocumentUploadResult::new(payload.size))
     }
 
     /// The metadata is open: the title, then every header as a key of its own.

@@ -5,3 +5,4 @@
 
 export { type ParseResult, type TypedParseResult, noTableEntry, quoteName, parseWith } from './parse.js';
 export { onString, onArray } from './limits.js';
+export { wholeI64, wholeU64 } from './ints.js';

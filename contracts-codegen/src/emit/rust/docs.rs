@@ -139,12 +139,12 @@ impl Emitter<'_> {
             ty = self.model.unalias(inner);
         }
         let (min, max, units) = match &ty.kind {
-            TyKind::String(l) => (
+            TyKind::String(l, _) => (
                 l.min.map(|v| v as i64),
                 l.max.map(|v| v as i64),
                 ("character", "characters"),
             ),
-            TyKind::Int(l) | TyKind::Number(l) => (l.min, l.max, ("", "")),
+            TyKind::Int(l, _) | TyKind::Number(l) => (l.min, l.max, ("", "")),
             TyKind::Array(_, l) => (
                 l.min.map(|v| v as i64),
                 l.max.map(|v| v as i64),

@@ -133,7 +133,7 @@ impl Emitter<'_> {
                 rt: &self.rt,
                 c,
                 kind: match self.model.unalias(&c.f.ty).kind {
-                    TyKind::String(_) => Kind::Str,
+                    TyKind::String(..) => Kind::Str,
                     TyKind::Unknown => Kind::Unknown,
                     _ => Kind::Literal,
                 },

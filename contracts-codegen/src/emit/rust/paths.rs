@@ -4,7 +4,9 @@
 //! literal the runtime's zero-sized `BoolLit<B>` or `IntLit<N>`, which hold no other value).
 
 use super::{At, Emitter};
-use crate::model::{Enum, EnumValue, Literal, Model, Ty, TyKind, TypeDefKind, TypeRef, Variant};
+use crate::model::{
+    Enum, EnumValue, Literal, Model, Ty, TyKind, TypeDefKind, TypeRef, Variant, Width,
+};
 use crate::names::{rust_field, rust_ident, rust_type_name};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
@@ -54,9 +56,10 @@ impl Emitter<'_> {
     pub(super) fn rust_ty(&self, owner: &Model, ty: &Ty, at: At<'_>, boxed: bool) -> TokenStream {
         let rt = &self.rt;
         match &ty.kind {
-            TyKind::String(_) => quote!(::std::string::String),
+            TyKind::String(..) => quote!(::std::string::String),
             TyKind::Boolean => quote!(bool),
-            TyKind::Int(_) => quote!(i64),
+            TyKind::Int(_, Width::U64) => quote!(u64),
+            TyKind::Int(..) => quote!(i64),
             TyKind::Number(_) => quote!(f64),
             TyKind::Unknown => quote!(#rt::RawJson),
             // A string cannot be a const generic on stable Rust: a string literal is its text.
@@ -93,7 +96,7 @@ impl Emitter<'_> {
     /// builder takes as is.
     pub(super) fn is_scalar(&self, ty: &Ty) -> bool {
         match &self.model.unalias(ty).kind {
-            TyKind::Int(_) | TyKind::Number(_) | TyKind::Boolean => true,
+            TyKind::Int(..) | TyKind::Number(_) | TyKind::Boolean => true,
             TyKind::Nullable(inner) => self.is_scalar(inner),
             _ => false,
         }

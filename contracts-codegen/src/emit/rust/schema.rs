@@ -5,7 +5,7 @@
 //! untagged unions test it.
 
 use super::{At, Emitter};
-use crate::model::{Field, Literal, Model, Ty, TyKind};
+use crate::model::{Field, Format, Literal, Model, Ty, TyKind, Width};
 use proc_macro2::{Literal as Lit, TokenStream};
 use quote::quote;
 
@@ -33,7 +33,15 @@ impl Emitter<'_> {
             return quote!(#rt::Own(#schema));
         }
         match &ty.kind {
-            TyKind::String(l) => {
+            TyKind::String(l, Some(f)) => {
+                let (min, max) = (u64_lit(l.min), u64_lit(l.max));
+                let format = match f {
+                    Format::Uri => quote!(#rt::StrFormat::Uri),
+                    Format::Byte => quote!(#rt::StrFormat::Byte),
+                };
+                quote!(#rt::FormatStr { format: #format, min: #min, max: #max })
+            }
+            TyKind::String(l, None) => {
                 let (min, max) = (u64_lit(l.min), u64_lit(l.max));
                 let schema = quote!(#rt::Str { min: #min, max: #max });
                 if view {
@@ -43,9 +51,14 @@ impl Emitter<'_> {
                 }
             }
             TyKind::Boolean => quote!(#rt::Bool),
-            TyKind::Int(l) => {
+            TyKind::Int(l, w) => {
                 let (min, max) = (i64_lit(l.min), i64_lit(l.max));
-                quote!(#rt::Int { min: #min, max: #max })
+                let schema = match w {
+                    Width::Safe => quote!(#rt::Int),
+                    Width::I64 => quote!(#rt::Int64),
+                    Width::U64 => quote!(#rt::Uint64),
+                };
+                quote!(#schema { min: #min, max: #max })
             }
             TyKind::Number(l) => {
                 let (min, max) = (i64_lit(l.min), i64_lit(l.max));
@@ -116,7 +129,7 @@ impl Emitter<'_> {
             return quote!(::core::default::Default::default());
         };
         match (&self.model.unalias(&f.ty).kind, value) {
-            (TyKind::String(_), serde_json::Value::String(s)) => {
+            (TyKind::String(..), serde_json::Value::String(s)) => {
                 quote!(::std::string::String::from(#s))
             }
             (TyKind::Boolean, serde_json::Value::Bool(b)) => quote!(#b),
@@ -124,7 +137,11 @@ impl Emitter<'_> {
             (TyKind::Literal(Literal::Bool(_) | Literal::Int(_)), _) => {
                 quote!(::core::default::Default::default())
             }
-            (TyKind::Int(_), serde_json::Value::Number(n)) if n.as_i64().is_some() => {
+            (TyKind::Int(_, Width::U64), serde_json::Value::Number(n)) if n.as_u64().is_some() => {
+                let n = Lit::u64_suffixed(n.as_u64().unwrap_or_default());
+                quote!(#n)
+            }
+            (TyKind::Int(..), serde_json::Value::Number(n)) if n.as_i64().is_some() => {
                 let n = Lit::i64_suffixed(n.as_i64().unwrap_or_default());
                 quote!(#n)
             }

@@ -64,9 +64,14 @@ impl Emitter<'_> {
         let cow = quote!(::std::borrow::Cow);
         let rt = &self.rt;
         Some(match &ty.kind {
-            TyKind::String(_) => quote!(#cow<'a, str>),
+            TyKind::String(_, None) => quote!(#cow<'a, str>),
             TyKind::Unknown => quote!(#cow<'a, #rt::RawValue>),
-            TyKind::Boolean | TyKind::Int(_) | TyKind::Number(_) | TyKind::Literal(_) => {
+            // A string with a format is held owned: its schema checks it.
+            TyKind::String(_, Some(_))
+            | TyKind::Boolean
+            | TyKind::Int(..)
+            | TyKind::Number(_)
+            | TyKind::Literal(_) => {
                 return None;
             }
             TyKind::Array(inner, _) => {
@@ -124,8 +129,8 @@ impl Emitter<'_> {
         }
         let item = |inner: &Ty, boxed: bool| self.convert(to, owner, inner, at, boxed, &quote!(v));
         match (&ty.kind, to) {
-            (TyKind::String(_), Convert::IntoOwned) => quote!(#v.into_owned()),
-            (TyKind::String(_), Convert::FromOwned) => quote!(#cow::Owned(#v)),
+            (TyKind::String(..), Convert::IntoOwned) => quote!(#v.into_owned()),
+            (TyKind::String(..), Convert::FromOwned) => quote!(#cow::Owned(#v)),
             (TyKind::Unknown, Convert::IntoOwned) => quote!(#rt::RawJson(#v.into_owned())),
             (TyKind::Unknown, Convert::FromOwned) => quote!(#cow::Owned(#v.0)),
             (TyKind::Array(inner, _), _) => {
@@ -162,7 +167,7 @@ impl Emitter<'_> {
                     one(v.clone())
                 }
             }
-            (TyKind::Boolean | TyKind::Int(_) | TyKind::Number(_) | TyKind::Literal(_), _) => {
+            (TyKind::Boolean | TyKind::Int(..) | TyKind::Number(_) | TyKind::Literal(_), _) => {
                 v.clone()
             }
         }
@@ -230,7 +235,7 @@ impl Emitter<'_> {
     /// Whether `ty` is a string, through aliases.
     fn is_string(&self, owner: &Model, ty: &Ty, at: At<'_>) -> bool {
         match &ty.kind {
-            TyKind::String(_) => true,
+            TyKind::String(_, None) => true,
             TyKind::Ref(r) => self
                 .alias_of(owner, r, at)
                 .is_some_and(|(owner, inner, at)| self.is_string(owner, inner, at)),

@@ -16,7 +16,8 @@ pub const RUNTIME_PACKAGE: &str = "@adecore/agent-contracts";
 pub const RUNTIME_RANGE: &str = "^0.1.0";
 
 /// Every name generated code imports from the runtime, and the names a package's `index.ts`
-/// re-exports from it (the runtime's parse names; the limits' parameters stay inside).
+/// re-exports from it (the runtime's parse names; the limits' parameters and the 64-bit
+/// integers' schemas stay inside).
 /// `tests/ts_runtime.rs` checks the runtime's `.ts` files export each.
 pub const RUNTIME_IMPORTS: &[&str] = &[
     "ParseResult",
@@ -26,6 +27,8 @@ pub const RUNTIME_IMPORTS: &[&str] = &[
     "parseWith",
     LIMIT_STRING,
     LIMIT_ARRAY,
+    WHOLE_I64,
+    WHOLE_U64,
 ];
 
 /// Where a package's runtime (`parseWith`, `ParseResult`, the limits' parameters) comes from.
@@ -90,12 +93,17 @@ pub(super) const LIMIT_STRING: &str = "onString";
 /// The name of the array limits' parameters in the runtime (`src/runtime/limits.ts`).
 pub(super) const LIMIT_ARRAY: &str = "onArray";
 
-/// Imports the limits' parameters a generated module uses from the runtime (`runtime`, a
-/// module specifier), after its import of zod.
+/// The name of `int64`'s schema in the runtime (`src/runtime/ints.ts`), called `wholeI64()`.
+pub(super) const WHOLE_I64: &str = "wholeI64";
+/// The name of `uint64`'s schema in the runtime (`src/runtime/ints.ts`).
+pub(super) const WHOLE_U64: &str = "wholeU64";
+
+/// Imports the limits' parameters and the 64-bit integers' schemas a generated module uses
+/// from the runtime (`runtime`, a module specifier), after its import of zod.
 pub(super) fn import_limits(ts: &mut String, runtime: &str) {
-    let used: Vec<&str> = [LIMIT_ARRAY, LIMIT_STRING]
+    let used: Vec<&str> = [LIMIT_ARRAY, LIMIT_STRING, WHOLE_I64, WHOLE_U64]
         .into_iter()
-        .filter(|name| ts.contains(&format!(", {name})")))
+        .filter(|name| ts.contains(&format!(", {name})")) || ts.contains(&format!("{name}()")))
         .collect();
     if used.is_empty() {
         return;

@@ -3,10 +3,10 @@
 //! written by (`wrap`: the function forms on a named schema).
 
 use super::js::{js_value, literal};
-use super::runtime::{LIMIT_ARRAY, LIMIT_STRING};
+use super::runtime::{LIMIT_ARRAY, LIMIT_STRING, WHOLE_I64, WHOLE_U64};
 use super::{Emitter, HEADER, js_key, js_string, jsdoc, screaming, write_imports};
 use crate::model::{
-    Enum, EnumLit, Field, Rest, Ty, TyKind, TypeDef, TypeDefKind, TypeRef, UnionTag,
+    Enum, EnumLit, Field, Format, Rest, Ty, TyKind, TypeDef, TypeDefKind, TypeRef, UnionTag, Width,
 };
 use crate::names;
 use std::collections::{BTreeMap, BTreeSet};
@@ -337,8 +337,13 @@ impl<'a> Emitter<'a> {
     pub(super) fn ty(&self, ty: &Ty) -> String {
         match &ty.kind {
             // Limits are checked only on a value of their type (`limits`).
-            TyKind::String(l) => {
-                let mut s = "z.string()".to_owned();
+            // A format is checked first, as `z.base64()` checks it, then the lengths.
+            TyKind::String(l, format) => {
+                let mut s = match format {
+                    None => "z.string()".to_owned(),
+                    Some(Format::Byte) => "z.base64()".to_owned(),
+                    Some(f @ Format::Uri) => format!("z.string().regex(/{}/)", f.pattern()),
+                };
                 if let Some(m) = l.min {
                     let _ = write!(s, ".min({m}, {LIMIT_STRING})");
                 }
@@ -348,13 +353,13 @@ impl<'a> Emitter<'a> {
                 s
             }
             TyKind::Boolean => "z.boolean()".to_owned(),
-            TyKind::Int(l) | TyKind::Number(l) => {
-                let mut s = if matches!(ty.kind, TyKind::Int(_)) {
-                    "z.int()"
-                } else {
-                    "z.number()"
-                }
-                .to_owned();
+            TyKind::Int(l, _) | TyKind::Number(l) => {
+                let mut s = match ty.kind {
+                    TyKind::Int(_, Width::Safe) => "z.int()".to_owned(),
+                    TyKind::Int(_, Width::I64) => format!("{WHOLE_I64}()"),
+                    TyKind::Int(_, Width::U64) => format!("{WHOLE_U64}()"),
+                    _ => "z.number()".to_owned(),
+                };
                 if let Some(m) = l.min {
                     let _ = write!(s, ".min({m})");
                 }

@@ -62,6 +62,7 @@ export const RequestTypedSchema = z.discriminatedUnion('type', [
     z.object({ id: z.string().min(1, onString), type: z.literal('document.attachToChat'), payload: DOCUMENTS_REQUEST_SCHEMAS['document.attachToChat'].payload }),
     z.object({ id: z.string().min(1, onString), type: z.literal('document.meta'), payload: DOCUMENTS_REQUEST_SCHEMAS['document.meta'].payload }),
     z.object({ id: z.string().min(1, onString), type: z.literal('document.setHeaders'), payload: DOCUMENTS_REQUEST_SCHEMAS['document.setHeaders'].payload }),
+    z.object({ id: z.string().min(1, onString), type: z.literal('document.upload'), payload: DOCUMENTS_REQUEST_SCHEMAS['document.upload'].payload }),
 ]);
 /** A `Request` whose `type` names an entry of the request table: narrowing on `type` types `payload`. */
 export type RequestTyped = z.infer<typeof RequestTypedSchema>;

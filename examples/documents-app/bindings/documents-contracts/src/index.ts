@@ -31,6 +31,10 @@ export {
     type DocumentMetaPayload,
     DocumentSetHeadersPayloadSchema,
     type DocumentSetHeadersPayload,
+    DocumentUploadPayloadSchema,
+    type DocumentUploadPayload,
+    DocumentUploadResultSchema,
+    type DocumentUploadResult,
     DocumentChangedEventSchema,
     type DocumentChangedEvent,
 } from './schemas.js';

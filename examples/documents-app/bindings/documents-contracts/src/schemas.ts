@@ -3,7 +3,7 @@
 // Every type of the `documents` protocol: a Zod schema and its type.
 
 import { z } from 'zod';
-import { onString } from '@adecore/agent-contracts/runtime';
+import { onString, wholeI64, wholeU64 } from '@adecore/agent-contracts/runtime';
 import { ChatIdSchema, ChatInfoSchema } from '@adecore/agent-contracts';
 
 /**
@@ -165,6 +165,20 @@ export const DocumentSetHeadersPayloadSchema = z.object({
     headers: DocumentHeadersSchema,
 });
 export type DocumentSetHeadersPayload = z.infer<typeof DocumentSetHeadersPayloadSchema>;
+
+export const DocumentUploadPayloadSchema = z.object({
+    id: DocumentIdSchema,
+    source: z.string().regex(/^[A-Za-z][A-Za-z0-9+.-]*:/).max(2048, onString),
+    data: z.base64(),
+    size: wholeU64(),
+    offset: wholeI64().min(-1).optional(),
+});
+export type DocumentUploadPayload = z.infer<typeof DocumentUploadPayloadSchema>;
+
+export const DocumentUploadResultSchema = z.object({
+    size: wholeU64(),
+});
+export type DocumentUploadResult = z.infer<typeof DocumentUploadResultSchema>;
 
 export const DocumentChangedEventSchema = z.object({
     id: DocumentIdSchema,

@@ -4,7 +4,7 @@
 
 import { z } from 'zod';
 import { AGENT_EVENT_SCHEMAS, AGENT_EVENT_TYPES, AGENT_REQUEST_SCHEMAS, AGENT_REQUEST_TYPES, EmptySchema } from '@adecore/agent-contracts';
-import { DocumentAttachToChatPayloadSchema, DocumentAttachToChatResultSchema, DocumentChangedEventSchema, DocumentMetaPayloadSchema, DocumentMetaSchema, DocumentReadPayloadSchema, DocumentReadResultSchema, DocumentSetHeadersPayloadSchema, DocumentWritePayloadSchema } from './schemas.js';
+import { DocumentAttachToChatPayloadSchema, DocumentAttachToChatResultSchema, DocumentChangedEventSchema, DocumentMetaPayloadSchema, DocumentMetaSchema, DocumentReadPayloadSchema, DocumentReadResultSchema, DocumentSetHeadersPayloadSchema, DocumentUploadPayloadSchema, DocumentUploadResultSchema, DocumentWritePayloadSchema } from './schemas.js';
 import { parseWith, type ParseResult } from '@adecore/agent-contracts/runtime';
 
 /** Every request by name: its payload and result schemas. */
@@ -30,6 +30,11 @@ export const DOCUMENTS_REQUEST_SCHEMAS = {
      * Set a document's headers.
      */
     'document.setHeaders': { payload: DocumentSetHeadersPayloadSchema, result: EmptySchema },
+    /**
+     * Attach bytes to a document from a source; answers the size now held. `size` and
+     * `offset` are 64-bit: JavaScript reads them rounded beyond 2^53.
+     */
+    'document.upload': { payload: DocumentUploadPayloadSchema, result: DocumentUploadResultSchema },
 } as const;
 
 /** Every event by name: its payload schema. */
@@ -60,6 +65,7 @@ export const DOCUMENTS_REQUEST_TYPES: readonly DocumentsRequestType[] = [
     'document.attachToChat',
     'document.meta',
     'document.setHeaders',
+    'document.upload',
 ];
 /** Every event name, in table order. */
 export const DOCUMENTS_EVENT_TYPES: readonly DocumentsEventType[] = [
