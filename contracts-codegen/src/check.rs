@@ -280,6 +280,7 @@ enum Place {
     Variant,
     Request,
     Event,
+    Const,
 }
 
 /// Rule: attributes are among `deprecated`, `legacy`, `open`, `extends`, `error`, `stored`,
@@ -562,6 +563,7 @@ fn each_attrs(item: &Item, f: &mut impl FnMut(&Attrs, Place)) {
     }
     match item {
         Item::Use(_) => {}
+        Item::Const(k) => f(&k.attrs, Place::Const),
         Item::Alias(a) => {
             f(&a.attrs, Place::Alias);
             ty_fields(&a.ty, f);
@@ -612,7 +614,7 @@ fn each_type_expr(item: &Item, f: &mut impl FnMut(&TypeExpr)) {
         }
     }
     match item {
-        Item::Use(_) | Item::Enum(_) => {}
+        Item::Use(_) | Item::Enum(_) | Item::Const(_) => {}
         Item::Alias(a) => walk(&a.ty, f),
         Item::Struct(s) => s.fields.iter().for_each(|fd| walk(&fd.ty, f)),
         Item::Union(u) => u.variants.iter().for_each(|v| walk(&v.ty, f)),
@@ -703,6 +705,7 @@ pub fn check_with(model: &Model, missing: &Missing, diags: &mut Diagnostics) {
     union_variants_are_objects(model, diags);
     open_objects_are_not_tagged_variants(model, diags);
     includes_are_structs(model, diags);
+    constants_are_named_and_in_range(model, diags);
     the_rest_has_a_name_of_its_own(model, diags);
     limits_are_in_order(model, diags);
     defaults_are_on_optional_fields(model, diags);
@@ -1519,6 +1522,54 @@ fn includes_are_structs(model: &Model, diags: &mut Diagnostics) {
                 )
                 .note(rests[0], "one")
                 .note(rests[1], "another");
+        }
+    }
+}
+
+/// Rule: a constant's name is UPPER_SNAKE_CASE (ASCII), no other constant's or type's, and an
+/// integer constant lies in JSON's safe integer range.
+fn constants_are_named_and_in_range(model: &Model, diags: &mut Diagnostics) {
+    let mut seen: HashMap<&str, &Loc> = HashMap::new();
+    for k in &model.consts {
+        let shaped = k.name.starts_with(|c: char| c.is_ascii_uppercase())
+            && k.name
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+        if !shaped {
+            diags.error(
+                &k.loc,
+                format!(
+                    "a constant's name is UPPER_SNAKE_CASE (ASCII letters, digits and `_`): write `{}`",
+                    names::rust_field(&k.name).to_ascii_uppercase()
+                ),
+            );
+        }
+        if let Some(first) = seen.insert(&k.name, &k.loc) {
+            diags
+                .error(
+                    &k.loc,
+                    format!("the constant `{}` is defined twice", k.name),
+                )
+                .note(first, "first defined here");
+        }
+        if let Some(t) = model.types.iter().find(|t| t.name == k.name) {
+            diags
+                .error(
+                    &k.loc,
+                    format!("`{}` is already the name of a type", k.name),
+                )
+                .note(&t.loc, "the type");
+        }
+        if let Literal::Int(i) = k.value
+            && !(-MAX_SAFE..=MAX_SAFE).contains(&i)
+        {
+            diags.error(
+                &k.loc,
+                format!(
+                    "the constant `{}` is outside JSON's safe integer range (+-{MAX_SAFE})",
+                    k.name
+                ),
+            );
         }
     }
 }

@@ -492,6 +492,62 @@ pub const ENUM_VALUE_ADDED: Rule = Rule {
     ),
 };
 
+pub const CONST_ADDED: Rule = Rule {
+    id: "const-added",
+    summary: "a constant was added",
+    detail: "A new name; nothing that was there changes.",
+    input: v(I, "compatible: a new name"),
+    output: v(I, "compatible: a new name"),
+    rust: kept("a new `pub const`"),
+    never_acknowledged: false,
+    example: ex(
+        p!["events { \"e\": { a: string } }"],
+        p!["const VERSION = \"1\";", "events { \"e\": { a: string } }"],
+    ),
+};
+
+pub const CONST_REMOVED: Rule = Rule {
+    id: "const-removed",
+    summary: "a constant was removed",
+    detail: "Code on both sides names it (`PROTOCOL_VERSION`): it stops compiling.",
+    input: v(
+        E,
+        "code names the constant; keep it (mark it `#[deprecated]`)",
+    ),
+    output: v(
+        E,
+        "code names the constant; keep it (mark it `#[deprecated]`)",
+    ),
+    rust: breaks("the `pub const` is gone"),
+    never_acknowledged: false,
+    example: ex(
+        p!["const VERSION = \"1\";", "events { \"e\": { a: string } }"],
+        p!["events { \"e\": { a: string } }"],
+    ),
+};
+
+pub const CONST_VALUE_CHANGED: Rule = Rule {
+    id: "const-value-changed",
+    summary: "a constant holds another value",
+    detail: "Peers compare what they receive with the value they were built with (a protocol \
+             version, a limit): old and new code disagree. Where the constant is written as a \
+             type, the literal's change is judged there too.",
+    input: v(
+        E,
+        "old peers hold the old value; add a constant for the new one",
+    ),
+    output: v(
+        E,
+        "old peers hold the old value; add a constant for the new one",
+    ),
+    rust: kept("the constant keeps its name and type"),
+    never_acknowledged: false,
+    example: ex(
+        p!["const VERSION = \"1\";", "events { \"e\": { a: string } }"],
+        p!["const VERSION = \"2\";", "events { \"e\": { a: string } }"],
+    ),
+};
+
 pub const OPEN_ENUM_CLOSED: Rule = Rule {
     id: "open-enum-closed",
     summary: "an `#[open]` enum was closed: values it does not list are refused",
@@ -1433,6 +1489,9 @@ pub const RULES: &[&Rule] = &[
     &ENUM_VALUE_ADDED,
     &OPEN_ENUM_VALUE_ADDED,
     &OPEN_ENUM_CLOSED,
+    &CONST_ADDED,
+    &CONST_REMOVED,
+    &CONST_VALUE_CHANGED,
     &ENUM_VALUE_REMOVED,
     &OPEN_ENUM_VALUE_REMOVED,
     &ENUM_VALUE_NUMBER_CHANGED,

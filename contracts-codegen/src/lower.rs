@@ -54,16 +54,31 @@ pub fn lower(name: &str, files: &[syntax::File], bases: &[Arc<Model>]) -> Model 
                     glob: u.glob,
                     loc: u.loc.clone(),
                 }),
-                Item::Requests(_) | Item::Events(_) => {}
+                Item::Requests(_) | Item::Events(_) | Item::Const(_) => {}
             }
         }
     }
+    let consts: Vec<Const> = files
+        .iter()
+        .flat_map(|f| &f.items)
+        .filter_map(|item| match item {
+            Item::Const(c) => Some(Const {
+                name: c.name.text.clone(),
+                docs: docs(&c.attrs),
+                meta: meta(&c.attrs),
+                loc: c.loc.clone(),
+                value: literal(&c.value),
+            }),
+            _ => None,
+        })
+        .collect();
     let mut cx = Cx {
         own,
         imports: &imports,
         bases,
         types: Vec::new(),
         module: None,
+        consts,
     };
     let mut requests = Vec::new();
     let mut events = Vec::new();
@@ -71,7 +86,7 @@ pub fn lower(name: &str, files: &[syntax::File], bases: &[Arc<Model>]) -> Model 
         cx.module = file.module.clone();
         for item in &file.items {
             match item {
-                Item::Use(_) => {}
+                Item::Use(_) | Item::Const(_) => {}
                 Item::Alias(a) => {
                     let kind = match &a.ty.kind {
                         // `type X = { ... };` is the struct `X`.
@@ -161,8 +176,10 @@ pub fn lower(name: &str, files: &[syntax::File], bases: &[Arc<Model>]) -> Model 
         }
     }
     let mut types = cx.types;
+    let consts = cx.consts;
     include_fields(&mut types, bases);
     Model {
+        consts,
         name: name.to_owned(),
         files: Vec::new(),
         bases: bases.to_vec(),
@@ -182,6 +199,8 @@ struct Cx<'a> {
     types: Vec<TypeDef>,
     /// The module of the file being lowered.
     module: Option<String>,
+    /// The directory's constants, which a type expression may name.
+    consts: Vec<Const>,
 }
 
 impl Cx<'_> {
@@ -276,15 +295,7 @@ impl Cx<'_> {
     /// A type expression; an inline object in it is hoisted under the name `place`.
     fn ty(&mut self, t: &TypeExpr, place: &str) -> Ty {
         let kind = match &t.kind {
-            TypeExprKind::Literal(l) => TyKind::Literal(match l {
-                LiteralExpr::String(s) => Literal::String(s.clone()),
-                LiteralExpr::Bool(b) => Literal::Bool(*b),
-                LiteralExpr::Int(i) => Literal::Int(i64::try_from(*i).unwrap_or(if *i < 0 {
-                    i64::MIN
-                } else {
-                    i64::MAX
-                })),
-            }),
+            TypeExprKind::Literal(l) => TyKind::Literal(literal(l)),
             TypeExprKind::Array(item, args) => {
                 let item = self.ty(item, &names::synthetic(&[place, "Item"]));
                 TyKind::Array(Box::new(item), lengths(args.as_ref()))
@@ -309,10 +320,16 @@ impl Cx<'_> {
                 protocol: Some(p),
                 name,
                 ..
-            } => TyKind::Ref(TypeRef {
-                name: name.text.clone(),
-                protocol: Some(p.text.clone()),
-            }),
+            } => match find_base(self.bases, &p.text)
+                .and_then(|b| b.consts.iter().find(|c| c.name == name.text))
+            {
+                // A base's constant written as a type: the literal it holds.
+                Some(c) => TyKind::Literal(c.value.clone()),
+                None => TyKind::Ref(TypeRef {
+                    name: name.text.clone(),
+                    protocol: Some(p.text.clone()),
+                }),
+            },
             TypeExprKind::Named {
                 protocol: None,
                 name,
@@ -325,6 +342,14 @@ impl Cx<'_> {
                 "uint64" => TyKind::Int(bounds(args.as_ref()), Width::U64),
                 "number" => TyKind::Number(bounds(args.as_ref())),
                 "unknown" => TyKind::Unknown,
+                // A constant written as a type: the literal it holds.
+                other if self.consts.iter().any(|c| c.name == other) => TyKind::Literal(
+                    self.consts
+                        .iter()
+                        .find(|c| c.name == other)
+                        .map(|c| c.value.clone())
+                        .expect("found above"),
+                ),
                 other => TyKind::Ref(self.resolve(other)),
             },
         };
@@ -363,6 +388,17 @@ impl Cx<'_> {
             }
         }
         local
+    }
+}
+
+/// A literal as the model holds it (an integer out of range is clamped; `check` reports it).
+fn literal(l: &LiteralExpr) -> Literal {
+    match l {
+        LiteralExpr::String(s) => Literal::String(s.clone()),
+        LiteralExpr::Bool(b) => Literal::Bool(*b),
+        LiteralExpr::Int(i) => {
+            Literal::Int(i64::try_from(*i).unwrap_or(if *i < 0 { i64::MIN } else { i64::MAX }))
+        }
     }
 }
 

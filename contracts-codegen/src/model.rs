@@ -121,6 +121,19 @@ pub struct Model {
     pub requests: Vec<Request>,
     /// The event table, in declaration order.
     pub events: Vec<Event>,
+    /// Named values (`const PROTOCOL_VERSION = "2025-11-25";`), in declaration order.
+    pub consts: Vec<Const>,
+}
+
+/// A named value: a string, an integer or a boolean. Written where a type goes, it is the
+/// literal it holds.
+#[derive(Clone, Debug)]
+pub struct Const {
+    pub name: String,
+    pub docs: Docs,
+    pub meta: Meta,
+    pub loc: Loc,
+    pub value: Literal,
 }
 
 /// A schema file as read from disk.

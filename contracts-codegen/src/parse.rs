@@ -24,7 +24,7 @@ use syn::{
 
 /// The words that start a top-level item: where a broken item's recovery stops.
 const ITEM_KEYWORDS: &[&str] = &[
-    "use", "type", "struct", "enum", "union", "requests", "events",
+    "use", "type", "struct", "enum", "union", "requests", "events", "const",
 ];
 
 /// Run `f` with proc-macro2's fallback forced (real line and column numbers, even inside a
@@ -375,10 +375,43 @@ fn item(input: ParseStream, p: &mut P) -> syn::Result<Option<Item>> {
             braced!(content in input);
             Ok(Some(Item::Events(list(&content, p, event_entry))))
         }
+        "const" => {
+            input.call(Ident::parse_any)?;
+            let name = input.call(Ident::parse_any).map_err(|e| {
+                err(
+                    e.span(),
+                    "expected the constant's name: `const NAME = \"value\";`",
+                )
+            })?;
+            let name = p.name(name.to_string(), name.span());
+            input
+                .parse::<Token![=]>()
+                .map_err(|e| err(e.span(), "expected `=` and the constant's value"))?;
+            let span = input.span();
+            let value = if input.peek(LitStr) {
+                LiteralExpr::String(input.parse::<LitStr>()?.value())
+            } else if input.peek(LitBool) {
+                LiteralExpr::Bool(input.parse::<LitBool>()?.value)
+            } else if input.peek(LitInt) || (input.peek(Token![-]) && input.peek2(LitInt)) {
+                LiteralExpr::Int(number(input, p)?.value)
+            } else {
+                return Err(err(
+                    span,
+                    "a constant is a string, `true`, `false` or an integer",
+                ));
+            };
+            semicolon(input, p)?;
+            Ok(Some(Item::Const(ConstDecl {
+                attrs,
+                loc: name.loc.clone(),
+                name,
+                value,
+            })))
+        }
         other => Err(err(
             kw_span,
             format!(
-                "expected `type`, `struct`, `enum`, `union`, `requests`, `events` or `use`, found `{other}`"
+                "expected `type`, `struct`, `enum`, `union`, `requests`, `events`, `const` or `use`, found `{other}`"
             ),
         )),
     }

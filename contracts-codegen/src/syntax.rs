@@ -65,6 +65,17 @@ pub enum Item {
     Union(UnionDecl),
     Requests(Vec<RequestEntry>),
     Events(Vec<EventEntry>),
+    Const(ConstDecl),
+}
+
+/// `const PROTOCOL_VERSION = "2025-11-25";`: a named value (a string, an integer or a
+/// boolean), usable where a type is written as the literal it holds.
+#[derive(Clone, Debug)]
+pub struct ConstDecl {
+    pub attrs: Attrs,
+    pub name: Name,
+    pub value: LiteralExpr,
+    pub loc: Loc,
 }
 
 /// `use agent::{ChatId, ChatInfo};`, `use agent::ChatId;` or `use agent::*;`.

@@ -357,6 +357,15 @@ pub fn dump(m: &Model) -> String {
         };
         let _ = writeln!(out, "use {}::{what}  @{}", i.protocol, i.loc);
     }
+    for k in &m.consts {
+        docs(&mut out, "", &k.docs);
+        meta(&mut out, "", &k.meta);
+        let value = show(&Ty {
+            kind: TyKind::Literal(k.value.clone()),
+            loc: k.loc.clone(),
+        });
+        let _ = writeln!(out, "const {} = {value}  @{}", k.name, k.loc);
+    }
     for t in &m.types {
         out.push('\n');
         docs(&mut out, "", &t.docs);

@@ -377,3 +377,12 @@ fn admits_null(m: &Model, t: &Ty, depth: u32) -> bool {
             .is_some_and(|(um, u)| u.variants.iter().any(|v| admits_null(um, &v.ty, depth + 1))),
     }
 }
+
+/// A literal as the schema writes it (`"2025-11-25"`, `1`, `true`).
+pub fn literal_text(l: &Literal) -> String {
+    match l {
+        Literal::String(s) => format!("{s:?}"),
+        Literal::Bool(b) => b.to_string(),
+        Literal::Int(i) => i.to_string(),
+    }
+}

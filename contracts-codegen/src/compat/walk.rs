@@ -84,8 +84,63 @@ impl<'a> Differ<'a> {
         self.requests();
         self.events();
         self.definitions();
+        self.constants();
         self.rust_source();
         self.out
+    }
+
+    /// The protocol's constants, by name: removed, added, or holding another value. A constant
+    /// written as a type is its literal, judged where it is used.
+    fn constants(&mut self) {
+        let (base, head) = (self.base, self.head);
+        for bk in &base.consts {
+            let Some(hk) = head.consts.iter().find(|k| k.name == bk.name) else {
+                let msg = format!("constant `{}` was removed", bk.name);
+                let loc = head.files.first().map_or(bk.loc.clone(), |f| Loc {
+                    file: f.display.clone(),
+                    line: 1,
+                    col: 1,
+                });
+                self.push(
+                    &rules::CONST_REMOVED,
+                    Direction::Both,
+                    bk.name.clone(),
+                    &loc,
+                    Some(&bk.loc),
+                    msg,
+                );
+                continue;
+            };
+            if hk.value != bk.value {
+                let msg = format!(
+                    "constant `{}` now holds {} (was {})",
+                    hk.name,
+                    kinds::literal_text(&hk.value),
+                    kinds::literal_text(&bk.value)
+                );
+                self.push(
+                    &rules::CONST_VALUE_CHANGED,
+                    Direction::Both,
+                    hk.name.clone(),
+                    &hk.loc,
+                    Some(&bk.loc),
+                    msg,
+                );
+            }
+        }
+        for hk in &head.consts {
+            if !base.consts.iter().any(|k| k.name == hk.name) {
+                let msg = format!("constant `{}` was added", hk.name);
+                self.push(
+                    &rules::CONST_ADDED,
+                    Direction::Both,
+                    hk.name.clone(),
+                    &hk.loc,
+                    None,
+                    msg,
+                );
+            }
+        }
     }
 
     /// Report `rule` for a type travelling `dir`, at the level and with the help its catalogue

@@ -597,6 +597,24 @@ impl Page<'_> {
                 modules.push(Some(m));
             }
         }
+        if !model.consts.is_empty() {
+            out.push_str("## Constants\n\n| Constant | Value | Description |\n|---|---|---|\n");
+            for k in &model.consts {
+                let value = match &k.value {
+                    Literal::String(s) => format!("{s:?}"),
+                    Literal::Bool(b) => b.to_string(),
+                    Literal::Int(i) => i.to_string(),
+                };
+                let _ = writeln!(
+                    out,
+                    "| `{}`{} | `{value}` | {} |",
+                    k.name,
+                    deprecated_mark(&k.meta),
+                    cell(&describe(&k.docs, &k.meta))
+                );
+            }
+            out.push('\n');
+        }
         for m in modules {
             match m {
                 None => out.push_str("## Types\n\n"),

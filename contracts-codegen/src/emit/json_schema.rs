@@ -70,6 +70,17 @@ pub fn emit(model: &Checked, options: &JsonSchemaOptions) -> String {
     for t in &model.types {
         defs.insert(t.name.clone(), typedef(model, model, t));
     }
+    // Constants, each the one value it holds (UPPER_SNAKE_CASE: no type has the name).
+    for k in &model.consts {
+        let value = match &k.value {
+            Literal::String(s) => json!(s),
+            Literal::Bool(b) => json!(b),
+            Literal::Int(i) => json!(i),
+        };
+        let mut v = json!({ "const": value });
+        describe(&mut v, &k.docs, &k.meta);
+        defs.insert(k.name.clone(), v);
+    }
     let mut pending: Vec<TypeRef> = Vec::new();
     let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
     for t in &model.types {

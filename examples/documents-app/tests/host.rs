@@ -264,7 +264,8 @@ fn the_tables_hold_the_agent_names_then_the_apps() {
             "document.write",
             "document.attachToChat",
             "document.meta",
-            "document.setHeaders"
+            "document.setHeaders",
+            "document.upload"
         ]
     );
     assert_eq!(documents::EVENT_NAMES.last(), Some(&"document.changed"));

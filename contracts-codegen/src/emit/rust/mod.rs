@@ -25,7 +25,7 @@
 //! are written. The emitter never fails and knows no protocol by name.
 
 use crate::analysis::Checked;
-use crate::model::{Field, Struct, TyKind, TypeDef, TypeDefKind, Union, Variant};
+use crate::model::{Field, Literal, Struct, TyKind, TypeDef, TypeDefKind, Union, Variant};
 use crate::names::{rust_field, rust_ident, rust_type_name};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
@@ -211,7 +211,23 @@ impl<'a> Emitter<'a> {
         });
         let tables = self.tables();
         let check_type = self.check_type();
+        let consts = self.model.consts.iter().map(|k| {
+            let name = format_ident!("{}", k.name);
+            let mut docs = docs::docs_attrs(&k.docs);
+            if k.docs.is_empty() {
+                let line = format!(" The constant `{}` of the schema.", k.name);
+                docs = quote!(#[doc = #line]);
+            }
+            let meta = docs::meta_attrs(&k.meta);
+            let (ty, value) = match &k.value {
+                Literal::String(s) => (quote!(&str), quote!(#s)),
+                Literal::Bool(b) => (quote!(bool), quote!(#b)),
+                Literal::Int(i) => (quote!(i64), quote!(#i)),
+            };
+            quote!(#docs #meta pub const #name: #ty = #value;)
+        });
         quote! {
+            #(#consts)*
             #(#root)*
             #(#modules)*
             #tables

@@ -45,6 +45,9 @@ impl<'a> Emitter<'a> {
                 names.push(format!("{}_VALUES", screaming(&t.name)));
             }
         }
+        if module.is_none() {
+            names.extend(self.model.consts.iter().map(|k| k.name.clone()));
+        }
         if !names.is_empty() {
             out.push_str("export {\n");
             for n in &names {

@@ -69,6 +69,15 @@ impl<'a> Emitter<'a> {
             }
         }
         write_imports(&mut out, &imports);
+        for k in &self.model.consts {
+            let doc = jsdoc(&k.docs, &k.meta, &[], "");
+            let _ = writeln!(
+                out,
+                "\n{doc}export const {} = {} as const;",
+                k.name,
+                literal(&k.value)
+            );
+        }
         for t in &self.order {
             out.push('\n');
             self.type_def(&mut out, t);

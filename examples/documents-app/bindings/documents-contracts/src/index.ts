@@ -37,6 +37,7 @@ export {
     type DocumentUploadResult,
     DocumentChangedEventSchema,
     type DocumentChangedEvent,
+    DOCUMENTS_PROTOCOL,
 } from './schemas.js';
 export { type ParseResult, type TypedParseResult, noTableEntry, quoteName, parseWith } from '@adecore/agent-contracts/runtime';
 export * from './tables.js';

@@ -7,6 +7,11 @@ import { onString, wholeI64, wholeU64 } from '@adecore/agent-contracts/runtime';
 import { ChatIdSchema, ChatInfoSchema } from '@adecore/agent-contracts';
 
 /**
+ * The revision of the documents protocol this schema describes.
+ */
+export const DOCUMENTS_PROTOCOL = 'documents/1' as const;
+
+/**
  * A document's id, as the app made it.
  */
 export const DocumentIdSchema = z.string().min(1, onString);
@@ -35,6 +40,10 @@ export type DocumentsErrorCode = z.infer<typeof DocumentsErrorCodeSchema>;
  */
 export const DocumentRefSchema = z.object({
     id: z.optional(DocumentIdSchema),
+    /**
+     * The revision of the documents protocol the result was made by.
+     */
+    protocol: z.literal('documents/1').optional(),
 });
 /**
  * What names a document in a result: included by the results that carry it.
