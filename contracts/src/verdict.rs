@@ -79,8 +79,9 @@ impl Verdict {
 
 /// The loop of a validator binary: reads stdin line by line and writes `judge`'s verdict on
 /// each as one line on stdout ([`Verdict::to_line`]). One malformed line never stops the rest;
-/// bytes that are not UTF-8 are read with U+FFFD in their place, as the ports and a
-/// JavaScript host read them (`docs/wire-semantics.md`); a trailing `\r` is dropped. An
+/// each line is read as the ports and a JavaScript host's `TextDecoder` read a frame
+/// ([`crate::wire::text_of_bytes`]: a leading byte order mark dropped, U+FFFD for bytes that
+/// are not UTF-8; `docs/wire-semantics.md`); a trailing `\r` is dropped. An
 /// `Err` of `judge` is a usage error: printed after `program`, exit 2. Exit 0 once stdin
 /// ends or the reader goes away, 1 when stdin cannot be read.
 pub fn judge_lines(
@@ -108,7 +109,7 @@ pub fn judge_lines(
                 bytes.pop();
             }
         }
-        let line = String::from_utf8_lossy(&bytes);
+        let line = crate::wire::text_of_bytes(&bytes);
         let verdict = match judge(&line) {
             Ok(v) => v,
             Err(e) => {

@@ -262,7 +262,7 @@ async fn ndjson_limit_is_inclusive_and_configurable() {
 async fn ndjson_hands_garbage_on_as_text() {
     let (port, mut raw) = ndjson_raw(&NdjsonOptions::default());
     let mut frames = port.receiver();
-    raw.write_all(b"not json at all\n\n   \n{\"a\":\xff}\r\n{\"id\":\"3\"")
+    raw.write_all(b"not json at all\n\n   \n{\"a\":\xff}\r\n\xef\xbb\xbf[1]\n{\"id\":\"3\"")
         .await
         .unwrap();
     drop(raw);
@@ -275,6 +275,8 @@ async fn ndjson_hands_garbage_on_as_text() {
         next(&mut frames).await,
         Some(Incoming::Text("{\"a\":\u{fffd}}".into()))
     );
+    // A leading byte order mark is dropped, as `TextDecoder` drops it.
+    assert_eq!(next(&mut frames).await, Some(Incoming::Text("[1]".into())));
     // The last line may end without a line break.
     assert_eq!(
         next(&mut frames).await,
@@ -472,6 +474,17 @@ async fn websocket_hands_garbage_on_as_text() {
     assert_eq!(
         next(&mut frames).await,
         Some(Incoming::Text("{\"bin\":1}".into()))
+    );
+    // A leading byte order mark is dropped, as a browser's WebSocket drops it; one only.
+    client.send(Message::text("\u{feff}[1]")).await.unwrap();
+    client
+        .send(Message::binary("\u{feff}\u{feff}[2]".as_bytes().to_vec()))
+        .await
+        .unwrap();
+    assert_eq!(next(&mut frames).await, Some(Incoming::Text("[1]".into())));
+    assert_eq!(
+        next(&mut frames).await,
+        Some(Incoming::Text("\u{feff}[2]".into()))
     );
 }
 

@@ -120,6 +120,20 @@ fn malformed_lines_each_get_a_verdict() {
 }
 
 #[test]
+fn a_leading_byte_order_mark_is_dropped_as_text_decoder_drops_it() {
+    let input =
+        "\u{feff}{\"frame\":\"ping\",\"ts\":1}\n\u{feff}\u{feff}{\"frame\":\"ping\",\"ts\":1}\n";
+    let (code, lines) = run(&["connect", "client"], input);
+    assert_eq!(code, 0);
+    assert_eq!(lines[0], r#"{"ok":true}"#);
+    assert!(
+        lines[1].starts_with(r#"{"ok":false,"stage":"envelope""#),
+        "{}",
+        lines[1]
+    );
+}
+
+#[test]
 fn a_type_outside_the_tables_is_checked_by_its_name() {
     let input = concat!(
         r#"{"taskId":"t","title":"x","state":"running","subagents":[],"updatedAt":1}"#,

@@ -46,7 +46,7 @@ function readCorpus(relative) {
             if (raw.trim() === '') return;
             const where = `tests/corpus/${relative}:${i + 1}`;
             const l = JSON.parse(raw);
-            const text = typeof l.raw === 'string' ? l.raw : JSON.stringify(l.input);
+            const text = received(typeof l.raw === 'string' ? l.raw : JSON.stringify(l.input));
             assert.equal(typeof l.as, 'string', `${where}: no "as"`);
             assert.equal(typeof l.ok, 'boolean', `${where}: no "ok"`);
             lines.push({
@@ -63,6 +63,12 @@ function readCorpus(relative) {
             });
         });
     return lines;
+}
+
+/** A frame's text as its receiver reads it: its UTF-8 bytes through `TextDecoder`, which drops a
+ * leading byte order mark (as a browser's WebSocket, the node port and the Rust ports do). */
+function received(text) {
+    return new TextDecoder().decode(new TextEncoder().encode(text));
 }
 
 /** How to make the message records again. */
@@ -99,6 +105,8 @@ function isJson(text) {
 function pathsOf(message) {
     const paths = [];
     for (const line of message.split('\n')) {
+        // The count of the issues beyond those shown names no path.
+        if (/^✖ and \d+ more issues?$/.test(line)) continue;
         if (line.startsWith('✖ ')) paths.push('');
         else if (line.startsWith('  → at ') && paths.length > 0) paths[paths.length - 1] = line.slice('  → at '.length);
     }
@@ -307,7 +315,7 @@ function judgeStream(zod, schema) {
             where: `stream:${l.n}`,
             as: l.as,
             type: l.type,
-            text: typeof l.raw === 'string' ? l.raw : JSON.stringify(l.input),
+            text: received(typeof l.raw === 'string' ? l.raw : JSON.stringify(l.input)),
             ok: l.ok,
             stage: l.stage,
             paths: undefined,

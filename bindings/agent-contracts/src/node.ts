@@ -115,9 +115,16 @@ export function connectNodePort(url: string, options: NodePortOptions = {}): Pro
     });
 }
 
-/** A message's bytes as text (a frame is UTF-8 JSON, in a text or a binary message). */
+/** Reads bytes as a browser's WebSocket reads a message: a leading byte order mark dropped. */
+const UTF8 = new TextDecoder();
+
+/**
+ * A message's bytes as text (a frame is UTF-8 JSON, in a text or a binary message), read as a
+ * browser reads them (`TextDecoder`: a leading byte order mark dropped, U+FFFD for what is not
+ * UTF-8), as the Rust ports read them too.
+ */
 function textOf(data: WebSocket.RawData): string {
-    if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
-    if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
-    return data.toString('utf8');
+    if (Array.isArray(data)) return UTF8.decode(Buffer.concat(data));
+    if (data instanceof ArrayBuffer) return UTF8.decode(new Uint8Array(data));
+    return UTF8.decode(data);
 }

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
 import * as runtime from '../src/runtime/index.js';
-import { noTableEntry, onArray, onString, parseWith, quoteName } from '../src/runtime/index.js';
+import { MAX_ISSUES, noTableEntry, onArray, onString, parseWith, quoteName } from '../src/runtime/index.js';
 import * as root from '../src/index.js';
 
 test('parseWith answers the value or the prettified message', () => {
@@ -17,6 +17,28 @@ test('parseWith answers the value or the prettified message', () => {
     const bad = parseWith(schema, { n: 1.5 });
     assert.equal(bad.ok, false);
     if (!bad.ok) assert.equal(bad.message, z.prettifyError(z.safeParse(schema, { n: 1.5 }).error!));
+});
+
+test('a refusal names at most MAX_ISSUES issues, the first Zod found, then the count of the rest', () => {
+    const schema = z.object({ a: z.string(), items: z.array(z.object({ x: z.string() })) });
+    const message = (n: number) => {
+        const r = parseWith(schema, { items: Array.from({ length: n }, () => ({})) });
+        assert.equal(r.ok, false);
+        return r.ok ? '' : r.message;
+    };
+    const issueLines = (m: string) => m.split('\n').filter((l) => l.startsWith('✖ '));
+    // `a` and 99 items: every issue shown, as Zod shows them.
+    const all = message(MAX_ISSUES - 1);
+    assert.equal(issueLines(all).length, MAX_ISSUES);
+    assert.equal(all, z.prettifyError(z.safeParse(schema, { items: Array.from({ length: MAX_ISSUES - 1 }, () => ({})) }).error!));
+    // `a` and 100 items: `a` and items[0] to [98] shown, shortest path first, one counted.
+    const one = message(MAX_ISSUES);
+    assert.equal(issueLines(one).length, MAX_ISSUES + 1);
+    assert.ok(one.startsWith('✖ Invalid input: expected string, received undefined\n  → at a\n'));
+    assert.ok(one.includes('  → at items[98].x\n'));
+    assert.ok(!one.includes('items[99]'));
+    assert.ok(one.endsWith('\n✖ and 1 more issue'));
+    assert.ok(message(100_000).endsWith('\n✖ and 99901 more issues'));
 });
 
 test('parseWith never throws, whatever the input', () => {

@@ -8,7 +8,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
 import {
     EventTypedSchema,
     RequestTypedSchema,
@@ -24,6 +23,7 @@ import {
     noTableEntry,
     type TypedParseResult,
 } from '@adecore/agent-contracts';
+import { refusalMessage } from '@adecore/agent-contracts/runtime';
 
 /** The workspace root (this file runs from bindings/agent-contracts/dist/test/). */
 const ROOT = new URL('../../../../', import.meta.url);
@@ -228,7 +228,7 @@ test('typed frames: a reply is the reply, an unknown name a table refusal, a hos
 function unionAnswer(input: unknown) {
     try {
         const r = ServerFrameSchema.safeParse(input);
-        return r.success ? { ok: true, value: r.data } : { ok: false, message: z.prettifyError(r.error) };
+        return r.success ? { ok: true, value: r.data } : { ok: false, message: refusalMessage(r.error) };
     } catch (e) {
         return { ok: false, message: e instanceof Error ? e.message : String(e) };
     }

@@ -177,10 +177,10 @@ async fn read_frames<R: AsyncBufRead + Unpin>(mut reader: R, hub: Arc<Hub>, limi
     hub.close();
 }
 
-/// Bytes as text, with U+FFFD for what is not UTF-8.
+/// A line's bytes as text, as `TextDecoder` reads them (`wire::text_of_vec`): a leading byte
+/// order mark dropped, U+FFFD for what is not UTF-8.
 fn into_text(bytes: Vec<u8>) -> String {
-    String::from_utf8(bytes)
-        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
+    crate::wire::text_of_vec(bytes)
 }
 
 /// What [`read_line`] found.

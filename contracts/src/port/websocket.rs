@@ -358,9 +358,13 @@ async fn read_frames<S>(
         };
         heard.now();
         let frame = match message {
-            Some(Ok(Message::Text(text))) => Incoming::Text(text.as_str().to_owned()),
+            // Read as a browser's WebSocket reads a message (UTF-8 decode): a leading byte
+            // order mark dropped, U+FFFD for what is not UTF-8.
+            Some(Ok(Message::Text(text))) => {
+                Incoming::Text(crate::wire::text_of_bytes(text.as_bytes()).into_owned())
+            }
             Some(Ok(Message::Binary(bytes))) => {
-                Incoming::Text(String::from_utf8_lossy(&bytes).into_owned())
+                Incoming::Text(crate::wire::text_of_bytes(&bytes).into_owned())
             }
             // Reading on lets tungstenite send its answer to a close before the stream ends.
             Some(Ok(

@@ -30,15 +30,17 @@ pub struct ParseError {
 enum Kind {
     /// Not JSON at all (or nested deeper than 128).
     Syntax(serde_json::Error),
-    /// JSON, but not a valid value: every issue, sorted as displayed.
-    Invalid(Vec<Issue>),
+    /// JSON, but not a valid value: the first [`MAX_ISSUES`](issue::MAX_ISSUES) issues in the order found,
+    /// sorted as displayed, and how many more there were.
+    Invalid(Vec<Issue>, usize),
 }
 
 impl ParseError {
-    fn invalid(mut issues: Vec<Issue>) -> ParseError {
+    fn invalid(issues: Vec<Issue>) -> ParseError {
+        let (mut issues, more) = issue::cap(issues);
         issue::sort_issues(&mut issues);
         ParseError {
-            kind: Kind::Invalid(issues),
+            kind: Kind::Invalid(issues, more),
         }
     }
 
@@ -49,11 +51,20 @@ impl ParseError {
         }
     }
 
-    /// The issues, in display order (empty for a syntax error).
+    /// The issues shown, in display order: at most [`MAX_ISSUES`](issue::MAX_ISSUES) (empty for a syntax
+    /// error).
     pub fn issues(&self) -> &[Issue] {
         match &self.kind {
-            Kind::Invalid(i) => i,
+            Kind::Invalid(i, _) => i,
             Kind::Syntax(_) => &[],
+        }
+    }
+
+    /// How many issues there were beyond those shown ([`ParseError::issues`]).
+    pub fn more_issues(&self) -> usize {
+        match &self.kind {
+            Kind::Invalid(_, more) => *more,
+            Kind::Syntax(_) => 0,
         }
     }
 
@@ -77,7 +88,10 @@ impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
             Kind::Syntax(e) => e.fmt(f),
-            Kind::Invalid(issues) => f.write_str(&prettify(issues)),
+            Kind::Invalid(issues, 0) => f.write_str(&prettify(issues)),
+            Kind::Invalid(issues, more) => {
+                write!(f, "{}\n{}", prettify(issues), issue::more_issues(*more))
+            }
         }
     }
 }
@@ -120,11 +134,31 @@ fn from_str_ref_once<'a, T: DecodeRef<'a>>(json: &'a str, cx: &mut Cx) -> Result
     }
 }
 
-/// Parses and validates JSON bytes. Bytes that are not UTF-8 are read with U+FFFD in their
-/// place, as the ports and a JavaScript host (`TextDecoder`) read them: the verdict is the
-/// one on that text (docs/wire-semantics.md).
+/// Parses and validates JSON bytes, read as [`text_of_bytes`] reads them (as the ports and a
+/// JavaScript host's `TextDecoder` do): the verdict is the one on that text
+/// (docs/wire-semantics.md).
 pub fn from_slice<T: Decode>(json: &[u8]) -> Result<T, ParseError> {
-    from_str(&String::from_utf8_lossy(json))
+    from_str(&text_of_bytes(json))
+}
+
+/// The UTF-8 byte order mark, which `TextDecoder` drops at the start of what it reads.
+const BOM: &[u8] = "\u{feff}".as_bytes();
+
+/// Bytes as text, read as `TextDecoder` reads them (its defaults: `fatal` and `ignoreBOM`
+/// off): one byte order mark at the start dropped, each sequence that is not UTF-8 read as
+/// U+FFFD. Borrowed when the bytes are UTF-8: the frame is not copied.
+pub fn text_of_bytes(bytes: &[u8]) -> Cow<'_, str> {
+    String::from_utf8_lossy(bytes.strip_prefix(BOM).unwrap_or(bytes))
+}
+
+/// [`text_of_bytes`] of an owned buffer: its allocation is the text's when the bytes are
+/// UTF-8 (a byte order mark is removed in place).
+pub fn text_of_vec(mut bytes: Vec<u8>) -> String {
+    if bytes.starts_with(BOM) {
+        bytes.drain(..BOM.len());
+    }
+    String::from_utf8(bytes)
+        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
 }
 
 impl RawJson {

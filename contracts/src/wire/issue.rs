@@ -15,6 +15,11 @@ pub enum Seg {
     Index(usize),
 }
 
+/// The most issues a refusal names (docs/wire-semantics.md, "Failure messages"): the first
+/// `MAX_ISSUES` in the order found, then one line with the count of the rest. The TypeScript
+/// runtime's `MAX_ISSUES` (`src/runtime/parse.ts`) is the same number; a test checks it.
+pub const MAX_ISSUES: usize = 100;
+
 /// One problem found in a value, at a path.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Issue {
@@ -23,6 +28,9 @@ pub struct Issue {
     /// Zod's `continue`: a limit check that lets later checks run. A union variant whose
     /// issues all continue is reported instead of `Invalid input`.
     continues: bool,
+    /// Zero for an issue; for an entry that stands for issues beyond the first
+    /// [`MAX_ISSUES`] of a run (see [`Cx::compact`]), how many: they are counted, not kept.
+    skipped: usize,
 }
 
 impl Issue {
@@ -51,7 +59,13 @@ impl Issue {
             path: Vec::new(),
             message: Cow::Borrowed(""),
             continues: true,
+            skipped: 0,
         }
+    }
+
+    /// How many issues this entry stands for: one, or the count of a run's skipped ones.
+    fn weight(&self) -> usize {
+        self.skipped.max(1)
     }
 }
 
@@ -85,7 +99,7 @@ pub fn dot_path(path: &[Seg]) -> String {
 /// Renders issues as `z.prettifyError`: stably sorted by path length, `✖ message` then
 /// `  → at path` unless the path is empty, lines joined with `\n`.
 pub fn prettify(issues: &[Issue]) -> String {
-    let mut sorted: Vec<&Issue> = issues.iter().collect();
+    let mut sorted: Vec<&Issue> = issues.iter().filter(|i| i.skipped == 0).collect();
     sorted.sort_by_key(|i| i.path.len());
     let mut lines = Vec::with_capacity(sorted.len() * 2);
     for issue in sorted {
@@ -95,6 +109,44 @@ pub fn prettify(issues: &[Issue]) -> String {
         }
     }
     lines.join("\n")
+}
+
+/// The last line of a refusal with more than [`MAX_ISSUES`] issues: `✖ and 5 more issues`
+/// (`issue` for one), `more` the count of those not shown.
+pub fn more_issues(more: usize) -> String {
+    let s = if more == 1 { "" } else { "s" };
+    format!("✖ and {more} more issue{s}")
+}
+
+/// A refusal's issues as it shows them: the first [`MAX_ISSUES`] in the order found, and how
+/// many more there were.
+pub(crate) fn cap(mut issues: Vec<Issue>) -> (Vec<Issue>, usize) {
+    let (more, _) = compact_counted(&mut issues, 0);
+    (issues, more)
+}
+
+/// Keeps the first [`MAX_ISSUES`] issues of `issues[base..]` in place, in order, and drops the
+/// rest (and the entries that count skipped ones); answers how many issues were dropped and
+/// whether they all continue. An entry that counts skipped issues follows the first
+/// `MAX_ISSUES` of its run, so no issue after it can be among the first of this one.
+fn compact_counted(issues: &mut Vec<Issue>, base: usize) -> (usize, bool) {
+    let mut kept = 0;
+    let mut write = base;
+    let mut more = 0;
+    let mut continues = true;
+    for read in base..issues.len() {
+        if issues[read].skipped == 0 && kept < MAX_ISSUES {
+            // What lies between `write` and `read` is counted already.
+            issues.swap(write, read);
+            write += 1;
+            kept += 1;
+        } else {
+            more += issues[read].weight();
+            continues &= issues[read].continues;
+        }
+    }
+    issues.truncate(write);
+    (more, continues)
 }
 
 /// Sorts issues as `prettify` shows them (stable, by path length).
@@ -309,6 +361,7 @@ impl Cx {
                 path: Vec::new(),
                 message: Cow::Borrowed(""),
                 continues,
+                skipped: 0,
             });
             return;
         }
@@ -316,6 +369,7 @@ impl Cx {
             path: self.path.clone(),
             message: message.into(),
             continues,
+            skipped: 0,
         });
     }
 
@@ -358,6 +412,10 @@ impl Cx {
         }
         let at = self.path.len();
         for issue in &mut self.issues[start..] {
+            if issue.skipped > 0 {
+                // Counted only: it has no path.
+                continue;
+            }
             let at = at.min(issue.path.len());
             issue.path.insert(at, Seg::Key(Cow::Borrowed(key)));
         }
@@ -421,6 +479,32 @@ impl Cx {
 
     pub(crate) fn extend(&mut self, issues: Vec<Issue>) {
         self.issues.extend(issues);
+    }
+
+    /// Bounds the issues recorded since `base`, a run in its final order (an object's after
+    /// its reorder, an array's items): only the first [`MAX_ISSUES`] of a run can be shown, so
+    /// the rest are counted in one entry at its end. Done once the run is twice that long, so
+    /// its cost per issue is constant, and a run holds at most about `2 * MAX_ISSUES` entries.
+    /// An entry stays for every run that had issues, so `len` still tells whether one did.
+    #[inline]
+    pub(crate) fn compact(&mut self, base: usize) {
+        if self.issues.len() - base > 2 * (MAX_ISSUES + 1) {
+            self.compact_now(base);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn compact_now(&mut self, base: usize) {
+        let (more, continues) = compact_counted(&mut self.issues, base);
+        if more > 0 {
+            self.issues.push(Issue {
+                path: Vec::new(),
+                message: Cow::Borrowed(""),
+                continues,
+                skipped: more,
+            });
+        }
     }
 
     /// Keeps the issues recorded since `base` only in the spans listed, in that order; the

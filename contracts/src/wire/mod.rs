@@ -28,9 +28,9 @@ mod view;
 pub(crate) use drive::decode_in;
 pub use drive::{
     ParseError, decode_with, default_from_json, deserialize, from_slice, from_str, from_str_ref,
-    from_str_with, parse_with,
+    from_str_with, parse_with, text_of_bytes, text_of_vec,
 };
-pub use issue::{Cx, Expect, Issue, Seg, dot_path, prettify};
+pub use issue::{Cx, Expect, Issue, MAX_ISSUES, Seg, dot_path, more_issues, prettify};
 pub use js::AsJs;
 pub use object::{
     Object, ObjectCx, ObjectRef, Rest, RestSlot, WriteFields, decode_object, decode_object_ref,

@@ -404,6 +404,8 @@ impl<'a> ObjectCx<'a> {
         spans.sort_by_key(|s| s.0);
         let live: Vec<(usize, usize)> = spans.iter().map(|s| (s.1, s.2)).collect();
         self.cx.reorder(self.base, &live);
+        // The object's issues are in their final order: only the first can be shown.
+        self.cx.compact(self.base);
     }
 }
 

@@ -952,6 +952,8 @@ impl<'de> Accept<'de> for ArrayA<'_, 'de> {
             }
             ok &= valid;
             i += 1;
+            // The items' issues come in their final order: only the first can be shown.
+            self.cx.compact(base);
         }
         ok &= check_len(self.cx, "array", "items", i as u64, self.min, None);
         Ok(ok.then_some(()))
@@ -1050,6 +1052,7 @@ impl<'de> Accept<'de> for MapA<'_, 'de> {
         spans.sort_by_key(|s| js_key_order(&s.key, s.first));
         let live: Vec<(usize, usize)> = spans.iter().filter_map(|s| s.live).collect();
         self.cx.reorder(base, &live);
+        self.cx.compact(base);
         Ok(live.is_empty().then_some(()))
     }
 }

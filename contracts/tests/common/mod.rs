@@ -26,7 +26,8 @@ pub struct Line {
     pub kind: String,
     /// The line's `type`: the request or event name, for `payload`, `result` and `event`.
     pub type_name: Option<String>,
-    /// The input as text: the line's `raw`, or its `input` written as JSON.
+    /// The input as text: the line's `raw` as a port reads its bytes, or its `input` written as
+    /// JSON.
     pub text: String,
     /// The line's `input`, as given, if it has one.
     pub input: Option<Value>,
@@ -65,7 +66,11 @@ pub fn read(file: &str) -> Vec<Line> {
         let fields: std::collections::BTreeMap<String, Box<serde_json::value::RawValue>> =
             serde_json::from_str(raw).unwrap_or_else(|e| panic!("{place}: not a JSON line: {e}"));
         let text = match (v.get("raw"), fields.get("input")) {
-            (Some(Value::String(raw)), _) => raw.clone(),
+            // As a port reads the frame's bytes (a leading byte order mark dropped), as the
+            // node runner reads it with `TextDecoder`.
+            (Some(Value::String(raw)), _) => {
+                contracts::wire::text_of_bytes(raw.as_bytes()).into_owned()
+            }
             (_, Some(input)) => input.get().to_owned(),
             _ => panic!("{place}: neither raw nor input"),
         };

@@ -160,8 +160,9 @@ fn by_kind(seeds: &[Seed], only: Option<&str>) -> BTreeMap<String, Vec<Seed>> {
     out
 }
 
-/// One input made from a seed of `group`: mutated, as the ports read bytes (U+FFFD for what
-/// is not UTF-8), at most [`guard::MAX_INPUT`] bytes (a mutation that grew past it is made
+/// One input made from a seed of `group`: mutated, as the ports read bytes
+/// (`wire::text_of_vec`: a leading byte order mark dropped, U+FFFD for what is not UTF-8), at
+/// most [`guard::MAX_INPUT`] bytes (a mutation that grew past it is made
 /// again; after eight, the last one's first bytes).
 pub fn generate(rng: &mut Rng, dict: &mutate::Dict, group: &[Seed]) -> (Target, String) {
     let seed = rng.pick(group);
@@ -169,7 +170,7 @@ pub fn generate(rng: &mut Rng, dict: &mutate::Dict, group: &[Seed]) -> (Target, 
     for _ in 0..8 {
         let other = &rng.pick(group).text;
         let bytes = mutate::mutate(rng, dict, &seed.text, other);
-        text = String::from_utf8_lossy(&bytes).into_owned();
+        text = contracts::wire::text_of_vec(bytes);
         if text.len() <= guard::MAX_INPUT {
             return (seed.target.clone(), text);
         }

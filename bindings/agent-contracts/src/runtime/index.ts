@@ -3,6 +3,6 @@
 // a consumer has one copy. Hand-written; `contracts-codegen/tests/ts_runtime.rs` checks that it
 // exports every name the generated code imports from it.
 
-export { type ParseResult, type TypedParseResult, noTableEntry, quoteName, parseWith } from './parse.js';
+export { type ParseResult, type TypedParseResult, MAX_ISSUES, noTableEntry, quoteName, parseWith, refusalMessage } from './parse.js';
 export { onString, onArray } from './limits.js';
 export { wholeI64, wholeU64 } from './ints.js';

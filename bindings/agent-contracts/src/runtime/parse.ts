@@ -14,6 +14,25 @@ export type ParseResult<T> = { ok: true; value: T } | { ok: false; message: stri
 export type TypedParseResult<T> = { ok: true; value: T } | { ok: false; stage: 'envelope' | 'table'; message: string };
 
 /**
+ * The most issues a refusal names (docs/wire-semantics.md, "Failure messages"): the first
+ * `MAX_ISSUES` of Zod's issues, in the order Zod found them, then one line with the count of the
+ * rest. The Rust runtime's `wire::MAX_ISSUES` is the same number; a test checks it.
+ */
+export const MAX_ISSUES = 100;
+
+/**
+ * A refusal's message: `z.prettifyError`'s layout of the first {@link MAX_ISSUES} issues, then,
+ * when there were more, `✖ and <n> more issues` (`issue` for one), as the Rust side writes it.
+ */
+export function refusalMessage(error: z.ZodError): string {
+    const issues = error.issues;
+    if (issues.length <= MAX_ISSUES) return z.prettifyError(error);
+    const more = issues.length - MAX_ISSUES;
+    const shown = z.prettifyError(new z.ZodError(issues.slice(0, MAX_ISSUES)));
+    return `${shown}\n✖ and ${more} more issue${more === 1 ? '' : 's'}`;
+}
+
+/**
  * The refusal of a name no table entry has, worded as the Rust side words it: the name quoted
  * as JSON, a lone surrogate read as U+FFFD (as Rust reads the text).
  */
@@ -55,7 +74,7 @@ export function parseWith<S extends z.ZodType>(
     }
     try {
         const r = z.safeParse(schema, input);
-        return r.success ? { ok: true, value: r.data } : { ok: false, message: z.prettifyError(r.error) };
+        return r.success ? { ok: true, value: r.data } : { ok: false, message: refusalMessage(r.error) };
     } catch (e) {
         return { ok: false, message: e instanceof Error ? e.message : String(e) };
     }
