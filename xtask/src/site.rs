@@ -136,6 +136,16 @@ pub fn pages(root: &Path) -> Result<Vec<(String, String, String, usize)>, String
     let app = protocols.get(codegen::EXAMPLE_APP);
     let text = docs::emit(&app.model, &codegen::example_app_docs("agent.md"));
     out.push(("documents.md".into(), "An app: documents".into(), text, 0));
+    // The guide to an app of one's own, as the repository keeps it (its code blocks are the
+    // template app's files, checked by `cargo xtask test-app`).
+    let guide = root.join(crate::template_app::GUIDE);
+    let text = std::fs::read_to_string(&guide).map_err(|e| format!("{}: {e}", guide.display()))?;
+    out.push((
+        "guide-apps.md".into(),
+        "Guide: an app on the agent protocol".into(),
+        text,
+        0,
+    ));
     Ok(out)
 }
 

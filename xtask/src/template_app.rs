@@ -20,7 +20,7 @@
 //! (a file the app's codegen removed is removed from the template too);
 //! later it writes the npm lock files and copies them back too.
 //!
-//! The README's walk-through shows the template's files; [`readme_blocks`] checks they are
+//! The guide's walk-through (`docs/guide/apps.md`) shows the template's files; [`readme_blocks`] checks they are
 //! equal, so the two cannot drift.
 
 use std::path::{Path, PathBuf};
@@ -405,11 +405,14 @@ fn app_cargo(app: &Path, target: &Path, args: &[&str]) -> Command {
     cmd
 }
 
-/// The refusal `validate` gives the README's example line, as the README shows it.
+/// The refusal `validate` gives the guide's example line, as the guide shows it.
+/// The guide that walks through the template app, file by file (a page of the site too).
+pub const GUIDE: &str = "docs/guide/apps.md";
+
 pub const EXAMPLE_REFUSAL: &str = r#"{"ok":false,"stage":"table","message":"✖ Too small: expected string to have >=1 characters\n  → at id"}"#;
 
 /// The app's `validate`, with no validator of the app's: an app request, an invalid one (the
-/// README's example) and an agent request, one verdict each over the composed tables; an
+/// the guide's example) and an agent request, one verdict each over the composed tables; an
 /// unknown `--type` is a usage error (exit 2) that names it.
 fn validate(app: &Path, target: &Path, root: &Path) -> Step {
     let input = concat!(
@@ -434,10 +437,10 @@ fn validate(app: &Path, target: &Path, root: &Path) -> Step {
             out.code, out.stdout, out.stderr
         ));
     }
-    let readme = std::fs::read_to_string(root.join("README.md")).map_err(|e| e.to_string())?;
+    let readme = std::fs::read_to_string(root.join(GUIDE)).map_err(|e| e.to_string())?;
     if !readme.contains(EXAMPLE_REFUSAL) {
         return Err(format!(
-            "README.md does not show validate's verdict on its example: {EXAMPLE_REFUSAL}"
+            "{GUIDE} does not show validate's verdict on its example: {EXAMPLE_REFUSAL}"
         ));
     }
     let out = cargo_with_stdin(
@@ -616,9 +619,9 @@ fn git(dir: &Path, args: &[&str]) -> Step {
     Ok(())
 }
 
-/// Checks that every block of the README marked `<!-- file: PATH -->` is the template's file.
+/// Checks that every block of the guide marked `<!-- file: PATH -->` is the template's file.
 pub fn readme_blocks(root: &Path) -> Step {
-    let readme = std::fs::read_to_string(root.join("README.md")).map_err(|e| e.to_string())?;
+    let readme = std::fs::read_to_string(root.join(GUIDE)).map_err(|e| e.to_string())?;
     let mut checked = 0;
     let mut lines = readme.lines().enumerate();
     while let Some((n, line)) = lines.next() {
@@ -632,7 +635,7 @@ pub fn readme_blocks(root: &Path) -> Step {
         let fence = lines.next().map(|(_, l)| l).unwrap_or_default();
         if !fence.starts_with("```") {
             return Err(format!(
-                "README.md:{}: a file marker must precede a code block",
+                "{GUIDE}:{}: a file marker must precede a code block",
                 n + 1
             ));
         }
@@ -646,19 +649,19 @@ pub fn readme_blocks(root: &Path) -> Step {
         }
         let file = root.join(TEMPLATE).join(path);
         let text = std::fs::read_to_string(&file)
-            .map_err(|e| format!("README.md:{}: {}: {e}", n + 1, file.display()))?;
+            .map_err(|e| format!("{GUIDE}:{}: {}: {e}", n + 1, file.display()))?;
         if text != block {
             return Err(format!(
-                "README.md:{}: the block differs from {TEMPLATE}/{path}; copy the file into the README",
+                "{GUIDE}:{}: the block differs from {TEMPLATE}/{path}; copy the file into the guide",
                 n + 1
             ));
         }
         checked += 1;
     }
     if checked == 0 {
-        return Err("README.md shows none of the template's files (<!-- file: PATH -->)".into());
+        return Err(format!("{GUIDE} shows none of the template's files (<!-- file: PATH -->)"));
     }
-    eprintln!("test-app: the README's {checked} app files are the template's");
+    eprintln!("test-app: the guide's {checked} app files are the template's");
     Ok(())
 }
 
