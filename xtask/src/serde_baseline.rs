@@ -15,7 +15,7 @@ use contracts_codegen::model::{
     Docs, Enum, Field, Literal, Model, Struct, Ty, TyKind, TypeDef, TypeDefKind, TypeRef, Union,
     UnionTag, Variant, Width,
 };
-use contracts_codegen::names::{is_rust_keyword, rust_field, rust_ident, rust_type};
+use contracts_codegen::names::{rust_field, rust_ident};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::BTreeMap;
@@ -79,19 +79,7 @@ pub fn roots(model: &Model) -> std::collections::BTreeSet<&str> {
 /// A Rust type name as the generated code makes it: a schema type name is kept, a wire name
 /// (`chat.history`) made UpperCamelCase, a keyword suffixed with `_`.
 pub fn type_name(name: &str) -> String {
-    let ident_like = !name.is_empty()
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && name.starts_with(|c: char| c.is_ascii_uppercase());
-    let s = if ident_like {
-        name.to_owned()
-    } else {
-        rust_type(name)
-    };
-    if is_rust_keyword(&s) {
-        format!("{s}_")
-    } else {
-        s
-    }
+    contracts_codegen::names::rust_type_name(name)
 }
 
 fn module_ident(m: &str) -> Ident {
