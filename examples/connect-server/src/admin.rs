@@ -12,7 +12,7 @@
 //! | `POST /v1/admin/restart?harness_id=H` | a person (not a guest) | asks H to restart: `restart` to H, `restarting` in presence until H reconnects |
 //! | `POST /v1/admin/trouble?harness_id=H` | owner, admin | body: text for people to read (empty clears it): presence `trouble` |
 //! | `POST /v1/admin/join` | owner, admin | body: a `JoinRequest`; state `waiting` keeps it for `GET /v1/join`, any other ends it |
-//! | `POST /v1/admin/notify` | owner, admin | body: a `context.edit`, `model.change`, `heartbeat.change`, `context_window.compact` or `context_window.change` server frame, sent to its harness; the harness answers it with a client event |
+//! | `POST /v1/admin/notify` | owner, admin | body: a `context.edit`, `model.change`, `heartbeat.change`, `context_window.compact` or `context_window.change` server frame, sent to its harness with `asked_by` (the caller) and `asked_at` (the server's clock) filled in, whatever the body says; the harness answers it with a client event |
 
 use contracts::connect::session::{EventLog, Identity, Notice, Role};
 use contracts::connect::{JoinList, JoinRequest, ServerFrame, parse_server_frame};
@@ -119,7 +119,7 @@ pub fn route<L: EventLog>(
             Ok(request) => state.hub.join(&workspace_id, request),
             Err(e) => return error(400, format!("not a join request: {e}")),
         },
-        _ => match notice_of(text) {
+        _ => match notice_of(text, identity.participant_id(), now) {
             Ok(notice) => state.hub.notify(&workspace_id, notice),
             Err(message) => return error(400, message),
         },
@@ -128,9 +128,31 @@ pub fn route<L: EventLog>(
     (200, json!({ "sent": sent }))
 }
 
-/// The notice a server frame given to `/v1/admin/notify` stands for.
-fn notice_of(text: &str) -> Result<Notice, String> {
-    let frame = parse_server_frame(text).map_err(|e| format!("not a server frame: {e}"))?;
+/// The frames `/v1/admin/notify` sends, by their `frame` tag.
+const NOTICES: &[&str] = &[
+    "context.edit",
+    "model.change",
+    "heartbeat.change",
+    "context_window.compact",
+    "context_window.change",
+];
+
+/// The notice a server frame given to `/v1/admin/notify` stands for, asked by `asked_by` at
+/// `now`: the server says who asked and when, whatever the body says (it may leave them out).
+fn notice_of(text: &str, asked_by: &str, now: i64) -> Result<Notice, String> {
+    let mut value: Value =
+        serde_json::from_str(text).map_err(|e| format!("not a server frame: {e}"))?;
+    if let Some(fields) = value.as_object_mut()
+        && fields
+            .get("frame")
+            .and_then(Value::as_str)
+            .is_some_and(|tag| NOTICES.contains(&tag))
+    {
+        fields.insert("asked_by".to_owned(), json!(asked_by));
+        fields.insert("asked_at".to_owned(), json!(now));
+    }
+    let frame =
+        parse_server_frame(&value.to_string()).map_err(|e| format!("not a server frame: {e}"))?;
     Ok(match frame {
         ServerFrame::ContextEdit(f) => Notice::ContextEdit(f),
         ServerFrame::ModelChange(f) => Notice::ModelChange(f),

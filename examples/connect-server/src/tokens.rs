@@ -1,4 +1,10 @@
 //! The token table: which bearer token names which harness or person.
+//!
+//! A participant id is whose idempotency keys an event is written under (a workspace's keys
+//! are per writer), so the table never gives one id to two participants: a harness and a
+//! person, or two people with other names or roles, would resend each other's keys and be
+//! answered `duplicate` for events they never wrote. Two tokens of one participant (the same
+//! kind, id, name and role: two devices) are fine.
 
 use std::collections::HashMap;
 
@@ -48,9 +54,36 @@ impl TokenTable {
         t
     }
 
-    /// Adds or replaces a token.
+    /// Adds or replaces a token, unchecked ([`TokenTable::add`] checks).
     pub fn insert(&mut self, token: &str, identity: Identity) {
         self.tokens.insert(token.to_owned(), identity);
+    }
+
+    /// Adds a token, refusing one already given and an id another participant of the
+    /// workspace has (see the module's header). The error names the id, never a token.
+    pub fn add(&mut self, token: &str, identity: Identity) -> Result<(), String> {
+        if self.tokens.contains_key(token) {
+            return Err(format!(
+                "a token is given twice (for {})",
+                identity.participant_id()
+            ));
+        }
+        let clash = self.tokens.values().find(|other| {
+            other.workspace_id == identity.workspace_id
+                && other.participant_id() == identity.participant_id()
+                && **other != identity
+        });
+        if let Some(other) = clash {
+            return Err(format!(
+                "the id `{}` is given to two participants in workspace {} ({} and {}): their idempotency keys would collide; give each its own id",
+                identity.participant_id(),
+                identity.workspace_id,
+                describe(other),
+                describe(&identity),
+            ));
+        }
+        self.insert(token, identity);
+        Ok(())
     }
 
     /// The identity a token names.
@@ -61,9 +94,11 @@ impl TokenTable {
     /// Adds a token written as on the command line, in `workspace_id`:
     /// `TOKEN=harness:ID:NAME` or `TOKEN=person:ID:NAME:ROLE` (owner, admin, member, guest).
     pub fn add_spec(&mut self, workspace_id: &str, spec: &str) -> Result<(), String> {
+        // The message shows what follows the token, never the token.
+        let shown = spec.split_once('=').map_or("", |(_, rest)| rest);
         let bad = || {
             format!(
-                "bad token `{spec}`: expected TOKEN=harness:ID:NAME or TOKEN=person:ID:NAME:ROLE"
+                "bad token spec `…={shown}`: expected TOKEN=harness:ID:NAME or TOKEN=person:ID:NAME:ROLE"
             )
         };
         let (token, rest) = spec.split_once('=').ok_or_else(bad)?;
@@ -79,8 +114,15 @@ impl TokenTable {
         if token.is_empty() {
             return Err(bad());
         }
-        self.insert(token, identity);
-        Ok(())
+        self.add(token, identity)
+    }
+}
+
+/// A participant as the token table's errors name it: its kind, name and role.
+fn describe(identity: &Identity) -> String {
+    match identity.role() {
+        Some(role) => format!("the person {:?}, {role:?}", identity.display_name),
+        None => format!("the harness {:?}", identity.display_name),
     }
 }
 
@@ -162,5 +204,25 @@ mod tests {
         ] {
             assert!(t.add_spec("ws", bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn one_id_is_one_participant() {
+        let mut t = TokenTable::new();
+        t.add_spec("ws", "t1=harness:h1:Scout").unwrap();
+        // The same harness on a second device.
+        t.add_spec("ws", "t1b=harness:h1:Scout").unwrap();
+        // Another workspace has its own ids.
+        t.add_spec("ws2", "t3=person:h1:Dana:owner").unwrap();
+        for clash in [
+            "t4=person:h1:Dana:owner",
+            "t5=harness:h1:Other",
+            "t1=harness:h9:Nine",
+        ] {
+            assert!(t.add_spec("ws", clash).is_err(), "{clash}");
+        }
+        t.add_spec("ws", "t6=person:u1:Dana:admin").unwrap();
+        let e = t.add_spec("ws", "t7=person:u1:Dana:member").unwrap_err();
+        assert!(e.contains("`u1`") && !e.contains("t7"), "{e}");
     }
 }
