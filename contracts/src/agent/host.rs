@@ -46,8 +46,16 @@
 //! out after the attach reply: the hub holds a client's frames while one of its attaches runs
 //! and [`serve`] releases them once the reply is sent, so a client never sees a chat.event
 //! before the attach that makes it meaningful. A client attached already gets no event twice:
-//! the replay starts after the last seq already queued for it. Other requests run concurrently
-//! and hold nothing.
+//! the replay starts after the last seq already queued for it, what was queued before the
+//! attach began goes out before its reply, and a snapshot drops the held events it holds, so
+//! no event at or below a snapshot's seq follows it. Other requests run concurrently and hold
+//! nothing.
+//!
+//! # Logs
+//!
+//! [`serve`] logs (with `tracing`) each request refused or failed with its type and code, the
+//! message only of an `internal` one, and never a payload; a store that fails is logged where
+//! it fails.
 //!
 //! History cursors name the chat's last reset and a position, so they need no table, survive a
 //! restart, and die with a reset (chat.clear): an older cursor is `history-expired`.
@@ -60,7 +68,7 @@ use super::{
     HistoryPosition, Seq, Visual, WireError, events,
 };
 use crate::port::{FramePort, FrameReceiver, Incoming, Limits, Outgoing, SendError};
-use crate::wire::{Event as _, Request as _};
+use crate::wire::{Event as _, Refused, Request as _, TableError};
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
 use serde::Serialize;
@@ -130,6 +138,8 @@ struct State {
 struct ClientFrame {
     text: String,
     key: Option<String>,
+    /// The chat and seq of a chat.event frame.
+    event: Option<(String, Seq)>,
 }
 
 /// The frames the hub has for one client, as [`serve`] takes them.
@@ -173,7 +183,9 @@ struct Chat {
     visuals: Vec<Visual>,
 }
 
+/// A store that failed (a full disk, say): logged for the operator, answered `internal`.
 fn store_failed(error: StoreError) -> WireError {
+    tracing::warn!(error = %error, "store failed");
     WireError::from(error)
 }
 
@@ -486,6 +498,7 @@ impl Hub {
                 c.deliver(ClientFrame {
                     text: frame.clone(),
                     key: None,
+                    event: Some((chat_id.to_owned(), seq)),
                 });
             }
         }
@@ -727,10 +740,11 @@ impl Hub {
         if let Some(since) = payload.since
             && let Some(missed) = chat.replay_after(since, queued, budget)
         {
-            for frame in missed {
+            for (seq, frame) in missed {
                 c.deliver(ClientFrame {
                     text: frame,
                     key: None,
+                    event: Some((chat_id.to_owned(), seq)),
                 });
             }
             c.attached.insert(chat_id.to_owned(), chat.seq);
@@ -746,6 +760,11 @@ impl Hub {
             });
         }
         c.attached.insert(chat_id.to_owned(), chat.seq);
+        // The snapshot holds every event up to its seq: those still held for the client (made
+        // while this attach waited for the lock) would apply twice after it.
+        c.held.retain(
+            |held| !matches!(&held.event, Some((id, seq)) if id == chat_id && *seq <= chat.seq),
+        );
         let pending: Vec<ChatItem> = chat
             .thread
             .items
@@ -880,7 +899,12 @@ impl Chat {
     /// The chat.event frames after `since`, when `since` is of this chat's epoch, not ahead of
     /// it, the log still holds every event after it, and they fit in `budget` bytes; `None`
     /// otherwise. Frames up to `queued` (already queued for this client) are left out.
-    fn replay_after(&self, since: Seq, queued: Option<Seq>, budget: usize) -> Option<Vec<String>> {
+    fn replay_after(
+        &self,
+        since: Seq,
+        queued: Option<Seq>,
+        budget: usize,
+    ) -> Option<Vec<(Seq, String)>> {
         if seq_epoch(since) != self.epoch || since > self.seq {
             return None;
         }
@@ -897,7 +921,7 @@ impl Chat {
                 if bytes > budget {
                     return None;
                 }
-                frames.push(frame.clone());
+                frames.push((*seq, frame.clone()));
             }
         }
         Some(frames)
@@ -977,6 +1001,7 @@ fn send_all(s: &mut State, to: impl Fn(&Client) -> bool, text: &str, key: Option
         c.deliver(ClientFrame {
             text: text.to_owned(),
             key: key.clone(),
+            event: None,
         });
     }
 }
@@ -1011,6 +1036,13 @@ pub async fn serve<D: super::Dispatch, P: FramePort + ?Sized>(
             frame = incoming.recv() => {
                 let Some(frame) = frame else { break };
                 if let Incoming::TooLarge(e) = &frame {
+                    tracing::info!(
+                        client = client.0,
+                        size = e.size,
+                        limit = e.limit,
+                        code = ErrorCode::FrameTooLarge.as_str(),
+                        "request refused"
+                    );
                     let error = WireError::new(
                         ErrorCode::FrameTooLarge,
                         format!("{e}; the request was not read"),
@@ -1023,8 +1055,25 @@ pub async fn serve<D: super::Dispatch, P: FramePort + ?Sized>(
                 running.push(answer(hub, client, host, frame));
             }
             Some((id, reply, held)) = running.next(), if !running.is_empty() => {
+                // What was queued for the client before its attach began goes out before the
+                // reply (what came after is held), so no event older than the reply's seq
+                // follows a snapshot.
+                if held {
+                    let mut ended = false;
+                    while let Ok(frame) = outgoing.0.try_recv() {
+                        if ends(&forward(port, frame)) {
+                            ended = true;
+                            break;
+                        }
+                    }
+                    if ended {
+                        hub.release(client);
+                        break;
+                    }
+                }
                 let reply = if reply.len() > limit {
                     let error = too_large("the reply", reply.len(), limit);
+                    tracing::warn!(client = client.0, size = reply.len(), limit, "reply over the limit");
                     super::error_frame(id.as_deref(), &error)
                 } else {
                     reply
@@ -1039,18 +1088,22 @@ pub async fn serve<D: super::Dispatch, P: FramePort + ?Sized>(
             }
             frame = outgoing.0.recv() => {
                 let Some(frame) = frame else { break };
-                let text = Outgoing::Text(frame.text);
-                let sent = match &frame.key {
-                    Some(key) => port.send_coalesced(key, text),
-                    None => port.send(text),
-                };
-                if ends(&sent) {
+                if ends(&forward(port, frame)) {
                     break;
                 }
             }
         }
     }
     hub.disconnect(client);
+}
+
+/// Sends a frame the hub queued for the client, coalesced by its key when it has one.
+fn forward<P: FramePort + ?Sized>(port: &P, frame: ClientFrame) -> Result<(), SendError> {
+    let text = Outgoing::Text(frame.text);
+    match &frame.key {
+        Some(key) => port.send_coalesced(key, text),
+        None => port.send(text),
+    }
 }
 
 /// The reply to one incoming frame with its request's id (none for an unreadable frame), and
@@ -1071,7 +1124,23 @@ async fn answer<D: super::Dispatch>(
     };
     let request = match super::parse_request_typed::<D::Payload>(&text) {
         Ok(request) => request,
-        Err(refused) => return (None, super::frames::refusal_frame(&refused), false),
+        Err(refused) => {
+            // A name the table knows is logged; an unknown one is the client's text.
+            let (request, code) = match &refused {
+                Refused::Envelope(_) => (None, ErrorCode::UnreadableFrame),
+                Refused::Table(_, e @ TableError::Invalid { name, .. }) => {
+                    (Some(*name), crate::__private::table_refusal(e).code)
+                }
+                Refused::Table(_, e) => (None, crate::__private::table_refusal(e).code),
+            };
+            tracing::info!(
+                client = client.0,
+                request,
+                code = code.as_str(),
+                "request refused"
+            );
+            return (None, super::frames::refusal_frame(&refused), false);
+        }
     };
     let held = request.r#type == super::requests::ChatAttach::METHOD;
     if held {
@@ -1079,7 +1148,31 @@ async fn answer<D: super::Dispatch>(
     }
     let reply = match host.dispatch_payload(request.payload).await {
         Ok(result) => super::reply_frame(&request.id, result),
-        Err(error) => super::error_frame(Some(&request.id), &error),
+        Err(error) => {
+            log_failure(client, &request.r#type, &error);
+            super::error_frame(Some(&request.id), &error)
+        }
     };
     (Some(request.id.to_string()), reply, held)
+}
+
+/// Logs a request the host answered with a failure: its type and code, and the message of an
+/// `internal` one (a store that failed: the disk), never a payload.
+fn log_failure(client: ClientId, request: &str, error: &WireError) {
+    if error.code == ErrorCode::Internal {
+        tracing::warn!(
+            client = client.0,
+            request,
+            code = error.code.as_str(),
+            error = %error.message,
+            "request failed"
+        );
+    } else {
+        tracing::info!(
+            client = client.0,
+            request,
+            code = error.code.as_str(),
+            "request refused"
+        );
+    }
 }

@@ -6,7 +6,7 @@
 //! - An accept error never ends the loop. One that concerns a single connection (aborted or
 //!   reset before it was accepted) is skipped; any other (`EMFILE`, `ENFILE`, `ENOBUFS`,
 //!   `ENOMEM`...) is waited out with a backoff from 5 ms doubling to 1 s, reset by the next
-//!   accept, and logged (`tracing::warn!`).
+//!   accept, and logged (`tracing::warn!`, with the error and the wait).
 //! - At most [`ListenOptions::max_connections`] connections are served at once. Above it a
 //!   connection is accepted, answered `503 Service Unavailable` with `Retry-After: 1` (a
 //!   WebSocket client sees its handshake refused with that status) and closed; at most 64
@@ -14,6 +14,10 @@
 //! - The handshake (whatever the server reads before it serves: a request head, a WebSocket
 //!   upgrade) must end within [`ListenOptions::handshake_timeout`]; then the connection is
 //!   closed.
+//!
+//! The loop logs with `tracing` where it starts (`listening`, with the address), each accept
+//! error and the refusals above the cap. Each connection runs in a span `connection` with its
+//! `peer` address, so what a server and its ports log about it names the peer.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -22,6 +26,7 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
+use tracing::Instrument;
 
 /// The first wait after an accept error.
 const BACKOFF_MIN: Duration = Duration::from_millis(5);
@@ -96,18 +101,26 @@ pub async fn listen<T, H, HF, S, SF>(
     let timeout = options.handshake_timeout;
     let mut backoff = BACKOFF_MIN;
     let mut refused = Refused::default();
+    if let Ok(addr) = listener.local_addr() {
+        tracing::info!(
+            addr = %addr,
+            max_connections = options.max_connections,
+            "listening"
+        );
+    }
     loop {
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => {
+        let (stream, peer) = match listener.accept().await {
+            Ok(accepted) => {
                 backoff = BACKOFF_MIN;
-                stream
+                accepted
             }
             // Gone before it was accepted: the next one is not concerned.
             Err(e) if one_connection(&e) => continue,
             Err(e) => {
                 tracing::warn!(
-                    "accept failed ({e}); retrying in {} ms",
-                    backoff.as_millis()
+                    error = %e,
+                    retry_ms = backoff.as_millis() as u64,
+                    "accept failed"
                 );
                 tokio::time::sleep(backoff).await;
                 backoff = (backoff * 2).min(BACKOFF_MAX);
@@ -124,14 +137,21 @@ pub async fn listen<T, H, HF, S, SF>(
             }
             continue;
         };
-        let shaking = handshake(stream);
+        let span = tracing::info_span!("connection", peer = %peer);
+        let shaking = span.in_scope(|| handshake(stream)).instrument(span.clone());
         let serve = serve.clone();
-        tokio::spawn(async move {
-            if let Ok(Some(accepted)) = tokio::time::timeout(timeout, shaking).await {
-                serve(accepted).await;
+        let connection = async move {
+            match tokio::time::timeout(timeout, shaking).await {
+                Ok(Some(accepted)) => serve(accepted).await,
+                Ok(None) => tracing::debug!("handshake refused"),
+                Err(_) => tracing::info!(
+                    timeout_ms = timeout.as_millis() as u64,
+                    "handshake timed out"
+                ),
             }
             drop(place);
-        });
+        };
+        tokio::spawn(connection.instrument(span));
     }
 }
 
@@ -148,8 +168,9 @@ impl Refused {
         self.since_warned += 1;
         if self.warned.is_none_or(|at| at.elapsed() >= WARN_EVERY) {
             tracing::warn!(
-                "{} connection(s) refused: {cap} are served already (the cap)",
-                self.since_warned
+                refused = self.since_warned,
+                max_connections = cap,
+                "connections refused above the cap"
             );
             self.since_warned = 0;
             self.warned = Some(Instant::now());

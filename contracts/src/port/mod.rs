@@ -392,6 +392,11 @@ pub enum CloseReason {
     Idle(std::time::Duration),
     /// The peer sent a frame over the limit (WebSocket close 1009).
     TooLarge(FrameTooLarge),
+    /// The peer broke the WebSocket protocol: an unmasked client frame, a reserved bit set
+    /// without an extension, a bad opcode (WebSocket close 1002).
+    Protocol(String),
+    /// The peer sent a text message that is not UTF-8 (WebSocket close 1007).
+    InvalidData(String),
     /// The transport failed.
     Error(String),
 }
@@ -406,6 +411,8 @@ impl fmt::Display for CloseReason {
                 write!(f, "idle: nothing heard for {} ms", after.as_millis())
             }
             CloseReason::TooLarge(too_large) => too_large.fmt(f),
+            CloseReason::Protocol(error) => write!(f, "protocol error: {error}"),
+            CloseReason::InvalidData(error) => write!(f, "invalid data: {error}"),
             CloseReason::Error(error) => write!(f, "transport error: {error}"),
         }
     }

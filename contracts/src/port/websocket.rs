@@ -41,6 +41,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{self, Message};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use tracing::Instrument;
 
 use super::access::{Access, Secret};
 use super::hub::{Hub, hub_port};
@@ -208,9 +209,14 @@ impl WebSocketPort {
                 return Err(refusal);
             }
             if let Some(access) = &access {
-                access
-                    .check(request)
-                    .map_err(|refusal| refusal.response())?;
+                access.check(request).map_err(|refusal| {
+                    tracing::info!(
+                        status = refusal.status().as_u16(),
+                        path = request.uri().path(),
+                        "upgrade refused"
+                    );
+                    refusal.response()
+                })?;
             }
             Ok(response)
         };
@@ -233,22 +239,30 @@ impl WebSocketPort {
         let hub = Hub::new();
         let queue = Arc::new(OutQueue::new(limits.queue_bound()));
         let heard = Arc::new(Heard::new());
-        tokio::spawn(read_frames(
-            source,
-            hub.clone(),
-            queue.clone(),
-            heard.clone(),
-            limits.max_frame_size,
-            options.linger,
-        ));
-        tokio::spawn(write_frames(
-            sink,
-            queue.clone(),
-            hub.clone(),
-            heard,
-            options.heartbeat,
-            options.idle_timeout,
-        ));
+        // The tasks log in the span of whoever made the port (a connection's, with its peer).
+        let span = tracing::Span::current();
+        tokio::spawn(
+            read_frames(
+                source,
+                hub.clone(),
+                queue.clone(),
+                heard.clone(),
+                limits.max_frame_size,
+                options.linger,
+            )
+            .instrument(span.clone()),
+        );
+        tokio::spawn(
+            write_frames(
+                sink,
+                queue.clone(),
+                hub.clone(),
+                heard,
+                options.heartbeat,
+                options.idle_timeout,
+            )
+            .instrument(span),
+        );
         WebSocketPort {
             inner: Arc::new(Inner {
                 hub,
@@ -392,7 +406,7 @@ async fn read_frames<S>(
                 break;
             }
             Some(Err(error)) => {
-                queue.close(CloseReason::Error(error.to_string()), false);
+                queue.close(read_failure(&error), false);
                 break;
             }
         };
@@ -403,12 +417,29 @@ async fn read_frames<S>(
     hub.close();
 }
 
+/// Why a read error ends the port. RFC 6455 §7.4.1 has a close code for a broken protocol
+/// (1002) and for text that is not UTF-8 (1007); the others end the connection without one.
+fn read_failure(error: &tungstenite::Error) -> CloseReason {
+    use tungstenite::error::ProtocolError;
+    match error {
+        tungstenite::Error::Utf8(e) => CloseReason::InvalidData(e.clone()),
+        // The connection is gone or closing: no close frame can go out.
+        tungstenite::Error::Protocol(
+            ProtocolError::ResetWithoutClosingHandshake
+            | ProtocolError::ReceivedAfterClosing
+            | ProtocolError::SendAfterClosing,
+        ) => CloseReason::Error(error.to_string()),
+        tungstenite::Error::Protocol(e) => CloseReason::Protocol(e.to_string()),
+        _ => CloseReason::Error(error.to_string()),
+    }
+}
+
 /// The close frame that tells the peer `reason`; `None` when nothing is to be sent.
 fn close_frame(reason: &CloseReason) -> Option<Option<CloseFrame>> {
     let frame = |code, reason: String| {
         Some(Some(CloseFrame {
             code,
-            reason: reason.into(),
+            reason: short(reason).into(),
         }))
     };
     match reason {
@@ -416,7 +447,56 @@ fn close_frame(reason: &CloseReason) -> Option<Option<CloseFrame>> {
         CloseReason::SlowConsumer(full) => frame(CloseCode::Policy, full.to_string()),
         CloseReason::Idle(_) => frame(CloseCode::Away, reason.to_string()),
         CloseReason::TooLarge(_) => frame(CloseCode::Size, "frame too large".to_owned()),
+        CloseReason::Protocol(_) => frame(CloseCode::Protocol, reason.to_string()),
+        CloseReason::InvalidData(_) => frame(CloseCode::Invalid, reason.to_string()),
         CloseReason::Peer | CloseReason::Error(_) => None,
+        // A reason added later closes without saying why.
+        #[allow(unreachable_patterns)]
+        _ => Some(None),
+    }
+}
+
+/// A close reason cut to the 123 bytes a close frame holds, at a character boundary.
+fn short(mut text: String) -> String {
+    const MAX: usize = 123;
+    if text.len() > MAX {
+        let mut end = MAX;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+    }
+    text
+}
+
+/// Logs why a port ended, for the operator: the peer's address is the connection's span.
+fn log_end(reason: &CloseReason) {
+    match reason {
+        CloseReason::SlowConsumer(full) => tracing::warn!(
+            close_code = 1008,
+            queued = full.queued,
+            limit = full.limit,
+            "slow consumer cut"
+        ),
+        CloseReason::Protocol(error) => {
+            tracing::warn!(close_code = 1002, error = %error, "protocol error from the peer")
+        }
+        CloseReason::InvalidData(error) => {
+            tracing::warn!(close_code = 1007, error = %error, "text that is not UTF-8 from the peer")
+        }
+        CloseReason::TooLarge(too_large) => tracing::info!(
+            close_code = 1009,
+            size = too_large.size,
+            limit = too_large.limit,
+            "frame over the limit"
+        ),
+        CloseReason::Idle(after) => tracing::info!(
+            close_code = 1001,
+            idle_ms = after.as_millis() as u64,
+            "idle peer closed"
+        ),
+        CloseReason::Error(error) => tracing::info!(error = %error, "connection failed"),
+        _ => tracing::debug!(reason = %reason, "connection closed"),
     }
 }
 
@@ -496,6 +576,7 @@ async fn write_frames<S>(
                 let _ = send_unless_aborted(&mut sink, &queue, Message::text(text)).await;
             }
             Next::Close(reason) => {
+                log_end(&reason);
                 if let Some(frame) = close_frame(&reason) {
                     let _ =
                         tokio::time::timeout(CLOSE_TIMEOUT, sink.send(Message::Close(frame))).await;

@@ -14,7 +14,7 @@
 //! an origin allowed with `--allow-origin` (README, "Who may connect").
 
 use agent_host::{EchoAgent, LoginMode, Options};
-use clap::Parser;
+use clap::{Parser, ValueEnum};
 use contracts::agent::host::HubConfig;
 use contracts::port::{Access, Limits, ListenOptions};
 use std::io::Write as _;
@@ -80,6 +80,52 @@ struct Args {
     /// Milliseconds a connection has to finish its WebSocket handshake.
     #[arg(long, default_value_t = ListenOptions::default().handshake_timeout.as_millis() as u64)]
     handshake_timeout_ms: u64,
+    /// How the log on stderr is written: text lines, or one JSON object a line. `RUST_LOG`
+    /// picks what is logged (`info` by default; `debug`, `warn`, `contracts=debug,info`...).
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
+}
+
+/// How the log on stderr is written.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum LogFormat {
+    /// One line of text an event.
+    Text,
+    /// One JSON object a line: `timestamp`, `level`, `message`, the event's fields and the
+    /// `span` it happened in (a connection's, with its `peer`).
+    Json,
+}
+
+/// Logs to stderr in `format`, at the levels `RUST_LOG` names (`info` when unset or unreadable).
+fn init_log(format: LogFormat) {
+    use tracing_subscriber::filter::{LevelFilter, Targets};
+    use tracing_subscriber::prelude::*;
+    let wanted = std::env::var("RUST_LOG").ok();
+    let parsed = wanted.as_deref().map(str::parse::<Targets>);
+    let filter = match &parsed {
+        Some(Ok(targets)) => targets.clone(),
+        _ => Targets::new().with_default(LevelFilter::INFO),
+    };
+    let layer = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .with_ansi(false);
+    let registry = tracing_subscriber::registry().with(filter);
+    match format {
+        LogFormat::Text => registry.with(layer).init(),
+        LogFormat::Json => registry
+            .with(
+                layer
+                    .json()
+                    .flatten_event(true)
+                    .with_current_span(true)
+                    .with_span_list(false),
+            )
+            .init(),
+    }
+    if let Some(Err(e)) = parsed {
+        tracing::warn!(error = %e, "RUST_LOG is not understood; logging at info");
+    }
 }
 
 /// The name of the client token file in the data directory.
@@ -119,10 +165,7 @@ fn millis(ms: u64) -> Option<Duration> {
 #[tokio::main]
 async fn main() -> ExitCode {
     let args = Args::parse();
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .init();
+    init_log(args.log_format);
     let (token, token_file) = match args.token.clone() {
         Some(token) if token.is_empty() => {
             eprintln!("agent-host: --token is empty");

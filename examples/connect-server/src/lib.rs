@@ -242,6 +242,12 @@ impl<L: EventLog + Send + 'static> Server<L> {
     /// A WebSocket from its upgrade to its end.
     async fn socket(&self, port: WebSocketPort, token: Option<String>) {
         let Some(identity) = token.as_deref().and_then(|t| self.tokens.get(t)).cloned() else {
+            // Whether a token came, never which.
+            tracing::info!(
+                code = ErrorCode::Unauthorized.as_str(),
+                token = if token.is_some() { "unknown" } else { "none" },
+                "connection refused"
+            );
             let refusal = error_frame(
                 ErrorCode::Unauthorized,
                 "no known token: send Authorization: Bearer TOKEN or ?token=TOKEN",
@@ -256,7 +262,9 @@ impl<L: EventLog + Send + 'static> Server<L> {
         let mut frames = port.receiver();
         let socket = {
             let mut state = lock(&self.state);
+            let participant = identity.participant_id().to_owned();
             let socket = state.hub.open(identity, now_millis());
+            tracing::debug!(socket = socket.get(), participant, "connection opened");
             state.ports.insert(socket, port.clone());
             socket
         };

@@ -80,21 +80,70 @@ struct Args {
     /// Milliseconds a connection has to send its request head and finish a WebSocket upgrade.
     #[arg(long, default_value_t = ListenOptions::default().handshake_timeout.as_millis() as u64)]
     handshake_timeout_ms: u64,
+    /// How the log on stderr is written: text lines, or one JSON object a line. `RUST_LOG`
+    /// picks what is logged (`info` by default; `debug`, `warn`, `contracts=debug,info`...).
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
+}
+
+/// How the log on stderr is written.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum LogFormat {
+    /// One line of text an event.
+    Text,
+    /// One JSON object a line: `timestamp`, `level`, `message`, the event's fields and the
+    /// `span` it happened in (a connection's, with its `peer`).
+    Json,
+}
+
+/// Logs to stderr in `format`, at the levels `RUST_LOG` names (`info` when unset or unreadable).
+fn init_log(format: LogFormat) {
+    use tracing_subscriber::filter::{LevelFilter, Targets};
+    use tracing_subscriber::prelude::*;
+    let wanted = std::env::var("RUST_LOG").ok();
+    let parsed = wanted.as_deref().map(str::parse::<Targets>);
+    let filter = match &parsed {
+        Some(Ok(targets)) => targets.clone(),
+        _ => Targets::new().with_default(LevelFilter::INFO),
+    };
+    let layer = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .with_ansi(false);
+    let registry = tracing_subscriber::registry().with(filter);
+    match format {
+        LogFormat::Text => registry.with(layer).init(),
+        LogFormat::Json => registry
+            .with(
+                layer
+                    .json()
+                    .flatten_event(true)
+                    .with_current_span(true)
+                    .with_span_list(false),
+            )
+            .init(),
+    }
+    if let Some(Err(e)) = parsed {
+        tracing::warn!(error = %e, "RUST_LOG is not understood; logging at info");
+    }
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
     let args = Args::parse();
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .init();
+    init_log(args.log_format);
+    tracing::info!(
+        version = env!("CARGO_PKG_VERSION"),
+        log = ?args.log,
+        "connect-server starting"
+    );
     let tokens = if args.tokens.is_empty() {
         TokenTable::demo()
     } else {
         let mut table = TokenTable::new();
         for spec in &args.tokens {
             if let Err(e) = table.add_spec(&args.workspace, spec) {
+                // The error names ids, never a token.
                 eprintln!("connect-server: {e}");
                 return ExitCode::from(2);
             }

@@ -542,7 +542,9 @@ impl<L: EventLog> Hub<L> {
                     _ => "the frame was refused".to_owned(),
                 };
                 self.touch(socket, now);
-                refuse(socket, ErrorCode::InvalidFrame, message, None)
+                let out = refuse(socket, ErrorCode::InvalidFrame, message, None);
+                log_refusals(socket, "unread", &out);
+                out
             }
         }
     }
@@ -552,13 +554,15 @@ impl<L: EventLog> Hub<L> {
         if !self.touch(socket, now) {
             return Vec::new();
         }
-        match parse_client_frame(text) {
-            Ok(frame) => self.handle(socket, frame, now),
+        let (name, out) = match parse_client_frame(text) {
+            Ok(frame) => (frame_name(&frame), self.handle(socket, frame, now)),
             Err(error) => {
                 let (code, key) = classify(text, &error);
-                refuse(socket, code, error.to_string(), key)
+                ("invalid", refuse(socket, code, error.to_string(), key))
             }
-        }
+        };
+        log_refusals(socket, name, &out);
+        out
     }
 
     /// A frame arrived, already parsed.
@@ -785,6 +789,56 @@ fn answered_by(frame: &ServerFrame) -> Option<&str> {
         _ => None,
     }
 }
+
+/// A client frame's name, as its `frame` tag says it.
+fn frame_name(frame: &ClientFrame) -> &'static str {
+    match frame {
+        ClientFrame::Hello(_) => "hello",
+        ClientFrame::Ping(_) => "ping",
+        ClientFrame::Pong(_) => "pong",
+        ClientFrame::Subscribe(_) => "subscribe",
+        ClientFrame::Event(_) => "event",
+    }
+}
+
+/// Logs the refusals a frame from `socket` was answered with, for the operator: the frame's
+/// name and the code, and the message of an `internal` one (a log that failed: the disk).
+/// Never a payload or a message that quotes one.
+#[cfg(feature = "tracing")]
+fn log_refusals(socket: SocketId, frame: &str, out: &[Action]) {
+    for action in out {
+        let Action::Send {
+            to,
+            frame: ServerFrame::Error(error),
+        } = action
+        else {
+            continue;
+        };
+        if *to != socket {
+            continue;
+        }
+        if error.code == ErrorCode::Internal {
+            tracing::warn!(
+                socket = socket.0,
+                frame,
+                code = error.code.as_str(),
+                error = %error.message,
+                "frame failed"
+            );
+        } else {
+            tracing::info!(
+                socket = socket.0,
+                frame,
+                code = error.code.as_str(),
+                "frame refused"
+            );
+        }
+    }
+}
+
+/// Without `tracing`, nothing is logged.
+#[cfg(not(feature = "tracing"))]
+fn log_refusals(_: SocketId, _: &str, _: &[Action]) {}
 
 fn send(to: SocketId, frame: ServerFrame) -> Vec<Action> {
     vec![Action::Send { to, frame }]

@@ -8,7 +8,7 @@
 use super::{
     Action, ErrorCode, EventLog, Hub, ReadError, Scope, Seq, ServerEvent, ServerFrame,
     ServerFrameEvent, ServerFrameEvents, Socket, SocketId, Sub, Subscribe, TooFarBehind,
-    error_frame, refuse,
+    error_frame, log_refusals, refuse,
 };
 
 impl<L: EventLog> Hub<L> {
@@ -107,6 +107,7 @@ impl<L: EventLog> Hub<L> {
                     .map(|frame| Action::Send { to: socket, frame }),
             );
         }
+        log_refusals(socket, "replay", &out);
         out
     }
 
