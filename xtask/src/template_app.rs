@@ -659,7 +659,9 @@ pub fn readme_blocks(root: &Path) -> Step {
         checked += 1;
     }
     if checked == 0 {
-        return Err(format!("{GUIDE} shows none of the template's files (<!-- file: PATH -->)"));
+        return Err(format!(
+            "{GUIDE} shows none of the template's files (<!-- file: PATH -->)"
+        ));
     }
     eprintln!("test-app: the guide's {checked} app files are the template's");
     Ok(())
