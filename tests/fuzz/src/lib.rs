@@ -404,7 +404,15 @@ pub fn corpus_line(
     if let Some(t) = &target.ty {
         line.insert("type".into(), t.clone().into());
     }
-    line.insert("raw".into(), text.into());
+    // `raw` is what travels; a receiver reads it through `TextDecoder`, which drops one leading
+    // byte order mark. A text that starts with one (the bytes held two) travels with another,
+    // so the receiver reads `text`, as Rust judged it.
+    let raw = if text.starts_with('\u{feff}') {
+        format!("\u{feff}{text}")
+    } else {
+        text.to_owned()
+    };
+    line.insert("raw".into(), raw.into());
     line.insert("ok".into(), expected.ok.into());
     if let Some(stage) = expected.stage {
         line.insert(
