@@ -1304,6 +1304,47 @@ fn requests_and_events_are_unique(model: &Model, diags: &mut Diagnostics) {
         names::rust_type,
         diags,
     );
+    // A side's handler trait has a method per request it answers and per event it hears.
+    for (side, answers, hears) in [
+        (
+            "the host",
+            Direction::from_client as fn(Direction) -> bool,
+            Direction::from_client as fn(Direction) -> bool,
+        ),
+        ("the client", Direction::from_server, Direction::from_server),
+    ] {
+        let mut seen: HashMap<String, (&str, &Loc, bool)> = HashMap::new();
+        let requests = model
+            .requests
+            .iter()
+            .filter(|r| answers(r.sender()))
+            .map(|r| (r.name.as_str(), &r.loc, false));
+        let events = model
+            .events
+            .iter()
+            .filter(|e| hears(e.sender()))
+            .map(|e| (e.name.as_str(), &e.loc, true));
+        for (name, loc, event) in requests.chain(events) {
+            let method = names::rust_field(name);
+            match seen.get(&method) {
+                // Two requests (or two events) that collide are `unique`'s to report.
+                Some((first, first_loc, first_event)) if *first_event != event => {
+                    diags
+                        .error(
+                            loc,
+                            format!(
+                                "`{name}` and `{first}` are both received by {side}, whose handler would have two methods called `{method}`; rename one"
+                            ),
+                        )
+                        .note(first_loc, "the other is here");
+                }
+                Some(_) => {}
+                None => {
+                    seen.insert(method, (name, loc, event));
+                }
+            }
+        }
+    }
 }
 
 /// Rule: an enum has a value and a union a variant (an empty one accepts nothing).
@@ -2268,6 +2309,28 @@ fn errors_hold_a_code_and_a_message(model: &Model, diags: &mut Diagnostics) {
                     t.name
                 ),
             );
+        }
+        // A generated dispatcher refuses with JSON-RPC's codes: an integer set holds them or
+        // is open to them.
+        if let Some((_, codes)) = model.error_code_of(s)
+            && codes.is_int()
+            && !codes.open
+        {
+            let missing: Vec<String> = [-32601, -32602, -32603]
+                .into_iter()
+                .filter(|n| !codes.ints().any(|v| v == *n))
+                .map(|n| n.to_string())
+                .collect();
+            if !missing.is_empty() {
+                diags.error(
+                    &t.loc,
+                    format!(
+                        "the `#[error]` struct `{}` has a closed set of integer codes without {}: a generated dispatcher refuses with JSON-RPC's -32601 (method not found), -32602 (invalid params) and -32603 (internal error); add them or make the set `#[open]`",
+                        t.name,
+                        missing.join(", ")
+                    ),
+                );
+            }
         }
         for f in &s.fields {
             let literal = matches!(model.unalias(&f.ty).kind, TyKind::Literal(_));

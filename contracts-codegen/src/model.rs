@@ -383,6 +383,34 @@ pub struct Request {
     pub result: Ty,
 }
 
+impl Request {
+    /// Who sends it: its `#[direction]`, else the client (a host answers it).
+    pub fn sender(&self) -> Direction {
+        self.meta.direction.unwrap_or(Direction::ClientToServer)
+    }
+}
+
+impl Direction {
+    /// Whether a frame that travels this way is sent by the client.
+    pub fn from_client(self) -> bool {
+        self != Direction::ServerToClient
+    }
+
+    /// Whether a frame that travels this way is sent by the host.
+    pub fn from_server(self) -> bool {
+        self != Direction::ClientToServer
+    }
+
+    /// The way back: a request's result travels against its payload.
+    pub fn reversed(self) -> Direction {
+        match self {
+            Direction::ClientToServer => Direction::ServerToClient,
+            Direction::ServerToClient => Direction::ClientToServer,
+            Direction::Both => Direction::Both,
+        }
+    }
+}
+
 /// An event: its wire name and payload.
 #[derive(Clone, Debug)]
 pub struct Event {
@@ -392,6 +420,13 @@ pub struct Event {
     pub meta: Meta,
     pub loc: Loc,
     pub payload: Ty,
+}
+
+impl Event {
+    /// Who sends it: its `#[direction]`, else the host (a client receives it).
+    pub fn sender(&self) -> Direction {
+        self.meta.direction.unwrap_or(Direction::ServerToClient)
+    }
 }
 
 /// A type expression with the place it was written.
@@ -727,6 +762,35 @@ impl Model {
             .filter(|d| !matches!(d.kind, TypeDefKind::Alias(_)))
             .filter(|d| !reached.contains(d.name.as_str()))
             .collect()
+    }
+
+    /// Whether the tables have two sides: some request is sent by the host, or some event by
+    /// the client (JSON-RPC's MCP and ACP). Such a protocol gets a handler trait for the
+    /// client's side beside the host's.
+    pub fn two_sided(&self) -> bool {
+        self.all_requests()
+            .iter()
+            .any(|(_, r)| r.sender().from_server())
+            || self
+                .all_events()
+                .iter()
+                .any(|(_, e)| e.sender().from_client())
+    }
+
+    /// The protocol's `#[error]` struct whose codes are integers (JSON-RPC's), with the model
+    /// that declares it: its own, else the nearest base's. What a generated host answers a
+    /// failure with; `None` answers with the agent's `WireError`, whose string codes a
+    /// generated dispatcher knows (an `#[error]` of string codes is the agent's convention).
+    pub fn error_type(&self) -> Option<(&Model, &TypeDef)> {
+        let own = self.types.iter().find(|t| {
+            t.meta.error
+                && matches!(&t.kind, TypeDefKind::Struct(s)
+                    if self.error_code_of(s).is_some_and(|(_, e)| e.is_int()))
+        });
+        match own {
+            Some(t) => Some((self, t)),
+            None => self.bases.iter().find_map(|b| b.error_type()),
+        }
     }
 
     /// The events of every base (in base order) then this model's: the composed table.

@@ -7,44 +7,32 @@ pub use serde;
 pub use serde_json;
 pub use serde_json::value::RawValue;
 
-/// The error a generated host answers with: the agent protocol's `WireError`, the error of the
-/// frame envelope every request table travels in.
+/// The error a generated host answers with when its protocol declares no `#[error]` of its
+/// own nor has a base that does: the agent protocol's `WireError`.
 pub use crate::agent::WireError;
 
-/// The frame machinery's view of a host, which every generated `Dispatcher` implements.
-pub use crate::agent::Dispatch;
-
 /// The error for a request the host does not do.
-pub fn unsupported(method: &str) -> WireError {
-    <WireError as HostError>::unsupported(method)
-}
-
-/// The error for a request name no table knows.
-pub fn unknown_request(name: &str) -> WireError {
-    <WireError as HostError>::unknown_request(name)
-}
-
-/// The error for a payload that is not valid for its request.
-pub fn invalid_payload(name: &str, error: &ParseError) -> WireError {
-    <WireError as HostError>::invalid_payload(name, error)
+pub fn unsupported<E: HostError>(method: &str) -> E {
+    E::unsupported(method)
 }
 
 /// The error for a request the table refused: its name is unknown, or its payload invalid.
-pub fn table_refusal(error: &TableError) -> WireError {
+pub fn table_refusal<E: HostError>(error: &TableError) -> E {
     match error {
-        TableError::UnknownName(name) => unknown_request(name),
-        TableError::Invalid { name, error } => invalid_payload(name, error),
+        TableError::UnknownName(name) => E::unknown_request(name),
+        TableError::Invalid { name, error } => E::invalid_payload(name, error),
     }
 }
 
-/// The error for a result that could not be written.
-pub fn internal(message: String) -> WireError {
-    <WireError as HostError>::internal(message)
+/// The error for a request this side does not receive: the other side answers it, so here
+/// its name is as unknown as a name no table has.
+pub fn not_received<E: HostError>(method: &str) -> E {
+    E::unknown_request(method)
 }
 
 /// Writes a result as raw JSON.
-pub fn to_raw<T: serde::Serialize>(value: &T) -> Result<Box<RawValue>, WireError> {
-    serde_json::value::to_raw_value(value).map_err(|e| internal(e.to_string()))
+pub fn to_raw<T: serde::Serialize, E: HostError>(value: &T) -> Result<Box<RawValue>, E> {
+    serde_json::value::to_raw_value(value).map_err(|e| E::internal(e.to_string()))
 }
 
 /// Writes a host's result of request `R` as raw JSON, checked first as its peer will read
@@ -52,7 +40,7 @@ pub fn to_raw<T: serde::Serialize>(value: &T) -> Result<Box<RawValue>, WireError
 /// empty `chatId`, a limit out of range) is never sent. It becomes an `internal` failure whose
 /// message names the request, the field and the limit, and the same line goes to the host's
 /// standard error, since the host's method has already returned.
-pub fn result_to_raw<R: Request>(value: &R::Result) -> Result<Box<RawValue>, WireError> {
+pub fn result_to_raw<R: Request, E: HostError>(value: &R::Result) -> Result<Box<RawValue>, E> {
     let raw = to_raw(value)?;
     match R::parse_result(raw.get()) {
         Ok(_) => Ok(raw),
@@ -64,7 +52,7 @@ pub fn result_to_raw<R: Request>(value: &R::Result) -> Result<Box<RawValue>, Wir
             // One line: each issue's path beside it, the issues apart.
             let line = message.replace("\n  → ", " → ").replace('\n', "; ");
             eprintln!("contracts: {line}");
-            Err(internal(message))
+            Err(E::internal(message))
         }
     }
 }

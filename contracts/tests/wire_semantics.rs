@@ -876,7 +876,7 @@ impl Host for Chats {
     async fn chat_list(
         &self,
         _payload: ChatListPayload,
-    ) -> Result<ChatListResult, contracts::__private::WireError> {
+    ) -> Result<ChatListResult, proto::RpcError> {
         Ok(ChatListResult::new(vec!["a".to_owned()]))
     }
 }
@@ -906,9 +906,11 @@ fn dispatch_parses_once_and_calls_the_host() {
         &raw(r#"{"chatId":"c","cursor":"x"}"#),
     ))
     .unwrap_err();
-    assert_eq!(e.code.as_str(), "chat-unsupported");
+    assert_eq!(e.code, proto::RpcCode::MethodNotFound);
+    assert!(e.message.ends_with("is not supported"), "{e}");
     let e = block_on(dispatch(&Chats, "chat.nope", &raw("{}"))).unwrap_err();
-    assert_eq!(e.code.as_str(), "unknown-request");
+    assert_eq!(e.code, proto::RpcCode::MethodNotFound);
+    assert!(e.message.starts_with("method not found: "), "{e}");
     let e = block_on(dispatch(&Chats, "chat.history", &raw(r#"{"cursor":"x"}"#))).unwrap_err();
     assert_eq!(
         e.message,
@@ -927,7 +929,7 @@ impl app::Host for AppHost {
     async fn document_read(
         &self,
         payload: app::DocumentReadPayload,
-    ) -> Result<app::Document, contracts::__private::WireError> {
+    ) -> Result<app::Document, proto::RpcError> {
         Ok(app::Document {
             id: payload.id.clone(),
             chat: payload.id,
@@ -957,7 +959,8 @@ fn an_app_extends_a_base_protocol() {
         &raw(r#"{"chatId":"c","cursor":"x"}"#),
     ))
     .unwrap_err();
-    assert_eq!(e.code.as_str(), "chat-unsupported");
+    assert_eq!(e.code, proto::RpcCode::MethodNotFound);
+    assert!(e.message.ends_with("is not supported"), "{e}");
     let p = app::RequestPayload::parse("chat.list", "{}").unwrap();
     assert!(matches!(p, app::RequestPayload::ChatList(_)));
     assert_eq!(
@@ -1015,11 +1018,25 @@ fn a_views_default_is_the_owned_types_default() {
 
 impl other::Host for AppHost {}
 
+/// `other` declares no `#[error]`, so its host answers with the agent's `WireError`; `two`
+/// answers with its first base's `RpcError`, and the dispatcher converts the one into the
+/// other with `From`, as `?` does.
+impl From<contracts::agent::WireError> for proto::RpcError {
+    fn from(e: contracts::agent::WireError) -> Self {
+        let code = if e.code == contracts::agent::ErrorCode::ChatUnsupported {
+            RpcCode::MethodNotFound
+        } else {
+            RpcCode::InternalError
+        };
+        proto::RpcError::new(code, e.message)
+    }
+}
+
 impl two::Host for AppHost {
     async fn two_own(
         &self,
         payload: two::TwoOwnPayload,
-    ) -> Result<two::TwoOwnResult, contracts::__private::WireError> {
+    ) -> Result<two::TwoOwnResult, proto::RpcError> {
         let _ = payload;
         Ok(two::TwoOwnResult::new())
     }
@@ -1107,9 +1124,11 @@ fn an_app_on_two_bases_reads_each_bases_entries_through_its_table() {
     let out = block_on(two::dispatch(&AppHost, "two.own", &raw(r#"{"note":"z"}"#))).unwrap();
     assert_eq!(out.get(), "{}");
     let e = block_on(two::dispatch(&AppHost, "other.ping", &raw(r#"{"n":1}"#))).unwrap_err();
-    assert_eq!(e.code.as_str(), "chat-unsupported");
+    assert_eq!(e.code, proto::RpcCode::MethodNotFound);
+    assert_eq!(e.message, "other.ping is not supported by this host");
     let e = block_on(two::dispatch(&AppHost, "nope", &raw("{}"))).unwrap_err();
-    assert_eq!(e.code.as_str(), "unknown-request");
+    assert_eq!(e.code, proto::RpcCode::MethodNotFound);
+    assert!(e.message.starts_with("method not found: "), "{e}");
 }
 
 /// The base's own verdict on an invalid value, as `name: error`.

@@ -1,6 +1,8 @@
 //! Reachability: which way each named type travels.
 //!
-//! Request payloads travel client -> host; results and events host -> client; a type with a
+//! Request payloads travel client -> host; results and events host -> client, unless the
+//! entry's `#[direction]` says who sends it (a request the host sends: its payload host ->
+//! client, its result back; an event the client sends: client -> host); a type with a
 //! `#[direction]` attribute (on the type or on a union variant) travels the way it says. A type
 //! reached from both sides travels both ways, and so does a `#[stored]` type and every type in
 //! it: records written with the old contract are read back by new code, and new records by old
@@ -51,11 +53,11 @@ pub fn to_bits(dir: Direction) -> u8 {
 pub fn directions(model: &Model) -> Directions {
     let mut d = Directions::default();
     for r in &model.requests {
-        walk(model, &r.payload, IN, &mut d);
-        walk(model, &r.result, OUT, &mut d);
+        walk(model, &r.payload, to_bits(r.sender()), &mut d);
+        walk(model, &r.result, to_bits(r.sender().reversed()), &mut d);
     }
     for e in &model.events {
-        walk(model, &e.payload, OUT, &mut d);
+        walk(model, &e.payload, to_bits(e.sender()), &mut d);
     }
     for t in &model.types {
         let key = def_key(model, &t.name);

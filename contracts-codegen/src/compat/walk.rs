@@ -284,15 +284,26 @@ impl<'a> Differ<'a> {
                     msg,
                 );
             }
+            if r.sender() != h.sender() {
+                let msg = format!(
+                    "request `{}` is now sent {} (was {})",
+                    r.name,
+                    show_direction(Some(h.sender())),
+                    show_direction(Some(r.sender()))
+                );
+                let rule = &rules::DIRECTION_CHANGED;
+                self.push(rule, h.sender(), r.name.clone(), &h.loc, Some(&r.loc), msg);
+            }
+            // A request the host sends travels the other way: its payload to the client.
             let cx = Ctx {
-                dir: Direction::ClientToServer,
+                dir: h.sender(),
                 subject: format!("{}.payload", r.name),
                 loc: h.payload.loc.clone(),
                 base_loc: r.payload.loc.clone(),
             };
             self.root(&r.payload, &h.payload, &cx);
             let cx = Ctx {
-                dir: Direction::ServerToClient,
+                dir: h.sender().reversed(),
                 subject: format!("{}.result", r.name),
                 loc: h.result.loc.clone(),
                 base_loc: r.result.loc.clone(),
@@ -348,8 +359,18 @@ impl<'a> Differ<'a> {
                 self.push(rule, dir, e.name.clone(), &loc, Some(&e.loc), msg);
                 continue;
             };
+            if e.sender() != h.sender() {
+                let msg = format!(
+                    "event `{}` is now sent {} (was {})",
+                    e.name,
+                    show_direction(Some(h.sender())),
+                    show_direction(Some(e.sender()))
+                );
+                let rule = &rules::DIRECTION_CHANGED;
+                self.push(rule, h.sender(), e.name.clone(), &h.loc, Some(&e.loc), msg);
+            }
             let cx = Ctx {
-                dir,
+                dir: h.sender(),
                 subject: format!("{}.payload", e.name),
                 loc: h.payload.loc.clone(),
                 base_loc: e.payload.loc.clone(),

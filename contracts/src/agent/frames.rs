@@ -9,7 +9,7 @@ use super::{
 };
 use crate::__private::{HostError, RawValue};
 use crate::verdict::{Stage, Verdict};
-use crate::wire::{self, ByName, ParseError, RawJson, Refused, TableError};
+use crate::wire::{self, ByName, Dispatch, ParseError, RawJson, Refused, TableError};
 use serde::Serialize;
 
 /// Parses a request frame `{ id, type, payload }`. The payload is left unchecked: a request
@@ -61,24 +61,16 @@ pub fn parse_server_frame_typed<'a, E: ByName<'a>>(
     wire::from_str_union_typed(text)
 }
 
-/// A host of a request table as the frame machinery calls it: every protocol with requests
-/// generates one, `Dispatcher(&host)`, whose `dispatch` routes every name of its tables (an
-/// app's and its bases').
-pub trait Dispatch: Sync {
-    /// The request table's by-name enum: this protocol's `RequestPayload` (an app's holds its
-    /// bases' entries too).
-    type Payload: for<'de> ByName<'de> + Send;
-    /// Calls the host's method for a parsed payload and answers its result as raw JSON.
-    fn dispatch_payload(
-        &self,
-        payload: Self::Payload,
-    ) -> impl Future<Output = Result<Box<RawValue>, WireError>> + Send;
-}
+/// The agent's frames answer with the agent's error: a [`Dispatch`] whose failures are
+/// [`WireError`]s (every agent host, and an app's on the agent protocol).
+pub trait AgentDispatch: Dispatch<Error = WireError> {}
+
+impl<D: Dispatch<Error = WireError> + ?Sized> AgentDispatch for D {}
 
 /// Answers any incoming frame with the reply frame, as JSON text. An unreadable frame gets a
 /// failure with a null id; an unknown name, an invalid payload and a request the host does not
 /// do get a failure with the request's id. Nothing here ends the connection.
-pub async fn dispatch_frame<D: Dispatch + ?Sized>(host: &D, text: &str) -> String {
+pub async fn dispatch_frame<D: AgentDispatch + ?Sized>(host: &D, text: &str) -> String {
     match parse_request_typed::<D::Payload>(text) {
         Ok(request) => match host.dispatch_payload(request.payload).await {
             Ok(result) => reply_frame(&request.id, result),

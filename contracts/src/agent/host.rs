@@ -660,7 +660,7 @@ impl Hub {
         &self,
         payload: &E::Payload,
     ) -> Result<(), WireError> {
-        let raw = crate::__private::to_raw(payload)?;
+        let raw = crate::__private::to_raw::<_, WireError>(payload)?;
         if let Err(e) = E::parse_payload(raw.get()) {
             return Err(WireError::new(
                 ErrorCode::Internal,
@@ -1021,7 +1021,7 @@ fn ends(sent: &Result<(), SendError>) -> bool {
 /// A request frame over the size limit is answered at once with `frame-too-large` (null id:
 /// it was not read), before the port closes; a reply over the limit is answered with
 /// `frame-too-large` and the request's id instead. Only the port ending ends the loop.
-pub async fn serve<D: super::Dispatch, P: FramePort + ?Sized>(
+pub async fn serve<D: super::AgentDispatch, P: FramePort + ?Sized>(
     hub: &Hub,
     client: ClientId,
     mut outgoing: ClientQueue,
@@ -1108,7 +1108,7 @@ fn forward<P: FramePort + ?Sized>(port: &P, frame: ClientFrame) -> Result<(), Se
 
 /// The reply to one incoming frame with its request's id (none for an unreadable frame), and
 /// whether the client's frames were held for it (a chat.attach).
-async fn answer<D: super::Dispatch>(
+async fn answer<D: super::AgentDispatch>(
     hub: &Hub,
     client: ClientId,
     host: &D,
@@ -1128,10 +1128,13 @@ async fn answer<D: super::Dispatch>(
             // A name the table knows is logged; an unknown one is the client's text.
             let (request, code) = match &refused {
                 Refused::Envelope(_) => (None, ErrorCode::UnreadableFrame),
-                Refused::Table(_, e @ TableError::Invalid { name, .. }) => {
-                    (Some(*name), crate::__private::table_refusal(e).code)
+                Refused::Table(_, e @ TableError::Invalid { name, .. }) => (
+                    Some(*name),
+                    crate::__private::table_refusal::<WireError>(e).code,
+                ),
+                Refused::Table(_, e) => {
+                    (None, crate::__private::table_refusal::<WireError>(e).code)
                 }
-                Refused::Table(_, e) => (None, crate::__private::table_refusal(e).code),
             };
             tracing::info!(
                 client = client.0,

@@ -45,7 +45,7 @@ pub use schema::{
 };
 pub use schema::{DecodeRef, SchemaRef, StrRef, UnknownRef};
 pub use source::{DeSrc, Key as SrcKey, Map as SrcMap, Num, Read, Seq as SrcSeq, Sink, Src, Stop};
-pub use table::{Entry, Event, HostError, Request, TableError};
+pub use table::{Dispatch, Entry, Event, HostError, Request, TableError};
 pub use typed::{
     ByName, EntrySlot, ObjectTyped, Refused, UnionTyped, decode_from_base, from_str_typed,
     from_str_union_typed, parse_by_name, read_typed_once, scan_entry, scan_from_base,

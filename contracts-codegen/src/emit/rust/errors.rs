@@ -40,7 +40,10 @@ impl Emitter<'_> {
                 }
             }
         });
+        let host_error = self.host_error(&name, &code, codes);
         quote! {
+            #host_error
+
             /// Constructors by code: one per code of the set, each with the message a person
             /// reads.
             #[allow(deprecated)]
@@ -163,6 +166,47 @@ impl Emitter<'_> {
 }
 
 /// The values new code produces: every one but the `#[legacy]` ones.
+impl Emitter<'_> {
+    /// `HostError` for an `#[error]` whose codes are integers (JSON-RPC's): a dispatcher
+    /// refuses with JSON-RPC's own codes, -32601 (method not found) for a name it does not
+    /// answer, -32602 (invalid params) for a payload its table refuses, -32603 (internal
+    /// error) for a result it cannot send. Each is the set's value of that number, else, in
+    /// an `#[open]` set, the integer itself (`check` refuses a closed set without them). A
+    /// string set's codes mean what its protocol says: its `HostError` is written by hand
+    /// (the agent's `WireError`'s is the runtime's).
+    fn host_error(&self, name: &Ident, code: &TokenStream, e: &Enum) -> TokenStream {
+        if !e.is_int() {
+            return TokenStream::new();
+        }
+        let rt = &self.rt;
+        let code_of = |n: i64| match e.values.iter().find(|v| v.as_int() == Some(n)) {
+            Some(v) => {
+                let variant = format_ident!("{}", rust_type_name(v.name()));
+                quote!(#code::#variant)
+            }
+            None => quote!(<#code as ::core::convert::From<i64>>::from(#n)),
+        };
+        let (not_found, invalid, internal) = (code_of(-32601), code_of(-32602), code_of(-32603));
+        quote! {
+            /// The failures a generated dispatcher answers with, by JSON-RPC's codes.
+            impl #rt::HostError for #name {
+                fn unsupported(method: &str) -> Self {
+                    Self::new(#not_found, ::std::format!("method not found: {method} is not supported"))
+                }
+                fn unknown_request(name: &str) -> Self {
+                    Self::new(#not_found, ::std::format!("method not found: {name}"))
+                }
+                fn invalid_payload(_name: &str, error: &#rt::ParseError) -> Self {
+                    Self::new(#invalid, ::std::string::ToString::to_string(error))
+                }
+                fn internal(message: ::std::string::String) -> Self {
+                    Self::new(#internal, message)
+                }
+            }
+        }
+    }
+}
+
 fn produced(e: &Enum) -> impl Iterator<Item = &EnumValue> {
     e.values.iter().filter(|v| !v.meta.legacy)
 }

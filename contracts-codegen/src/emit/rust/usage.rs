@@ -151,7 +151,7 @@ impl Emitter<'_> {
         let mut req_arms = Vec::new();
         let mut res_arms = Vec::new();
         let mut methods = Vec::new();
-        let rt = &self.rt;
+        let err = self.error_path();
         for (k, (owner, r)) in self.model.all_requests().into_iter().enumerate() {
             let id = format_ident!("{}", rust_type_name(&r.name));
             let f = format_ident!("__request_{k}");
@@ -165,10 +165,10 @@ impl Emitter<'_> {
                     (p, r)
                 }
             });
-            if std::ptr::eq(owner, self.model.model()) {
+            if std::ptr::eq(owner, self.model.model()) && r.sender().from_client() {
                 let method = rust_ident(&rust_field(&r.name));
                 methods.push(quote! {
-                    async fn #method(&self, payload: #payload) -> ::core::result::Result<#result, #rt::WireError> {
+                    async fn #method(&self, payload: #payload) -> ::core::result::Result<#result, #err> {
                         let _ = payload;
                         ::core::todo!()
                     }

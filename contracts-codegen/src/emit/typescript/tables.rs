@@ -2,7 +2,7 @@
 //! first), their name and payload types, and the parse functions by name.
 
 use super::{Emitter, HEADER, js_string, jsdoc, write_imports};
-use crate::model::{Docs, Meta, Ty};
+use crate::model::{Direction, Docs, Meta, Ty};
 use crate::names;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -198,6 +198,68 @@ export function parse{tp}EventPayload<K extends {tp}EventType>(event: K, payload
                 events.iter().map(|e| e.0.as_str()).collect()
             ),
         );
+        if self.model.two_sided() {
+            out.push_str(&self.sides());
+        }
+        out
+    }
+
+    /// A two-sided protocol's senders and handler types (MCP's server and client, ACP's agent
+    /// and client): who sends each entry, each side's names, and each side's handlers.
+    fn sides(&self) -> String {
+        let p = self.prefix_const();
+        let tp = self.options.type_prefix();
+        let sender = |d: Direction| match d {
+            Direction::ClientToServer => "'client'",
+            Direction::ServerToClient => "'server'",
+            Direction::Both => "'both'",
+        };
+        let mut out = format!(
+            "\n/** Who sends each request: the client, the server (the host), or both. */\nexport const {p}_REQUEST_SENDERS = {{\n"
+        );
+        for (_, r) in self.model.all_requests() {
+            let _ = writeln!(out, "    {}: {},", js_string(&r.name), sender(r.sender()));
+        }
+        let _ = write!(
+            out,
+            "}} as const;\n\n/** Who sends each event (a notification). */\nexport const {p}_EVENT_SENDERS = {{\n"
+        );
+        for (_, e) in self.model.all_events() {
+            let _ = writeln!(out, "    {}: {},", js_string(&e.name), sender(e.sender()));
+        }
+        out.push_str("} as const;\n");
+        for (side, other) in [("Client", "server"), ("Server", "client")] {
+            let lower = side.to_lowercase();
+            let _ = write!(
+                out,
+                "
+/** The name of a request the {lower} sends (the {other} answers it). */
+export type {tp}{side}RequestType = {{ [K in {tp}RequestType]: (typeof {p}_REQUEST_SENDERS)[K] extends '{other}' ? never : K }}[{tp}RequestType];
+/** The name of an event the {lower} sends. */
+export type {tp}{side}EventType = {{ [K in {tp}EventType]: (typeof {p}_EVENT_SENDERS)[K] extends '{other}' ? never : K }}[{tp}EventType];
+"
+            );
+        }
+        for (side, sends, hears) in [("Host", "Client", "Client"), ("Client", "Server", "Server")] {
+            let who = if side == "Host" {
+                "host (the server)"
+            } else {
+                "client"
+            };
+            let _ = write!(
+                out,
+                "
+/** What the {who} answers: a handler per request the other side sends. A missing one is refused as method not found. */
+export type {tp}{side}Handlers = {{
+    readonly [K in {tp}{sends}RequestType]?: (payload: {tp}RequestPayload<K>) => Promise<{tp}RequestResult<K>>;
+}};
+/** What the {who} hears: a listener per event (notification) the other side sends. */
+export type {tp}{side}Listeners = {{
+    readonly [K in {tp}{hears}EventType]?: (payload: {tp}EventPayload<K>) => void;
+}};
+"
+            );
+        }
         out
     }
 }
