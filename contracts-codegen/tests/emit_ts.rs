@@ -170,3 +170,29 @@ fn no_table_field_no_typed_frames() {
         assert!(!f.contents.contains("Typed"), "{}", f.path.display());
     }
 }
+
+/// The JSON-RPC envelope of the fixture `pass-jsonrpc` (typed frames keyed on `method`, an
+/// owned `id`, optional `params`, and the union of them all): its `src/frames.ts`, compared
+/// with `tests/emit_ts/jsonrpc/frames.ts`.
+#[test]
+fn jsonrpc_typed_frames() {
+    use contracts_codegen::load::{LoadOptions, load_dir};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pass-jsonrpc/schema");
+    let options = LoadOptions {
+        name: Some("jsonrpc".into()),
+        ..LoadOptions::default()
+    };
+    let model = load_dir(&dir, &options).expect("the fixture loads");
+    let files = typescript::emit(
+        &Checked::new(model),
+        &TsOptions::new("@fixture/jsonrpc", "JSONRPC"),
+    );
+    let frames: Vec<GeneratedFile> = files
+        .into_iter()
+        .filter(|f| f.path.starts_with("src"))
+        .collect();
+    check_against(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/emit_ts/jsonrpc"),
+        &frames,
+    );
+}

@@ -15,8 +15,12 @@ use rpc::*;
 /// A verdict as the two stages give it: `Ok` with the entry's name, or the stage and message.
 type Verdict = Result<String, (&'static str, String)>;
 
+/// The table's refusal, an unknown name worded as TypeScript words it.
 fn table_error(e: &TableError) -> (&'static str, String) {
-    ("table", e.to_string())
+    match e {
+        TableError::UnknownName(name) => ("table", contracts::verdict::no_table_entry(name)),
+        e => ("table", e.to_string()),
+    }
 }
 
 /// The two stages on a request frame: the owned struct, then its `params` (or `{}`) by name.
@@ -156,7 +160,7 @@ fn a_request_read_in_one_pass_has_the_two_stages_verdict() {
     }
     assert_eq!(
         refused(REQUESTS[11]),
-        ("table", "unknown name: nope".into())
+        ("table", "no table entry is called \"nope\"".into())
     );
     assert_eq!(
         refused(REQUESTS[13]),
@@ -219,7 +223,7 @@ fn a_message_read_typed_has_the_unions_verdict_then_the_tables() {
     // `ping`.
     assert_eq!(
         message_typed(REQUESTS[6]),
-        Err(("table", "unknown name: ping".into()))
+        Err(("table", "no table entry is called \"ping\"".into()))
     );
 }
 
@@ -230,4 +234,39 @@ fn by_name_reads_an_empty_object_for_an_entry_without_params() {
     assert!(wire::scan_empty_entry::<RequestPayload>("ping").is_some());
     assert!(wire::scan_empty_entry::<RequestPayload>("tools/call").is_none());
     assert_eq!(wire::empty_object().get(), "{}");
+}
+
+/// Every line's verdict, as `tests/jsonrpc.verdicts.jsonl` records it for Zod to be compared
+/// with (`parseJSONRPCRequestTyped` on the requests, `parseJSONRPCMessageTyped` on every line):
+/// `UPDATE_EXPECT=1` rewrites the record.
+#[test]
+fn the_verdicts_are_recorded() {
+    let mut out = String::new();
+    let mut push = |as_: &str, text: &str, v: Verdict| {
+        let line = match v {
+            Ok(_) => serde_json::json!({ "as": as_, "raw": text, "ok": true }),
+            Err((stage, message)) => {
+                // Text that is not JSON is worded by each language's own parser.
+                let message = serde_json::from_str::<serde_json::Value>(text)
+                    .is_ok()
+                    .then_some(message);
+                serde_json::json!({ "as": as_, "raw": text, "ok": false, "stage": stage, "message": message })
+            }
+        };
+        out.push_str(&line.to_string());
+        out.push('\n');
+    };
+    for text in REQUESTS {
+        push("request", text, request_typed(text));
+    }
+    for text in REQUESTS.iter().chain(MESSAGES) {
+        push("message", text, message_typed(text));
+    }
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/jsonrpc.verdicts.jsonl");
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        std::fs::write(&path, &out).unwrap();
+    }
+    let recorded = std::fs::read_to_string(&path).unwrap_or_default();
+    assert_eq!(recorded, out, "UPDATE_EXPECT=1 rewrites {}", path.display());
 }
