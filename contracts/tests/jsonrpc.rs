@@ -153,9 +153,9 @@ fn a_request_read_in_one_pass_has_the_two_stages_verdict() {
         ),
         "params: null is present, and the table refuses it"
     );
-    for i in 6..=9 {
-        let (stage, message) = refused(REQUESTS[i]);
-        assert_eq!(stage, "envelope", "{}", REQUESTS[i]);
+    for text in &REQUESTS[6..=9] {
+        let (stage, message) = refused(text);
+        assert_eq!(stage, "envelope", "{text}");
         assert!(message.contains("→ at id"), "{message}");
     }
     assert_eq!(
