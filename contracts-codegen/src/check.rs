@@ -1700,13 +1700,14 @@ fn defaults_fit_their_type(model: &Model, diags: &mut Diagnostics) {
     }
 }
 
-/// Rule: a `#[table = "requests[type]"]` field is a required `unknown` (after aliases); its key
+/// Rule: a `#[table = "requests[type]"]` field is an `unknown` (after aliases), required or
+/// optional (absent, the table reads it as `{}`: JSON-RPC's `params`) with no default; its key
 /// (`type`) is another required field of the same struct, a `string` (possibly with limits, after
 /// aliases; a literal names one entry only); and the protocol has that table, its own or a
-/// base's. A struct has at most one such field, its other fields are strings, literals or
-/// `unknown` with no default (its typed form borrows them, as the envelope's view does), and
-/// no type is already called `<Name>Ref` or `<Name>Typed`. Errors point at the attribute (its
-/// value for what the value names).
+/// base's. A struct has at most one such field, it is closed (no `..: T`), its other fields
+/// have no default (its typed form borrows strings and `unknown` values, and holds any other
+/// type owned: JSON-RPC's `id`), and no type is already called `<Name>Ref` or `<Name>Typed`.
+/// Errors point at the attribute (its value for what the value names).
 fn table_fields_name_their_entry(
     model: &Model,
     attrs: &HashMap<Loc, (Loc, Loc)>,
@@ -1736,25 +1737,24 @@ fn table_fields_name_their_entry(
                 continue;
             }
             first = Some(f);
+            if s.rest.is_some() {
+                diags.error(
+                    &at_name,
+                    format!(
+                        "`#[table]` is allowed only in a closed struct: `{}` keeps its other keys (`..`), which its typed form cannot read",
+                        t.name
+                    ),
+                );
+            }
             for other in &s.fields {
                 if other.name == f.name || other.name == tk.key {
                     continue;
                 }
-                let oty = model.unalias(&other.ty);
-                let borrowable = matches!(
-                    oty.kind,
-                    TyKind::String(..) | TyKind::Literal(_) | TyKind::Unknown
-                ) && other.default.is_none();
-                if !borrowable && !unresolved(model, oty) {
-                    let what = if other.default.is_some() {
-                        "has a default".to_owned()
-                    } else {
-                        format!("is {}", kind_of(model, oty))
-                    };
+                if other.default.is_some() {
                     diags.error(
                         &at_name,
                         format!(
-                            "`#[table]` needs every other field of `{}` to be a string, a literal or `unknown` with no default (its typed form borrows them): `{}` {what}",
+                            "`#[table]` needs every other field of `{}` to have no default (its typed form reads each as it travels): `{}` has a default",
                             t.name, other.name
                         ),
                     );
@@ -1785,11 +1785,11 @@ fn table_fields_name_their_entry(
                     ),
                 );
             }
-            if f.optional {
+            if f.default.is_some() {
                 diags.error(
                     &at_name,
                     format!(
-                        "`#[table]` is allowed only on a required field: `{}` is optional",
+                        "`#[table]` is allowed only on a field with no default: `{}` has one (absent, the table reads it as `{{}}`)",
                         f.name
                     ),
                 );

@@ -170,3 +170,31 @@ fn no_table_field_no_typed_frames() {
         assert!(!f.contents.contains("Typed"), "{}", f.path.display());
     }
 }
+
+/// The JSON-RPC envelope of the fixture `pass-jsonrpc` (typed frames keyed on `method`, an
+/// owned `id`, optional `params`, and the union of them all): its `src/` and its JSON Schema,
+/// compared with `tests/emit_ts/jsonrpc/`.
+#[test]
+fn jsonrpc_typed_frames() {
+    use contracts_codegen::load::{LoadOptions, load_dir};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pass-jsonrpc/schema");
+    let options = LoadOptions {
+        name: Some("jsonrpc".into()),
+        ..LoadOptions::default()
+    };
+    let model = Checked::new(load_dir(&dir, &options).expect("the fixture loads"));
+    let files = typescript::emit(&model, &TsOptions::new("@fixture/jsonrpc", "JSONRPC"));
+    let mut frames: Vec<GeneratedFile> = files
+        .into_iter()
+        .filter(|f| f.path.starts_with("src"))
+        .collect();
+    // The JSON Schema: an absent `params` is valid where the entry's payload accepts `{}`.
+    frames.push(GeneratedFile {
+        path: "schema.json".into(),
+        contents: json_schema::emit(&model, &JsonSchemaOptions::default()),
+    });
+    check_against(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/emit_ts/jsonrpc"),
+        &frames,
+    );
+}

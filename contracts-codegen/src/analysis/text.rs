@@ -7,6 +7,8 @@
 //! Of those, the flat ones (the frame envelopes, `RequestRef<'a>`) get a view that decodes
 //! itself: every field a literal, a string or an `unknown` value, none optional with a default,
 //! and one `unknown`, so the view holds each string and raw value borrowed (`emit::rust::envelope`).
+//! A typed frame (a struct with a `#[table]` field, JSON-RPC's `JSONRPCRequest`) is flat
+//! whatever its other fields hold: the view holds any other value owned (`id: RequestId`).
 
 use crate::model::{Model, Struct, Ty, TyKind, TypeDefKind};
 use crate::names::view_name;
@@ -84,11 +86,12 @@ pub fn flats(model: &Model, texts: &BTreeSet<String>) -> BTreeSet<String> {
 
 /// Whether every field of `s` is a literal, a string or an `unknown` value without a default
 /// of its own (one a view can borrow or check, with nothing to make up when it is absent),
-/// and one is `unknown`.
+/// and one is `unknown`; a typed frame's other fields may be of any type (held owned).
 fn is_flat(model: &Model, s: &Struct) -> bool {
     if s.rest.is_some() {
         return false;
     }
+    let typed = s.fields.iter().any(|f| f.meta.table.is_some());
     let mut unknown = false;
     for f in &s.fields {
         if f.optional && f.default.is_some() {
@@ -98,6 +101,7 @@ fn is_flat(model: &Model, s: &Struct) -> bool {
             // A string with a format is checked by its schema, not borrowed plainly.
             TyKind::Literal(_) | TyKind::String(_, None) => {}
             TyKind::Unknown => unknown = true,
+            _ if typed => {}
             _ => return false,
         }
     }

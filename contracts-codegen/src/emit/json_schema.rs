@@ -216,8 +216,8 @@ fn typed_root(owner: &Model, top: &Checked, def: &TypeDef) -> Value {
                 .frames
                 .get(&def.name)
                 .map(|f| {
-                    let (field, key) = (&s.fields[f.field].name, &s.fields[f.key].name);
-                    table_entries(top, field, key, f.table)
+                    let (field, key) = (&s.fields[f.field], &s.fields[f.key].name);
+                    table_entries(top, &field.name, field.optional, key, f.table)
                 })
                 .unwrap_or_default();
             if entries.is_empty() {
@@ -256,33 +256,73 @@ fn typed_root(owner: &Model, top: &Checked, def: &TypeDef) -> Value {
     }
 }
 
-/// One schema per entry of a table: the key holds its name, the field its payload.
-fn table_entries(top: &Model, field: &str, key: &str, table: TableKind) -> Vec<Value> {
-    let names: Vec<(String, String)> = match table {
+/// One schema per entry of a table: the key holds its name, the field its payload. An
+/// `optional` field may be absent where the entry's payload accepts `{}` (what the table reads
+/// in its place).
+fn table_entries(
+    top: &Model,
+    field: &str,
+    optional: bool,
+    key: &str,
+    table: TableKind,
+) -> Vec<Value> {
+    let names: Vec<(String, String, bool)> = match table {
         TableKind::Requests => top
             .all_requests()
             .into_iter()
-            .map(|(_, r)| (r.name.clone(), format!("request:{}:payload", r.name)))
+            .map(|(m, r)| {
+                let empty = optional && accepts_empty_object(m, &r.payload);
+                (r.name.clone(), format!("request:{}:payload", r.name), empty)
+            })
             .collect(),
         TableKind::Events => top
             .all_events()
             .into_iter()
-            .map(|(_, e)| (e.name.clone(), format!("event:{}", e.name)))
+            .map(|(m, e)| {
+                let empty = optional && accepts_empty_object(m, &e.payload);
+                (e.name.clone(), format!("event:{}", e.name), empty)
+            })
             .collect(),
     };
     names
         .into_iter()
-        .map(|(name, def)| {
+        .map(|(name, def, empty)| {
+            let required = if empty {
+                json!([key])
+            } else {
+                json!([key, field])
+            };
             json!({
                 "type": "object",
                 "properties": {
                     key: { "const": name },
                     field: { "$ref": format!("#/$defs/{def}") },
                 },
-                "required": [key, field],
+                "required": required,
             })
         })
         .collect()
+}
+
+/// Whether `ty` (written in `owner`) accepts `{}`: an object with no required field, a map,
+/// `unknown`, or an untagged union with such a variant.
+fn accepts_empty_object(owner: &Model, ty: &Ty) -> bool {
+    match &ty.kind {
+        TyKind::Unknown | TyKind::Map(_) => true,
+        TyKind::Nullable(inner) => accepts_empty_object(owner, inner),
+        TyKind::Ref(r) => {
+            let m = owner.declaring(r);
+            match owner.resolve(r).map(|d| &d.kind) {
+                Some(TypeDefKind::Alias(inner)) => accepts_empty_object(m, inner),
+                Some(TypeDefKind::Struct(s)) => s.fields.iter().all(|f| f.optional),
+                Some(TypeDefKind::Union(u)) if u.tag == UnionTag::Untagged => {
+                    u.variants.iter().any(|v| accepts_empty_object(m, &v.ty))
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    }
 }
 
 /// Base references in `ty` (as written in `model`) go on `pending`.

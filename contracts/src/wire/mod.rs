@@ -47,9 +47,10 @@ pub use schema::{DecodeRef, SchemaRef, StrRef, UnknownRef};
 pub use source::{DeSrc, Key as SrcKey, Map as SrcMap, Num, Read, Seq as SrcSeq, Sink, Src, Stop};
 pub use table::{Dispatch, Entry, Event, HostError, Request, TableError};
 pub use typed::{
-    ByName, EntrySlot, ObjectTyped, Refused, UnionTyped, decode_from_base, from_str_typed,
-    from_str_union_typed, parse_by_name, read_typed_once, scan_entry, scan_from_base,
-    unknown_entry,
+    ByName, EntrySlot, ObjectTyped, Refused, UnionTyped, VariantsTyped, decode_from_base,
+    empty_object, from_str_typed, from_str_union_typed, from_str_variants_typed, parse_by_name,
+    read_typed_once, scan_empty_entry, scan_entry, scan_from_base, scan_typed_once,
+    typed_from_view, unknown_entry,
 };
 pub use union::{
     Entries, EntriesOf, LentEntries, Literal, ObjectVariant, ObjectVariantRef, Tagged, TryVariant,

@@ -227,6 +227,67 @@ fn union_in_two_stages<'a, U: UnionTyped<'a>>(json: &'a str) -> Result<U, Refuse
     }
 }
 
+/// A generated untagged union some of whose variants are typed frames, wherever they stand
+/// (JSON-RPC's `JSONRPCMessageTyped<'a, R, E>`: a request read through the request table, a
+/// notification through the event table, the responses as the view reads them). Parsed by
+/// [`from_str_variants_typed`].
+///
+/// A typed variant is read in one pass only when the union would pick it: the first variant,
+/// or one such that every earlier variant requires a key it does not have (a request's `id`,
+/// which a notification lacks), since its one-pass read answers only for an object holding
+/// none but its own keys. The emitter generates the attempts for those variants alone.
+pub trait VariantsTyped<'de>: Sized {
+    /// The union's borrowed view (`JSONRPCMessageRef<'a>`).
+    type View: DecodeRef<'de>;
+    /// The fast readers of the typed variants the one pass may answer for, in order.
+    fn scan_once(json: &'de str) -> Option<Self>;
+    /// The typed variants' one-pass loops ([`read_typed_once`]), in the same order.
+    fn read_once(json: &'de str) -> Option<Self>;
+    /// The union from its view: a typed variant's payload parsed by the table
+    /// ([`typed_from_view`]), every other variant as it was read; `Err` with the view when the
+    /// table refuses.
+    fn from_view(view: Self::View) -> Result<Self, (Self::View, TableError)>;
+}
+
+/// Parses an untagged union whose typed variants carry their payloads by name (see
+/// [`VariantsTyped`]): a typed variant in one pass when it can (the fast reader), else the
+/// union's view by its fast reader and the table; then the one-pass loops, and last the two
+/// stages (the union's view, then the table for a typed variant), with their verdict.
+#[inline]
+pub fn from_str_variants_typed<'a, U: VariantsTyped<'a>>(
+    json: &'a str,
+) -> Result<U, Refused<U::View>> {
+    if let Some(u) = U::scan_once(json) {
+        return Ok(u);
+    }
+    if let Some(view) = scan_str(json, <U::View as DecodeRef<'a>>::scan) {
+        return U::from_view(view).map_err(|(view, e)| Refused::Table(view, e));
+    }
+    if let Some(u) = U::read_once(json) {
+        return Ok(u);
+    }
+    variants_in_two_stages::<U>(json)
+}
+
+#[cold]
+#[inline(never)]
+fn variants_in_two_stages<'a, U: VariantsTyped<'a>>(json: &'a str) -> Result<U, Refused<U::View>> {
+    let view = super::from_str_ref::<U::View>(json).map_err(Refused::Envelope)?;
+    U::from_view(view).map_err(|(view, e)| Refused::Table(view, e))
+}
+
+/// A typed frame's fast reader alone ([`ObjectTyped::scan`]) on the whole text.
+#[inline]
+pub fn scan_typed_once<'a, T: ObjectTyped<'a>>(json: &'a str) -> Option<T> {
+    scan_str(json, T::scan)
+}
+
+/// The table stage on a typed frame's view: its payload parsed by its name, or the view back
+/// with the table's error.
+pub fn typed_from_view<'a, T: ObjectTyped<'a>>(view: T::View) -> Result<T, (T::View, TableError)> {
+    parse_entry::<T>(view)
+}
+
 impl ObjectCx<'_> {
     /// The typed loop's strict key: a key that names no field records an issue of the
     /// object's (the two stages take over), its value skipped.
@@ -291,6 +352,28 @@ impl ObjectCx<'_> {
         }
     }
 
+    /// [`ObjectCx::entry`] for an optional `#[table]` field: absent, it is `{}` read by the
+    /// name (JSON-RPC's `params`); `None` (an issue recorded) when `{}` is not a valid payload,
+    /// and the two stages say why.
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub fn entry_or_empty<'de, E: ByName<'de>>(
+        &mut self,
+        slot: EntrySlot<'de, E>,
+        key: &Option<Cow<'de, str>>,
+    ) -> Option<E> {
+        if slot.by.is_none() && slot.text.is_none() {
+            let Some(name) = key else {
+                return None;
+            };
+            return match E::read_named(name, EMPTY_OBJECT) {
+                Ok(e) => Some(e),
+                Err(_) => self.fall_back(),
+            };
+        }
+        self.entry(slot, key)
+    }
+
     /// The `#[table]` field read as text (its name came later), or absent, or read by a name
     /// the frame's last name is not.
     #[cold]
@@ -320,6 +403,24 @@ impl ObjectCx<'_> {
         self.object_issue("read in two stages");
         None
     }
+}
+
+/// What an optional `#[table]` field that is absent holds, as the table reads it.
+const EMPTY_OBJECT: &str = "{}";
+
+/// An absent optional `#[table]` field's text, `{}` (a generated `ObjectTyped::parts`).
+pub fn empty_object() -> &'static RawValue {
+    static EMPTY: std::sync::LazyLock<Box<RawValue>> = std::sync::LazyLock::new(|| {
+        RawValue::from_string(EMPTY_OBJECT.to_owned()).expect("`{}` is JSON")
+    });
+    &EMPTY
+}
+
+/// The fast reader of an absent optional `#[table]` field: `{}` read by `name`; `None` when
+/// not sure (the decoder's loop answers).
+#[inline(never)]
+pub fn scan_empty_entry<'de, E: ByName<'de>>(name: &str) -> Option<E> {
+    scan_str(EMPTY_OBJECT, |r| E::scan_named(name, r))
 }
 
 /// The issue a by-name decode records for a name its table does not know.

@@ -2,7 +2,8 @@
 //! `ServerFrameRef<'a>`): a struct whose fields are strings, `unknown` values and literals, one
 //! of them `unknown`, gets a view that decodes itself with the struct's keys, limits and
 //! messages, its strings and raw values borrowed; an untagged union of such structs gets one
-//! whose variants are their views.
+//! whose variants are their views. A typed frame's other fields (JSON-RPC's `id`) are held
+//! owned, read by their own decoder and fast reader.
 
 use super::decode::lets_else;
 use super::paths::{map_read, map_some};
@@ -25,6 +26,8 @@ enum Kind {
     Unknown,
     /// A literal: checked, and held as whether it was there when optional.
     Literal,
+    /// Any other value (a typed frame's `id: RequestId`): the owned value, read by its schema.
+    Owned,
 }
 
 /// A struct's flat view as its jobs see it: the struct, the owned type's name, the view's, and
@@ -63,11 +66,16 @@ impl FlatField<'_> {
         !matches!(self.store, Store::Literal)
     }
 
-    /// A string's or raw value's `SchemaRef` value; `None` for a literal.
+    /// Whether the view holds the field's owned value.
+    pub(super) fn owned(&self) -> bool {
+        matches!(self.kind, Kind::Owned)
+    }
+
+    /// A string's or raw value's `SchemaRef` value; `None` for a literal or an owned value.
     fn value_ref(&self) -> Option<TokenStream> {
         let (rt, schema) = (self.rt, &self.schema);
         match self.kind {
-            Kind::Literal => None,
+            Kind::Literal | Kind::Owned => None,
             Kind::Str => Some(quote!(#rt::StrRef(#schema))),
             Kind::Unknown => Some(quote!(#rt::UnknownRef)),
         }
@@ -133,9 +141,10 @@ impl Emitter<'_> {
                 rt: &self.rt,
                 c,
                 kind: match self.model.unalias(&c.f.ty).kind {
-                    TyKind::String(..) => Kind::Str,
+                    TyKind::String(_, None) => Kind::Str,
                     TyKind::Unknown => Kind::Unknown,
-                    _ => Kind::Literal,
+                    TyKind::Literal(_) => Kind::Literal,
+                    _ => Kind::Owned,
                 },
             })
             .collect();
@@ -166,7 +175,9 @@ impl Emitter<'_> {
              when it lends them. Same keys, limits and messages."
         );
         let cxs: Vec<&FieldCx> = fields.iter().map(|f| f.c).collect();
-        let [item, owned, from_owned] = self.view_struct(&doc, name, view, &cxs, at);
+        let owned_at: Vec<usize> = fields.iter().filter(|f| f.owned()).map(|f| f.i).collect();
+        let held_owned = |c: &FieldCx<'_>| owned_at.contains(&c.i);
+        let [item, owned, from_owned] = self.view_struct(&doc, name, view, &cxs, at, &held_owned);
         let slots: Vec<Ident> = fields.iter().map(|f| f.slot.clone()).collect();
         let arms = fields.iter().map(FlatField::arm);
         let finish = fields.iter().map(FlatField::finish);

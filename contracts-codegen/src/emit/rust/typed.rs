@@ -54,7 +54,7 @@ impl Emitter<'_> {
             if f.f.name == field.name {
                 Some(quote!(#fdocs pub #field_ident: E,))
             } else {
-                self.view_member(f, at)
+                self.view_member_as(f, at, f.owned())
             }
         });
         let arms = fields.iter().map(|f| {
@@ -65,9 +65,15 @@ impl Emitter<'_> {
                 f.arm()
             }
         });
+        // An optional payload that is absent is read as `{}` by the table.
+        let read_entry = if field.optional {
+            quote!(entry_or_empty)
+        } else {
+            quote!(entry)
+        };
         let finish = others()
             .map(FlatField::finish)
-            .chain([quote!(let #slot = o.entry(#slot, &#key_slot);)]);
+            .chain([quote!(let #slot = o.#read_entry(#slot, &#key_slot);)]);
         let idents: Vec<&Ident> = others().filter(|f| f.kept()).map(|f| &f.ident).collect();
         let lets = fields.iter().map(|f| {
             let slot = &f.slot;
@@ -98,7 +104,20 @@ impl Emitter<'_> {
                         #rt::scan_entry::<E>(name, r)
                     }),
                 ));
-                scan_build.push(quote!(#ident: #slot?,));
+                if field.optional {
+                    // Absent, the payload is `{}` read by the name.
+                    scan_finish.push(quote! {
+                        let #slot = match #slot {
+                            ::core::option::Option::Some(v) => v,
+                            ::core::option::Option::None => {
+                                #rt::scan_empty_entry::<E>(#key_slot.as_deref()?)?
+                            }
+                        };
+                    });
+                    scan_build.push(quote!(#ident: #slot,));
+                } else {
+                    scan_build.push(quote!(#ident: #slot?,));
+                }
             } else {
                 scan_arms.push(scan_arm(i, slot, f.scan()));
                 let (check, value) = scan_finish_of(f.store, slot, TokenStream::new);
@@ -109,6 +128,11 @@ impl Emitter<'_> {
             }
         }
         let scan_keys = scan_keys(rt, s);
+        let parts = if field.optional {
+            quote!((&*view.#key_ident, view.#field_ident.as_deref().unwrap_or(#rt::empty_object())))
+        } else {
+            quote!((&*view.#key_ident, &*view.#field_ident))
+        };
         let build = fields.iter().filter(|f| f.kept()).map(|f| {
             let (ident, slot) = (&f.ident, &f.slot);
             quote!(#ident: #slot,)
@@ -176,7 +200,7 @@ impl Emitter<'_> {
                     ::core::option::Option::Some(Self { #(#scan_build)* })
                 }
                 fn parts(view: &Self::View) -> (&str, &#rt::RawValue) {
-                    (&*view.#key_ident, &*view.#field_ident)
+                    #parts
                 }
                 fn from_view(view: Self::View, entry: E) -> Self {
                     Self { #(#idents: view.#idents,)* #field_ident: entry }
@@ -214,11 +238,12 @@ impl Emitter<'_> {
         let Some(((r, vdef, vs), earlier)) = structs.split_last() else {
             return TokenStream::new();
         };
+        let many = || self.variants_typed(name, view, parts, structs, at, grows);
         let Some(table) = self.model.declaring(r).analysis().frames.get(&vdef.name) else {
-            return TokenStream::new();
+            return many();
         };
         if !self.has_flat_view(vdef) {
-            return TokenStream::new();
+            return many();
         }
         let needs_other_key = |s: &Struct| {
             s.fields.iter().any(|f| {
@@ -227,7 +252,7 @@ impl Emitter<'_> {
             })
         };
         if !earlier.iter().all(|(_, _, s)| needs_other_key(s)) {
-            return TokenStream::new();
+            return many();
         }
         let rt = &self.rt;
         let typed_name = format_ident!("{}", rust_type_name(&format!("{name}Typed")));
@@ -279,6 +304,138 @@ impl Emitter<'_> {
                 }
                 fn join(view: #struct_view<'de>) -> Self::View {
                     #view::#last_id(view)
+                }
+            }
+        }
+    }
+
+    /// An untagged union's typed form when its typed frames are not (only) its last variant,
+    /// `NameTyped<'a, R, E>` (`wire::VariantsTyped`, JSON-RPC's `JSONRPCMessage`): each typed
+    /// frame its typed form (`R` the request table's by-name enum, `E` the event table's, each
+    /// there when a variant reads through it), every other variant as in the view. A typed
+    /// variant is read in one pass only when every earlier variant requires a key it does not
+    /// have (its strict one-pass read then answers only where the union would pick it). Empty
+    /// when no variant is a typed frame.
+    fn variants_typed(
+        &self,
+        name: &Ident,
+        view: &Ident,
+        parts: &[(&Ident, TokenStream, Option<TokenStream>)],
+        structs: &[(&TypeRef, &TypeDef, &Struct)],
+        at: At<'_>,
+        grows: &TokenStream,
+    ) -> TokenStream {
+        let rt = &self.rt;
+        // Each variant's table, when it is a typed frame with a flat view.
+        let tables: Vec<Option<TableKind>> = structs
+            .iter()
+            .map(|(r, vdef, _)| {
+                let frame = self.model.declaring(r).analysis().frames.get(&vdef.name)?;
+                self.has_flat_view(vdef).then_some(frame.table)
+            })
+            .collect();
+        if tables.iter().all(Option::is_none) {
+            return TokenStream::new();
+        }
+        let param = |t: TableKind| match t {
+            TableKind::Requests => format_ident!("R"),
+            TableKind::Events => format_ident!("E"),
+        };
+        let mut used: Vec<TableKind> = Vec::new();
+        for t in tables.iter().flatten() {
+            if !used.contains(t) {
+                used.push(*t);
+            }
+        }
+        used.sort_by_key(|t| matches!(t, TableKind::Events));
+        let params: Vec<Ident> = used.iter().map(|t| param(*t)).collect();
+        let defaults: Vec<TokenStream> = used.iter().map(|t| self.table_entry(*t, at)).collect();
+        let typed_name = format_ident!("{}", rust_type_name(&format!("{name}Typed")));
+        let mut members = Vec::new();
+        let mut scans = Vec::new();
+        let mut reads = Vec::new();
+        let mut arms = Vec::new();
+        let mut typed_ids = Vec::new();
+        for (i, ((id, path, vpath), (r, _, vs))) in parts.iter().zip(structs).enumerate() {
+            let Some(table) = tables[i] else {
+                let vdoc = format!(" [`{name}::{id}`], as it was read.");
+                match vpath {
+                    Some(vp) => members.push(quote!(#[doc = #vdoc] #id(#vp<'a>),)),
+                    None => members.push(quote!(#[doc = #vdoc] #id(#path),)),
+                }
+                arms.push(quote!(#view::#id(v) => ::core::result::Result::Ok(Self::#id(v)),));
+                continue;
+            };
+            typed_ids.push(format!("`{id}`"));
+            let p = param(table);
+            let typed_struct = self.type_path_as(self.model, r, at, &format!("{}Typed", r.name));
+            let vdoc = format!(" [`{name}::{id}`] with its payload read by name.");
+            members.push(quote!(#[doc = #vdoc] #id(#typed_struct<'a, #p>),));
+            arms.push(quote! {
+                #view::#id(v) => match #rt::typed_from_view::<#typed_struct<'de, #p>>(v) {
+                    ::core::result::Result::Ok(t) => ::core::result::Result::Ok(Self::#id(t)),
+                    ::core::result::Result::Err((v, e)) => ::core::result::Result::Err((#view::#id(v), e)),
+                },
+            });
+            // Every earlier variant requires a key this one does not have: an object of this
+            // one's keys alone is none of them.
+            let picked = structs[..i].iter().all(|(_, _, s)| {
+                s.fields
+                    .iter()
+                    .any(|f| !f.optional && !vs.fields.iter().any(|g| g.name == f.name))
+            });
+            if picked {
+                scans.push(quote! {
+                    if let ::core::option::Option::Some(t) = #rt::scan_typed_once::<#typed_struct<'de, #p>>(json) {
+                        return ::core::option::Option::Some(Self::#id(t));
+                    }
+                });
+                reads.push(quote! {
+                    if let ::core::option::Option::Some(t) = #rt::read_typed_once::<#typed_struct<'de, #p>>(json) {
+                        return ::core::option::Option::Some(Self::#id(t));
+                    }
+                });
+            }
+        }
+        let doc = format!(
+            " [`{name}`] with the payload of its typed frames ({}) read by name: each as its \
+             typed form, every other variant as in [`{view}`]. Parsed by \
+             `wire::from_str_variants_typed`, which gives the verdict of [`{view}`] and, for a \
+             typed frame, the table's `parse`.",
+            typed_ids.join(", ")
+        );
+        let json = if scans.is_empty() {
+            quote!(_json)
+        } else {
+            quote!(json)
+        };
+        quote! {
+            #[doc = #doc]
+            #[derive(Debug, Clone)]
+            #grows
+            #[allow(deprecated)]
+            pub enum #typed_name<'a, #(#params = #defaults),*> {
+                #(#members)*
+            }
+
+            #[allow(deprecated)]
+            impl<'de, #(#params: #rt::ByName<'de>),*> #rt::VariantsTyped<'de> for #typed_name<'de, #(#params),*> {
+                type View = #view<'de>;
+                #[inline]
+                fn scan_once(#json: &'de str) -> ::core::option::Option<Self> {
+                    #(#scans)*
+                    ::core::option::Option::None
+                }
+                fn read_once(#json: &'de str) -> ::core::option::Option<Self> {
+                    #(#reads)*
+                    ::core::option::Option::None
+                }
+                fn from_view(
+                    view: Self::View,
+                ) -> ::core::result::Result<Self, (Self::View, #rt::TableError)> {
+                    match view {
+                        #(#arms)*
+                    }
                 }
             }
         }

@@ -193,9 +193,20 @@ impl Emitter<'_> {
 
     /// A view's member for the field `c`: its value's view, or the owned value when that holds
     /// no text (none for a required literal).
-    pub(super) fn view_member(&self, c: &FieldCx<'_>, at: At<'_>) -> Option<TokenStream> {
+    /// The owned value's member when `owned` (a typed frame's field that is no string,
+    /// `unknown` or literal: `emit::rust::envelope`).
+    pub(super) fn view_member_as(
+        &self,
+        c: &FieldCx<'_>,
+        at: At<'_>,
+        owned: bool,
+    ) -> Option<TokenStream> {
         let (docs, ident) = (self.field_docs(c.f), &c.ident);
-        let ty = self.view_or_owned(self.model, &c.f.ty, at, c.boxed);
+        let ty = if owned {
+            self.rust_ty(self.model, &c.f.ty, at, c.boxed)
+        } else {
+            self.view_or_owned(self.model, &c.f.ty, at, c.boxed)
+        };
         Some(match c.store {
             Store::Literal => return None,
             Store::Presence => quote!(#docs pub #ident: bool,),
@@ -206,15 +217,21 @@ impl Emitter<'_> {
 
     /// The member for the field `c` of the value a view converts to (`to`): the owned value's,
     /// from `self` (`into_owned`), or the view's, from `owned` (`from_owned`). None for a
-    /// required literal.
-    fn converted_member(&self, to: Convert, c: &FieldCx<'_>, at: At<'_>) -> Option<TokenStream> {
+    /// required literal; `owned` when the view holds the owned value.
+    fn converted_member(
+        &self,
+        to: Convert,
+        c: &FieldCx<'_>,
+        at: At<'_>,
+        owned: bool,
+    ) -> Option<TokenStream> {
         let ident = &c.ident;
         let from = match to {
             Convert::IntoOwned => quote!(self),
             Convert::FromOwned => quote!(owned),
         };
         // A value that holds no text is the same in the view and the owned value.
-        if self.view_ty(self.model, &c.f.ty, at, c.boxed).is_none() {
+        if owned || self.view_ty(self.model, &c.f.ty, at, c.boxed).is_none() {
             return (!matches!(c.store, Store::Literal)).then(|| quote!(#ident: #from.#ident,));
         }
         let v = self.convert(to, self.model, &c.f.ty, at, c.boxed, &quote!(v));
@@ -244,7 +261,8 @@ impl Emitter<'_> {
     }
 
     /// A struct's view item (`doc` its doc comment) with a member for each of `fields`, and
-    /// the bodies of its `into_owned` and `from_owned` (`name` the owned type).
+    /// the bodies of its `into_owned` and `from_owned` (`name` the owned type); a field
+    /// `owned` names is held owned.
     pub(super) fn view_struct(
         &self,
         doc: &str,
@@ -252,12 +270,15 @@ impl Emitter<'_> {
         view: &Ident,
         fields: &[&FieldCx<'_>],
         at: At<'_>,
+        owned: &dyn Fn(&FieldCx<'_>) -> bool,
     ) -> [TokenStream; 3] {
-        let members = fields.iter().filter_map(|c| self.view_member(c, at));
+        let members = fields
+            .iter()
+            .filter_map(|c| self.view_member_as(c, at, owned(c)));
         let converted = |to| {
             fields
                 .iter()
-                .filter_map(move |c| self.converted_member(to, c, at))
+                .filter_map(move |c| self.converted_member(to, c, at, owned(c)))
         };
         let (owned, from_owned) = (converted(Convert::IntoOwned), converted(Convert::FromOwned));
         [
@@ -426,7 +447,7 @@ impl Emitter<'_> {
             })
             .collect();
         let cxs: Vec<&FieldCx> = fields.iter().collect();
-        let [item, owned, from_owned] = self.view_struct(&doc, &name, &view, &cxs, at);
+        let [item, owned, from_owned] = self.view_struct(&doc, &name, &view, &cxs, at, &|_| false);
         let scan_body = scan_fields_body(
             rt,
             s,

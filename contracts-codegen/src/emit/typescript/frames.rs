@@ -15,6 +15,7 @@ impl<'a> Emitter<'a> {
     pub(super) fn frames(&self) -> String {
         let typed = self.typed_frames();
         let unions = self.typed_unions(&typed);
+        let many = self.variants_typed_unions(&typed, &unions);
         let mut out = format!(
             "{HEADER}\n//\n// The envelope stage: parse functions for the frame types, and the names the spec exports.\n"
         );
@@ -92,9 +93,32 @@ impl<'a> Emitter<'a> {
                     .insert(e.name.clone());
             }
         }
+        // A union of typed frames anywhere: its schema, each variant's it tests, the types.
+        let mut many_frames = Vec::new();
+        for u in &many {
+            imports
+                .entry(self.module_of(&u.schema))
+                .or_default()
+                .insert(names::ts_schema(&u.schema.name));
+            for v in u.tested() {
+                imports
+                    .entry(self.module_of(&v.schema))
+                    .or_default()
+                    .insert(names::ts_schema(&v.schema.name));
+            }
+            for v in &u.variants {
+                type_imports
+                    .entry(self.module_of(&v.schema))
+                    .or_default()
+                    .insert(v.schema.name.clone());
+                many_frames.extend(v.frame);
+            }
+        }
         // The two stages of each typed parse function: the frame's own name lookup and the
         // table's parse function.
-        for f in self.typed_parse_targets(&typed, &unions) {
+        let mut stage_frames = self.typed_parse_targets(&typed, &unions);
+        stage_frames.extend(many_frames);
+        for f in stage_frames {
             let t = imports.entry(tables.clone()).or_default();
             match typed[f].table {
                 TableKind::Requests => {
@@ -194,7 +218,7 @@ impl<'a> Emitter<'a> {
                 let _ = writeln!(out, "export type {} = {};", a.name, a.target);
             }
         }
-        self.typed_section(&mut out, &typed, &unions);
+        self.typed_section(&mut out, &typed, &unions, &many);
         if self.options.parse_functions.is_empty()
             && self.options.aliases.is_empty()
             && typed.is_empty()

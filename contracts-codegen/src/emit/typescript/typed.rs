@@ -109,6 +109,74 @@ impl<'a> Emitter<'a> {
         out
     }
 
+    /// Every untagged union of structs that holds a typed frame and is no [`TypedUnion`]
+    /// (JSON-RPC's `JSONRPCMessage`: a request, a notification, the responses). Each gets
+    /// `parse<Name>Typed`, which reads each typed variant's payload through its table.
+    pub(super) fn variants_typed_unions(
+        &self,
+        typed: &[TypedFrame<'a>],
+        unions: &[TypedUnion],
+    ) -> Vec<VariantsTypedUnion> {
+        let mut out = Vec::new();
+        for owner in self.protocols() {
+            'union: for t in &owner.types {
+                let TypeDefKind::Union(u) = &t.kind else {
+                    continue;
+                };
+                if !matches!(u.tag, UnionTag::Untagged) {
+                    continue;
+                }
+                let schema = self.ref_in(owner, &t.name);
+                if unions.iter().any(|x| x.schema == schema)
+                    || out.iter().any(|x: &VariantsTypedUnion| x.schema == schema)
+                {
+                    continue;
+                }
+                let mut variants: Vec<UnionVariant> = Vec::new();
+                let mut structs: Vec<&crate::model::Struct> = Vec::new();
+                for v in &u.variants {
+                    let TyKind::Ref(r) = self.qualify(owner, &v.ty).kind else {
+                        continue 'union;
+                    };
+                    let Some(d) = self.model.resolve(&r) else {
+                        continue 'union;
+                    };
+                    let TypeDefKind::Struct(s) = &d.kind else {
+                        continue 'union;
+                    };
+                    let frame = typed.iter().position(|f| f.schema == r);
+                    // The keys of which one must be absent for each earlier variant to refuse
+                    // an object of this frame's keys: one it requires and the frame does not
+                    // have; `None` when some earlier variant has none.
+                    let guard = frame.and_then(|i| {
+                        let fields = typed[i].fields();
+                        let mut keys: Vec<String> = Vec::new();
+                        for earlier in &structs {
+                            let k = earlier.fields.iter().find(|f| {
+                                !f.optional && !fields.iter().any(|g| g.name == f.name)
+                            })?;
+                            if !keys.contains(&k.name) {
+                                keys.push(k.name.clone());
+                            }
+                        }
+                        Some(keys)
+                    });
+                    structs.push(s);
+                    variants.push(UnionVariant {
+                        schema: r,
+                        frame,
+                        guard,
+                    });
+                }
+                if variants.iter().all(|v| v.frame.is_none()) {
+                    continue;
+                }
+                out.push(VariantsTypedUnion { schema, variants });
+            }
+        }
+        out
+    }
+
     /// One entry's object of a typed frame's union: the frame's fields in their order, the
     /// key's schema `key` and the table field's `payload`. Written out, not
     /// `<Frame>Schema.extend(..)`, so the frame's schema, which the two stages parse, has no
@@ -157,12 +225,145 @@ impl<'a> Emitter<'a> {
         out
     }
 
+    /// The table stage of a typed frame `f` whose envelope is the value `v` (indented by
+    /// `ind`): its name looked up, its payload (`{}` when an optional one is absent) parsed by
+    /// name, the typed value answered.
+    fn table_stage(&self, f: &TypedFrame<'_>, v: &str, ind: &str) -> String {
+        let tp = self.options.type_prefix();
+        let (is, parse) = match f.table {
+            TableKind::Requests => (
+                format!("is{tp}RequestType"),
+                format!("parse{tp}RequestPayload"),
+            ),
+            TableKind::Events => (format!("is{tp}EventType"), format!("parse{tp}EventPayload")),
+        };
+        let p = js_prop(&f.field.name);
+        let params = if f.field.optional {
+            format!("{v}{p} === undefined ? {{}} : {v}{p}")
+        } else {
+            format!("{v}{p}")
+        };
+        format!(
+            "{ind}const name = {v}{key};
+{ind}if (!{is}(name)) return {{ ok: false, stage: 'table', message: noTableEntry(name) }};
+{ind}const payload = {parse}(name, {params});
+{ind}if (!payload.ok) return {{ ok: false, stage: 'table', message: payload.message }};
+{ind}return {{ ok: true, value: {{ ...{v}, {field}: payload.value }} as {frame}Typed }};
+",
+            key = js_prop(&f.key.name),
+            field = js_key(&f.field.name),
+            frame = f.schema.name,
+        )
+    }
+
+    /// `parse<Union>Typed` and `<Union>Typed` for each union of [`Self::variants_typed_unions`].
+    fn variants_typed_section(
+        &self,
+        out: &mut String,
+        typed: &[TypedFrame<'a>],
+        many: &[VariantsTypedUnion],
+    ) {
+        for u in many {
+            let name = &u.schema.name;
+            let members: Vec<String> = u
+                .variants
+                .iter()
+                .map(|v| match v.frame {
+                    Some(_) => format!("{}Typed", v.schema.name),
+                    None => v.schema.name.clone(),
+                })
+                .collect();
+            let frames: Vec<String> = u
+                .variants
+                .iter()
+                .filter(|v| v.frame.is_some())
+                .map(|v| format!("`{}`", v.schema.name))
+                .collect();
+            let _ = write!(
+                out,
+                "
+/** {a} `{name}` with the payload of each typed frame ({frames}) read by name. */
+export type {name}Typed = {members};
+",
+                a = article(name),
+                frames = frames.join(", "),
+                members = members.join(" | "),
+            );
+            let docs = format!(
+                "{a} `{name}` with the payload of each typed frame ({frames}) read by name through its\ntable. A typed frame is tried in one `safeParse` of its typed schema where the union would\npick it (no earlier variant can accept an object without the keys it requires); otherwise\nthe two stages ({{@link {envelope}}}, then the payload of the variant the union picked, by\nname), so the verdict, the stage and the message are theirs. An absent optional payload is\n`{{}}` to the table.\n\nAnswers `{{ ok: true, value }}` or `{{ ok: false, stage, message }}` with Zod's prettified\nmessage; never throws.",
+                a = article(name),
+                frames = frames.join(", "),
+                envelope = names::ts_schema(name),
+            );
+            out.push('\n');
+            out.push_str(&jsdoc(&Docs::default(), &Meta::default(), &[docs], ""));
+            let _ = writeln!(
+                out,
+                "export function parse{name}Typed(input: unknown): TypedParseResult<{name}Typed> {{"
+            );
+            out.push_str("    try {\n");
+            for v in &u.variants {
+                let (Some(i), Some(guard)) = (v.frame, &v.guard) else {
+                    continue;
+                };
+                let schema = format!("{}TypedSchema", typed[i].schema.name);
+                if guard.is_empty() {
+                    let _ = writeln!(
+                        out,
+                        "        {{\n            const r = z.safeParse({schema}, input);\n            if (r.success) return {{ ok: true, value: r.data }};\n        }}"
+                    );
+                } else {
+                    let absent: Vec<String> = guard
+                        .iter()
+                        .map(|k| format!("!({} in input)", js_string(k)))
+                        .collect();
+                    let _ = writeln!(
+                        out,
+                        "        if (typeof input === 'object' && input !== null && {}) {{\n            const r = z.safeParse({schema}, input);\n            if (r.success) return {{ ok: true, value: r.data }};\n        }}",
+                        absent.join(" && ")
+                    );
+                }
+            }
+            out.push_str("    } catch {\n        // Thrown by a hostile input: the two stages answer it.\n    }\n");
+            let _ = writeln!(
+                out,
+                "    const frame = parseWith({}, input);",
+                names::ts_schema(name)
+            );
+            out.push_str(
+                "    if (!frame.ok) return { ok: false, stage: 'envelope', message: frame.message };\n",
+            );
+            out.push_str("    // The variant the union picked: the first whose schema accepts, as it tried them.\n");
+            for v in u.tested() {
+                let _ = writeln!(
+                    out,
+                    "    if (z.safeParse({}, input).success) {{",
+                    names::ts_schema(&v.schema.name)
+                );
+                match v.frame {
+                    Some(i) => {
+                        let _ =
+                            writeln!(out, "        const v = frame.value as {};", v.schema.name);
+                        out.push_str(&self.table_stage(&typed[i], "v", "        "));
+                    }
+                    None => out.push_str("        return { ok: true, value: frame.value };\n"),
+                }
+                out.push_str("    }\n");
+            }
+            let _ = writeln!(
+                out,
+                "    return {{ ok: true, value: frame.value as {name}Typed }};\n}}"
+            );
+        }
+    }
+
     /// The one-pass schemas, their types and the typed parse functions.
     pub(super) fn typed_section(
         &self,
         out: &mut String,
         typed: &[TypedFrame<'a>],
         unions: &[TypedUnion],
+        many: &[VariantsTypedUnion],
     ) {
         let p = self.prefix_const();
         let tp = self.options.type_prefix();
@@ -189,7 +390,12 @@ export const {name}TypedSchema = z.discriminatedUnion({key_js}, [
             );
             for e in &f.entries {
                 let key = format!("z.literal({})", js_string(e));
-                let payload = format!("{table}[{}]{entry}", js_string(e));
+                let mut payload = format!("{table}[{}]{entry}", js_string(e));
+                if f.field.optional {
+                    // An optional payload that is absent is `{}` to the table.
+                    payload =
+                        format!("z.preprocess((v) => (v === undefined ? {{}} : v), {payload})");
+                }
                 let _ = writeln!(out, "    {},", self.typed_entry(f, &key, &payload));
             }
             let _ = write!(
@@ -341,11 +547,14 @@ export type {}Typed = {};
                 out,
                 "    if (!{is}(name)) return {{ ok: false, stage: 'table', message: noTableEntry(name) }};"
             );
-            let _ = writeln!(
-                out,
-                "    const payload = {parse}(name, v{});",
-                js_prop(field)
-            );
+            let params = if f.field.optional {
+                // Absent, the payload is `{}` to the table.
+                let p = js_prop(field);
+                format!("v{p} === undefined ? {{}} : v{p}")
+            } else {
+                format!("v{}", js_prop(field))
+            };
+            let _ = writeln!(out, "    const payload = {parse}(name, {params});");
             out.push_str(
                 "    if (!payload.ok) return { ok: false, stage: 'table', message: payload.message };\n",
             );
@@ -355,6 +564,7 @@ export type {}Typed = {};
                 js_key(field)
             );
         }
+        self.variants_typed_section(out, typed, many);
     }
 }
 
@@ -399,4 +609,34 @@ pub(super) struct TypedUnion {
     pub(super) frame: usize,
     /// A required literal key of each earlier variant that the frame does not have (`ok`).
     pub(super) keys: Vec<String>,
+}
+
+/// An untagged union of structs holding typed frames anywhere (`JSONRPCMessage`).
+pub(super) struct VariantsTypedUnion {
+    pub(super) schema: TypeRef,
+    /// Every variant, in order.
+    pub(super) variants: Vec<UnionVariant>,
+}
+
+impl VariantsTypedUnion {
+    /// The variants the two stages test, up to the last typed one (any later is as read).
+    pub(super) fn tested(&self) -> &[UnionVariant] {
+        let last = self
+            .variants
+            .iter()
+            .rposition(|v| v.frame.is_some())
+            .map_or(0, |i| i + 1);
+        &self.variants[..last]
+    }
+}
+
+/// A variant of a [`VariantsTypedUnion`].
+pub(super) struct UnionVariant {
+    /// Its struct.
+    pub(super) schema: TypeRef,
+    /// The typed frame it is, an index into the typed frames.
+    pub(super) frame: Option<usize>,
+    /// For a typed frame the one pass may answer for: the keys that must be absent (each
+    /// earlier variant requires one of them).
+    pub(super) guard: Option<Vec<String>>,
 }
