@@ -58,17 +58,24 @@ fn runtime_exports() -> BTreeSet<String> {
         let text = std::fs::read_to_string(dir.join(format!("{file}.ts")))
             .unwrap_or_else(|e| panic!("runtime/{file}.ts: {e}"));
         for name in list {
-            let declared = ["function", "const", "type", "interface", "class"]
-                .iter()
-                .any(|k| {
-                    text.lines().any(|l| {
-                        l.strip_prefix(&format!("export {k} ")).is_some_and(|rest| {
-                            rest.strip_prefix(name.as_str()).is_some_and(|after| {
-                                !after.starts_with(|c: char| c.is_alphanumeric() || c == '_')
-                            })
+            let declared = [
+                "function",
+                "async function",
+                "const",
+                "type",
+                "interface",
+                "class",
+            ]
+            .iter()
+            .any(|k| {
+                text.lines().any(|l| {
+                    l.strip_prefix(&format!("export {k} ")).is_some_and(|rest| {
+                        rest.strip_prefix(name.as_str()).is_some_and(|after| {
+                            !after.starts_with(|c: char| c.is_alphanumeric() || c == '_')
                         })
                     })
-                });
+                })
+            });
             assert!(declared, "runtime/{file}.ts declares no export `{name}`");
             out.insert(name);
         }
@@ -127,8 +134,16 @@ fn packages() -> Vec<(String, Runtime, Vec<GeneratedFile>)> {
         "agent".into(),
         BasePackage::new("@adecore/agent-contracts", "AGENT", "^0.1.0"),
     );
-    d.runtime = from;
-    [(agent, a), (connect, c), (app, d)]
+    d.runtime = from.clone();
+    // A protocol whose tables have two sides imports the runtime's typed calls.
+    let rpc = contracts_codegen::generate::Protocol::load(
+        "rpc",
+        repo::root().join("contracts/tests/two_sided"),
+    )
+    .expect("rpc");
+    let mut r = TsOptions::new("@fixture/rpc-contracts", "RPC");
+    r.runtime = from;
+    [(agent, a), (connect, c), (app, d), (rpc, r)]
         .into_iter()
         .map(|(p, o)| {
             let files = typescript::emit(&p.model, &o);

@@ -166,3 +166,83 @@ fn the_by_name_enums_hold_both_sides() {
     let p = RequestPayload::parse("sampling/create", r#"{"prompt":"p"}"#).unwrap();
     assert!(matches!(p, RequestPayload::SamplingCreate(_)));
 }
+
+/// A connection to the other side in the same process: a call is its dispatcher's answer.
+struct Loopback<'a, D>(&'a D);
+
+impl<D: contracts::wire::Dispatch<Payload = RequestPayload, Error = RpcFailure>>
+    contracts::wire::Call for Loopback<'_, D>
+{
+    type Error = RpcFailure;
+    async fn call_raw(
+        &self,
+        method: &'static str,
+        params: Box<RawValue>,
+    ) -> Result<Box<RawValue>, RpcFailure> {
+        use contracts::wire::ByName;
+        match RequestPayload::read_named(method, params.get()) {
+            Ok(payload) => self.0.dispatch_payload(payload).await,
+            Err(e) => Err(contracts::__private::table_refusal(&e)),
+        }
+    }
+    async fn notify_raw(
+        &self,
+        method: &'static str,
+        params: Box<RawValue>,
+    ) -> Result<(), RpcFailure> {
+        let _ = (method, params);
+        Ok(())
+    }
+}
+
+#[test]
+fn each_side_calls_the_other_typed() {
+    let server = Server::default();
+    let to_server = rpc::Dispatcher(&server);
+    let loopback = Loopback(&to_server);
+    let calls = rpc::ClientCalls(&loopback);
+    let out = block_on(calls.tools_call(rpc::ToolsCallPayload::new("grep"))).unwrap();
+    assert_eq!(out.text, "ran grep");
+    block_on(calls.ping(rpc::PingPayload::new())).unwrap();
+    block_on(calls.initialized(rpc::InitializedEvent::new())).unwrap();
+    // A refusal comes back as the other side's error.
+    match block_on(calls.tools_call(rpc::ToolsCallPayload::new(""))) {
+        Err(contracts::wire::CallError::Call(e)) => assert_eq!(e.code, Code::InvalidParams),
+        other => panic!("{other:?}"),
+    }
+
+    let client = Client::default();
+    let to_client = rpc::ClientDispatcher(&client);
+    let loopback = Loopback(&to_client);
+    let calls = rpc::HostCalls(&loopback);
+    let out = block_on(calls.sampling_create(rpc::SamplingCreatePayload::new("hi"))).unwrap();
+    assert_eq!(out.reply, "HI");
+    block_on(calls.log(rpc::LogEvent::new("a line"))).unwrap();
+}
+
+/// A connection whose other side answers a result the table refuses.
+struct Broken;
+
+impl contracts::wire::Call for Broken {
+    type Error = std::convert::Infallible;
+    async fn call_raw(
+        &self,
+        _: &'static str,
+        _: Box<RawValue>,
+    ) -> Result<Box<RawValue>, Self::Error> {
+        Ok(raw(r#"{"text":7}"#))
+    }
+    async fn notify_raw(&self, _: &'static str, _: Box<RawValue>) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_result_the_table_refuses_is_an_error_naming_it() {
+    let e = block_on(rpc::ClientCalls(&Broken).tools_call(rpc::ToolsCallPayload::new("x")))
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "the result of tools/call is not valid: ✖ Invalid input: expected string, received number\n  → at text"
+    );
+}

@@ -115,3 +115,44 @@ test("the root re-exports the runtime's parse names, the same functions", () => 
     assert.equal(root.noTableEntry, runtime.noTableEntry);
     assert.equal(root.quoteName, runtime.quoteName);
 });
+
+test('dispatchTyped answers with JSON-RPC codes and the Rust dispatcher\'s messages', async () => {
+    const table = {
+        'tools/call': { payload: z.object({ name: z.string().min(1) }), result: z.object({ text: z.string() }) },
+        'sampling/create': { payload: z.object({ prompt: z.string() }), result: z.object({ reply: z.string() }) },
+        ping: { payload: z.object({}), result: z.object({}) },
+    } as const;
+    const receives = (name: string) => name !== 'sampling/create';
+    const handlers = {
+        'tools/call': async (p: { name: string }) => (p.name === 'bad' ? { text: 7 } : { text: `ran ${p.name}` }),
+    };
+    const d = (method: string, params: unknown) => runtime.dispatchTyped(table, receives, handlers as never, method, params);
+    assert.deepEqual(await d('tools/call', { name: 'x' }), { ok: true, result: { text: 'ran x' } });
+    assert.deepEqual(await d('nope', {}), { ok: false, error: { code: -32601, message: 'method not found: nope' } });
+    assert.deepEqual(await d('sampling/create', { prompt: 'p' }), { ok: false, error: { code: -32601, message: 'method not found: sampling/create' } });
+    assert.deepEqual(await d('ping', undefined), { ok: false, error: { code: -32601, message: 'method not found: ping is not supported' } });
+    assert.deepEqual(await d('tools/call', { name: '' }), {
+        ok: false,
+        error: { code: -32602, message: '✖ Too small: expected string to have >=1 characters\n  → at name' },
+    });
+    assert.deepEqual(await d('tools/call', undefined), {
+        ok: false,
+        error: { code: -32602, message: '✖ Invalid input: expected string, received undefined\n  → at name' },
+    });
+    const bad = await d('tools/call', { name: 'bad' });
+    assert.equal(bad.ok, false);
+    if (!bad.ok) {
+        assert.equal(bad.error.code, -32603);
+        assert.ok(bad.error.message.startsWith("the host's result of tools/call is not valid, so it was not sent: "));
+    }
+    // A typed call reads the result by the table, and throws on one it refuses.
+    const call = { request: async () => ({ text: 7 }), notify: async () => {} };
+    await assert.rejects(runtime.callTyped(table, call, 'tools/call', { name: 'x' }), (e: unknown) => e instanceof runtime.InvalidResultError && e.method === 'tools/call');
+    const heard: string[] = [];
+    const listeners = { progress: (p: { done: number }) => heard.push(`done ${p.done}`) };
+    const events = { progress: z.object({ done: z.int() }), log: z.object({ line: z.string() }) };
+    assert.deepEqual(runtime.notifyTyped(events, (n) => n !== 'log', listeners as never, 'progress', { done: 2 }), { ok: true, heard: true });
+    assert.deepEqual(runtime.notifyTyped(events, (n) => n !== 'log', listeners as never, 'log', { line: 'x' }), { ok: true, heard: false });
+    assert.equal(runtime.notifyTyped(events, (n) => n !== 'log', listeners as never, 'progress', { done: 1.5 }).ok, false);
+    assert.deepEqual(heard, ['done 2']);
+});

@@ -45,7 +45,10 @@ pub use schema::{
 };
 pub use schema::{DecodeRef, SchemaRef, StrRef, UnknownRef};
 pub use source::{DeSrc, Key as SrcKey, Map as SrcMap, Num, Read, Seq as SrcSeq, Sink, Src, Stop};
-pub use table::{Dispatch, Entry, Event, HostError, Request, TableError};
+pub use table::{
+    Call, CallError, Dispatch, Entry, Event, HostError, Request, TableError, call_typed,
+    notify_typed,
+};
 pub use typed::{
     ByName, EntrySlot, ObjectTyped, Refused, UnionTyped, VariantsTyped, decode_from_base,
     empty_object, from_str_typed, from_str_union_typed, from_str_variants_typed, parse_by_name,

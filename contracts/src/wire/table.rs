@@ -132,3 +132,84 @@ pub trait Dispatch: Sync {
         payload: Self::Payload,
     ) -> impl std::future::Future<Output = Result<Box<serde_json::value::RawValue>, Self::Error>> + Send;
 }
+
+/// What a generated typed caller (`ClientCalls`, `HostCalls`) sends through: a connection
+/// that calls a method of the other side and answers its raw result, and sends a
+/// notification. A JSON-RPC connection implements it; so does a test's loopback to the
+/// other side's dispatcher.
+pub trait Call: Sync {
+    /// Why a call failed on the way or at the other side (its error, a closed connection).
+    type Error: Send;
+    /// Sends request `method` with `params` and answers the other side's result, unchecked.
+    fn call_raw(
+        &self,
+        method: &'static str,
+        params: Box<serde_json::value::RawValue>,
+    ) -> impl std::future::Future<Output = Result<Box<serde_json::value::RawValue>, Self::Error>> + Send;
+    /// Sends notification `method` with `params`; nothing is answered.
+    fn notify_raw(
+        &self,
+        method: &'static str,
+        params: Box<serde_json::value::RawValue>,
+    ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send;
+}
+
+/// Why a typed call failed: the connection's or the other side's error, a payload that could
+/// not be written, or a result the request's table refused (the other side broke the
+/// contract; the message names the field and the rule).
+#[derive(Debug)]
+pub enum CallError<E> {
+    /// The connection's or the other side's error.
+    Call(E),
+    /// The payload could not be written as JSON.
+    Encode(serde_json::Error),
+    /// The result is not what the request's table says.
+    InvalidResult {
+        /// The request's name.
+        method: &'static str,
+        /// The issues, as the validators print them.
+        error: ParseError,
+    },
+}
+
+impl<E: fmt::Display> fmt::Display for CallError<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CallError::Call(e) => e.fmt(f),
+            CallError::Encode(e) => write!(f, "the payload could not be written: {e}"),
+            CallError::InvalidResult { method, error } => {
+                write!(f, "the result of {method} is not valid: {error}")
+            }
+        }
+    }
+}
+
+impl<E: fmt::Debug + fmt::Display> std::error::Error for CallError<E> {}
+
+/// Sends request `R` through `call` and reads its result by the table: the typed caller's
+/// one body.
+pub async fn call_typed<R: Request, C: Call + ?Sized>(
+    call: &C,
+    payload: &R::Payload,
+) -> Result<R::Result, CallError<C::Error>> {
+    let params = serde_json::value::to_raw_value(payload).map_err(CallError::Encode)?;
+    let raw = call
+        .call_raw(R::METHOD, params)
+        .await
+        .map_err(CallError::Call)?;
+    R::parse_result(raw.get()).map_err(|error| CallError::InvalidResult {
+        method: R::METHOD,
+        error,
+    })
+}
+
+/// Sends event `E` through `call`: the typed caller's body for a notification.
+pub async fn notify_typed<E: Event, C: Call + ?Sized>(
+    call: &C,
+    payload: &E::Payload,
+) -> Result<(), CallError<C::Error>> {
+    let params = serde_json::value::to_raw_value(payload).map_err(CallError::Encode)?;
+    call.notify_raw(E::NAME, params)
+        .await
+        .map_err(CallError::Call)
+}

@@ -6,3 +6,4 @@
 export { type ParseResult, type TypedParseResult, MAX_ISSUES, noTableEntry, quoteName, parseWith, refusalMessage } from './parse.js';
 export { onString, onArray } from './limits.js';
 export { wholeI64, wholeU64 } from './ints.js';
+export { type RawCall, type RpcFailure, type DispatchAnswer, type CallTable, type NotifyTable, RPC_CODES, InvalidResultError, callTyped, dispatchTyped, notifyTyped } from './calls.js';

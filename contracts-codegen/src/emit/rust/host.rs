@@ -91,11 +91,95 @@ impl Emitter<'_> {
     pub(super) fn host(&self) -> TokenStream {
         let host = self.side(Side::Host);
         let client = if self.model.model().two_sided() {
-            self.side(Side::Client)
+            let client = self.side(Side::Client);
+            let from_client = self.calls(Side::Host);
+            let from_host = self.calls(Side::Client);
+            quote!(#client #from_client #from_host)
         } else {
             TokenStream::new()
         };
         quote!(#host #client)
+    }
+
+    /// The typed caller of the side that sends to `to`: `ClientCalls` (what a client sends its
+    /// host) for `Side::Host`, `HostCalls` (what a host sends its client) for `Side::Client`.
+    /// A method per request (its result read by the table) and per event (a notification),
+    /// through any `Call`.
+    fn calls(&self, to: Side) -> TokenStream {
+        let rt = &self.rt;
+        let (name, doc) = match to {
+            Side::Host => (
+                format_ident!("ClientCalls"),
+                " What a client sends its host, typed: a method per request a client sends \
+                 (answering its result, read by the request's table) and per event it sends, \
+                 through any `wire::Call` (a JSON-RPC connection).",
+            ),
+            Side::Client => (
+                format_ident!("HostCalls"),
+                " What a host sends its client, typed: a method per request a host sends \
+                 (answering its result, read by the request's table) and per event it sends, \
+                 through any `wire::Call` (a JSON-RPC connection).",
+            ),
+        };
+        let requests = self.model.all_requests();
+        let events = self.model.all_events();
+        let request_methods = requests
+            .iter()
+            .filter(|(_, r)| to.answers(r))
+            .map(|(owner, r)| {
+                let ident = format_ident!("{}", rust_type_name(&r.name));
+                let method = rust_ident(&rust_field(&r.name));
+                let docs = docs_attrs(&r.docs);
+                let line = format!(" Sends [`{ident}`](requests::{ident}) (`{}`).", r.name);
+                let payload_ty = self.rust_ty(owner, &r.payload, At::Root, false);
+                let result_ty = self.rust_ty(owner, &r.result, At::Root, false);
+                quote! {
+                    #docs
+                    #[doc = #line]
+                    pub async fn #method(
+                        &self,
+                        payload: #payload_ty,
+                    ) -> ::core::result::Result<#result_ty, #rt::CallError<C::Error>> {
+                        #rt::call_typed::<requests::#ident, C>(self.0, &payload).await
+                    }
+                }
+            });
+        let event_methods = events
+            .iter()
+            .filter(|(_, e)| to.hears(e))
+            .map(|(owner, e)| {
+                let ident = format_ident!("{}", rust_type_name(&e.name));
+                let method = rust_ident(&rust_field(&e.name));
+                let docs = docs_attrs(&e.docs);
+                let line = format!(
+                    " Sends [`{ident}`](events::{ident}) (`{}`), a notification.",
+                    e.name
+                );
+                let payload_ty = self.rust_ty(owner, &e.payload, At::Root, false);
+                quote! {
+                    #docs
+                    #[doc = #line]
+                    pub async fn #method(
+                        &self,
+                        payload: #payload_ty,
+                    ) -> ::core::result::Result<(), #rt::CallError<C::Error>> {
+                        #rt::notify_typed::<events::#ident, C>(self.0, &payload).await
+                    }
+                }
+            });
+        quote! {
+            #[doc = #doc]
+            pub struct #name<'c, C: ?::core::marker::Sized>(
+                /// The connection every call goes through.
+                pub &'c C,
+            );
+
+            #[allow(deprecated)]
+            impl<C: #rt::Call + ?::core::marker::Sized> #name<'_, C> {
+                #(#request_methods)*
+                #(#event_methods)*
+            }
+        }
     }
 
     /// One side's trait, dispatch functions and dispatcher.

@@ -29,6 +29,11 @@ pub const RUNTIME_IMPORTS: &[&str] = &[
     LIMIT_ARRAY,
     WHOLE_I64,
     WHOLE_U64,
+    "callTyped",
+    "dispatchTyped",
+    "notifyTyped",
+    "DispatchAnswer",
+    "RawCall",
 ];
 
 /// Where a package's runtime (`parseWith`, `ParseResult`, the limits' parameters) comes from.

@@ -92,9 +92,14 @@ impl<'a> Emitter<'a> {
             let list: Vec<&str> = own.iter().map(String::as_str).collect();
             let _ = writeln!(out, "import {{ {} }} from './schemas.js';", list.join(", "));
         }
+        let runtime_names = if self.model.two_sided() {
+            "callTyped, dispatchTyped, notifyTyped, parseWith, type DispatchAnswer, type ParseResult, type RawCall"
+        } else {
+            "parseWith, type ParseResult"
+        };
         let _ = writeln!(
             out,
-            "import {{ parseWith, type ParseResult }} from {};",
+            "import {{ {runtime_names} }} from {};",
             js_string(&self.options.runtime.specifier())
         );
 
@@ -258,6 +263,44 @@ export type {tp}{side}Listeners = {{
     readonly [K in {tp}{hears}EventType]?: (payload: {tp}EventPayload<K>) => void;
 }};
 "
+            );
+        }
+        // Each side's typed calls to the other, and its dispatchers, on the runtime's.
+        for (side, sends, to) in [("Client", "Client", "Host"), ("Host", "Server", "Client")] {
+            let who = if side == "Host" {
+                "a host sends its client"
+            } else {
+                "a client sends its host"
+            };
+            let _ = write!(
+                out,
+                "
+/** What {who}, typed: a request answers its result (read by the request's table; a result it refuses throws `InvalidResultError`), an event is a notification. */
+export interface {tp}{side}Calls {{
+    request<K extends {tp}{sends}RequestType>(method: K, payload: {tp}RequestPayload<K>): Promise<{tp}RequestResult<K>>;
+    notify<K extends {tp}{sends}EventType>(event: K, payload: {tp}EventPayload<K>): Promise<void>;
+}}
+
+/** {tp}{side}Calls through a connection (`RawCall`: a JSON-RPC connection). */
+export function create{tp}{side}Calls(call: RawCall): {tp}{side}Calls {{
+    return {{
+        request: (method, payload) => callTyped({p}_REQUEST_SCHEMAS, call, method, payload) as never,
+        notify: (event, payload) => call.notify(event, payload),
+    }};
+}}
+
+/** Answers a request the other side sent with the {lower}'s handler, as the Rust dispatcher does: JSON-RPC's codes and messages (`dispatchTyped`). */
+export function dispatch{tp}{to}(handlers: {tp}{to}Handlers, method: string, params: unknown): Promise<DispatchAnswer> {{
+    return dispatchTyped({p}_REQUEST_SCHEMAS, (name) => {p}_REQUEST_SENDERS[name as {tp}RequestType] !== '{own}', handlers as never, method, params);
+}}
+
+/** Hears an event the other side sent with the {lower}'s listener (`notifyTyped`). */
+export function notify{tp}{to}(listeners: {tp}{to}Listeners, event: string, params: unknown): ReturnType<typeof notifyTyped> {{
+    return notifyTyped({p}_EVENT_SCHEMAS, (name) => {p}_EVENT_SENDERS[name as {tp}EventType] !== '{own}', listeners as never, event, params);
+}}
+",
+                lower = to.to_lowercase(),
+                own = if to == "Host" { "server" } else { "client" },
             );
         }
         out

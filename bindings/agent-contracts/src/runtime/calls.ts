@@ -1,0 +1,120 @@
+// Typed calls and dispatch for a protocol whose tables have two sides (JSON-RPC's MCP and ACP):
+// each generated package builds its callers and dispatchers on these, over its own tables.
+// Hand-written; the refusals carry JSON-RPC's codes and the Rust dispatcher's messages, word
+// for word (`HostError` generated for an integer-coded `#[error]`).
+
+import type { z } from 'zod';
+import { parseWith } from './parse.js';
+
+/** A connection to the other side: a request answers its raw result, a notification nothing. A JSON-RPC connection implements it. */
+export interface RawCall {
+    request(method: string, params: unknown): Promise<unknown>;
+    notify(method: string, params: unknown): Promise<void>;
+}
+
+/** JSON-RPC's codes a generated dispatcher refuses with. */
+export const RPC_CODES = { methodNotFound: -32601, invalidParams: -32602, internalError: -32603 } as const;
+
+/** A failure: a JSON-RPC error's code and message. A handler may throw one to answer with it. */
+export interface RpcFailure {
+    code: number;
+    message: string;
+    data?: unknown;
+}
+
+/** What a dispatcher answers: the result, checked as the other side will read it, or a failure. */
+export type DispatchAnswer = { ok: true; result: unknown } | { ok: false; error: RpcFailure };
+
+/** A result the other side answered that its request's table refuses: the other side broke the contract. */
+export class InvalidResultError extends Error {
+    constructor(
+        readonly method: string,
+        readonly issues: string,
+    ) {
+        super(`the result of ${method} is not valid: ${issues}`);
+        this.name = 'InvalidResultError';
+    }
+}
+
+/** A request table: each name's payload and result schemas. */
+export type CallTable = { readonly [name: string]: { readonly payload: z.ZodType; readonly result: z.ZodType } };
+
+/** An event table: each name's payload schema. */
+export type NotifyTable = { readonly [name: string]: z.ZodType };
+
+function has(table: object, name: string): boolean {
+    return Object.prototype.hasOwnProperty.call(table, name);
+}
+
+function isFailure(e: unknown): e is RpcFailure {
+    return typeof e === 'object' && e !== null && typeof (e as RpcFailure).code === 'number' && typeof (e as RpcFailure).message === 'string';
+}
+
+/** Sends request `method` through `call` and reads its result by `table`; throws {@link InvalidResultError} when the table refuses it. */
+export async function callTyped(table: CallTable, call: RawCall, method: string, payload: unknown): Promise<unknown> {
+    const raw = await call.request(method, payload);
+    const r = parseWith(table[method]!.result, raw);
+    if (!r.ok) throw new InvalidResultError(method, r.message);
+    return r.value;
+}
+
+/**
+ * Answers request `method` with its handler: a name the table lacks or this side does not
+ * receive (`receives`) is -32601 (`method not found: <name>`), a missing handler -32601
+ * (`method not found: <name> is not supported`), params the table refuses -32602 (absent params
+ * read as `{}`), a result it refuses -32603 (never sent); a handler that throws an
+ * {@link RpcFailure} answers with it, any other throw -32603 with its message.
+ */
+export async function dispatchTyped(
+    table: CallTable,
+    receives: (name: string) => boolean,
+    handlers: { readonly [name: string]: ((payload: never) => Promise<unknown>) | undefined },
+    method: string,
+    params: unknown,
+): Promise<DispatchAnswer> {
+    if (!has(table, method) || !receives(method)) {
+        return { ok: false, error: { code: RPC_CODES.methodNotFound, message: `method not found: ${method}` } };
+    }
+    const handler = has(handlers, method) ? handlers[method] : undefined;
+    if (handler === undefined) {
+        return { ok: false, error: { code: RPC_CODES.methodNotFound, message: `method not found: ${method} is not supported` } };
+    }
+    const entry = table[method]!;
+    const p = parseWith(entry.payload, params === undefined ? {} : params);
+    if (!p.ok) return { ok: false, error: { code: RPC_CODES.invalidParams, message: p.message } };
+    let result: unknown;
+    try {
+        result = await handler(p.value as never);
+    } catch (e) {
+        if (isFailure(e)) return { ok: false, error: e };
+        return { ok: false, error: { code: RPC_CODES.internalError, message: e instanceof Error ? e.message : String(e) } };
+    }
+    const r = parseWith(entry.result, result);
+    if (!r.ok) {
+        return {
+            ok: false,
+            error: { code: RPC_CODES.internalError, message: `the host's result of ${method} is not valid, so it was not sent: ${r.message}` },
+        };
+    }
+    return { ok: true, result: r.value };
+}
+
+/**
+ * Hears event `event` with its listener: its params read by the table (absent read as `{}`).
+ * Answers whether a listener heard it; a refusal's message when the table refuses the params.
+ */
+export function notifyTyped(
+    table: NotifyTable,
+    receives: (name: string) => boolean,
+    listeners: { readonly [name: string]: ((payload: never) => void) | undefined },
+    event: string,
+    params: unknown,
+): { ok: true; heard: boolean } | { ok: false; message: string } {
+    if (!has(table, event) || !receives(event)) return { ok: true, heard: false };
+    const p = parseWith(table[event]!, params === undefined ? {} : params);
+    if (!p.ok) return { ok: false, message: p.message };
+    const listener = has(listeners, event) ? listeners[event] : undefined;
+    if (listener === undefined) return { ok: true, heard: false };
+    listener(p.value as never);
+    return { ok: true, heard: true };
+}
