@@ -1,4 +1,6 @@
-//! Mutation testing over the real schemas (`schema/agent`, `schema/connect`).
+//! Mutation testing over the real schemas (`schema/agent`, `schema/connect`, and the JSON-RPC
+//! protocols `schema/mcp` and `schema/acp`, whose open structs, integer enums, composition and
+//! tables with two sides every kind of edit meets).
 //!
 //! Each kind of edit is applied to the loaded model at every place it applies (drop a field, add
 //! a required or an optional one, add an enum value or a union variant, tighten or loosen a
@@ -556,6 +558,15 @@ fn literals_apart(m: &Model, a: &Ty, b: &Ty) -> bool {
 }
 
 /// The edit kinds of issue 19: whole directories, stored data, gates on requests and events,
+/// Another sender than `d`, in turn: client, host, both.
+fn next_sender(d: Direction) -> Direction {
+    match d {
+        Direction::ClientToServer => Direction::ServerToClient,
+        Direction::ServerToClient => Direction::Both,
+        Direction::Both => Direction::ClientToServer,
+    }
+}
+
 /// attribute removals, safe kind changes, respellings, defaults added, reordered untagged
 /// unions, renamed requests and events.
 fn more_mutants(m: &Model, dirs: &reach::Directions) -> Vec<Mutant> {
@@ -591,6 +602,15 @@ fn more_mutants(m: &Model, dirs: &reach::Directions) -> Vec<Mutant> {
             x,
             vec![(&rules::GATE_CHANGED, Level::Error)],
         );
+        // Another side sends it (JSON-RPC's tables have two): peers answer it no more.
+        let mut x = m.clone();
+        x.requests[i].meta.direction = Some(next_sender(r.sender()));
+        push(
+            "change-sender",
+            r.name.clone(),
+            x,
+            vec![(&rules::DIRECTION_CHANGED, Level::Error)],
+        );
         let mut x = m.clone();
         x.requests[i].name = format!("{}.mutant", r.name);
         push(
@@ -611,6 +631,14 @@ fn more_mutants(m: &Model, dirs: &reach::Directions) -> Vec<Mutant> {
             e.name.clone(),
             x,
             vec![(&rules::GATE_CHANGED, Level::Error)],
+        );
+        let mut x = m.clone();
+        x.events[i].meta.direction = Some(next_sender(e.sender()));
+        push(
+            "change-sender",
+            e.name.clone(),
+            x,
+            vec![(&rules::DIRECTION_CHANGED, Level::Error)],
         );
         let mut x = m.clone();
         x.events[i].name = format!("{}.mutant", e.name);
@@ -767,17 +795,20 @@ fn more_mutants(m: &Model, dirs: &reach::Directions) -> Vec<Mutant> {
                                 kind_change(&rules::KIND_WIDENED),
                             );
                         }
-                        TyKind::String(l, _) => {
+                        TyKind::String(l, format) => {
                             if l.min.is_none() && l.max.is_none() {
                                 let x = with(&|f| {
                                     f.ty = ty(TyKind::Literal(Literal::String("zz".into())))
                                 });
-                                push(
-                                    "string-to-literal",
-                                    place.clone(),
-                                    x,
-                                    kind_change(&rules::KIND_NARROWED),
-                                );
+                                // A string of a format (MCP's `uri`) held to a literal: the
+                                // literal need not be of the format, so it is another type
+                                // either way, not a narrowing.
+                                let expect = if format.is_some() {
+                                    vec![(&rules::TYPE_CHANGED, Level::Error)]
+                                } else {
+                                    kind_change(&rules::KIND_NARROWED)
+                                };
+                                push("string-to-literal", place.clone(), x, expect);
                             }
                             // Respelled: `min = 0` is what every length has.
                             if l.min.is_none() {
@@ -863,7 +894,7 @@ fn mutants_of_the_real_schemas_are_caught() {
     let mut caught = 0usize;
     let mut by_kind: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     let mut missed = Vec::new();
-    for dir in ["schema/agent", "schema/connect"] {
+    for dir in ["schema/agent", "schema/connect", "schema/mcp", "schema/acp"] {
         let path = root().join(dir);
         let has_files = std::fs::read_dir(&path)
             .map(|mut d| d.next().is_some())
