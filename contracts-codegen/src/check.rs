@@ -1274,16 +1274,41 @@ fn union_variants_are_unique(model: &Model, diags: &mut Diagnostics) {
             ),
             UnionTag::Untagged => {
                 let mut seen: HashMap<&str, &Loc> = HashMap::new();
+                let mut rusty: HashMap<String, &Loc> = HashMap::new();
                 for v in &u.variants {
-                    let TyKind::Ref(r) = &v.ty.kind else { continue };
-                    if let Some(first) = seen.insert(&r.name, &v.loc) {
+                    if let TyKind::Ref(r) = &v.ty.kind
+                        && v.name.is_none()
+                        && let Some(first) = seen.insert(&r.name, &v.loc)
+                    {
                         diags
                             .error(
                                 &v.loc,
                                 format!("`{}` is already a variant of this union", r.name),
                             )
                             .note(first, "first listed here");
+                        continue;
                     }
+                    if let Some(n) = &v.name
+                        && (!n.starts_with(|c: char| c.is_ascii_uppercase())
+                            || !n.chars().all(|c| c.is_ascii_alphanumeric()))
+                    {
+                        diags.error(
+                            &v.loc,
+                            format!("a variant's name is UpperCamelCase (ASCII letters and digits, first an uppercase letter): write `{}`", names::rust_type(n)),
+                        );
+                        continue;
+                    }
+                    let rust = names::rust_type_name(&v.name_source());
+                    if let Some(first) = rusty.get(&rust) {
+                        diags
+                            .error(
+                                &v.loc,
+                                format!("two variants of `{}` are both `{rust}` in Rust; name this one: `Other{rust}(...)` (any UpperCamelCase name before the type in parentheses)", t.name),
+                            )
+                            .note(first, "the first");
+                        continue;
+                    }
+                    rusty.insert(rust, &v.loc);
                 }
             }
         }
@@ -1417,7 +1442,8 @@ fn union_tag_is_left_to_the_union(model: &Model, diags: &mut Diagnostics) {
 }
 
 /// Rule: every variant of a tagged union is an object (a struct, an inline object, or an
-/// alias of one); an untagged union's variants are named types or inline objects.
+/// alias of one), with no name of its own (its tag names it); an untagged union's variants
+/// are any type expression.
 fn union_variants_are_objects(model: &Model, diags: &mut Diagnostics) {
     for t in &model.types {
         let TypeDefKind::Union(u) = &t.kind else {
@@ -1440,14 +1466,7 @@ fn union_variants_are_objects(model: &Model, diags: &mut Diagnostics) {
                         diags.error(&v.ty.loc, format!("this variant {what}: a tagged union's variants are structs or inline objects"));
                     }
                 }
-                UnionTag::Untagged => {
-                    if !matches!(v.ty.kind, TyKind::Ref(_)) {
-                        diags.error(
-                            &v.ty.loc,
-                            "an untagged union's variant is a named type or an inline object",
-                        );
-                    }
-                }
+                UnionTag::Untagged => {}
             }
         }
     }
@@ -1869,6 +1888,7 @@ fn kind_of(model: &Model, ty: &Ty) -> String {
         TyKind::Literal(Literal::String(s)) => format!("the literal {s:?}"),
         TyKind::Literal(Literal::Bool(b)) => format!("the literal `{b}`"),
         TyKind::Literal(Literal::Int(i)) => format!("the literal `{i}`"),
+        TyKind::Literal(Literal::Null) => "`null`".into(),
         TyKind::Array(..) => "an array".into(),
         TyKind::Map(_) => "a map".into(),
         TyKind::Nullable(_) => "nullable".into(),
@@ -1928,6 +1948,7 @@ fn fits(model: &Model, ty: &Ty, v: &serde_json::Value, depth: u32) -> Result<(),
                 Literal::String(s) => J::from(s.clone()),
                 Literal::Bool(b) => J::from(*b),
                 Literal::Int(i) => J::from(*i),
+                Literal::Null => J::Null,
             };
             let same = match (&want, v) {
                 (J::Number(a), J::Number(b)) => a.as_f64() == b.as_f64(),
@@ -2237,12 +2258,34 @@ fn told_apart(model: &Model, a: &Struct, b: &Struct) -> bool {
         .any(|(key, la)| b_literals.iter().any(|(kb, lb)| kb == key && la != lb))
 }
 
-/// How an error names a union variant: its type's name, or what it is.
+/// How an error names a union variant: its type as written (`Name`, `string`, `[T]`).
 fn variant_name(ty: &Ty) -> String {
-    match &ty.kind {
-        TyKind::Ref(r) => format!("`{}`", r.name),
-        _ => "a variant that is not a struct".to_owned(),
+    fn limits<T: std::fmt::Display>(l: &Limits<T>) -> String {
+        match (&l.min, &l.max) {
+            (None, None) => String::new(),
+            (Some(a), None) => format!("(min = {a})"),
+            (None, Some(b)) => format!("(max = {b})"),
+            (Some(a), Some(b)) => format!("(min = {a}, max = {b})"),
+        }
     }
+    fn shown(ty: &Ty) -> String {
+        match &ty.kind {
+            TyKind::Ref(r) => r.name.clone(),
+            TyKind::String(l, _) => format!("string{}", limits(l)),
+            TyKind::Boolean => "boolean".into(),
+            TyKind::Int(l, w) => format!("{}{}", w.name(), limits(l)),
+            TyKind::Number(l) => format!("number{}", limits(l)),
+            TyKind::Unknown => "unknown".into(),
+            TyKind::Literal(Literal::String(s)) => format!("{s:?}"),
+            TyKind::Literal(Literal::Bool(b)) => b.to_string(),
+            TyKind::Literal(Literal::Int(i)) => i.to_string(),
+            TyKind::Literal(Literal::Null) => "null".into(),
+            TyKind::Array(inner, l) => format!("[{}]{}", shown(inner), limits(l)),
+            TyKind::Map(inner) => format!("map<{}>", shown(inner)),
+            TyKind::Nullable(inner) => format!("{} | null", shown(inner)),
+        }
+    }
+    format!("`{}`", shown(ty))
 }
 
 /// Rule: no variant of an untagged union accepts only values an earlier one accepts. The
@@ -2262,9 +2305,6 @@ fn untagged_variants_are_not_shadowed(model: &Model, diags: &mut Diagnostics) {
             continue;
         }
         for (j, later) in u.variants.iter().enumerate() {
-            if !matches!(later.ty.kind, TyKind::Ref(_)) {
-                continue;
-            }
             let same = |v: &Variant| match (&v.ty.kind, &later.ty.kind) {
                 (TyKind::Ref(a), TyKind::Ref(b)) => a.name == b.name,
                 _ => false,

@@ -275,6 +275,7 @@ impl Cx<'_> {
                 };
                 Variant {
                     tag: v.tag.as_ref().map(|t| t.text.clone()),
+                    name: v.name.as_ref().map(|n| n.text.clone()),
                     docs: docs(&v.attrs),
                     meta: meta(&v.attrs),
                     loc: v.loc.clone(),
@@ -396,6 +397,7 @@ fn literal(l: &LiteralExpr) -> Literal {
     match l {
         LiteralExpr::String(s) => Literal::String(s.clone()),
         LiteralExpr::Bool(b) => Literal::Bool(*b),
+        LiteralExpr::Null => Literal::Null,
         LiteralExpr::Int(i) => {
             Literal::Int(i64::try_from(*i).unwrap_or(if *i < 0 { i64::MIN } else { i64::MAX }))
         }

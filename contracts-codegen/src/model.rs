@@ -361,11 +361,59 @@ pub enum UnionTag {
 pub struct Variant {
     /// The tag value (`"item"`) for a tagged union, `None` for an untagged one.
     pub tag: Option<String>,
+    /// `Text(string)`: an untagged variant's Rust name, as written; `None` derives it (from
+    /// the type it names, else from its kind: `String`, `Int`, `Array`, ...).
+    pub name: Option<String>,
     pub docs: Docs,
     pub meta: Meta,
     pub loc: Loc,
-    /// After lowering: always a `TyKind::Ref` (inline objects are hoisted).
+    /// After lowering: a `TyKind::Ref` in a tagged union (inline objects are hoisted); any
+    /// type expression in an untagged one (`string`, `[T]`, `null`, a named type).
     pub ty: Ty,
+}
+
+impl Variant {
+    /// What an untagged variant's Rust name is made from (through `names::rust_type_name`):
+    /// the name written (`Text(string)`), else the type it names (`ReplyOk`), else its kind:
+    /// `String`, `Boolean`, `Int`, `Int64`, `Uint64`, `Number`, `Unknown`, `Null`, `Array`,
+    /// `Map`, a literal's value (`"text"` is `Text`, `true` is `True`, `1` is `Int1`, `-1`
+    /// `IntMinus1`), and `T | null` is `T`'s with `OrNull` (`StringOrNull`).
+    pub fn name_source(&self) -> String {
+        if let Some(tag) = &self.tag {
+            return tag.clone();
+        }
+        if let Some(name) = &self.name {
+            return name.clone();
+        }
+        fn kind(ty: &Ty) -> String {
+            match &ty.kind {
+                TyKind::String(..) => "String".into(),
+                TyKind::Boolean => "Boolean".into(),
+                TyKind::Int(_, Width::Safe) => "Int".into(),
+                TyKind::Int(_, Width::I64) => "Int64".into(),
+                TyKind::Int(_, Width::U64) => "Uint64".into(),
+                TyKind::Number(_) => "Number".into(),
+                TyKind::Unknown => "Unknown".into(),
+                TyKind::Literal(Literal::Null) => "Null".into(),
+                TyKind::Literal(Literal::Bool(b)) => if *b { "True" } else { "False" }.into(),
+                TyKind::Literal(Literal::Int(i)) if *i < 0 => {
+                    format!("IntMinus{}", i.unsigned_abs())
+                }
+                TyKind::Literal(Literal::Int(i)) => format!("Int{i}"),
+                TyKind::Literal(Literal::String(s))
+                    if s.starts_with(|c: char| c.is_ascii_alphabetic()) =>
+                {
+                    s.clone()
+                }
+                TyKind::Literal(Literal::String(_)) => "Literal".into(),
+                TyKind::Array(..) => "Array".into(),
+                TyKind::Map(_) => "Map".into(),
+                TyKind::Nullable(inner) => format!("{}OrNull", kind(inner)),
+                TyKind::Ref(r) => r.name.clone(),
+            }
+        }
+        kind(&self.ty)
+    }
 }
 
 /// A request: its wire name, payload and result.
@@ -585,6 +633,8 @@ pub enum Literal {
     String(String),
     Bool(bool),
     Int(i64),
+    /// `null`: the type whose one value is `null` (`-> null`, `type Nothing = null;`).
+    Null,
 }
 
 /// A reference to a named type.
@@ -699,13 +749,14 @@ impl Model {
     }
 
     /// The required literal fields of `s`, a struct this model declares (a literal through an
-    /// alias too), with their values: what an object must hold to be `s` at all. The Rust
+    /// alias too; not `null`, which picks no variant), with their values: what an object must hold to be `s` at all. The Rust
     /// emitter's `Object::LITERALS` and the TypeScript picks read the same keys.
     pub fn required_literals<'a>(&'a self, s: &'a Struct) -> Vec<(&'a str, &'a Literal)> {
         s.fields
             .iter()
             .filter(|f| !f.optional)
             .filter_map(|f| match &self.unalias(&f.ty).kind {
+                TyKind::Literal(Literal::Null) => None,
                 TyKind::Literal(l) => Some((f.name.as_str(), l)),
                 _ => None,
             })

@@ -524,6 +524,7 @@ fn variant(input: ParseStream, p: &mut P, tagged: bool) -> syn::Result<VariantDe
         Ok(VariantDecl {
             attrs,
             tag: Some(p.name(tag.value(), tag.span())),
+            name: None,
             loc: p.loc(tag.span()),
             ty,
         })
@@ -531,10 +532,36 @@ fn variant(input: ParseStream, p: &mut P, tagged: bool) -> syn::Result<VariantDe
         if starts_with_tag {
             return Err(input.error("an untagged union's variants have no tag: write the type alone, or use `tag \"key\"`"));
         }
+        // `Text(string)`: a name, then the type in parentheses, names the variant in Rust (a
+        // type expression has `(` after a word only on a primitive: `string(max = 3)`).
+        const PRIMITIVES: &[&str] = &[
+            "string", "int", "int64", "uint64", "number", "boolean", "unknown", "map", "null",
+        ];
+        let named = input.peek(Ident::peek_any)
+            && input.peek2(token::Paren)
+            && peek_word(input).is_some_and(|w| !PRIMITIVES.contains(&w.as_str()));
+        if named {
+            let ident = input.call(Ident::parse_any)?;
+            let name = p.name(unraw(&ident), ident.span());
+            let content;
+            parenthesized!(content in input);
+            let ty = ty(&content, p)?;
+            if !content.is_empty() {
+                return Err(content.error("expected `)`: a named variant is written `Name(T)`"));
+            }
+            return Ok(VariantDecl {
+                attrs,
+                tag: None,
+                loc: name.loc.clone(),
+                name: Some(name),
+                ty,
+            });
+        }
         let ty = ty(input, p)?;
         Ok(VariantDecl {
             attrs,
             tag: None,
+            name: None,
             loc: ty.loc.clone(),
             ty,
         })
@@ -868,10 +895,10 @@ fn primary_ty(input: ParseStream, p: &mut P) -> syn::Result<TypeExpr> {
         let first = input.call(Ident::parse_any)?;
         let word = unraw(&first);
         if word == "null" {
-            return Err(err(
-                first.span(),
-                "`null` alone is not a type: write `T | null`",
-            ));
+            return Ok(TypeExpr {
+                kind: TypeExprKind::Literal(LiteralExpr::Null),
+                loc,
+            });
         }
         if word == "map" && input.peek(Token![<]) {
             input.parse::<Token![<]>()?;

@@ -151,6 +151,8 @@ pub struct UnionDecl {
 pub struct VariantDecl {
     pub attrs: Attrs,
     pub tag: Option<Name>,
+    /// `Text(string)` in an untagged union: the variant's Rust name, written.
+    pub name: Option<Name>,
     pub ty: TypeExpr,
     /// The place of the tag, or of the type when untagged.
     pub loc: Loc,
@@ -208,6 +210,8 @@ pub enum LiteralExpr {
     String(String),
     Bool(bool),
     Int(i128),
+    /// `null` written alone: the type whose one value is `null`.
+    Null,
 }
 
 /// The parenthesised constraints after a type: `(min = 1, max = 128)`, `(1..=100)`.

@@ -444,6 +444,7 @@ pub fn dump(m: &Model) -> String {
                         .tag
                         .as_ref()
                         .map(|t| format!("{t:?} => "))
+                        .or_else(|| v.name.as_ref().map(|n| format!("{n}: ")))
                         .unwrap_or_default();
                     let _ = writeln!(out, "  {tag}{}  @{}", show(&v.ty), v.loc);
                 }
@@ -514,6 +515,7 @@ fn show(t: &Ty) -> String {
         TyKind::Literal(Literal::String(s)) => format!("{s:?}"),
         TyKind::Literal(Literal::Bool(b)) => b.to_string(),
         TyKind::Literal(Literal::Int(i)) => i.to_string(),
+        TyKind::Literal(Literal::Null) => "null".to_owned(),
         TyKind::Array(i, l) => format!("[{}]{}", show(i), limits(l)),
         TyKind::Map(v) => format!("map<{}>", show(v)),
         TyKind::Ref(TypeRef {

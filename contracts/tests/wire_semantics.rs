@@ -572,6 +572,58 @@ fn literals_held_as_values_are_their_types() {
 }
 
 #[test]
+fn scalar_variants_and_null() {
+    // Variants of any kind, named from it (`String`, `Int`, ...) or as written (`Short`).
+    assert!(matches!(ok::<Id>(r#""a""#), Id::String(s) if s == "a"));
+    assert!(matches!(ok::<Id>("1.0"), Id::Int(1)));
+    assert_eq!(msg::<Id>("1.5"), "✖ Invalid input");
+    assert_eq!(msg::<Id>("null"), "✖ Invalid input");
+    assert!(matches!(ok::<Scalar>("2"), Scalar::Int(2)));
+    assert!(matches!(ok::<Scalar>("2.5"), Scalar::Number(_)));
+    assert!(matches!(ok::<Scalar>("true"), Scalar::Boolean(true)));
+    assert!(matches!(ok::<Scalar>("null"), Scalar::Null(())));
+    assert!(matches!(ok::<Scalar>(r#"["a"]"#), Scalar::Array(_)));
+    assert!(matches!(ok::<Scalar>(r#"{"a":1}"#), Scalar::Map(_)));
+    assert!(matches!(ok::<Scalar>(r#""auto""#), Scalar::Auto(_)));
+    assert!(matches!(ok::<Scalar>(r#""abc""#), Scalar::Short(_)));
+    assert!(matches!(ok::<Scalar>(r#""abcd""#), Scalar::Long(_)));
+    assert_eq!(msg::<Scalar>(r#"["a","b","c"]"#), "✖ Invalid input");
+    assert_eq!(msg::<Scalar>(r#"{"a":"b"}"#), "✖ Invalid input");
+    for (json, back) in [
+        ("2.0", "2"),
+        ("2.5", "2.5"),
+        ("null", "null"),
+        (r#"["a"]"#, r#"["a"]"#),
+        (r#""auto""#, r#""auto""#),
+        (r#""abcd""#, r#""abcd""#),
+    ] {
+        assert_eq!(serde_json::to_string(&ok::<Scalar>(json)).unwrap(), back);
+        let (accepted, _) = wire::view_agrees::<ScalarRef<'_>>(json);
+        assert!(accepted, "{json}");
+    }
+    // `null` as a type: exactly null, as `z.null()` says; held as `()`.
+    let n: Nulls = ok(r#"{"nothing":null,"none":null}"#);
+    assert!(
+        n.none,
+        "an optional literal is held as whether it was there"
+    );
+    assert_eq!(
+        serde_json::to_string(&n).unwrap(),
+        r#"{"nothing":null,"none":null}"#
+    );
+    assert_eq!(
+        msg::<Nulls>(r#"{"nothing":1}"#),
+        "✖ Invalid input: expected null, received number\n  → at nothing"
+    );
+    assert_eq!(
+        msg::<Nulls>(r#"{"none":"x"}"#),
+        "✖ Invalid input: expected null, received undefined\n  → at nothing\n✖ Invalid input: expected null, received string\n  → at none"
+    );
+    let (accepted, _) = wire::view_agrees::<NullsRef<'_>>(r#"{"nothing":null,"id":"x"}"#);
+    assert!(accepted);
+}
+
+#[test]
 fn literals_are_checked_and_written() {
     let item: Item = ok(ITEM);
     assert_eq!(serde_json::to_value(&item).unwrap()["kind"], "item");

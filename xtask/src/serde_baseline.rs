@@ -267,6 +267,7 @@ impl Emitter<'_> {
             TyKind::Int(_, Width::U64) => quote!(u64),
             TyKind::Int(..) | TyKind::Literal(Literal::Int(_)) => quote!(i64),
             TyKind::Number(_) => quote!(f64),
+            TyKind::Literal(Literal::Null) => quote!(()),
             TyKind::Unknown => quote!(::serde_json::Value),
             TyKind::Array(inner, _) => {
                 let inner = self.ty(inner, at, false);

@@ -75,6 +75,8 @@ enum Set {
     Bools,
     /// Exactly this boolean.
     Bool(bool),
+    /// Exactly `null`.
+    Null,
 }
 
 fn set(m: &Model, t: &Ty) -> Option<Set> {
@@ -86,6 +88,7 @@ fn set(m: &Model, t: &Ty) -> Option<Set> {
         TyKind::Literal(Literal::String(s)) => Set::Words(vec![s.clone()]),
         TyKind::Literal(Literal::Int(i)) => Set::Int(*i),
         TyKind::Literal(Literal::Bool(b)) => Set::Bool(*b),
+        TyKind::Literal(Literal::Null) => Set::Null,
         TyKind::Ref(r) => match &m.locate(r)?.1.kind {
             TypeDefKind::Enum(e) if e.is_int() && e.open => Set::Ints(Limits::none()),
             TypeDefKind::Enum(e) if e.is_int() => {
@@ -169,6 +172,7 @@ pub fn relation(bm: &Model, b: &Ty, hm: &Model, h: &Ty) -> Option<Ordering> {
         (Bools, Bool(_)) => Some(Ordering::Greater),
         (Bool(a), Bool(c)) => (a == c).then_some(Ordering::Equal),
         (Bools, Bools) => Some(Ordering::Equal),
+        (Null, Null) => Some(Ordering::Equal),
         _ => None,
     }
 }
@@ -233,6 +237,9 @@ impl Cover {
         }
         if let TyKind::Nullable(bi) = &b.kind {
             return admits_null(am, a, 0) && self.ty(am, a, bm, bi);
+        }
+        if let TyKind::Literal(Literal::Null) = &b.kind {
+            return admits_null(am, a, 0);
         }
         if let TyKind::Nullable(ai) = &a.kind {
             return self.ty(am, ai, bm, b);
@@ -364,7 +371,7 @@ fn object<'m>(m: &'m Model, t: &'m Ty) -> Option<Obj<'m>> {
     }
 }
 
-/// Whether `t` accepts `null` for sure: `unknown`, a nullable, or an untagged union with a
+/// Whether `t` accepts `null` for sure: `unknown`, a nullable, `null`, or an untagged union with a
 /// variant that does.
 fn admits_null(m: &Model, t: &Ty, depth: u32) -> bool {
     if depth > 16 {
@@ -372,7 +379,7 @@ fn admits_null(m: &Model, t: &Ty, depth: u32) -> bool {
     }
     let (m, t) = m.unalias_in(t);
     match &t.kind {
-        TyKind::Unknown | TyKind::Nullable(_) => true,
+        TyKind::Unknown | TyKind::Nullable(_) | TyKind::Literal(Literal::Null) => true,
         _ => untagged(m, t)
             .is_some_and(|(um, u)| u.variants.iter().any(|v| admits_null(um, &v.ty, depth + 1))),
     }
@@ -384,5 +391,6 @@ pub fn literal_text(l: &Literal) -> String {
         Literal::String(s) => format!("{s:?}"),
         Literal::Bool(b) => b.to_string(),
         Literal::Int(i) => i.to_string(),
+        Literal::Null => "null".to_owned(),
     }
 }

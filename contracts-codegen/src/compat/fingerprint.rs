@@ -180,5 +180,6 @@ fn literal(l: &Literal) -> String {
         Literal::String(s) => format!("{s:?}"),
         Literal::Bool(b) => b.to_string(),
         Literal::Int(i) => i.to_string(),
+        Literal::Null => "null".to_owned(),
     }
 }

@@ -1620,6 +1620,7 @@ fn describe(m: &Model, t: &Ty) -> String {
         TyKind::Literal(Literal::String(s)) => format!("{s:?}"),
         TyKind::Literal(Literal::Bool(b)) => b.to_string(),
         TyKind::Literal(Literal::Int(i)) => i.to_string(),
+        TyKind::Literal(Literal::Null) => "null".to_owned(),
         TyKind::Array(i, l) => format!("[{}]{}", describe(m, i), lim(l, "min", "max")),
         TyKind::Map(i) => format!("map<{}>", describe(m, i)),
         TyKind::Nullable(i) => format!("{} | null", describe(m, i)),

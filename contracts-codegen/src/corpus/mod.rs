@@ -831,6 +831,7 @@ impl<'m> Gen<'m> {
                     Literal::String(_) => JsonType::String,
                     Literal::Bool(_) => JsonType::Boolean,
                     Literal::Int(_) => JsonType::Number,
+                    Literal::Null => JsonType::Null,
                 });
             }
             TyKind::Array(..) => {
@@ -909,6 +910,7 @@ impl<'m> Gen<'m> {
                     Literal::String(s) => json!(format!("{s}-other")),
                     Literal::Bool(b) => json!(!b),
                     Literal::Int(i) => json!(i + 1),
+                    Literal::Null => json!(false),
                 };
                 self.refuse(
                     root,
@@ -1603,6 +1605,7 @@ fn literal(l: &Literal) -> Value {
         Literal::String(s) => json!(s),
         Literal::Bool(b) => json!(b),
         Literal::Int(i) => json!(i),
+        Literal::Null => Value::Null,
     }
 }
 

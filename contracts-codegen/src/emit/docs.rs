@@ -604,6 +604,7 @@ impl Page<'_> {
                     Literal::String(s) => format!("{s:?}"),
                     Literal::Bool(b) => b.to_string(),
                     Literal::Int(i) => i.to_string(),
+                    Literal::Null => "null".to_owned(),
                 };
                 let _ = writeln!(
                     out,
@@ -917,6 +918,7 @@ impl Page<'_> {
             TyKind::Literal(Literal::String(s)) => format!("`\"{s}\"`"),
             TyKind::Literal(Literal::Bool(b)) => format!("`{b}`"),
             TyKind::Literal(Literal::Int(i)) => format!("`{i}`"),
+            TyKind::Literal(Literal::Null) => "`null`".into(),
             TyKind::Array(inner, l) => {
                 format!(
                     "array of {}{}",

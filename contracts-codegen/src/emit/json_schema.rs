@@ -76,6 +76,7 @@ pub fn emit(model: &Checked, options: &JsonSchemaOptions) -> String {
             Literal::String(s) => json!(s),
             Literal::Bool(b) => json!(b),
             Literal::Int(i) => json!(i),
+            Literal::Null => json!(null),
         };
         let mut v = json!({ "const": value });
         describe(&mut v, &k.docs, &k.meta);
@@ -534,11 +535,15 @@ fn ty(owner: &Model, top: &Model, t: &Ty) -> Value {
             );
         }
         TyKind::Unknown => {}
+        TyKind::Literal(Literal::Null) => {
+            o.insert("type".into(), json!("null"));
+        }
         TyKind::Literal(l) => {
             let v = match l {
                 Literal::String(s) => json!(s),
                 Literal::Bool(b) => json!(b),
                 Literal::Int(i) => json!(i),
+                Literal::Null => json!(null),
             };
             o.insert("const".into(), v);
         }

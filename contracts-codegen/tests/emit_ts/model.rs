@@ -106,6 +106,7 @@ fn int_value(name: &str, value: i64, d: &str) -> EnumValue {
 fn variant(tag: Option<&str>, d: &str, t: Ty) -> Variant {
     Variant {
         tag: tag.map(str::to_owned),
+        name: None,
         docs: docs(d),
         meta: Meta::default(),
         loc: loc(),

@@ -40,8 +40,9 @@ pub use object::{
 pub(crate) use scan::without_scanner;
 pub use scan::{Items, Key, Keys, MAX_SAFE, MAX_SCAN_DEPTH, Scanner, same_name, scan_str};
 pub use schema::{
-    Array, Bool, BoolLit, Boxed, Decode, FormatStr, Int, Int64, IntLit, LitBool, LitInt, LitStr,
-    Map, NONOPTIONAL, Named, Nullable, Number, RawJson, Schema, Str, StrFormat, Uint64, Unknown,
+    Array, Bool, BoolLit, Boxed, Decode, FormatStr, Int, Int64, IntLit, LitBool, LitInt, LitNull,
+    LitStr, Map, NONOPTIONAL, Named, Nullable, Number, RawJson, Schema, Str, StrFormat, Uint64,
+    Unknown,
 };
 pub use schema::{DecodeRef, SchemaRef, StrRef, UnknownRef};
 pub use source::{DeSrc, Key as SrcKey, Map as SrcMap, Num, Read, Seq as SrcSeq, Sink, Src, Stop};

@@ -895,6 +895,54 @@ impl<const B: bool> Decode for BoolLit<B> {
     }
 }
 
+/// `null` as a type (`-> null`, `type Nothing = null;`, a union's variant): exactly `null`,
+/// held as `()` (which serde writes as `null`). Anything else is
+/// `Invalid input: expected null, received <received>`, as Zod's `z.null()` says.
+#[derive(Clone, Copy, Debug)]
+pub struct LitNull;
+
+struct LitNullA<'a> {
+    cx: &'a mut Cx,
+}
+
+impl<'de> Accept<'de> for LitNullA<'_> {
+    accept_head!((), Expect::Type("null"));
+    #[inline]
+    fn null(self) -> Option<()> {
+        Some(())
+    }
+}
+
+impl Schema for LitNull {
+    type Out = ();
+    fn expect(self) -> Expect {
+        Expect::Type("null")
+    }
+    #[inline]
+    fn decode<'de>(self, src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<()>> {
+        accept(src, LitNullA { cx })
+    }
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn scan(self, r: &mut Scanner<'_>) -> Option<()> {
+        r.null()?.then_some(())
+    }
+}
+
+/// `null` as a named type's value (`Named::<()>`): read as [`LitNull`] reads it.
+impl Decode for () {
+    const EXPECT: Expect = Expect::Type("null");
+    #[inline]
+    fn decode<'de>(src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<Self>> {
+        LitNull.decode(src, cx)
+    }
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn scan(r: &mut Scanner<'_>) -> Option<Self> {
+        LitNull.scan(r)
+    }
+}
+
 /// `[T]`, `[T](min = 1, max = 500)`.
 #[derive(Clone, Copy, Debug)]
 pub struct Array<S> {

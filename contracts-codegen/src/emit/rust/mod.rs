@@ -223,6 +223,7 @@ impl<'a> Emitter<'a> {
                 Literal::String(s) => (quote!(&str), quote!(#s)),
                 Literal::Bool(b) => (quote!(bool), quote!(#b)),
                 Literal::Int(i) => (quote!(i64), quote!(#i)),
+                Literal::Null => (quote!(()), quote!(())),
             };
             quote!(#docs #meta pub const #name: #ty = #value;)
         });

@@ -65,6 +65,8 @@ impl Emitter<'_> {
             // A string cannot be a const generic on stable Rust: a string literal is its text.
             TyKind::Literal(Literal::String(_)) => quote!(&'static str),
             TyKind::Literal(Literal::Bool(b)) => quote!(#rt::BoolLit<#b>),
+            // `null` is held as `()`, which serde writes as `null`.
+            TyKind::Literal(Literal::Null) => quote!(()),
             TyKind::Literal(Literal::Int(i)) => {
                 let i = int_arg(*i);
                 quote!(#rt::IntLit<#i>)
@@ -173,11 +175,10 @@ pub(super) fn value_ident(v: &EnumValue) -> Ident {
 }
 
 /// The Rust name of a union's variant `i`: its tag, else its type's name.
-pub(super) fn variant_ident(v: &Variant, i: usize) -> Ident {
-    match (&v.tag, &v.ty.kind) {
-        (Some(tag), _) => format_ident!("{}", rust_type_name(tag)),
-        (None, TyKind::Ref(r)) => format_ident!("{}", rust_type_name(&r.name)),
-        (None, _) => format_ident!("V{i}"),
+pub(super) fn variant_ident(v: &Variant, _i: usize) -> Ident {
+    match &v.tag {
+        Some(tag) => format_ident!("{}", rust_type_name(tag)),
+        None => format_ident!("{}", rust_type_name(&v.name_source())),
     }
 }
 

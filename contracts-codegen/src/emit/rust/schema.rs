@@ -69,6 +69,7 @@ impl Emitter<'_> {
             TyKind::Literal(Literal::String(s)) => quote!(#rt::LitStr(#s)),
             // A boolean or an integer literal decodes into its zero-sized type (`IntLit<1>`).
             TyKind::Literal(Literal::Bool(b)) => quote!(#rt::Named::<#rt::BoolLit<#b>>::new()),
+            TyKind::Literal(Literal::Null) => quote!(#rt::LitNull),
             TyKind::Literal(Literal::Int(i)) => {
                 let i = super::paths::int_arg(*i);
                 quote!(#rt::Named::<#rt::IntLit<#i>>::new())
@@ -118,6 +119,7 @@ impl Emitter<'_> {
                 quote!(#rt::LitInt(#i))
             }
             TyKind::Literal(Literal::String(s)) => quote!(#rt::LitStr(#s)),
+            TyKind::Literal(Literal::Null) => quote!(#rt::LitNull),
             _ => quote!(#rt::Unknown),
         }
     }
@@ -134,7 +136,7 @@ impl Emitter<'_> {
             }
             (TyKind::Boolean, serde_json::Value::Bool(b)) => quote!(#b),
             // A default is valid (`check`): a literal's is its one value.
-            (TyKind::Literal(Literal::Bool(_) | Literal::Int(_)), _) => {
+            (TyKind::Literal(Literal::Bool(_) | Literal::Int(_) | Literal::Null), _) => {
                 quote!(::core::default::Default::default())
             }
             (TyKind::Int(_, Width::U64), serde_json::Value::Number(n)) if n.as_u64().is_some() => {
@@ -165,6 +167,9 @@ impl Emitter<'_> {
             Literal::Int(i) => {
                 let i = Lit::i64_suffixed(*i);
                 quote!(#rt::Literal::Int(#i))
+            }
+            Literal::Null => {
+                unreachable!("`null` is no required literal (`Model::required_literals`)")
             }
         };
         quote!((#key, #lit))

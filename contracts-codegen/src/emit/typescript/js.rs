@@ -106,6 +106,7 @@ pub(super) fn literal(l: &Literal) -> String {
         Literal::String(s) => js_string(s),
         Literal::Bool(b) => b.to_string(),
         Literal::Int(i) => i.to_string(),
+        Literal::Null => "null".to_owned(),
     }
 }
 

@@ -378,6 +378,7 @@ impl<'a> Emitter<'a> {
                 s
             }
             TyKind::Unknown => "z.unknown()".to_owned(),
+            TyKind::Literal(crate::model::Literal::Null) => "z.null()".to_owned(),
             TyKind::Literal(l) => format!("z.literal({})", literal(l)),
             TyKind::Array(inner, l) => {
                 let mut s = format!("z.array({})", self.ty(inner));
