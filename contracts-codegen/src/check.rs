@@ -1472,8 +1472,9 @@ fn union_variants_are_objects(model: &Model, diags: &mut Diagnostics) {
     }
 }
 
-/// Rule: a tagged union's variant is not an open object (`..: T`): the union's tag key would
-/// be read as one of its other keys.
+/// Rule: a tagged union's variant keeps other keys only as `..: unknown`: the tag key is the
+/// union's and is never kept in the rest, but a typed rest (`..: int`) would judge the tag's
+/// value as one of its own.
 fn open_objects_are_not_tagged_variants(model: &Model, diags: &mut Diagnostics) {
     for t in &model.types {
         let TypeDefKind::Union(u) = &t.kind else {
@@ -1485,13 +1486,16 @@ fn open_objects_are_not_tagged_variants(model: &Model, diags: &mut Diagnostics) 
         for v in &u.variants {
             if let Some((_, s)) = struct_of(model, &v.ty)
                 && let Some(rest) = &s.rest
+                && !matches!(&rest.ty.kind, TyKind::Map(inner)
+                    if matches!(model.unalias(inner).kind, TyKind::Unknown))
             {
                 diags
                     .error(
                         &v.loc,
                         format!(
-                            "a variant of a tagged union keeps no other keys (`..`): its tag \
-                             `{tag}` would be read as one; drop the rest, or make the union untagged"
+                            "a variant of a tagged union keeps other keys only as `..: unknown`: \
+                             a typed rest would judge its tag `{tag}` as one of them; write \
+                             `..: unknown`, or make the union untagged"
                         ),
                     )
                     .note(&rest.loc, "the rest");

@@ -624,6 +624,42 @@ fn scalar_variants_and_null() {
 }
 
 #[test]
+fn open_variants_of_a_tagged_union() {
+    // Every key is kept through parse and write; the tag is the union's, never in the rest.
+    for json in [
+        r#"{"kind":"text","text":"a","x":1,"y":{"z":[1]}}"#,
+        r#"{"x":1,"kind":"text","text":"a"}"#,
+        r#"{"kind":"ping"}"#,
+        r#"{"kind":"ping","a":null}"#,
+        r#"{"kind":"nested","inner":{"kind":"ping","b":2},"c":3}"#,
+    ] {
+        let u: Update = ok(json);
+        match &u {
+            Update::Text(v) => assert!(!v.extra.contains_key("kind"), "{json}"),
+            Update::Ping(v) => assert!(!v.extra.contains_key("kind"), "{json}"),
+            Update::Nested(v) => assert!(!v.extra.contains_key("kind"), "{json}"),
+        }
+        let back: serde_json::Value = serde_json::to_value(&u).unwrap();
+        let want: serde_json::Value = serde_json::from_str(json).unwrap();
+        assert_eq!(back, want, "{json}");
+    }
+    // The tag written once, even when code put the key in the rest.
+    let Update::Ping(mut p) = ok::<Update>(r#"{"kind":"ping"}"#) else {
+        panic!("a ping")
+    };
+    p.extra
+        .insert("kind".into(), serde_json::from_str("\"text\"").unwrap());
+    assert_eq!(
+        serde_json::to_string(&Update::Ping(p)).unwrap(),
+        r#"{"kind":"ping"}"#
+    );
+    assert_eq!(
+        msg::<Update>(r#"{"kind":"text","x":1}"#),
+        "✖ Invalid input: expected string, received undefined\n  → at text"
+    );
+}
+
+#[test]
 fn literals_are_checked_and_written() {
     let item: Item = ok(ITEM);
     assert_eq!(serde_json::to_value(&item).unwrap()["kind"], "item");

@@ -207,10 +207,18 @@ impl Emitter<'_> {
         let rt = &self.rt;
         let picks = variants.iter().map(|c| {
             let (schema, ident) = (&c.schema, &c.ident);
-            map_read(
-                quote!(#rt::Schema::decode(#schema, d, cx)),
-                quote!(Self::#ident(v)),
-            )
+            // An open variant read the tag key as one of its other keys: the key is the
+            // union's, so it is taken out of the rest again.
+            let body = if self.is_open_struct(&c.v.ty) {
+                quote!({
+                    let mut v = v;
+                    v.extra.shift_remove(#field);
+                    Self::#ident(v)
+                })
+            } else {
+                quote!(Self::#ident(v))
+            };
+            map_read(quote!(#rt::Schema::decode(#schema, d, cx)), body)
         });
         let decode = self.decode_impl(
             name,

@@ -104,6 +104,17 @@ impl Emitter<'_> {
         }
     }
 
+    /// Whether a type names an open struct (`..: T`, through aliases): one with `extra`.
+    pub(super) fn is_open_struct(&self, ty: &Ty) -> bool {
+        let TyKind::Ref(r) = &self.model.unalias(ty).kind else {
+            return false;
+        };
+        matches!(
+            self.model.resolve(r).map(|d| &d.kind),
+            Some(TypeDefKind::Struct(s)) if s.rest.is_some()
+        )
+    }
+
     /// Whether a union variant is a struct (its own type or a base's), so the union can
     /// read the object once and pick variants by their literal keys.
     pub(super) fn is_struct(&self, ty: &Ty) -> bool {

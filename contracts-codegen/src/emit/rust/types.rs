@@ -623,7 +623,22 @@ impl Emitter<'_> {
                     .iter()
                     .zip(&tags)
                     .zip(derefs)
-                    .map(|((id, t), d)| quote!(Self::#id(v) => #rt::serialize_tagged(#field, #t, #d, s),))
+                    .zip(&u.variants)
+                    .map(|(((id, t), d), v)| {
+                        if self.is_open_struct(&v.ty) {
+                            // The tag is written once, as the union's, even when code put the
+                            // key in the variant's rest.
+                            quote!(Self::#id(v) => if v.extra.contains_key(#field) {
+                                let mut v = ::core::clone::Clone::clone(#d);
+                                v.extra.shift_remove(#field);
+                                #rt::serialize_tagged(#field, #t, &v, s)
+                            } else {
+                                #rt::serialize_tagged(#field, #t, #d, s)
+                            },)
+                        } else {
+                            quote!(Self::#id(v) => #rt::serialize_tagged(#field, #t, #d, s),)
+                        }
+                    })
                     .collect();
                 let tag_body = if empty {
                     quote!(match *self {})
