@@ -1506,7 +1506,8 @@ fn open_objects_are_not_tagged_variants(model: &Model, diags: &mut Diagnostics) 
 
 /// Rule: an include (`...Base`) names a struct, this protocol's or a base's (through aliases),
 /// that does not include the struct itself; at most one of a struct and what it includes has a
-/// rest (`..: T`), which the struct then has.
+/// typed rest (`..: T`), which the struct then has; any number of them may be `..: unknown`,
+/// which are one rest.
 fn includes_are_structs(model: &Model, diags: &mut Diagnostics) {
     /// The struct `r` names, with the model that declares it.
     fn target<'m>(model: &'m Model, r: &TypeRef) -> Option<(&'m Model, &'m TypeDef, &'m Struct)> {
@@ -1550,7 +1551,11 @@ fn includes_are_structs(model: &Model, diags: &mut Diagnostics) {
                 ),
             );
         }
-        let mut rests: Vec<&Loc> = Vec::new();
+        // Each rest with whether it is `..: unknown`: any number of those are one rest.
+        fn any(m: &Model, r: &Rest) -> bool {
+            matches!(&r.ty.kind, TyKind::Map(inner) if matches!(m.unalias(inner).kind, TyKind::Unknown))
+        }
+        let mut rests: Vec<(&Loc, bool)> = Vec::new();
         for inc in &s.includes {
             match target(model, &inc.ty) {
                 None => {
@@ -1563,29 +1568,35 @@ fn includes_are_structs(model: &Model, diags: &mut Diagnostics) {
                         format!("{what}: only a struct's fields can be included (`...Base`)"),
                     );
                 }
-                Some((_, _, is)) => {
+                Some((tm, _, is)) => {
                     if let Some(r) = &is.rest {
-                        rests.push(&r.loc);
+                        rests.push((&r.loc, any(tm, r)));
                     }
                 }
             }
         }
         if let Some(own) = &s.rest
-            && !rests.contains(&&own.loc)
+            && !rests.iter().any(|(l, _)| *l == &own.loc)
         {
-            rests.push(&own.loc);
+            rests.push((&own.loc, any(model, own)));
         }
-        if rests.len() > 1 {
+        if rests.len() > 1 && !rests.iter().all(|(_, any)| *any) {
+            let typed: Vec<&Loc> = rests.iter().filter(|(_, a)| !a).map(|(l, _)| *l).collect();
+            let other = rests
+                .iter()
+                .map(|(l, _)| *l)
+                .find(|l| *l != typed[0])
+                .unwrap_or(typed[0]);
             diags
                 .error(
                     &t.loc,
                     format!(
-                        "`{}` has a rest (`..: T`) from more than one place; keep one",
+                        "`{}` has a rest (`..: T`) from more than one place, not all `..: unknown`; keep one",
                         t.name
                     ),
                 )
-                .note(rests[0], "one")
-                .note(rests[1], "another");
+                .note(typed[0], "one")
+                .note(other, "another");
         }
     }
 }
