@@ -415,6 +415,7 @@ fn mutants(m: &Checked) -> Vec<Mutant> {
                 if let TypeDefKind::Union(xu) = &mut x.types[ti].kind {
                     xu.variants.push(Variant {
                         tag: tagged.then(|| "zz-mutant".to_string()),
+                        name: None,
                         docs: Docs::default(),
                         meta: Meta::default(),
                         loc: loc(),
