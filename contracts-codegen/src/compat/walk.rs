@@ -1332,7 +1332,8 @@ impl<'a> Differ<'a> {
         found
     }
 
-    /// Untagged variants are paired by the name they refer to, then by position.
+    /// Untagged variants are paired by their name (the type they refer to, the name written,
+    /// else their kind's: `Variant::name_source`), then by position.
     fn untagged(
         &mut self,
         bm: &'a Model,
@@ -1341,9 +1342,13 @@ impl<'a> Differ<'a> {
         h: &'a Union,
         cx: &Ctx,
     ) -> bool {
-        let name = |t: &Ty| match &t.kind {
-            TyKind::Ref(r) => r.name.clone(),
-            _ => String::new(),
+        let name = |t: &Ty| {
+            let v = [&b.variants, &h.variants]
+                .into_iter()
+                .flatten()
+                .find(|v| std::ptr::eq(&v.ty, t));
+            v.map(crate::model::Variant::name_source)
+                .unwrap_or_default()
         };
         let mut pairs: Vec<(usize, usize)> = Vec::new();
         let mut hused = vec![false; h.variants.len()];
