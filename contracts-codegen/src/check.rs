@@ -313,6 +313,7 @@ fn attributes_are_known_and_placed(attrs: &Attrs, place: Place, diags: &mut Diag
                 ),
             ),
             "table" => (true, true, place == Place::Field),
+            "partial" | "error_data" => (true, true, place == Place::Request),
             "direction" | "accepts" => (
                 true,
                 true,
@@ -321,7 +322,7 @@ fn attributes_are_known_and_placed(attrs: &Attrs, place: Place, diags: &mut Diag
             _ => {
                 diags.error(
                     &a.name.loc,
-                    format!("unknown attribute `{name}`: expected `deprecated`, `legacy`, `open`, `extends`, `error`, `stored`, `direction`, `accepts` or `table`"),
+                    format!("unknown attribute `{name}`: expected `deprecated`, `legacy`, `open`, `extends`, `error`, `stored`, `direction`, `accepts`, `table`, `partial` or `error_data`"),
                 );
                 continue;
             }
@@ -333,6 +334,7 @@ fn attributes_are_known_and_placed(attrs: &Attrs, place: Place, diags: &mut Diag
                 "error" => "only on a struct",
                 "stored" => "only on a declaration (a type, a struct, an enum or a union)",
                 "table" => "only on a field",
+                "partial" | "error_data" => "only on a request",
                 _ => "on declarations, variants, requests and events, not on fields or enum values",
             };
             diags.error(&a.name.loc, format!("`#[{name}]` is allowed {where_}"));
@@ -343,6 +345,7 @@ fn attributes_are_known_and_placed(attrs: &Attrs, place: Place, diags: &mut Diag
                     "direction" => "\"client-to-server\"",
                     "table" => "\"requests[type]\"",
                     "extends" => "\"agent::ErrorCode\"",
+                    "partial" | "error_data" => "\"TypeName\"",
                     _ => "\"events\"",
                 };
                 diags.error(
@@ -739,6 +742,7 @@ fn each_ty<'a>(model: &'a Model, f: &mut impl FnMut(&'a Ty)) {
     for r in &model.requests {
         walk(&r.payload, f);
         walk(&r.result, f);
+        r.metadata().for_each(|(_, t)| walk(t, f));
     }
     for e in &model.events {
         walk(&e.payload, f);

@@ -157,6 +157,8 @@ pub fn lower(name: &str, files: &[syntax::File], bases: &[Arc<Model>]) -> Model 
                             loc: r.name.loc.clone(),
                             payload: cx.ty(&r.payload, &names::synthetic(&[&base, "Payload"])),
                             result: cx.ty(&r.result, &names::synthetic(&[&base, "Result"])),
+                            partial: type_attr(&cx, &r.attrs, "partial"),
+                            error_data: type_attr(&cx, &r.attrs, "error_data"),
                         });
                     }
                 }
@@ -422,6 +424,23 @@ fn docs(attrs: &Attrs) -> Docs {
 }
 
 /// Metadata from attributes; values that mean nothing are left out (`check` reports them).
+/// A type named by an attribute's value (`#[partial = "Location"]`, `agent::Name` for a
+/// base's), placed at the value.
+fn type_attr(cx: &Cx<'_>, attrs: &Attrs, name: &str) -> Option<Ty> {
+    let v = attrs.get(name)?.value.as_ref()?;
+    let r = match v.text.split_once("::") {
+        Some((protocol, name)) => TypeRef {
+            name: name.to_owned(),
+            protocol: Some(protocol.to_owned()),
+        },
+        None => cx.resolve(&v.text),
+    };
+    Some(Ty {
+        kind: TyKind::Ref(r),
+        loc: v.loc.clone(),
+    })
+}
+
 fn meta(attrs: &Attrs) -> Meta {
     let mut meta = Meta::default();
     for a in &attrs.attrs {

@@ -429,9 +429,23 @@ pub struct Request {
     pub loc: Loc,
     pub payload: Ty,
     pub result: Ty,
+    /// `#[partial = "T"]`: what the host may send before the result, a part of it at a time
+    /// (LSP's partial results). It travels as the result does.
+    pub partial: Option<Ty>,
+    /// `#[error_data = "T"]`: what a failure answering this request carries as its `data`
+    /// (LSP's `InitializeError`). It travels as the result does.
+    pub error_data: Option<Ty>,
 }
 
 impl Request {
+    /// The entry's metadata types, by the attribute that declares each: what travels beside
+    /// the result, the way it does.
+    pub fn metadata(&self) -> impl Iterator<Item = (&'static str, &Ty)> {
+        [("partial", &self.partial), ("error_data", &self.error_data)]
+            .into_iter()
+            .filter_map(|(k, t)| t.as_ref().map(|t| (k, t)))
+    }
+
     /// Who sends it: its `#[direction]`, else the client (a host answers it).
     pub fn sender(&self) -> Direction {
         self.meta.direction.unwrap_or(Direction::ClientToServer)
@@ -784,6 +798,7 @@ impl Model {
         let mut todo: Vec<&Ty> = Vec::new();
         for r in &self.requests {
             todo.extend([&r.payload, &r.result]);
+            todo.extend(r.metadata().map(|(_, t)| t));
         }
         todo.extend(self.events.iter().map(|e| &e.payload));
         while let Some(ty) = todo.pop() {

@@ -161,7 +161,7 @@ fn each_side_hears_the_events_the_other_sends() {
 fn the_by_name_enums_hold_both_sides() {
     assert_eq!(
         rpc::REQUEST_NAMES,
-        &["tools/call", "sampling/create", "ping"]
+        &["tools/call", "sampling/create", "ping", "references"]
     );
     let p = RequestPayload::parse("sampling/create", r#"{"prompt":"p"}"#).unwrap();
     assert!(matches!(p, RequestPayload::SamplingCreate(_)));
@@ -245,4 +245,22 @@ fn a_result_the_table_refuses_is_an_error_naming_it() {
         e.to_string(),
         "the result of tools/call is not valid: ✖ Invalid input: expected string, received number\n  → at text"
     );
+}
+
+#[test]
+fn a_request_declares_its_partial_results_and_error_data() {
+    use contracts::wire::{ErrorData, PartialResult};
+    type Refs = rpc::requests::References;
+    let part: Vec<rpc::LocationsItem> =
+        Refs::parse_partial(r#"[{"file":"a.rs","line":3}]"#).unwrap();
+    assert_eq!(part[0].line, 3);
+    assert_eq!(
+        Refs::parse_partial(r#"[{"file":"a.rs","line":0}]"#)
+            .unwrap_err()
+            .to_string(),
+        "✖ Too small: expected number to be >=1\n  → at [0].line"
+    );
+    let data: rpc::RetryData = Refs::parse_error_data(r#"{"retry":true}"#).unwrap();
+    assert!(data.retry);
+    assert!(Refs::parse_error_data(r#"{"retry":"yes"}"#).is_err());
 }

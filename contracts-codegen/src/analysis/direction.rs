@@ -55,6 +55,9 @@ pub fn directions(model: &Model) -> Directions {
     for r in &model.requests {
         walk(model, &r.payload, to_bits(r.sender()), &mut d);
         walk(model, &r.result, to_bits(r.sender().reversed()), &mut d);
+        for (_, t) in r.metadata() {
+            walk(model, t, to_bits(r.sender().reversed()), &mut d);
+        }
     }
     for e in &model.events {
         walk(model, &e.payload, to_bits(e.sender()), &mut d);

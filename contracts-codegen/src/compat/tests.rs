@@ -98,6 +98,8 @@ fn request(name: &str, payload: Ty, result: Ty) -> Request {
         loc: loc(5),
         payload,
         result,
+        partial: None,
+        error_data: None,
     }
 }
 

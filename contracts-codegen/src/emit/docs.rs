@@ -349,6 +349,23 @@ impl Page<'_> {
                     self.ty(&r.payload),
                     self.ty(&r.result)
                 );
+                if r.sender() != crate::model::Direction::ClientToServer {
+                    let who = match r.sender() {
+                        crate::model::Direction::ServerToClient => {
+                            "the host (the client answers it)"
+                        }
+                        _ => "either side",
+                    };
+                    let _ = writeln!(out, "- Sent by: {who}");
+                }
+                for (attr, t) in r.metadata() {
+                    let what = if attr == "partial" {
+                        "Partial result (sent before the result, a part at a time)"
+                    } else {
+                        "Error data (a failure's `data`)"
+                    };
+                    let _ = writeln!(out, "- {what}: {}", self.ty(t));
+                }
                 if let Some(line) = self.travels(TableKind::Requests) {
                     let _ = writeln!(out, "- {line}");
                 }
@@ -426,6 +443,13 @@ impl Page<'_> {
             );
             paragraph(out, &e.docs, &e.meta);
             let _ = writeln!(out, "- Payload: {}", self.ty(&e.payload));
+            if e.sender() != crate::model::Direction::ServerToClient {
+                let who = match e.sender() {
+                    crate::model::Direction::ClientToServer => "the client (the host hears it)",
+                    _ => "either side",
+                };
+                let _ = writeln!(out, "- Sent by: {who}");
+            }
             if let Some(line) = self.travels(TableKind::Events) {
                 let _ = writeln!(out, "- {line}");
             }

@@ -2,7 +2,8 @@
 //!
 //! One document per protocol, for clients in other languages. `$defs` holds every type of the
 //! protocol by its name, every type of a base protocol it uses as `<protocol>.<Name>`, and
-//! every table entry: `request:<name>:payload`, `request:<name>:result`, `event:<name>`.
+//! every table entry: `request:<name>:payload`, `request:<name>:result`, `event:<name>` (and a
+//! request's `request:<name>:partial` and `request:<name>:error_data` where it declares them).
 //! The wire semantics (`docs/wire-semantics.md`) carry over:
 //!
 //! - objects allow additional properties; `required` lists the non-optional fields, so a
@@ -92,6 +93,9 @@ pub fn emit(model: &Checked, options: &JsonSchemaOptions) -> String {
     for (m, r) in model.all_requests() {
         collect_in(m, model, &r.payload, &mut pending);
         collect_in(m, model, &r.result, &mut pending);
+        for (_, t) in r.metadata() {
+            collect_in(m, model, t, &mut pending);
+        }
     }
     for (m, e) in model.all_events() {
         collect_in(m, model, &e.payload, &mut pending);
@@ -127,6 +131,10 @@ pub fn emit(model: &Checked, options: &JsonSchemaOptions) -> String {
             format!("request:{}:result", r.name),
             ty(m, model, &r.result),
         );
+        // `#[partial]` and `#[error_data]`: `request:<name>:partial`, `request:<name>:error_data`.
+        for (attr, t) in r.metadata() {
+            defs.insert(format!("request:{}:{attr}", r.name), ty(m, model, t));
+        }
     }
     for (m, e) in model.all_events() {
         let mut p = ty(m, model, &e.payload);

@@ -508,6 +508,8 @@ pub fn model() -> Model {
         loc: at(line),
         payload,
         result,
+        partial: None,
+        error_data: None,
     };
     let mut kill = req(
         "chat.kill",

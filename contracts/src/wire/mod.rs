@@ -47,8 +47,8 @@ pub use schema::{
 pub use schema::{DecodeRef, SchemaRef, StrRef, UnknownRef};
 pub use source::{DeSrc, Key as SrcKey, Map as SrcMap, Num, Read, Seq as SrcSeq, Sink, Src, Stop};
 pub use table::{
-    Call, CallError, Dispatch, Entry, Event, HostError, Request, TableError, call_typed,
-    notify_typed,
+    Call, CallError, Dispatch, Entry, ErrorData, Event, HostError, PartialResult, Request,
+    TableError, call_typed, notify_typed,
 };
 pub use typed::{
     ByName, EntrySlot, ObjectTyped, Refused, UnionTyped, VariantsTyped, decode_from_base,

@@ -213,3 +213,21 @@ pub async fn notify_typed<E: Event, C: Call + ?Sized>(
         .await
         .map_err(CallError::Call)
 }
+
+/// A request whose host may send partial results before its result (LSP's `partialResult`,
+/// `#[partial = "T"]`): their type, read as the table reads a result.
+pub trait PartialResult: Request {
+    /// One part of the result.
+    type Partial: fmt::Debug + Clone + Serialize + Send + 'static;
+    /// Parses and validates a partial result.
+    fn parse_partial(json: &str) -> Result<Self::Partial, ParseError>;
+}
+
+/// A request whose failures carry typed data (LSP's `errorData`, `#[error_data = "T"]`): the
+/// `data` of an error answering it, read as the table reads a result.
+pub trait ErrorData: Request {
+    /// What a failure's `data` holds.
+    type Data: fmt::Debug + Clone + Serialize + Send + 'static;
+    /// Parses and validates a failure's data.
+    fn parse_error_data(json: &str) -> Result<Self::Data, ParseError>;
+}

@@ -304,7 +304,34 @@ impl Emitter<'_> {
                 return quote!(pub use #base::requests::#ident;);
             }
             let at = At::Module("requests");
-            self.entry_item(
+            let metadata = r.metadata().map(|(attr, t)| {
+                let ty = self.rust_ty(owner, t, at, false);
+                let schema = self.schema(owner, t, at, false);
+                let (trait_, assoc, parse) = match attr {
+                    "partial" => (
+                        quote!(PartialResult),
+                        quote!(Partial),
+                        quote!(parse_partial),
+                    ),
+                    _ => (quote!(ErrorData), quote!(Data), quote!(parse_error_data)),
+                };
+                let rt = &self.rt;
+                quote! {
+                    #[allow(deprecated)]
+                    impl #rt::#trait_ for #ident {
+                        type #assoc = #ty;
+                        fn #parse(json: &str) -> ::core::result::Result<#ty, #rt::ParseError> {
+                            #rt::parse_with(
+                                json,
+                                |r| #rt::Schema::scan(#schema, r),
+                                |d, cx| #rt::Schema::decode(#schema, d, cx),
+                            )
+                        }
+                    }
+                }
+            });
+            let metadata: Vec<TokenStream> = metadata.collect();
+            let item = self.entry_item(
                 &r.name,
                 &r.docs,
                 &r.meta,
@@ -321,7 +348,8 @@ impl Emitter<'_> {
                     ),
                 ],
                 TableKind::Requests,
-            )
+            );
+            quote!(#item #(#metadata)*)
         });
         let events = self.model.all_events().into_iter().map(|(owner, ev)| {
             let ident = format_ident!("{}", rust_type_name(&ev.name));

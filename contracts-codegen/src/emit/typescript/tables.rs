@@ -32,6 +32,25 @@ impl<'a> Emitter<'a> {
                 )
             })
             .collect();
+        // Each request's metadata (`partial`, `errorData`), by name.
+        let metadata: BTreeMap<&str, Vec<(&str, Ty)>> = m
+            .requests
+            .iter()
+            .map(|r| {
+                let md = r
+                    .metadata()
+                    .map(|(attr, t)| {
+                        let key = if attr == "partial" {
+                            "partial"
+                        } else {
+                            "errorData"
+                        };
+                        (key, self.qualify(m, t))
+                    })
+                    .collect();
+                (r.name.as_str(), md)
+            })
+            .collect();
         let events: Vec<(String, Docs, Meta, Ty)> = m
             .events
             .iter()
@@ -71,6 +90,11 @@ impl<'a> Emitter<'a> {
         for (_, _, _, payload, result) in &requests {
             note(payload);
             note(result);
+        }
+        for md in metadata.values() {
+            for (_, t) in md {
+                note(t);
+            }
         }
         for (_, _, _, payload) in &events {
             note(payload);
@@ -112,9 +136,15 @@ impl<'a> Emitter<'a> {
         }
         for (name, docs, meta, payload, result) in &requests {
             out.push_str(&jsdoc(docs, meta, &[], "    "));
+            let extra: String = metadata
+                .get(name.as_str())
+                .into_iter()
+                .flatten()
+                .map(|(k, t)| format!(", {k}: {}", self.ty(t)))
+                .collect();
             let _ = writeln!(
                 out,
-                "    {}: {{ payload: {}, result: {} }},",
+                "    {}: {{ payload: {}, result: {}{extra} }},",
                 js_string(name),
                 self.ty(payload),
                 self.ty(result)
@@ -163,6 +193,10 @@ export type {tp}RequestPayload<K extends {tp}RequestType> = z.output<(typeof {p}
 export type {tp}RequestResult<K extends {tp}RequestType> = z.output<(typeof {p}_REQUEST_SCHEMAS)[K]['result']>;
 /** An event's payload, as parsed. */
 export type {tp}EventPayload<K extends {tp}EventType> = z.output<(typeof {p}_EVENT_SCHEMAS)[K]>;
+/** A request's partial result (`#[partial]`), as parsed; `never` for a request without one. */
+export type {tp}RequestPartial<K extends {tp}RequestType> = (typeof {p}_REQUEST_SCHEMAS)[K] extends {{ partial: infer S extends z.ZodType }} ? z.output<S> : never;
+/** A request's error data (`#[error_data]`), as parsed; `never` for a request without it. */
+export type {tp}RequestErrorData<K extends {tp}RequestType> = (typeof {p}_REQUEST_SCHEMAS)[K] extends {{ errorData: infer S extends z.ZodType }} ? z.output<S> : never;
 
 /** Every request name, in table order. */
 export const {p}_REQUEST_TYPES: readonly {tp}RequestType[] = {};

@@ -28,6 +28,10 @@ export type JsonrpcRequestPayload<K extends JsonrpcRequestType> = z.output<(type
 export type JsonrpcRequestResult<K extends JsonrpcRequestType> = z.output<(typeof JSONRPC_REQUEST_SCHEMAS)[K]['result']>;
 /** An event's payload, as parsed. */
 export type JsonrpcEventPayload<K extends JsonrpcEventType> = z.output<(typeof JSONRPC_EVENT_SCHEMAS)[K]>;
+/** A request's partial result (`#[partial]`), as parsed; `never` for a request without one. */
+export type JsonrpcRequestPartial<K extends JsonrpcRequestType> = (typeof JSONRPC_REQUEST_SCHEMAS)[K] extends { partial: infer S extends z.ZodType } ? z.output<S> : never;
+/** A request's error data (`#[error_data]`), as parsed; `never` for a request without it. */
+export type JsonrpcRequestErrorData<K extends JsonrpcRequestType> = (typeof JSONRPC_REQUEST_SCHEMAS)[K] extends { errorData: infer S extends z.ZodType } ? z.output<S> : never;
 
 /** Every request name, in table order. */
 export const JSONRPC_REQUEST_TYPES: readonly JsonrpcRequestType[] = [

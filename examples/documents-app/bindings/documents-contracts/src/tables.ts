@@ -56,6 +56,10 @@ export type DocumentsRequestPayload<K extends DocumentsRequestType> = z.output<(
 export type DocumentsRequestResult<K extends DocumentsRequestType> = z.output<(typeof DOCUMENTS_REQUEST_SCHEMAS)[K]['result']>;
 /** An event's payload, as parsed. */
 export type DocumentsEventPayload<K extends DocumentsEventType> = z.output<(typeof DOCUMENTS_EVENT_SCHEMAS)[K]>;
+/** A request's partial result (`#[partial]`), as parsed; `never` for a request without one. */
+export type DocumentsRequestPartial<K extends DocumentsRequestType> = (typeof DOCUMENTS_REQUEST_SCHEMAS)[K] extends { partial: infer S extends z.ZodType } ? z.output<S> : never;
+/** A request's error data (`#[error_data]`), as parsed; `never` for a request without it. */
+export type DocumentsRequestErrorData<K extends DocumentsRequestType> = (typeof DOCUMENTS_REQUEST_SCHEMAS)[K] extends { errorData: infer S extends z.ZodType } ? z.output<S> : never;
 
 /** Every request name, in table order. */
 export const DOCUMENTS_REQUEST_TYPES: readonly DocumentsRequestType[] = [

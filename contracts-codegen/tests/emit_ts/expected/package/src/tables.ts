@@ -41,6 +41,10 @@ export type AgentRequestPayload<K extends AgentRequestType> = z.output<(typeof A
 export type AgentRequestResult<K extends AgentRequestType> = z.output<(typeof AGENT_REQUEST_SCHEMAS)[K]['result']>;
 /** An event's payload, as parsed. */
 export type AgentEventPayload<K extends AgentEventType> = z.output<(typeof AGENT_EVENT_SCHEMAS)[K]>;
+/** A request's partial result (`#[partial]`), as parsed; `never` for a request without one. */
+export type AgentRequestPartial<K extends AgentRequestType> = (typeof AGENT_REQUEST_SCHEMAS)[K] extends { partial: infer S extends z.ZodType } ? z.output<S> : never;
+/** A request's error data (`#[error_data]`), as parsed; `never` for a request without it. */
+export type AgentRequestErrorData<K extends AgentRequestType> = (typeof AGENT_REQUEST_SCHEMAS)[K] extends { errorData: infer S extends z.ZodType } ? z.output<S> : never;
 
 /** Every request name, in table order. */
 export const AGENT_REQUEST_TYPES: readonly AgentRequestType[] = [
