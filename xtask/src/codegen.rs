@@ -14,7 +14,7 @@
 //!   [`contracts_codegen::corpus`]), run with the hand-written corpus by the Rust, Zod and
 //!   JSON Schema runners.
 //!
-//! and the example app's package and reference (`examples/documents-app`), as an app's own
+//! (agent, connect, mcp and acp) and the example app's package and reference (`examples/documents-app`), as an app's own
 //! xtask plans them.
 //!
 //! A generated file that no longer has a source (a removed module) is deleted: it is found by
@@ -97,7 +97,22 @@ pub fn targets() -> Vec<Target> {
         .dev_dependencies
         .insert("ajv".into(), typescript::AJV_VERSION.into());
 
-    for ts in [&mut agent, &mut connect] {
+    // The two JSON-RPC protocols of the field, each its own package on the agent package's
+    // runtime: a message of either side is parsed by `parse<Message>Typed`.
+    let mut mcp = json_rpc_package(
+        "@adecore/mcp-contracts",
+        "MCP",
+        "The Model Context Protocol (revision 2025-11-25): types, Zod schemas, the request and notification tables of both sides and parse functions.",
+        "JSONRPCMessage",
+    );
+    let mut acp = json_rpc_package(
+        "@adecore/acp-contracts",
+        "ACP",
+        "The Agent Client Protocol (v1): types, Zod schemas, the request and notification tables of both sides and parse functions.",
+        "JsonRpcMessage",
+    );
+
+    for ts in [&mut agent, &mut connect, &mut mcp, &mut acp] {
         ts.files = LICENSE_FILES.iter().map(|f| (*f).to_owned()).collect();
     }
     vec![
@@ -111,7 +126,34 @@ pub fn targets() -> Vec<Target> {
             package_dir: "bindings/connect-frames",
             ts: connect,
         },
+        Target {
+            protocol: "mcp",
+            package_dir: "bindings/mcp-contracts",
+            ts: mcp,
+        },
+        Target {
+            protocol: "acp",
+            package_dir: "bindings/acp-contracts",
+            ts: acp,
+        },
     ]
+}
+
+/// The package of a JSON-RPC protocol (MCP, ACP): `parse<message>` for any message of either
+/// side, the runtime from the agent package (by path while it is not published), and the
+/// tests of connect's package (the corpus through Zod and ajv).
+fn json_rpc_package(name: &str, prefix: &str, description: &str, message: &str) -> TsOptions {
+    let mut ts = TsOptions::new(name, prefix);
+    ts.description = description.into();
+    ts.parse_functions = vec![message.into()];
+    ts.has_tests = true;
+    ts.runtime = Runtime::From(
+        RuntimePackage::new(typescript::RUNTIME_PACKAGE, typescript::RUNTIME_RANGE)
+            .dev_version("file:../agent-contracts"),
+    );
+    ts.dev_dependencies
+        .insert("ajv".into(), typescript::AJV_VERSION.into());
+    ts
 }
 
 /// The license files at the workspace root that every package of `targets` ships, copied

@@ -5,7 +5,7 @@
 //! cargo xtask check [DIR] [--base NAME=DIR]
 //!                                      parse and check a schema directory, print diagnostics
 //! cargo xtask compat [--base REV] [--schema [NAME=]DIR] [--format text|json] [--bless]
-//! cargo xtask validate --protocol agent|connect|documents --as KIND [--type NAME]
+//! cargo xtask validate --protocol agent|connect|documents|mcp|acp --as KIND [--type NAME] [--echo]
 //! cargo xtask fuzz [--seconds N] [--seed S] [--differential [--per-kind N]]
 //! cargo xtask test [--list] [--only STEP]... [--from STEP]
 //!                                      every test: Rust, TypeScript, end to end; --list: the
@@ -85,13 +85,16 @@ enum Command {
     BenchBuild(bench_build::Args),
 }
 
-/// This repository as the library sees it: two protocols under `schema/` and the example app
+/// This repository as the library sees it: four protocols under `schema/` (the agent's, Agent
+/// Connect's, MCP's and ACP's) and the example app
 /// on the agent's, its outputs ([`codegen::plan`]), and what judges frames: the app's
 /// generated tables, and the runtime's `contracts-validate` for the rest.
 pub fn project() -> Project {
     Project::new(env!("CARGO_MANIFEST_DIR"))
         .protocol("agent", "schema/agent", &[])
         .protocol("connect", "schema/connect", &[])
+        .protocol("mcp", "schema/mcp", &[])
+        .protocol("acp", "schema/acp", &[])
         .protocol(
             codegen::EXAMPLE_APP,
             "examples/documents-app/schema",
@@ -99,12 +102,14 @@ pub fn project() -> Project {
         )
         .outputs(codegen::plan)
         // The example app's frames are judged over its composed tables (a validator
-        // generated over its module); the agent's and connect's by the runtime's binary.
+        // generated over its module); the others by the runtime's binary.
         .rust_module(codegen::EXAMPLE_APP, "documents_app::documents")
         .validator(Validator {
             package: "adecore-contracts".into(),
             bin: "contracts-validate".into(),
             takes_protocol: true,
+            // MCP's and ACP's verdicts are behind the runtime's features.
+            features: vec!["mcp".into(), "acp".into()],
         })
 }
 
