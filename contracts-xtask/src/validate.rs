@@ -1,4 +1,4 @@
-//! `cargo xtask validate --as KIND [--type NAME] [--protocol NAME]`: reads JSON lines on stdin
+//! `cargo xtask validate --as KIND [--type NAME] [--protocol NAME] [--echo]`: reads JSON lines on stdin
 //! and writes one verdict line each.
 //!
 //! The verdicts come from the project's generated Rust, never from the xtask itself (which
@@ -16,7 +16,9 @@
 //! - **A binary of the project** ([`Validator`]: this repository's `contracts-validate`).
 //!
 //! Either way stdin and stdout are passed through: one verdict line per input line,
-//! `{"ok":true}` or `{"ok":false,"stage":"envelope"|"table","message":"..."}`, exit 0;
+//! `{"ok":true}` (with `--echo`, where the validator can, `{"ok":true,"value":...}`: the line
+//! as the generated types write it back) or
+//! `{"ok":false,"stage":"envelope"|"table","message":"..."}`, exit 0;
 //! exit 2 for a usage error (an unknown kind or `--type`).
 
 use std::collections::BTreeMap;
@@ -25,7 +27,8 @@ use std::process::{Command, ExitCode};
 
 use serde_json::Value;
 
-/// The binary that judges lines: `cargo run --package PACKAGE --bin BIN -- [PROTOCOL] KIND [TYPE]`.
+/// The binary that judges lines: `cargo run --package PACKAGE --bin BIN [--features F,..] --
+/// [PROTOCOL] KIND [TYPE] [--echo]`.
 #[derive(Clone, Debug)]
 pub struct Validator {
     pub package: String,
@@ -33,6 +36,8 @@ pub struct Validator {
     /// Whether the binary takes the protocol's name as its first argument (one binary for
     /// several protocols).
     pub takes_protocol: bool,
+    /// The package's features the binary is built with (the runtime's `mcp` and `acp`).
+    pub features: Vec<String>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -41,12 +46,17 @@ pub struct Args {
     #[arg(long)]
     pub protocol: Option<String>,
     /// What each line is: request|server|payload|result|event|type for an agent-shaped
-    /// protocol, client|server for connect.
+    /// protocol, client|server for connect, message|payload|result|event|type for a JSON-RPC
+    /// protocol (mcp, acp).
     #[arg(long = "as", value_name = "KIND")]
     pub kind: String,
     /// The request or event name for payload, result and event; a type's name for type.
     #[arg(long = "type", value_name = "NAME")]
     pub type_name: Option<String>,
+    /// Write an accepted line's value back as the generated types write it, in the verdict's
+    /// `"value"` (a validator that can: the runtime's, for mcp and acp).
+    #[arg(long)]
+    pub echo: bool,
 }
 
 /// The runtime crate's package name, which an app depends on (under any name).
@@ -74,6 +84,12 @@ pub fn run(
         None => None,
     };
     if let Some((protocol, module)) = generated {
+        if args.echo {
+            eprintln!(
+                "xtask validate: --echo is not available for `{protocol}` (its validator over the generated tables writes no value back)"
+            );
+            return ExitCode::from(2);
+        }
         return match generated_validator(root, protocol, module) {
             Ok(manifest) => {
                 let mut cmd = cargo();
@@ -121,15 +137,12 @@ fn binary(root: &Path, validator: Option<&Validator>, args: Args) -> ExitCode {
         return ExitCode::from(2);
     };
     let mut cmd = cargo();
-    cmd.current_dir(root).args([
-        "run",
-        "--quiet",
-        "--package",
-        &v.package,
-        "--bin",
-        &v.bin,
-        "--",
-    ]);
+    cmd.current_dir(root)
+        .args(["run", "--quiet", "--package", &v.package, "--bin", &v.bin]);
+    if !v.features.is_empty() {
+        cmd.arg("--features").arg(v.features.join(","));
+    }
+    cmd.arg("--");
     match (&args.protocol, v.takes_protocol) {
         (Some(p), true) => {
             cmd.arg(p);
@@ -149,6 +162,9 @@ fn binary(root: &Path, validator: Option<&Validator>, args: Args) -> ExitCode {
     cmd.arg(&args.kind);
     if let Some(t) = &args.type_name {
         cmd.arg(t);
+    }
+    if args.echo {
+        cmd.arg("--echo");
     }
     status(cmd)
 }

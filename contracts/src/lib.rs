@@ -10,8 +10,14 @@ extern crate self as contracts;
 
 #[doc(hidden)]
 pub mod __private;
+#[cfg(feature = "acp")]
+pub mod acp;
 pub mod agent;
 pub mod connect;
+#[cfg(any(feature = "mcp", feature = "acp"))]
+pub mod jsonrpc;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod port;
 
 pub mod verdict;

@@ -1,7 +1,7 @@
 //! One verdict per input: the line `cargo xtask validate` prints, and what the shared corpus
 //! (`tests/corpus/`) compares across Rust, Zod and JSON Schema.
 
-use crate::wire::ParseError;
+use crate::wire::{ParseError, RawJson};
 use serde::Serialize;
 
 /// The refusal of a name no table entry has, worded as the generated TypeScript words it
@@ -34,6 +34,10 @@ pub struct Verdict {
     /// root). Not printed: the corpus compares them.
     #[serde(skip)]
     pub paths: Vec<String>,
+    /// An accepted input as the generated types write it back, when the validator was asked
+    /// to echo it (`cargo xtask validate --echo`, MCP and ACP).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<RawJson>,
 }
 
 impl Verdict {
@@ -44,6 +48,7 @@ impl Verdict {
             stage: None,
             message: None,
             paths: Vec::new(),
+            value: None,
         }
     }
 
@@ -55,6 +60,7 @@ impl Verdict {
             stage: Some(stage),
             message: Some(error.to_string()),
             paths,
+            value: None,
         }
     }
 
@@ -65,11 +71,12 @@ impl Verdict {
             stage: Some(stage),
             message: Some(message.into()),
             paths: Vec::new(),
+            value: None,
         }
     }
 
-    /// The verdict as one JSON line: `{"ok":true}` or
-    /// `{"ok":false,"stage":"envelope","message":"..."}`.
+    /// The verdict as one JSON line: `{"ok":true}` (`{"ok":true,"value":...}` with an echo)
+    /// or `{"ok":false,"stage":"envelope","message":"..."}`.
     pub fn to_line(&self) -> String {
         serde_json::to_string(self).unwrap_or_else(|_| {
             r#"{"ok":false,"stage":"envelope","message":"unprintable"}"#.to_owned()

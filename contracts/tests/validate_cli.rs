@@ -185,3 +185,58 @@ fn bytes_that_are_not_utf8_are_read_as_u_fffd() {
             .replace("\\ufffd", "\u{fffd}")
     );
 }
+
+/// MCP and ACP messages of either side (features `mcp`, `acp`): a verdict each, and with
+/// `--echo` the value as the generated types write it back; a batch is refused.
+#[cfg(all(feature = "mcp", feature = "acp"))]
+#[test]
+fn json_rpc_messages_with_their_echo() {
+    let input = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_weather","arguments":{"city":"Paris"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "\n",
+        r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}"#,
+        "\n",
+    );
+    let (code, lines) = run(&["mcp", "message", "--echo"], input);
+    assert_eq!(code, 0);
+    assert_eq!(
+        lines[0],
+        r#"{"ok":true,"value":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_weather","arguments":{"city":"Paris"}}}}"#
+    );
+    assert_eq!(
+        lines[1],
+        r#"{"ok":true,"value":{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    );
+    assert!(
+        lines[2].contains("MCP 2025-11-25 has no batches"),
+        "{}",
+        lines[2]
+    );
+    assert!(
+        lines[3].starts_with(r#"{"ok":false,"stage":"table","message":"#),
+        "{}",
+        lines[3]
+    );
+    let (code, lines) = run(
+        &["acp", "message"],
+        r#"{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}"#,
+    );
+    assert_eq!(
+        (code, lines.as_slice()),
+        (0, [r#"{"ok":true}"#.to_owned()].as_slice())
+    );
+    let (code, lines) = run(
+        &["acp", "result", "session/new", "--echo"],
+        r#"{"sessionId":"s"}"#,
+    );
+    assert_eq!(code, 0);
+    assert_eq!(lines[0], r#"{"ok":true,"value":{"sessionId":"s"}}"#);
+    // Usage errors: a TYPE for a message, an unknown method, --echo for agent.
+    assert_eq!(run(&["mcp", "message", "ping"], "").0, 2);
+    assert_eq!(run(&["acp", "payload", "no/such"], "").0, 2);
+    assert_eq!(run(&["agent", "request", "--echo"], "").0, 2);
+}

@@ -681,6 +681,8 @@ impl PartialEq for RawJson {
     }
 }
 
+impl Eq for RawJson {}
+
 impl std::fmt::Debug for RawJson {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.get())
