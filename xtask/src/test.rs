@@ -69,6 +69,9 @@ fn step(
 const NPM_PACKAGES: &[&str] = &[
     "bindings/agent-contracts",
     "bindings/connect-frames",
+    // MCP's and ACP's: their official examples through Zod and ajv.
+    "bindings/mcp-contracts",
+    "bindings/acp-contracts",
     "examples/documents-app/bindings/documents-contracts",
     "examples/agent-host/client-test",
     "examples/connect-server/client",
