@@ -1,7 +1,10 @@
 //! The runtime for generated wire contracts.
 //!
 //! Generated code reaches this crate only through [`__private`]. The agent and Agent Connect
-//! protocols are generated here by [`protocol!`] from `schema/agent` and `schema/connect`.
+//! protocols are generated here by [`protocol!`] from `schema/agent` and `schema/connect`;
+//! behind features that are off by default, the Model Context Protocol 2025-11-25 (`mcp`:
+//! `contracts::mcp`, from `schema/mcp`) and the Agent Client Protocol v1 (`acp`:
+//! `contracts::acp`, from `schema/acp`), with their verdict in `contracts::jsonrpc`.
 
 // On docs.rs (every feature, `--cfg docsrs`), each item behind a feature says which one.
 #![cfg_attr(docsrs, feature(doc_cfg))]
