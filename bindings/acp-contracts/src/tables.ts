@@ -4,7 +4,7 @@
 
 import { z } from 'zod';
 import { AuthenticateRequestSchema, AuthenticateResponseSchema, CancelNotificationSchema, CancelRequestNotificationSchema, CloseSessionRequestSchema, CloseSessionResponseSchema, CompleteElicitationNotificationSchema, CreateElicitationRequestSchema, CreateElicitationResponseSchema, CreateTerminalRequestSchema, CreateTerminalResponseSchema, DeleteSessionRequestSchema, DeleteSessionResponseSchema, InitializeRequestSchema, InitializeResponseSchema, KillTerminalRequestSchema, KillTerminalResponseSchema, ListSessionsRequestSchema, ListSessionsResponseSchema, LoadSessionRequestSchema, LoadSessionResponseSchema, LogoutRequestSchema, LogoutResponseSchema, NewSessionRequestSchema, NewSessionResponseSchema, PromptRequestSchema, PromptResponseSchema, ReadTextFileRequestSchema, ReadTextFileResponseSchema, ReleaseTerminalRequestSchema, ReleaseTerminalResponseSchema, RequestPermissionRequestSchema, RequestPermissionResponseSchema, ResumeSessionRequestSchema, ResumeSessionResponseSchema, SessionNotificationSchema, SetSessionConfigOptionRequestSchema, SetSessionConfigOptionResponseSchema, SetSessionModeRequestSchema, SetSessionModeResponseSchema, TerminalOutputRequestSchema, TerminalOutputResponseSchema, WaitForTerminalExitRequestSchema, WaitForTerminalExitResponseSchema, WriteTextFileRequestSchema, WriteTextFileResponseSchema } from './schemas.js';
-import { parseWith, type ParseResult } from '@adecore/agent-contracts/runtime';
+import { callTyped, dispatchTyped, notifyTyped, parseWith, type DispatchAnswer, type ParseResult, type RawCall } from '@adecore/agent-contracts/runtime';
 
 /** Every request by name: its payload and result schemas. */
 export const ACP_REQUEST_SCHEMAS = {
@@ -244,3 +244,51 @@ export type AcpClientHandlers = {
 export type AcpClientListeners = {
     readonly [K in AcpServerEventType]?: (payload: AcpEventPayload<K>) => void;
 };
+
+/** What a client sends its host, typed: a request answers its result (read by the request's table; a result it refuses throws `InvalidResultError`), an event is a notification. */
+export interface AcpClientCalls {
+    request<K extends AcpClientRequestType>(method: K, payload: AcpRequestPayload<K>): Promise<AcpRequestResult<K>>;
+    notify<K extends AcpClientEventType>(event: K, payload: AcpEventPayload<K>): Promise<void>;
+}
+
+/** AcpClientCalls through a connection (`RawCall`: a JSON-RPC connection). */
+export function createAcpClientCalls(call: RawCall): AcpClientCalls {
+    return {
+        request: (method, payload) => callTyped(ACP_REQUEST_SCHEMAS, call, method, payload) as never,
+        notify: (event, payload) => call.notify(event, payload),
+    };
+}
+
+/** Answers a request the other side sent with the host's handler, as the Rust dispatcher does: JSON-RPC's codes and messages (`dispatchTyped`). */
+export function dispatchAcpHost(handlers: AcpHostHandlers, method: string, params: unknown): Promise<DispatchAnswer> {
+    return dispatchTyped(ACP_REQUEST_SCHEMAS, (name) => ACP_REQUEST_SENDERS[name as AcpRequestType] !== 'server', handlers as never, method, params);
+}
+
+/** Hears an event the other side sent with the host's listener (`notifyTyped`). */
+export function notifyAcpHost(listeners: AcpHostListeners, event: string, params: unknown): ReturnType<typeof notifyTyped> {
+    return notifyTyped(ACP_EVENT_SCHEMAS, (name) => ACP_EVENT_SENDERS[name as AcpEventType] !== 'server', listeners as never, event, params);
+}
+
+/** What a host sends its client, typed: a request answers its result (read by the request's table; a result it refuses throws `InvalidResultError`), an event is a notification. */
+export interface AcpHostCalls {
+    request<K extends AcpServerRequestType>(method: K, payload: AcpRequestPayload<K>): Promise<AcpRequestResult<K>>;
+    notify<K extends AcpServerEventType>(event: K, payload: AcpEventPayload<K>): Promise<void>;
+}
+
+/** AcpHostCalls through a connection (`RawCall`: a JSON-RPC connection). */
+export function createAcpHostCalls(call: RawCall): AcpHostCalls {
+    return {
+        request: (method, payload) => callTyped(ACP_REQUEST_SCHEMAS, call, method, payload) as never,
+        notify: (event, payload) => call.notify(event, payload),
+    };
+}
+
+/** Answers a request the other side sent with the client's handler, as the Rust dispatcher does: JSON-RPC's codes and messages (`dispatchTyped`). */
+export function dispatchAcpClient(handlers: AcpClientHandlers, method: string, params: unknown): Promise<DispatchAnswer> {
+    return dispatchTyped(ACP_REQUEST_SCHEMAS, (name) => ACP_REQUEST_SENDERS[name as AcpRequestType] !== 'client', handlers as never, method, params);
+}
+
+/** Hears an event the other side sent with the client's listener (`notifyTyped`). */
+export function notifyAcpClient(listeners: AcpClientListeners, event: string, params: unknown): ReturnType<typeof notifyTyped> {
+    return notifyTyped(ACP_EVENT_SCHEMAS, (name) => ACP_EVENT_SENDERS[name as AcpEventType] !== 'client', listeners as never, event, params);
+}

@@ -4,7 +4,7 @@
 
 import { z } from 'zod';
 import { CallToolOutcomeSchema, CallToolRequestParamsSchema, CancelTaskRequestParamsSchema, CancelTaskResultSchema, CancelledNotificationParamsSchema, CompleteRequestParamsSchema, CompleteResultSchema, CreateMessageOutcomeSchema, CreateMessageRequestParamsSchema, ElicitOutcomeSchema, ElicitRequestParamsSchema, ElicitationCompleteNotificationParamsSchema, EmptyResultSchema, GetPromptRequestParamsSchema, GetPromptResultSchema, GetTaskPayloadRequestParamsSchema, GetTaskPayloadResultSchema, GetTaskRequestParamsSchema, GetTaskResultSchema, InitializeRequestParamsSchema, InitializeResultSchema, ListPromptsResultSchema, ListResourceTemplatesResultSchema, ListResourcesResultSchema, ListRootsResultSchema, ListTasksResultSchema, ListToolsResultSchema, LoggingMessageNotificationParamsSchema, NotificationParamsSchema, PaginatedRequestParamsSchema, ProgressNotificationParamsSchema, ReadResourceRequestParamsSchema, ReadResourceResultSchema, RequestParamsSchema, ResourceUpdatedNotificationParamsSchema, SetLevelRequestParamsSchema, SubscribeRequestParamsSchema, TaskStatusNotificationParamsSchema, UnsubscribeRequestParamsSchema } from './schemas.js';
-import { parseWith, type ParseResult } from '@adecore/agent-contracts/runtime';
+import { callTyped, dispatchTyped, notifyTyped, parseWith, type DispatchAnswer, type ParseResult, type RawCall } from '@adecore/agent-contracts/runtime';
 
 /** Every request by name: its payload and result schemas. */
 export const MCP_REQUEST_SCHEMAS = {
@@ -291,3 +291,51 @@ export type McpClientHandlers = {
 export type McpClientListeners = {
     readonly [K in McpServerEventType]?: (payload: McpEventPayload<K>) => void;
 };
+
+/** What a client sends its host, typed: a request answers its result (read by the request's table; a result it refuses throws `InvalidResultError`), an event is a notification. */
+export interface McpClientCalls {
+    request<K extends McpClientRequestType>(method: K, payload: McpRequestPayload<K>): Promise<McpRequestResult<K>>;
+    notify<K extends McpClientEventType>(event: K, payload: McpEventPayload<K>): Promise<void>;
+}
+
+/** McpClientCalls through a connection (`RawCall`: a JSON-RPC connection). */
+export function createMcpClientCalls(call: RawCall): McpClientCalls {
+    return {
+        request: (method, payload) => callTyped(MCP_REQUEST_SCHEMAS, call, method, payload) as never,
+        notify: (event, payload) => call.notify(event, payload),
+    };
+}
+
+/** Answers a request the other side sent with the host's handler, as the Rust dispatcher does: JSON-RPC's codes and messages (`dispatchTyped`). */
+export function dispatchMcpHost(handlers: McpHostHandlers, method: string, params: unknown): Promise<DispatchAnswer> {
+    return dispatchTyped(MCP_REQUEST_SCHEMAS, (name) => MCP_REQUEST_SENDERS[name as McpRequestType] !== 'server', handlers as never, method, params);
+}
+
+/** Hears an event the other side sent with the host's listener (`notifyTyped`). */
+export function notifyMcpHost(listeners: McpHostListeners, event: string, params: unknown): ReturnType<typeof notifyTyped> {
+    return notifyTyped(MCP_EVENT_SCHEMAS, (name) => MCP_EVENT_SENDERS[name as McpEventType] !== 'server', listeners as never, event, params);
+}
+
+/** What a host sends its client, typed: a request answers its result (read by the request's table; a result it refuses throws `InvalidResultError`), an event is a notification. */
+export interface McpHostCalls {
+    request<K extends McpServerRequestType>(method: K, payload: McpRequestPayload<K>): Promise<McpRequestResult<K>>;
+    notify<K extends McpServerEventType>(event: K, payload: McpEventPayload<K>): Promise<void>;
+}
+
+/** McpHostCalls through a connection (`RawCall`: a JSON-RPC connection). */
+export function createMcpHostCalls(call: RawCall): McpHostCalls {
+    return {
+        request: (method, payload) => callTyped(MCP_REQUEST_SCHEMAS, call, method, payload) as never,
+        notify: (event, payload) => call.notify(event, payload),
+    };
+}
+
+/** Answers a request the other side sent with the client's handler, as the Rust dispatcher does: JSON-RPC's codes and messages (`dispatchTyped`). */
+export function dispatchMcpClient(handlers: McpClientHandlers, method: string, params: unknown): Promise<DispatchAnswer> {
+    return dispatchTyped(MCP_REQUEST_SCHEMAS, (name) => MCP_REQUEST_SENDERS[name as McpRequestType] !== 'client', handlers as never, method, params);
+}
+
+/** Hears an event the other side sent with the client's listener (`notifyTyped`). */
+export function notifyMcpClient(listeners: McpClientListeners, event: string, params: unknown): ReturnType<typeof notifyTyped> {
+    return notifyTyped(MCP_EVENT_SCHEMAS, (name) => MCP_EVENT_SENDERS[name as McpEventType] !== 'client', listeners as never, event, params);
+}
