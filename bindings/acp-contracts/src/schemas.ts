@@ -36,7 +36,7 @@ export type Meta = z.infer<typeof MetaSchema>;
  * Terminal-based authentication method: the client runs the agent's own binary with these
  * arguments and environment in an interactive terminal.
  */
-export const AuthMethodTerminalSchema = z.object({
+export const AuthMethodTerminalSchema = z.looseObject({
     /**
      * Unique identifier for this authentication method.
      */
@@ -68,13 +68,13 @@ export type AuthMethodTerminal = z.infer<typeof AuthMethodTerminalSchema>;
 
 export const AuthMethodVariant1Schema = AuthMethodTerminalSchema.extend({
     type: z.literal('terminal'),
-});
+}).catchall(z.unknown());
 export type AuthMethodVariant1 = z.infer<typeof AuthMethodVariant1Schema>;
 
 /**
  * Agent handles authentication itself through `authenticate`: the default method type.
  */
-export const AuthMethodAgentSchema = z.object({
+export const AuthMethodAgentSchema = z.looseObject({
     /**
      * Unique identifier for this authentication method.
      */
@@ -119,7 +119,7 @@ export type AuthMethod = z.infer<typeof AuthMethodSchema>;
 /**
  * Request parameters for the authenticate method: which advertised method to use.
  */
-export const AuthenticateRequestSchema = z.object({
+export const AuthenticateRequestSchema = z.looseObject({
     /**
      * The ID of the authentication method to use; one advertised in the initialize response.
      */
@@ -134,7 +134,7 @@ export type AuthenticateRequest = z.infer<typeof AuthenticateRequestSchema>;
 /**
  * Response to the `authenticate` method.
  */
-export const AuthenticateResponseSchema = z.object({
+export const AuthenticateResponseSchema = z.looseObject({
     _meta: z.nullable(MetaSchema).optional(),
 });
 /**
@@ -146,7 +146,7 @@ export type AuthenticateResponse = z.infer<typeof AuthenticateResponseSchema>;
  * Request parameters for the logout method: end the current authenticated state. Only
  * available if the agent announces `auth.logout`.
  */
-export const LogoutRequestSchema = z.object({
+export const LogoutRequestSchema = z.looseObject({
     _meta: z.nullable(MetaSchema).optional(),
 });
 /**
@@ -158,7 +158,7 @@ export type LogoutRequest = z.infer<typeof LogoutRequestSchema>;
 /**
  * Response to the `logout` method.
  */
-export const LogoutResponseSchema = z.object({
+export const LogoutResponseSchema = z.looseObject({
     _meta: z.nullable(MetaSchema).optional(),
 });
 /**
@@ -221,7 +221,7 @@ export const SESSION_CONFIG_OPTION_CATEGORY_VALUES = ['mode', 'model', 'model_co
 /**
  * What every session configuration option carries, whatever its `type`.
  */
-export const SessionConfigOptionBaseSchema = z.object({
+export const SessionConfigOptionBaseSchema = z.looseObject({
     /**
      * Unique identifier for the configuration option.
      */
@@ -248,7 +248,7 @@ export type SessionConfigOptionBase = z.infer<typeof SessionConfigOptionBaseSche
 /**
  * A possible value for a session configuration option.
  */
-export const SessionConfigSelectOptionSchema = z.object({
+export const SessionConfigSelectOptionSchema = z.looseObject({
     /**
      * Unique identifier for this option value.
      */
@@ -280,7 +280,7 @@ export type SessionConfigSelectOptionsUngrouped = z.infer<typeof SessionConfigSe
 /**
  * A group of possible values for a session configuration option.
  */
-export const SessionConfigSelectGroupSchema = z.object({
+export const SessionConfigSelectGroupSchema = z.looseObject({
     /**
      * Unique identifier for this group.
      */
@@ -324,7 +324,7 @@ export type SessionConfigSelectOptions = z.infer<typeof SessionConfigSelectOptio
 /**
  * A single-value selector (dropdown) session configuration option payload.
  */
-export const SessionConfigSelectSchema = z.object({
+export const SessionConfigSelectSchema = z.looseObject({
     /**
      * The currently selected value.
      */
@@ -339,13 +339,13 @@ export const SessionConfigSelectSchema = z.object({
  */
 export type SessionConfigSelect = z.infer<typeof SessionConfigSelectSchema>;
 
-export const SessionConfigOptionSelectSchema = SessionConfigOptionBaseSchema.extend(SessionConfigSelectSchema.shape);
+export const SessionConfigOptionSelectSchema = SessionConfigOptionBaseSchema.extend(SessionConfigSelectSchema.shape).catchall(z.unknown());
 export type SessionConfigOptionSelect = z.infer<typeof SessionConfigOptionSelectSchema>;
 
 /**
  * A boolean on/off toggle session configuration option payload.
  */
-export const SessionConfigBooleanSchema = z.object({
+export const SessionConfigBooleanSchema = z.looseObject({
     /**
      * The current value of the boolean option.
      */
@@ -356,7 +356,7 @@ export const SessionConfigBooleanSchema = z.object({
  */
 export type SessionConfigBoolean = z.infer<typeof SessionConfigBooleanSchema>;
 
-export const SessionConfigOptionBooleanSchema = SessionConfigOptionBaseSchema.extend(SessionConfigBooleanSchema.shape);
+export const SessionConfigOptionBooleanSchema = SessionConfigOptionBaseSchema.extend(SessionConfigBooleanSchema.shape).catchall(z.unknown());
 export type SessionConfigOptionBoolean = z.infer<typeof SessionConfigOptionBooleanSchema>;
 
 /**
@@ -393,7 +393,7 @@ export type SessionId = z.infer<typeof SessionIdSchema>;
 /**
  * Which option of which session a `session/set_config_option` sets.
  */
-export const SetSessionConfigOptionTargetSchema = z.object({
+export const SetSessionConfigOptionTargetSchema = z.looseObject({
     /**
      * The ID of the session to set the configuration option for.
      */
@@ -412,12 +412,12 @@ export type SetSessionConfigOptionTarget = z.infer<typeof SetSessionConfigOption
 export const SetSessionConfigOptionRequestVariant1Schema = SetSessionConfigOptionTargetSchema.extend({
     type: z.literal('boolean'),
     value: z.boolean(),
-});
+}).catchall(z.unknown());
 export type SetSessionConfigOptionRequestVariant1 = z.infer<typeof SetSessionConfigOptionRequestVariant1Schema>;
 
 export const SetSessionConfigOptionRequestVariant2Schema = SetSessionConfigOptionTargetSchema.extend({
     value: SessionConfigValueIdSchema,
-});
+}).catchall(z.unknown());
 export type SetSessionConfigOptionRequestVariant2 = z.infer<typeof SetSessionConfigOptionRequestVariant2Schema>;
 
 /**
@@ -443,7 +443,7 @@ export type SetSessionConfigOptionRequest = z.infer<typeof SetSessionConfigOptio
 /**
  * Response to `session/set_config_option` method.
  */
-export const SetSessionConfigOptionResponseSchema = z.object({
+export const SetSessionConfigOptionResponseSchema = z.looseObject({
     /**
      * The full set of configuration options and their current values.
      */
@@ -476,7 +476,7 @@ export type Role = z.infer<typeof RoleSchema>;
  * Optional annotations for the client, which it can use to decide how to use or display
  * the content.
  */
-export const AnnotationsSchema = z.object({
+export const AnnotationsSchema = z.looseObject({
     /**
      * Intended recipients for this content, such as the user or assistant.
      */
@@ -500,7 +500,7 @@ export type Annotations = z.infer<typeof AnnotationsSchema>;
 /**
  * Text provided to or from an LLM.
  */
-export const TextContentSchema = z.object({
+export const TextContentSchema = z.looseObject({
     /**
      * Optional annotations that help clients decide how to display or route this content.
      */
@@ -519,7 +519,7 @@ export type TextContent = z.infer<typeof TextContentSchema>;
 /**
  * An image provided to or from an LLM.
  */
-export const ImageContentSchema = z.object({
+export const ImageContentSchema = z.looseObject({
     /**
      * Optional annotations that help clients decide how to display or route this content.
      */
@@ -546,7 +546,7 @@ export type ImageContent = z.infer<typeof ImageContentSchema>;
 /**
  * Audio provided to or from an LLM.
  */
-export const AudioContentSchema = z.object({
+export const AudioContentSchema = z.looseObject({
     /**
      * Optional annotations that help clients decide how to display or route this content.
      */
@@ -570,7 +570,7 @@ export type AudioContent = z.infer<typeof AudioContentSchema>;
  * A resource that the server is capable of reading, included in a prompt or tool call
  * result.
  */
-export const ResourceLinkSchema = z.object({
+export const ResourceLinkSchema = z.looseObject({
     /**
      * Optional annotations that help clients decide how to display or route this content.
      */
@@ -610,7 +610,7 @@ export type ResourceLink = z.infer<typeof ResourceLinkSchema>;
 /**
  * Text-based resource contents.
  */
-export const TextResourceContentsSchema = z.object({
+export const TextResourceContentsSchema = z.looseObject({
     /**
      * MIME type describing the encoded media payload.
      */
@@ -633,7 +633,7 @@ export type TextResourceContents = z.infer<typeof TextResourceContentsSchema>;
 /**
  * Binary resource contents.
  */
-export const BlobResourceContentsSchema = z.object({
+export const BlobResourceContentsSchema = z.looseObject({
     /**
      * Base64-encoded bytes for a binary resource payload (not checked as base64: the
      * schema says `string`).
@@ -675,7 +675,7 @@ export type EmbeddedResourceResource = z.infer<typeof EmbeddedResourceResourceSc
 /**
  * The contents of a resource, embedded into a prompt or tool call result.
  */
-export const EmbeddedResourceSchema = z.object({
+export const EmbeddedResourceSchema = z.looseObject({
     /**
      * Optional annotations that help clients decide how to display or route this content.
      */
@@ -740,7 +740,7 @@ export type ElicitationId = z.infer<typeof ElicitationIdSchema>;
 /**
  * What every elicitation request carries, whatever its mode and scope.
  */
-export const ElicitationRequestCommonSchema = z.object({
+export const ElicitationRequestCommonSchema = z.looseObject({
     /**
      * A human-readable message describing what input is needed.
      */
@@ -791,7 +791,7 @@ export type StringFormat = z.infer<typeof StringFormatSchema>;
 /**
  * A titled enum option with a const value, human-readable title, and optional description.
  */
-export const EnumOptionSchema = z.object({
+export const EnumOptionSchema = z.looseObject({
     /**
      * The constant value for this option.
      */
@@ -815,7 +815,7 @@ export type EnumOption = z.infer<typeof EnumOptionSchema>;
  * Schema for string properties in an elicitation form. With `enum` or `oneOf` it is a
  * single-select enum.
  */
-export const StringPropertySchemaSchema = z.object({
+export const StringPropertySchemaSchema = z.looseObject({
     /**
      * Optional title for the property.
      */
@@ -863,7 +863,7 @@ export type StringPropertySchema = z.infer<typeof StringPropertySchemaSchema>;
 /**
  * Schema for number (floating-point) properties in an elicitation form.
  */
-export const NumberPropertySchemaSchema = z.object({
+export const NumberPropertySchemaSchema = z.looseObject({
     /**
      * Optional title for the property.
      */
@@ -894,7 +894,7 @@ export type NumberPropertySchema = z.infer<typeof NumberPropertySchemaSchema>;
 /**
  * Schema for integer properties in an elicitation form.
  */
-export const IntegerPropertySchemaSchema = z.object({
+export const IntegerPropertySchemaSchema = z.looseObject({
     /**
      * Optional title for the property.
      */
@@ -925,7 +925,7 @@ export type IntegerPropertySchema = z.infer<typeof IntegerPropertySchemaSchema>;
 /**
  * Schema for boolean properties in an elicitation form.
  */
-export const BooleanPropertySchemaSchema = z.object({
+export const BooleanPropertySchemaSchema = z.looseObject({
     /**
      * Optional title for the property.
      */
@@ -948,7 +948,7 @@ export type BooleanPropertySchema = z.infer<typeof BooleanPropertySchemaSchema>;
 /**
  * String item schema for multi-select enum properties.
  */
-export const StringMultiSelectItemsSchema = z.object({
+export const StringMultiSelectItemsSchema = z.looseObject({
     /**
      * Allowed enum values.
      */
@@ -962,13 +962,13 @@ export type StringMultiSelectItems = z.infer<typeof StringMultiSelectItemsSchema
 
 export const MultiSelectItemsVariant1Schema = StringMultiSelectItemsSchema.extend({
     type: z.literal('string'),
-});
+}).catchall(z.unknown());
 export type MultiSelectItemsVariant1 = z.infer<typeof MultiSelectItemsVariant1Schema>;
 
 /**
  * Items definition for titled multi-select enum properties.
  */
-export const TitledMultiSelectItemsSchema = z.object({
+export const TitledMultiSelectItemsSchema = z.looseObject({
     /**
      * Titled enum options.
      */
@@ -1007,7 +1007,7 @@ export type MultiSelectItems = z.infer<typeof MultiSelectItemsSchema>;
 /**
  * Schema for multi-select (array) properties in an elicitation form.
  */
-export const MultiSelectPropertySchemaSchema = z.object({
+export const MultiSelectPropertySchemaSchema = z.looseObject({
     /**
      * Optional title for the property.
      */
@@ -1077,19 +1077,23 @@ export type ElicitationPropertySchema = z.infer<typeof ElicitationPropertySchema
  * Type-safe elicitation schema for requesting structured user input: a JSON Schema object
  * with primitive-typed properties.
  */
-export const ElicitationSchemaSchema = z.object({
+export const ElicitationSchemaSchema = z.looseObject({
     /**
      * Type discriminator. Always `"object"`.
+     * Absent means `"object"` (the official default, not filled in:
+     * a message is written back as read).
      */
-    type: z._default(ElicitationSchemaTypeSchema, 'object'),
+    type: z.optional(ElicitationSchemaTypeSchema),
     /**
      * Optional title for the schema.
      */
     title: z.string().nullable().optional(),
     /**
      * Property definitions (must be primitive types).
+     * Absent means `{}` (the official default, not filled in:
+     * a message is written back as read).
      */
-    properties: z.record(z.string(), ElicitationPropertySchemaSchema).default(() => ({})),
+    properties: z.record(z.string(), ElicitationPropertySchemaSchema).optional(),
     /**
      * List of required property names.
      */
@@ -1110,7 +1114,7 @@ export type ElicitationSchema = z.infer<typeof ElicitationSchemaSchema>;
  * Form-based elicitation mode: the client renders a form from the provided schema. (ACP's
  * def also requires a scope: `CreateElicitationRequest` adds one.)
  */
-export const ElicitationFormModeSchema = z.object({
+export const ElicitationFormModeSchema = z.looseObject({
     /**
      * A JSON Schema describing the form fields to present to the user.
      */
@@ -1134,7 +1138,7 @@ export type ToolCallId = z.infer<typeof ToolCallIdSchema>;
 /**
  * Session-scoped elicitation, optionally tied to a specific tool call.
  */
-export const ElicitationSessionScopeSchema = z.object({
+export const ElicitationSessionScopeSchema = z.looseObject({
     /**
      * The session this elicitation is tied to.
      */
@@ -1151,36 +1155,18 @@ export type ElicitationSessionScope = z.infer<typeof ElicitationSessionScopeSche
 
 export const CreateElicitationRequestVariant1Schema = ElicitationRequestCommonSchema.extend(ElicitationFormModeSchema.shape).extend(ElicitationSessionScopeSchema.shape).extend({
     mode: z.literal('form'),
-});
+}).catchall(z.unknown());
 export type CreateElicitationRequestVariant1 = z.infer<typeof CreateElicitationRequestVariant1Schema>;
 
 /**
- * A numeric JSON-RPC request id (an integer; ACP's `int64`).
- */
-export const RequestIdNumberSchema = wholeI64();
-/**
- * A numeric JSON-RPC request id (an integer; ACP's `int64`).
- */
-export type RequestIdNumber = z.infer<typeof RequestIdNumberSchema>;
-
-/**
- * A string JSON-RPC request id.
- */
-export const RequestIdStringSchema = z.string();
-/**
- * A string JSON-RPC request id.
- */
-export type RequestIdString = z.infer<typeof RequestIdStringSchema>;
-
-/**
- * A request id that is not null: a number or a string.
+ * A request id that is not null: a number (an integer; ACP's `int64`) or a string.
  */
 export const RequestIdValueSchema = z.union([
-    RequestIdNumberSchema,
-    RequestIdStringSchema,
+    wholeI64(),
+    z.string(),
 ]);
 /**
- * A request id that is not null: a number or a string.
+ * A request id that is not null: a number (an integer; ACP's `int64`) or a string.
  */
 export type RequestIdValue = z.infer<typeof RequestIdValueSchema>;
 
@@ -1199,7 +1185,7 @@ export type RequestId = z.infer<typeof RequestIdSchema>;
  * Request-scoped elicitation, tied to a specific JSON-RPC request outside of a session (for
  * example during auth or configuration, before any session is started).
  */
-export const ElicitationRequestScopeSchema = z.object({
+export const ElicitationRequestScopeSchema = z.looseObject({
     /**
      * The request this elicitation is tied to.
      */
@@ -1213,14 +1199,14 @@ export type ElicitationRequestScope = z.infer<typeof ElicitationRequestScopeSche
 
 export const CreateElicitationRequestVariant2Schema = ElicitationRequestCommonSchema.extend(ElicitationFormModeSchema.shape).extend(ElicitationRequestScopeSchema.shape).extend({
     mode: z.literal('form'),
-});
+}).catchall(z.unknown());
 export type CreateElicitationRequestVariant2 = z.infer<typeof CreateElicitationRequestVariant2Schema>;
 
 /**
  * URL-based elicitation mode: the client directs the user to a URL. (ACP's def also
  * requires a scope: `CreateElicitationRequest` adds one.)
  */
-export const ElicitationUrlModeSchema = z.object({
+export const ElicitationUrlModeSchema = z.looseObject({
     /**
      * The unique identifier for this elicitation.
      */
@@ -1238,12 +1224,12 @@ export type ElicitationUrlMode = z.infer<typeof ElicitationUrlModeSchema>;
 
 export const CreateElicitationRequestVariant3Schema = ElicitationRequestCommonSchema.extend(ElicitationUrlModeSchema.shape).extend(ElicitationSessionScopeSchema.shape).extend({
     mode: z.literal('url'),
-});
+}).catchall(z.unknown());
 export type CreateElicitationRequestVariant3 = z.infer<typeof CreateElicitationRequestVariant3Schema>;
 
 export const CreateElicitationRequestVariant4Schema = ElicitationRequestCommonSchema.extend(ElicitationUrlModeSchema.shape).extend(ElicitationRequestScopeSchema.shape).extend({
     mode: z.literal('url'),
-});
+}).catchall(z.unknown());
 export type CreateElicitationRequestVariant4 = z.infer<typeof CreateElicitationRequestVariant4Schema>;
 
 /**
@@ -1281,59 +1267,29 @@ export const CreateElicitationRequestSchema = z.union([
 export type CreateElicitationRequest = z.infer<typeof CreateElicitationRequestSchema>;
 
 /**
- * A string value in elicitation response content.
- */
-export const ElicitationStringSchema = z.string();
-/**
- * A string value in elicitation response content.
- */
-export type ElicitationString = z.infer<typeof ElicitationStringSchema>;
-
-/**
- * An integer value in elicitation response content (an `int64`).
- */
-export const ElicitationIntegerSchema = wholeI64();
-/**
- * An integer value in elicitation response content (an `int64`).
- */
-export type ElicitationInteger = z.infer<typeof ElicitationIntegerSchema>;
-
-/**
- * A number value in elicitation response content.
- */
-export const ElicitationNumberSchema = z.number();
-/**
- * A number value in elicitation response content.
- */
-export type ElicitationNumber = z.infer<typeof ElicitationNumberSchema>;
-
-/**
- * A boolean value in elicitation response content.
- */
-export const ElicitationBooleanSchema = z.boolean();
-/**
- * A boolean value in elicitation response content.
- */
-export type ElicitationBoolean = z.infer<typeof ElicitationBooleanSchema>;
-
-/**
- * A string array value in elicitation response content (multi-select).
- */
-export const ElicitationStringArraySchema = z.array(z.string());
-/**
- * A string array value in elicitation response content (multi-select).
- */
-export type ElicitationStringArray = z.infer<typeof ElicitationStringArraySchema>;
-
-/**
  * Allowed wire representations of a value in elicitation response content.
  */
 export const ElicitationContentValueSchema = z.union([
-    ElicitationStringSchema,
-    ElicitationIntegerSchema,
-    ElicitationNumberSchema,
-    ElicitationBooleanSchema,
-    ElicitationStringArraySchema,
+    /**
+     * A string value in elicitation response content.
+     */
+    z.string(),
+    /**
+     * An integer value in elicitation response content (an `int64`).
+     */
+    wholeI64(),
+    /**
+     * A number value in elicitation response content.
+     */
+    z.number(),
+    /**
+     * A boolean value in elicitation response content.
+     */
+    z.boolean(),
+    /**
+     * A string array value in elicitation response content (multi-select).
+     */
+    z.array(z.string()),
 ]);
 /**
  * Allowed wire representations of a value in elicitation response content.
@@ -1343,7 +1299,7 @@ export type ElicitationContentValue = z.infer<typeof ElicitationContentValueSche
 /**
  * The user accepted the elicitation and provided content.
  */
-export const ElicitationAcceptActionSchema = z.object({
+export const ElicitationAcceptActionSchema = z.looseObject({
     /**
      * The user-provided content, if any, as an object matching the requested schema.
      */
@@ -1356,15 +1312,15 @@ export type ElicitationAcceptAction = z.infer<typeof ElicitationAcceptActionSche
 
 export const CreateElicitationResponseAcceptSchema = ElicitationAcceptActionSchema.extend({
     _meta: z.nullable(MetaSchema).optional(),
-});
+}).catchall(z.unknown());
 export type CreateElicitationResponseAccept = z.infer<typeof CreateElicitationResponseAcceptSchema>;
 
-export const CreateElicitationResponseDeclineSchema = z.object({
+export const CreateElicitationResponseDeclineSchema = z.looseObject({
     _meta: z.nullable(MetaSchema).optional(),
 });
 export type CreateElicitationResponseDecline = z.infer<typeof CreateElicitationResponseDeclineSchema>;
 
-export const CreateElicitationResponseCancelSchema = z.object({
+export const CreateElicitationResponseCancelSchema = z.looseObject({
     _meta: z.nullable(MetaSchema).optional(),
 });
 export type CreateElicitationResponseCancel = z.infer<typeof CreateElicitationResponseCancelSchema>;
@@ -1400,7 +1356,7 @@ export type CreateElicitationResponse = z.infer<typeof CreateElicitationResponse
 /**
  * Notification sent by the agent when a URL-based elicitation is complete.
  */
-export const CompleteElicitationNotificationSchema = z.object({
+export const CompleteElicitationNotificationSchema = z.looseObject({
     /**
      * The ID of the elicitation that completed.
      */
@@ -1443,7 +1399,7 @@ export type ExtNotification = z.infer<typeof ExtNotificationSchema>;
  * Request to read content from a text file. Only available if the client supports the
  * `fs.readTextFile` capability.
  */
-export const ReadTextFileRequestSchema = z.object({
+export const ReadTextFileRequestSchema = z.looseObject({
     /**
      * The session ID for this request.
      */
@@ -1471,7 +1427,7 @@ export type ReadTextFileRequest = z.infer<typeof ReadTextFileRequestSchema>;
 /**
  * Response containing the contents of a text file.
  */
-export const ReadTextFileResponseSchema = z.object({
+export const ReadTextFileResponseSchema = z.looseObject({
     /**
      * Content payload returned by this response.
      */
@@ -1487,7 +1443,7 @@ export type ReadTextFileResponse = z.infer<typeof ReadTextFileResponseSchema>;
  * Request to write content to a text file. Only available if the client supports the
  * `fs.writeTextFile` capability.
  */
-export const WriteTextFileRequestSchema = z.object({
+export const WriteTextFileRequestSchema = z.looseObject({
     /**
      * The session ID for this request.
      */
@@ -1511,7 +1467,7 @@ export type WriteTextFileRequest = z.infer<typeof WriteTextFileRequestSchema>;
 /**
  * Response to `fs/write_text_file`.
  */
-export const WriteTextFileResponseSchema = z.object({
+export const WriteTextFileResponseSchema = z.looseObject({
     _meta: z.nullable(MetaSchema).optional(),
 });
 /**
@@ -1533,15 +1489,19 @@ export type ProtocolVersion = z.infer<typeof ProtocolVersionSchema>;
 /**
  * File system capabilities that a client may support.
  */
-export const FileSystemCapabilitiesSchema = z.object({
+export const FileSystemCapabilitiesSchema = z.looseObject({
     /**
      * Whether the Client supports `fs/read_text_file` requests.
+     * Absent means `false` (the official default, not filled in:
+     * a message is written back as read).
      */
-    readTextFile: z.boolean().default(false),
+    readTextFile: z.boolean().optional(),
     /**
      * Whether the Client supports `fs/write_text_file` requests.
+     * Absent means `false` (the official default, not filled in:
+     * a message is written back as read).
      */
-    writeTextFile: z.boolean().default(false),
+    writeTextFile: z.boolean().optional(),
     _meta: z.nullable(MetaSchema).optional(),
 });
 /**
@@ -1561,7 +1521,7 @@ export type CompactionCapabilities = z.infer<typeof CompactionCapabilitiesSchema
 /**
  * Capabilities for boolean session configuration options.
  */
-export const BooleanConfigOptionCapabilitiesSchema = z.object({
+export const BooleanConfigOptionCapabilitiesSchema = z.looseObject({
     _meta: z.nullable(MetaSchema).optional(),
 });
 /**
@@ -1572,7 +1532,7 @@ export type BooleanConfigOptionCapabilities = z.infer<typeof BooleanConfigOption
 /**
  * Session configuration option capabilities supported by the client.
  */
-export const SessionConfigOptionsCapabilitiesSchema = z.object({
+export const SessionConfigOptionsCapabilitiesSchema = z.looseObject({
     /**
      * Whether the client supports boolean session configuration options.
      */
@@ -1596,7 +1556,7 @@ export type NoticeCapabilities = z.infer<typeof NoticeCapabilitiesSchema>;
 /**
  * Session-related capabilities supported by the client.
  */
-export const ClientSessionCapabilitiesSchema = z.object({
+export const ClientSessionCapabilitiesSchema = z.looseObject({
     /**
      * Support for ID-addressed context compaction updates; absent or null means unsupported,
      * `{}` advertises the whole compaction contract.
@@ -1620,11 +1580,13 @@ export type ClientSessionCapabilities = z.infer<typeof ClientSessionCapabilities
 /**
  * Authentication capabilities supported by the client.
  */
-export const AuthCapabilitiesSchema = z.object({
+export const AuthCapabilitiesSchema = z.looseObject({
     /**
      * Whether the client supports `terminal` authentication methods.
+     * Absent means `false` (the official default, not filled in:
+     * a message is written back as read).
      */
-    terminal: z.boolean().default(false),
+    terminal: z.boolean().optional(),
     _meta: z.nullable(MetaSchema).optional(),
 });
 /**
@@ -1635,7 +1597,7 @@ export type AuthCapabilities = z.infer<typeof AuthCapabilitiesSchema>;
 /**
  * Form-based elicitation capabilities.
  */
-export const ElicitationFormCapabilitiesSchema = z.object({
+export const ElicitationFormCapabilitiesSchema = z.looseObject({
     _meta: z.nullable(MetaSchema).optional(),
 });
 /**
@@ -1646,7 +1608,7 @@ export type ElicitationFormCapabilities = z.infer<typeof ElicitationFormCapabili
 /**
  * URL-based elicitation capabilities.
  */
-export const ElicitationUrlCapabilitiesSchema = z.object({
+export const ElicitationUrlCapabilitiesSchema = z.looseObject({
     _meta: z.nullable(MetaSchema).optional(),
 });
 /**
@@ -1657,7 +1619,7 @@ export type ElicitationUrlCapabilities = z.infer<typeof ElicitationUrlCapabiliti
 /**
  * Elicitation capabilities supported by the client.
  */
-export const ElicitationCapabilitiesSchema = z.object({
+export const ElicitationCapabilitiesSchema = z.looseObject({
     /**
      * Whether the client supports form-based elicitation.
      */
@@ -1676,15 +1638,19 @@ export type ElicitationCapabilities = z.infer<typeof ElicitationCapabilitiesSche
 /**
  * Capabilities supported by the client.
  */
-export const ClientCapabilitiesSchema = z.object({
+export const ClientCapabilitiesSchema = z.looseObject({
     /**
      * File system capabilities: which file operations the agent can request.
+     * Absent means `{ readTextFile: false, writeTextFile: false }` (the official default, not filled in:
+     * a message is written back as read).
      */
-    fs: z._default(FileSystemCapabilitiesSchema, () => ({"readTextFile":false,"writeTextFile":false})),
+    fs: z.optional(FileSystemCapabilitiesSchema),
     /**
      * Whether the Client supports all `terminal/*` methods.
+     * Absent means `false` (the official default, not filled in:
+     * a message is written back as read).
      */
-    terminal: z.boolean().default(false),
+    terminal: z.boolean().optional(),
     /**
      * Session-related capabilities supported by the client.
      */
@@ -1692,8 +1658,10 @@ export const ClientCapabilitiesSchema = z.object({
     /**
      * Authentication capabilities: which authentication method types the agent may offer
      * in its `InitializeResponse`.
+     * Absent means `{ terminal: false }` (the official default, not filled in:
+     * a message is written back as read).
      */
-    auth: z._default(AuthCapabilitiesSchema, () => ({"terminal":false})),
+    auth: z.optional(AuthCapabilitiesSchema),
     /**
      * Elicitation capabilities: which elicitation modes the agent may use.
      */
@@ -1709,7 +1677,7 @@ export type ClientCapabilities = z.infer<typeof ClientCapabilitiesSchema>;
  * Metadata about the implementation of the client or agent: its name and version, with an
  * optional title for display.
  */
-export const ImplementationSchema = z.object({
+export const ImplementationSchema = z.looseObject({
     /**
      * For programmatic or logical use; a display name when `title` is absent.
      */
@@ -1734,15 +1702,17 @@ export type Implementation = z.infer<typeof ImplementationSchema>;
  * Request parameters for the initialize method: the first request of a connection, where
  * the client announces its protocol version and capabilities.
  */
-export const InitializeRequestSchema = z.object({
+export const InitializeRequestSchema = z.looseObject({
     /**
      * The latest protocol version supported by the client.
      */
     protocolVersion: ProtocolVersionSchema,
     /**
      * Capabilities supported by the client.
+     * Absent means `{ fs: { readTextFile: false, writeTextFile: false }, terminal: false, auth: { terminal: false } }` (the official default, not filled in:
+     * a message is written back as read).
      */
-    clientCapabilities: z._default(ClientCapabilitiesSchema, () => ({"auth":{"terminal":false},"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false})),
+    clientCapabilities: z.optional(ClientCapabilitiesSchema),
     /**
      * Information about the Client name and version sent to the Agent.
      */
@@ -1759,19 +1729,25 @@ export type InitializeRequest = z.infer<typeof InitializeRequestSchema>;
  * Prompt capabilities supported by the agent in `session/prompt` requests. Every agent
  * supports text and resource links; the rest is announced here.
  */
-export const PromptCapabilitiesSchema = z.object({
+export const PromptCapabilitiesSchema = z.looseObject({
     /**
      * Agent supports `image` content blocks.
+     * Absent means `false` (the official default, not filled in:
+     * a message is written back as read).
      */
-    image: z.boolean().default(false),
+    image: z.boolean().optional(),
     /**
      * Agent supports `audio` content blocks.
+     * Absent means `false` (the official default, not filled in:
+     * a message is written back as read).
      */
-    audio: z.boolean().default(false),
+    audio: z.boolean().optional(),
     /**
      * Agent supports embedded context (`resource` content blocks) in `session/prompt`.
+     * Absent means `false` (the official default, not filled in:
+     * a message is written back as read).
      */
-    embeddedContext: z.boolean().default(false),
+    embeddedContext: z.boolean().optional(),
     _meta: z.nullable(MetaSchema).optional(),
 });
 /**
@@ -1783,15 +1759,19 @@ export type PromptCapabilities = z.infer<typeof PromptCapabilitiesSchema>;
 /**
  * MCP capabilities supported by the agent (every agent supports stdio servers).
  */
-export const McpCapabilitiesSchema = z.object({
+export const McpCapabilitiesSchema = z.looseObject({
     /**
      * Agent supports `http` MCP servers.
+     * Absent means `false` (the official default, not filled in:
+     * a message is written back as read).
      */
-    http: z.boolean().default(false),
+    http: z.boolean().optional(),
     /**
      * Agent supports `sse` MCP servers.
+     * Absent means `false` (the official default, not filled in:
+     * a message is written back as read).
      */
-    sse: z.boolean().default(false),
+    sse: z.boolean().optional(),
     _meta: z.nullable(MetaSchema).optional(),
 });
 /**
@@ -1802,7 +1782,7 @@ export type McpCapabilities = z.infer<typeof McpCapabilitiesSchema>;
 /**
  * Capabilities for the `session/list` method.
  */
-export const SessionListCapabilitiesSchema = z.object({
+export const SessionListCapabilitiesSchema = z.looseObject({
     _meta: z.nullable(MetaSchema).optional(),
 });
 /**
@@ -1813,7 +1793,7 @@ export type SessionListCapabilities = z.infer<typeof SessionListCapabilitiesSche
 /**
  * Capabilities for the `session/delete` method.
  */
-export const SessionDeleteCapabilitiesSchema = z.object({
+export const SessionDeleteCapabilitiesSchema = z.looseObject({
     _meta: z.nullable(MetaSchema).optional(),
 });
 /**
@@ -1824,7 +1804,7 @@ export type SessionDeleteCapabilities = z.infer<typeof SessionDeleteCapabilities
 /**
  * Capabilities for additional session directories support.
  */
-export const SessionAdditionalDirectoriesCapabilitiesSchema = z.object({
+export const SessionAdditionalDirectoriesCapabilitiesSchema = z.looseObject({
     _meta: z.nullable(MetaSchema).optional(),
 });
 /**
@@ -1835,7 +1815,7 @@ export type SessionAdditionalDirectoriesCapabilities = z.infer<typeof SessionAdd
 /**
  * Capabilities for the `session/resume` method.
  */
-export const SessionResumeCapabilitiesSchema = z.object({
+export const SessionResumeCapabilitiesSchema = z.looseObject({
     _meta: z.nullable(MetaSchema).optional(),
 });
 /**
@@ -1846,7 +1826,7 @@ export type SessionResumeCapabilities = z.infer<typeof SessionResumeCapabilities
 /**
  * Capabilities for the `session/close` method.
  */
-export const SessionCloseCapabilitiesSchema = z.object({
+export const SessionCloseCapabilitiesSchema = z.looseObject({
     _meta: z.nullable(MetaSchema).optional(),
 });
 /**
@@ -1858,7 +1838,7 @@ export type SessionCloseCapabilities = z.infer<typeof SessionCloseCapabilitiesSc
  * Session capabilities supported by the agent, beyond the baseline (`session/new`,
  * `session/prompt`, `session/cancel`, `session/update`).
  */
-export const SessionCapabilitiesSchema = z.object({
+export const SessionCapabilitiesSchema = z.looseObject({
     /**
      * Whether the agent supports `session/list`.
      */
@@ -1890,7 +1870,7 @@ export type SessionCapabilities = z.infer<typeof SessionCapabilitiesSchema>;
 /**
  * Logout capabilities supported by the agent.
  */
-export const LogoutCapabilitiesSchema = z.object({
+export const LogoutCapabilitiesSchema = z.looseObject({
     _meta: z.nullable(MetaSchema).optional(),
 });
 /**
@@ -1901,7 +1881,7 @@ export type LogoutCapabilities = z.infer<typeof LogoutCapabilitiesSchema>;
 /**
  * Authentication-related capabilities supported by the agent.
  */
-export const AgentAuthCapabilitiesSchema = z.object({
+export const AgentAuthCapabilitiesSchema = z.looseObject({
     /**
      * Whether the agent supports the logout method.
      */
@@ -1916,27 +1896,37 @@ export type AgentAuthCapabilities = z.infer<typeof AgentAuthCapabilitiesSchema>;
 /**
  * Capabilities supported by the agent.
  */
-export const AgentCapabilitiesSchema = z.object({
+export const AgentCapabilitiesSchema = z.looseObject({
     /**
      * Whether the agent supports `session/load`.
+     * Absent means `false` (the official default, not filled in:
+     * a message is written back as read).
      */
-    loadSession: z.boolean().default(false),
+    loadSession: z.boolean().optional(),
     /**
      * Prompt capabilities supported by the agent.
+     * Absent means `{ image: false, audio: false, embeddedContext: false }` (the official default, not filled in:
+     * a message is written back as read).
      */
-    promptCapabilities: z._default(PromptCapabilitiesSchema, () => ({"audio":false,"embeddedContext":false,"image":false})),
+    promptCapabilities: z.optional(PromptCapabilitiesSchema),
     /**
      * MCP capabilities supported by the agent.
+     * Absent means `{ http: false, sse: false }` (the official default, not filled in:
+     * a message is written back as read).
      */
-    mcpCapabilities: z._default(McpCapabilitiesSchema, () => ({"http":false,"sse":false})),
+    mcpCapabilities: z.optional(McpCapabilitiesSchema),
     /**
      * Session lifecycle and prompt capabilities advertised by the agent.
+     * Absent means `{}` (the official default, not filled in:
+     * a message is written back as read).
      */
-    sessionCapabilities: z._default(SessionCapabilitiesSchema, () => ({})),
+    sessionCapabilities: z.optional(SessionCapabilitiesSchema),
     /**
      * Authentication-related capabilities supported by the agent.
+     * Absent means `{}` (the official default, not filled in:
+     * a message is written back as read).
      */
-    auth: z._default(AgentAuthCapabilitiesSchema, () => ({})),
+    auth: z.optional(AgentAuthCapabilitiesSchema),
     _meta: z.nullable(MetaSchema).optional(),
 });
 /**
@@ -1948,7 +1938,7 @@ export type AgentCapabilities = z.infer<typeof AgentCapabilitiesSchema>;
  * Response to the `initialize` method: the negotiated version, the agent's capabilities
  * and how to authenticate.
  */
-export const InitializeResponseSchema = z.object({
+export const InitializeResponseSchema = z.looseObject({
     /**
      * The protocol version the client asked for if the agent supports it, else the latest
      * the agent supports.
@@ -1956,12 +1946,16 @@ export const InitializeResponseSchema = z.object({
     protocolVersion: ProtocolVersionSchema,
     /**
      * Capabilities supported by the agent.
+     * Absent means `{ loadSession: false, promptCapabilities: { image: false, audio: false, embeddedContext: false }, mcpCapabilities: { http: false, sse: false }, sessionCapabilities: {}, auth: {} }` (the official default, not filled in:
+     * a message is written back as read).
      */
-    agentCapabilities: z._default(AgentCapabilitiesSchema, () => ({"auth":{},"loadSession":false,"mcpCapabilities":{"http":false,"sse":false},"promptCapabilities":{"audio":false,"embeddedContext":false,"image":false},"sessionCapabilities":{}})),
+    agentCapabilities: z.optional(AgentCapabilitiesSchema),
     /**
      * Authentication methods supported by the agent.
+     * Absent means `[]` (the official default, not filled in:
+     * a message is written back as read).
      */
-    authMethods: z.array(AuthMethodSchema).default(() => ([])),
+    authMethods: z.array(AuthMethodSchema).optional(),
     /**
      * Information about the Agent name and version sent to the Client.
      */
@@ -2025,7 +2019,7 @@ export type JsonRpcNotification = z.infer<typeof JsonRpcNotificationSchema>;
 /**
  * A successful response: `{ jsonrpc, id, result }`.
  */
-export const JsonRpcResultResponseSchema = z.object({
+export const JsonRpcResultResponseSchema = z.looseObject({
     jsonrpc: z.literal('2.0'),
     /**
      * The id of the request this response answers.
@@ -2124,7 +2118,7 @@ export const ErrorCodeSchema = z.int() as z.ZodType<ErrorCode, number>;
 /**
  * JSON-RPC error object (ACP's `Error`): a code, a short message and optional data.
  */
-export const JsonRpcErrorSchema = z.object({
+export const JsonRpcErrorSchema = z.looseObject({
     /**
      * A number indicating the error type that occurred.
      */
@@ -2148,7 +2142,7 @@ export type JsonRpcError = z.infer<typeof JsonRpcErrorSchema>;
  * A failed response: `{ jsonrpc, id, error }`. The id is null when the request could not
  * be read (`RequestId` admits null).
  */
-export const JsonRpcErrorResponseSchema = z.object({
+export const JsonRpcErrorResponseSchema = z.looseObject({
     jsonrpc: z.literal('2.0'),
     /**
      * The id of the request this response answers.
@@ -2188,7 +2182,7 @@ export type JsonRpcMessage = z.infer<typeof JsonRpcMessageSchema>;
  * cancellation marker) or an error with code `-32800`. A side that cannot act on `$/`
  * notifications is free to ignore them.
  */
-export const CancelRequestNotificationSchema = z.object({
+export const CancelRequestNotificationSchema = z.looseObject({
     /**
      * The ID of the request to cancel.
      */
@@ -2261,7 +2255,7 @@ export type ToolCallStatus = z.infer<typeof ToolCallStatusSchema>;
 /**
  * Standard content block (text, images, resources).
  */
-export const ContentSchema = z.object({
+export const ContentSchema = z.looseObject({
     /**
      * The actual content block.
      */
@@ -2276,7 +2270,7 @@ export type Content = z.infer<typeof ContentSchema>;
 /**
  * A diff representing file modifications.
  */
-export const DiffSchema = z.object({
+export const DiffSchema = z.looseObject({
     /**
      * The absolute file path being modified.
      */
@@ -2309,7 +2303,7 @@ export type TerminalId = z.infer<typeof TerminalIdSchema>;
  * Embed a terminal created with `terminal/create` by its id. The terminal must be added
  * before calling `terminal/release`.
  */
-export const TerminalSchema = z.object({
+export const TerminalSchema = z.looseObject({
     /**
      * Identifier of the terminal instance to embed in the content stream.
      */
@@ -2347,7 +2341,7 @@ export type ToolCallContent = z.infer<typeof ToolCallContentSchema>;
 /**
  * A file location being accessed or modified by a tool.
  */
-export const ToolCallLocationSchema = z.object({
+export const ToolCallLocationSchema = z.looseObject({
     /**
      * The absolute file path being accessed or modified.
      */
@@ -2367,7 +2361,7 @@ export type ToolCallLocation = z.infer<typeof ToolCallLocationSchema>;
  * An update to an existing tool call: every field but the id is optional, and only the
  * changed ones need be sent.
  */
-export const ToolCallUpdateSchema = z.object({
+export const ToolCallUpdateSchema = z.looseObject({
     /**
      * The ID of the tool call being updated.
      */
@@ -2445,7 +2439,7 @@ export type PermissionOptionKind = z.infer<typeof PermissionOptionKindSchema>;
 /**
  * An option presented to the user when requesting permission.
  */
-export const PermissionOptionSchema = z.object({
+export const PermissionOptionSchema = z.looseObject({
     /**
      * Unique identifier for this permission option.
      */
@@ -2468,7 +2462,7 @@ export type PermissionOption = z.infer<typeof PermissionOptionSchema>;
 /**
  * Request for user permission to execute a tool call.
  */
-export const RequestPermissionRequestSchema = z.object({
+export const RequestPermissionRequestSchema = z.looseObject({
     /**
      * The session ID for this request.
      */
@@ -2488,13 +2482,13 @@ export const RequestPermissionRequestSchema = z.object({
  */
 export type RequestPermissionRequest = z.infer<typeof RequestPermissionRequestSchema>;
 
-export const RequestPermissionOutcomeCancelledSchema = z.object({});
+export const RequestPermissionOutcomeCancelledSchema = z.looseObject({});
 export type RequestPermissionOutcomeCancelled = z.infer<typeof RequestPermissionOutcomeCancelledSchema>;
 
 /**
  * The user selected one of the provided options.
  */
-export const SelectedPermissionOutcomeSchema = z.object({
+export const SelectedPermissionOutcomeSchema = z.looseObject({
     /**
      * The ID of the option the user selected.
      */
@@ -2528,7 +2522,7 @@ export type RequestPermissionOutcome = z.infer<typeof RequestPermissionOutcomeSc
 /**
  * Response to a permission request.
  */
-export const RequestPermissionResponseSchema = z.object({
+export const RequestPermissionResponseSchema = z.looseObject({
     /**
      * The user's decision on the permission request.
      */
@@ -2581,7 +2575,7 @@ export type PlanEntryStatus = z.infer<typeof PlanEntryStatusSchema>;
 /**
  * A single entry in the execution plan: a task or goal the agent intends to accomplish.
  */
-export const PlanEntrySchema = z.object({
+export const PlanEntrySchema = z.looseObject({
     /**
      * Human-readable description of what this task aims to accomplish.
      */
@@ -2604,7 +2598,7 @@ export type PlanEntry = z.infer<typeof PlanEntrySchema>;
 /**
  * An execution plan for accomplishing complex tasks: each update replaces the whole plan.
  */
-export const PlanSchema = z.object({
+export const PlanSchema = z.looseObject({
     /**
      * The list of tasks to be accomplished.
      */
@@ -2619,7 +2613,7 @@ export type Plan = z.infer<typeof PlanSchema>;
 /**
  * An HTTP header to set when making requests to the MCP server.
  */
-export const HttpHeaderSchema = z.object({
+export const HttpHeaderSchema = z.looseObject({
     /**
      * The name of the HTTP header.
      */
@@ -2638,7 +2632,7 @@ export type HttpHeader = z.infer<typeof HttpHeaderSchema>;
 /**
  * HTTP transport configuration for MCP.
  */
-export const McpServerHttpSchema = z.object({
+export const McpServerHttpSchema = z.looseObject({
     /**
      * Human-readable name identifying this MCP server.
      */
@@ -2660,13 +2654,13 @@ export type McpServerHttp = z.infer<typeof McpServerHttpSchema>;
 
 export const McpServerVariant1Schema = McpServerHttpSchema.extend({
     type: z.literal('http'),
-});
+}).catchall(z.unknown());
 export type McpServerVariant1 = z.infer<typeof McpServerVariant1Schema>;
 
 /**
  * SSE transport configuration for MCP.
  */
-export const McpServerSseSchema = z.object({
+export const McpServerSseSchema = z.looseObject({
     /**
      * Human-readable name identifying this MCP server.
      */
@@ -2688,13 +2682,13 @@ export type McpServerSse = z.infer<typeof McpServerSseSchema>;
 
 export const McpServerVariant2Schema = McpServerSseSchema.extend({
     type: z.literal('sse'),
-});
+}).catchall(z.unknown());
 export type McpServerVariant2 = z.infer<typeof McpServerVariant2Schema>;
 
 /**
  * An environment variable to set when launching an MCP server (or a terminal command).
  */
-export const EnvVariableSchema = z.object({
+export const EnvVariableSchema = z.looseObject({
     /**
      * The name of the environment variable.
      */
@@ -2713,7 +2707,7 @@ export type EnvVariable = z.infer<typeof EnvVariableSchema>;
 /**
  * Stdio transport configuration for MCP.
  */
-export const McpServerStdioSchema = z.object({
+export const McpServerStdioSchema = z.looseObject({
     /**
      * Human-readable name identifying this MCP server.
      */
@@ -2766,7 +2760,7 @@ export type McpServer = z.infer<typeof McpServerSchema>;
 /**
  * Request parameters for creating a new session.
  */
-export const NewSessionRequestSchema = z.object({
+export const NewSessionRequestSchema = z.looseObject({
     /**
      * The working directory for this session. Must be an absolute path.
      */
@@ -2799,7 +2793,7 @@ export type SessionModeId = z.infer<typeof SessionModeIdSchema>;
 /**
  * A mode the agent can operate in.
  */
-export const SessionModeSchema = z.object({
+export const SessionModeSchema = z.looseObject({
     /**
      * Stable identifier used to refer to this mode in later messages.
      */
@@ -2822,7 +2816,7 @@ export type SessionMode = z.infer<typeof SessionModeSchema>;
 /**
  * The set of modes and the one currently active.
  */
-export const SessionModeStateSchema = z.object({
+export const SessionModeStateSchema = z.looseObject({
     /**
      * The current mode the Agent is in.
      */
@@ -2841,7 +2835,7 @@ export type SessionModeState = z.infer<typeof SessionModeStateSchema>;
 /**
  * Response from creating a new session.
  */
-export const NewSessionResponseSchema = z.object({
+export const NewSessionResponseSchema = z.looseObject({
     /**
      * Unique identifier for the created session.
      */
@@ -2865,7 +2859,7 @@ export type NewSessionResponse = z.infer<typeof NewSessionResponseSchema>;
  * Request parameters for loading an existing session. Only available if the Agent supports
  * the `loadSession` capability.
  */
-export const LoadSessionRequestSchema = z.object({
+export const LoadSessionRequestSchema = z.looseObject({
     /**
      * List of MCP servers to connect to for this session.
      */
@@ -2893,7 +2887,7 @@ export type LoadSessionRequest = z.infer<typeof LoadSessionRequestSchema>;
 /**
  * Response from loading an existing session.
  */
-export const LoadSessionResponseSchema = z.object({
+export const LoadSessionResponseSchema = z.looseObject({
     /**
      * Initial mode state if supported by the Agent.
      */
@@ -2913,7 +2907,7 @@ export type LoadSessionResponse = z.infer<typeof LoadSessionResponseSchema>;
  * Request parameters for listing existing sessions. Only available if the Agent supports
  * `sessionCapabilities.list`.
  */
-export const ListSessionsRequestSchema = z.object({
+export const ListSessionsRequestSchema = z.looseObject({
     /**
      * Filter sessions by working directory. Must be an absolute path.
      */
@@ -2933,7 +2927,7 @@ export type ListSessionsRequest = z.infer<typeof ListSessionsRequestSchema>;
 /**
  * Information about a session returned by `session/list`.
  */
-export const SessionInfoSchema = z.object({
+export const SessionInfoSchema = z.looseObject({
     /**
      * Unique identifier for the session.
      */
@@ -2964,7 +2958,7 @@ export type SessionInfo = z.infer<typeof SessionInfoSchema>;
 /**
  * Response from listing sessions.
  */
-export const ListSessionsResponseSchema = z.object({
+export const ListSessionsResponseSchema = z.looseObject({
     /**
      * Array of session information objects.
      */
@@ -2985,7 +2979,7 @@ export type ListSessionsResponse = z.infer<typeof ListSessionsResponseSchema>;
  * Request parameters for deleting an existing session from `session/list`. Only available
  * if the Agent supports `sessionCapabilities.delete`.
  */
-export const DeleteSessionRequestSchema = z.object({
+export const DeleteSessionRequestSchema = z.looseObject({
     /**
      * The ID of the session to delete.
      */
@@ -3001,7 +2995,7 @@ export type DeleteSessionRequest = z.infer<typeof DeleteSessionRequestSchema>;
 /**
  * Response from deleting a session.
  */
-export const DeleteSessionResponseSchema = z.object({
+export const DeleteSessionResponseSchema = z.looseObject({
     _meta: z.nullable(MetaSchema).optional(),
 });
 /**
@@ -3014,7 +3008,7 @@ export type DeleteSessionResponse = z.infer<typeof DeleteSessionResponseSchema>;
  * (unlike `session/load`). Only available if the Agent supports
  * `sessionCapabilities.resume`.
  */
-export const ResumeSessionRequestSchema = z.object({
+export const ResumeSessionRequestSchema = z.looseObject({
     /**
      * The ID of the session to resume.
      */
@@ -3043,7 +3037,7 @@ export type ResumeSessionRequest = z.infer<typeof ResumeSessionRequestSchema>;
 /**
  * Response from resuming an existing session.
  */
-export const ResumeSessionResponseSchema = z.object({
+export const ResumeSessionResponseSchema = z.looseObject({
     /**
      * Initial mode state if supported by the Agent.
      */
@@ -3063,7 +3057,7 @@ export type ResumeSessionResponse = z.infer<typeof ResumeSessionResponseSchema>;
  * Request parameters for closing an active session and freeing its resources. Only
  * available if the Agent supports `sessionCapabilities.close`.
  */
-export const CloseSessionRequestSchema = z.object({
+export const CloseSessionRequestSchema = z.looseObject({
     /**
      * The ID of the session to close.
      */
@@ -3079,7 +3073,7 @@ export type CloseSessionRequest = z.infer<typeof CloseSessionRequestSchema>;
 /**
  * Response from closing a session.
  */
-export const CloseSessionResponseSchema = z.object({
+export const CloseSessionResponseSchema = z.looseObject({
     _meta: z.nullable(MetaSchema).optional(),
 });
 /**
@@ -3090,7 +3084,7 @@ export type CloseSessionResponse = z.infer<typeof CloseSessionResponseSchema>;
 /**
  * Request parameters for setting a session mode.
  */
-export const SetSessionModeRequestSchema = z.object({
+export const SetSessionModeRequestSchema = z.looseObject({
     /**
      * The ID of the session to set the mode for.
      */
@@ -3109,7 +3103,7 @@ export type SetSessionModeRequest = z.infer<typeof SetSessionModeRequestSchema>;
 /**
  * Response to `session/set_mode` method.
  */
-export const SetSessionModeResponseSchema = z.object({
+export const SetSessionModeResponseSchema = z.looseObject({
     _meta: z.nullable(MetaSchema).optional(),
 });
 /**
@@ -3121,7 +3115,7 @@ export type SetSessionModeResponse = z.infer<typeof SetSessionModeResponseSchema
  * Request parameters for sending a user prompt to the agent: the user's message and any
  * additional context.
  */
-export const PromptRequestSchema = z.object({
+export const PromptRequestSchema = z.looseObject({
     /**
      * The ID of the session to send this user message to.
      */
@@ -3165,7 +3159,7 @@ export type StopReason = z.infer<typeof StopReasonSchema>;
 /**
  * Response from processing a user prompt: the turn is over.
  */
-export const PromptResponseSchema = z.object({
+export const PromptResponseSchema = z.looseObject({
     /**
      * Indicates why the agent stopped processing the turn.
      */
@@ -3181,7 +3175,7 @@ export type PromptResponse = z.infer<typeof PromptResponseSchema>;
  * Notification to cancel ongoing operations for a session (the running prompt turn, whose
  * `session/prompt` is then answered with the stop reason `cancelled`).
  */
-export const CancelNotificationSchema = z.object({
+export const CancelNotificationSchema = z.looseObject({
     /**
      * The ID of the session to cancel operations for.
      */
@@ -3197,7 +3191,7 @@ export type CancelNotification = z.infer<typeof CancelNotificationSchema>;
 /**
  * Request to create a new terminal and execute a command.
  */
-export const CreateTerminalRequestSchema = z.object({
+export const CreateTerminalRequestSchema = z.looseObject({
     /**
      * The session ID for this request.
      */
@@ -3233,7 +3227,7 @@ export type CreateTerminalRequest = z.infer<typeof CreateTerminalRequestSchema>;
 /**
  * Response containing the ID of the created terminal.
  */
-export const CreateTerminalResponseSchema = z.object({
+export const CreateTerminalResponseSchema = z.looseObject({
     /**
      * The unique identifier for the created terminal.
      */
@@ -3248,7 +3242,7 @@ export type CreateTerminalResponse = z.infer<typeof CreateTerminalResponseSchema
 /**
  * Request to get the current output and status of a terminal.
  */
-export const TerminalOutputRequestSchema = z.object({
+export const TerminalOutputRequestSchema = z.looseObject({
     /**
      * The session ID for this request.
      */
@@ -3267,7 +3261,7 @@ export type TerminalOutputRequest = z.infer<typeof TerminalOutputRequestSchema>;
 /**
  * Exit status of a terminal command.
  */
-export const TerminalExitStatusSchema = z.object({
+export const TerminalExitStatusSchema = z.looseObject({
     /**
      * The process exit code (a `uint32`; may be null if terminated by signal).
      */
@@ -3286,7 +3280,7 @@ export type TerminalExitStatus = z.infer<typeof TerminalExitStatusSchema>;
 /**
  * Response containing the terminal output and exit status.
  */
-export const TerminalOutputResponseSchema = z.object({
+export const TerminalOutputResponseSchema = z.looseObject({
     /**
      * The terminal output captured so far.
      */
@@ -3309,7 +3303,7 @@ export type TerminalOutputResponse = z.infer<typeof TerminalOutputResponseSchema
 /**
  * Request to release a terminal and free its resources.
  */
-export const ReleaseTerminalRequestSchema = z.object({
+export const ReleaseTerminalRequestSchema = z.looseObject({
     /**
      * The session ID for this request.
      */
@@ -3328,7 +3322,7 @@ export type ReleaseTerminalRequest = z.infer<typeof ReleaseTerminalRequestSchema
 /**
  * Response to terminal/release method.
  */
-export const ReleaseTerminalResponseSchema = z.object({
+export const ReleaseTerminalResponseSchema = z.looseObject({
     _meta: z.nullable(MetaSchema).optional(),
 });
 /**
@@ -3339,7 +3333,7 @@ export type ReleaseTerminalResponse = z.infer<typeof ReleaseTerminalResponseSche
 /**
  * Request to wait for a terminal command to exit.
  */
-export const WaitForTerminalExitRequestSchema = z.object({
+export const WaitForTerminalExitRequestSchema = z.looseObject({
     /**
      * The session ID for this request.
      */
@@ -3358,7 +3352,7 @@ export type WaitForTerminalExitRequest = z.infer<typeof WaitForTerminalExitReque
 /**
  * Response containing the exit status of a terminal command.
  */
-export const WaitForTerminalExitResponseSchema = z.object({
+export const WaitForTerminalExitResponseSchema = z.looseObject({
     /**
      * The process exit code (a `uint32`; may be null if terminated by signal).
      */
@@ -3377,7 +3371,7 @@ export type WaitForTerminalExitResponse = z.infer<typeof WaitForTerminalExitResp
 /**
  * Request to kill a terminal command without releasing the terminal.
  */
-export const KillTerminalRequestSchema = z.object({
+export const KillTerminalRequestSchema = z.looseObject({
     /**
      * The session ID for this request.
      */
@@ -3396,7 +3390,7 @@ export type KillTerminalRequest = z.infer<typeof KillTerminalRequestSchema>;
 /**
  * Response to `terminal/kill` method.
  */
-export const KillTerminalResponseSchema = z.object({
+export const KillTerminalResponseSchema = z.looseObject({
     _meta: z.nullable(MetaSchema).optional(),
 });
 /**
@@ -3408,7 +3402,7 @@ export type KillTerminalResponse = z.infer<typeof KillTerminalResponseSchema>;
  * Represents a tool call that the language model has requested: a function or operation
  * the agent runs on the model's behalf.
  */
-export const ToolCallSchema = z.object({
+export const ToolCallSchema = z.looseObject({
     /**
      * Unique identifier for this tool call within the session.
      */
@@ -3465,7 +3459,7 @@ export type MessageId = z.infer<typeof MessageIdSchema>;
 /**
  * A streamed item of content.
  */
-export const ContentChunkSchema = z.object({
+export const ContentChunkSchema = z.looseObject({
     /**
      * A single item of content.
      */
@@ -3484,7 +3478,7 @@ export type ContentChunk = z.infer<typeof ContentChunkSchema>;
 /**
  * All text that was typed after the command name is provided as input.
  */
-export const UnstructuredCommandInputSchema = z.object({
+export const UnstructuredCommandInputSchema = z.looseObject({
     /**
      * A hint to display when the input hasn't been provided yet.
      */
@@ -3513,7 +3507,7 @@ export type AvailableCommandInput = z.infer<typeof AvailableCommandInputSchema>;
 /**
  * Information about a command.
  */
-export const AvailableCommandSchema = z.object({
+export const AvailableCommandSchema = z.looseObject({
     /**
      * Command name (e.g., `create_plan`, `research_codebase`).
      */
@@ -3536,7 +3530,7 @@ export type AvailableCommand = z.infer<typeof AvailableCommandSchema>;
 /**
  * Available commands are ready or have changed.
  */
-export const AvailableCommandsUpdateSchema = z.object({
+export const AvailableCommandsUpdateSchema = z.looseObject({
     /**
      * Commands the agent can execute.
      */
@@ -3551,7 +3545,7 @@ export type AvailableCommandsUpdate = z.infer<typeof AvailableCommandsUpdateSche
 /**
  * The current mode of the session has changed.
  */
-export const CurrentModeUpdateSchema = z.object({
+export const CurrentModeUpdateSchema = z.looseObject({
     /**
      * The ID of the current mode.
      */
@@ -3566,7 +3560,7 @@ export type CurrentModeUpdate = z.infer<typeof CurrentModeUpdateSchema>;
 /**
  * Session configuration options have been updated.
  */
-export const ConfigOptionUpdateSchema = z.object({
+export const ConfigOptionUpdateSchema = z.looseObject({
     /**
      * The full set of configuration options and their current values.
      */
@@ -3581,7 +3575,7 @@ export type ConfigOptionUpdate = z.infer<typeof ConfigOptionUpdateSchema>;
 /**
  * Update to session metadata. All fields are optional to support partial updates.
  */
-export const SessionInfoUpdateSchema = z.object({
+export const SessionInfoUpdateSchema = z.looseObject({
     /**
      * Human-readable title for the session. Set to null to clear.
      */
@@ -3600,7 +3594,7 @@ export type SessionInfoUpdate = z.infer<typeof SessionInfoUpdateSchema>;
 /**
  * Cost information for a session.
  */
-export const CostSchema = z.object({
+export const CostSchema = z.looseObject({
     /**
      * Total cumulative cost for session.
      */
@@ -3620,7 +3614,7 @@ export type Cost = z.infer<typeof CostSchema>;
 /**
  * Context window and cost update for a session.
  */
-export const UsageUpdateSchema = z.object({
+export const UsageUpdateSchema = z.looseObject({
     /**
      * Tokens currently in context.
      */
@@ -3667,7 +3661,7 @@ export const NOTICE_SEVERITY_VALUES = ['info', 'warning', 'error'] as const;
  * Fire-and-forget information for the user: a live event, not session history. Agents
  * MUST only send notices to clients that advertised `session.notices`.
  */
-export const NoticeSchema = z.object({
+export const NoticeSchema = z.looseObject({
     /**
      * Presentation severity hint.
      */
@@ -3729,7 +3723,7 @@ export const COMPACTION_STATUS_VALUES = ['in_progress', 'completed', 'failed', '
  * A context compaction upsert: the first notification fixes the compaction's place in the
  * timeline, later ones with the same ID patch it in place.
  */
-export const CompactionUpdateSchema = z.object({
+export const CompactionUpdateSchema = z.looseObject({
     /**
      * The Agent-owned ID of this compaction, unique within the session.
      */
@@ -3761,7 +3755,7 @@ export type CompactionUpdate = z.infer<typeof CompactionUpdateSchema>;
  * A content block appended to a compaction's summary. A first-seen ID creates an
  * in-progress compaction; chunks append in receive order.
  */
-export const CompactionSummaryChunkSchema = z.object({
+export const CompactionSummaryChunkSchema = z.looseObject({
     /**
      * ID of the compaction whose summary receives this content.
      */
@@ -3856,7 +3850,7 @@ export type SessionUpdate = z.infer<typeof SessionUpdateSchema>;
  * Notification containing a session update from the agent: real-time progress and results
  * during prompt processing (and the replay of `session/load`).
  */
-export const SessionNotificationSchema = z.object({
+export const SessionNotificationSchema = z.looseObject({
     /**
      * The ID of the session this update pertains to.
      */

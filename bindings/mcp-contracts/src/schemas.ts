@@ -20,31 +20,11 @@ export const LATEST_PROTOCOL_VERSION = '2025-11-25' as const;
 export const URL_ELICITATION_REQUIRED = -32042 as const;
 
 /**
- * A request id or progress token that is a string. (An untagged union's variant is a named
- * type, so `string | number` names its two halves.)
- */
-export const StringIdSchema = z.string();
-/**
- * A request id or progress token that is a string. (An untagged union's variant is a named
- * type, so `string | number` names its two halves.)
- */
-export type StringId = z.infer<typeof StringIdSchema>;
-
-/**
- * A request id or progress token that is an integer.
- */
-export const IntIdSchema = z.int();
-/**
- * A request id or progress token that is an integer.
- */
-export type IntId = z.infer<typeof IntIdSchema>;
-
-/**
  * A progress token, used to associate progress notifications with the original request.
  */
 export const ProgressTokenSchema = z.union([
-    StringIdSchema,
-    IntIdSchema,
+    z.string(),
+    z.int(),
 ]);
 /**
  * A progress token, used to associate progress notifications with the original request.
@@ -98,7 +78,7 @@ export type RequestMeta = z.infer<typeof RequestMetaSchema>;
 /**
  * Common params for any request.
  */
-export const RequestParamsSchema = z.object({
+export const RequestParamsSchema = z.looseObject({
     /**
      * See the specification's "General fields: `_meta`".
      */
@@ -113,7 +93,7 @@ export type RequestParams = z.infer<typeof RequestParamsSchema>;
  * Metadata for augmenting a request with task execution, in the `task` field of the request
  * parameters.
  */
-export const TaskMetadataSchema = z.object({
+export const TaskMetadataSchema = z.looseObject({
     /**
      * Requested duration in milliseconds to retain task from creation.
      */
@@ -135,7 +115,7 @@ export const TaskAugmentedRequestParamsSchema = RequestParamsSchema.extend({
      * later via `tasks/result`. Subject to capability negotiation.
      */
     task: z.optional(TaskMetadataSchema),
-});
+}).catchall(z.unknown());
 /**
  * Common params for any task-augmented request.
  */
@@ -144,7 +124,7 @@ export type TaskAugmentedRequestParams = z.infer<typeof TaskAugmentedRequestPara
 /**
  * Common params for any notification.
  */
-export const NotificationParamsSchema = z.object({
+export const NotificationParamsSchema = z.looseObject({
     /**
      * See the specification's "General fields: `_meta`".
      */
@@ -189,7 +169,7 @@ export const PaginatedRequestParamsSchema = RequestParamsSchema.extend({
      * should return results starting after this cursor.
      */
     cursor: z.optional(CursorSchema),
-});
+}).catchall(z.unknown());
 /**
  * Common parameters for paginated requests.
  */
@@ -213,7 +193,7 @@ export type PaginatedResult = z.infer<typeof PaginatedResultSchema>;
 /**
  * Base for metadata with name (identifier) and title (display name) properties.
  */
-export const BaseMetadataSchema = z.object({
+export const BaseMetadataSchema = z.looseObject({
     /**
      * Intended for programmatic or logical use, but used as a display name in past specs or
      * fallback (if title isn't present).
@@ -250,7 +230,7 @@ export type IconTheme = z.infer<typeof IconThemeSchema>;
 /**
  * An optionally-sized icon that can be displayed in a user interface.
  */
-export const IconSchema = z.object({
+export const IconSchema = z.looseObject({
     /**
      * A standard URI pointing to an icon resource: an HTTP/HTTPS URL or a `data:` URI with
      * base64-encoded image data. Consumers SHOULD ensure URLs are from a trusted domain and
@@ -279,7 +259,7 @@ export type Icon = z.infer<typeof IconSchema>;
 /**
  * Base to add the `icons` property.
  */
-export const IconsSchema = z.object({
+export const IconsSchema = z.looseObject({
     /**
      * Optional set of sized icons that the client can display in a user interface. Clients
      * that render icons MUST support `image/png` and `image/jpeg`, and SHOULD support
@@ -295,7 +275,7 @@ export type Icons = z.infer<typeof IconsSchema>;
 /**
  * Optional annotations for the client, to inform how objects are used or displayed.
  */
-export const AnnotationsSchema = z.object({
+export const AnnotationsSchema = z.looseObject({
     /**
      * Who the intended audience of this object or data is; several entries for content useful
      * to several (`["user", "assistant"]`).
@@ -317,7 +297,7 @@ export const AnnotationsSchema = z.object({
  */
 export type Annotations = z.infer<typeof AnnotationsSchema>;
 
-export const CompleteRequestParamsArgumentSchema = z.object({
+export const CompleteRequestParamsArgumentSchema = z.looseObject({
     /**
      * The name of the argument.
      */
@@ -329,7 +309,7 @@ export const CompleteRequestParamsArgumentSchema = z.object({
 });
 export type CompleteRequestParamsArgument = z.infer<typeof CompleteRequestParamsArgumentSchema>;
 
-export const CompleteRequestParamsContextSchema = z.object({
+export const CompleteRequestParamsContextSchema = z.looseObject({
     /**
      * Previously-resolved variables in a URI template or prompt.
      */
@@ -342,7 +322,7 @@ export type CompleteRequestParamsContext = z.infer<typeof CompleteRequestParamsC
  */
 export const PromptReferenceSchema = BaseMetadataSchema.extend({
     type: z.literal('ref/prompt'),
-});
+}).catchall(z.unknown());
 /**
  * Identifies a prompt.
  */
@@ -351,7 +331,7 @@ export type PromptReference = z.infer<typeof PromptReferenceSchema>;
 /**
  * A reference to a resource or resource template definition.
  */
-export const ResourceTemplateReferenceSchema = z.object({
+export const ResourceTemplateReferenceSchema = z.looseObject({
     type: z.literal('ref/resource'),
     /**
      * The URI or URI template of the resource (official format `uri-template`, not checked).
@@ -390,13 +370,13 @@ export const CompleteRequestParamsSchema = RequestParamsSchema.extend({
      * Additional, optional context for completions.
      */
     context: z.optional(CompleteRequestParamsContextSchema),
-});
+}).catchall(z.unknown());
 /**
  * Parameters for a `completion/complete` request.
  */
 export type CompleteRequestParams = z.infer<typeof CompleteRequestParamsSchema>;
 
-export const CompleteResultCompletionSchema = z.object({
+export const CompleteResultCompletionSchema = z.looseObject({
     /**
      * An array of completion values. Must not exceed 100 items (not checked by the
      * official schema).
@@ -428,7 +408,7 @@ export type CompleteResult = z.infer<typeof CompleteResultSchema>;
 /**
  * Text provided to or from an LLM.
  */
-export const TextContentSchema = z.object({
+export const TextContentSchema = z.looseObject({
     type: z.literal('text'),
     /**
      * The text content of the message.
@@ -451,7 +431,7 @@ export type TextContent = z.infer<typeof TextContentSchema>;
 /**
  * An image provided to or from an LLM.
  */
-export const ImageContentSchema = z.object({
+export const ImageContentSchema = z.looseObject({
     type: z.literal('image'),
     /**
      * The base64-encoded image data.
@@ -478,7 +458,7 @@ export type ImageContent = z.infer<typeof ImageContentSchema>;
 /**
  * Audio provided to or from an LLM.
  */
-export const AudioContentSchema = z.object({
+export const AudioContentSchema = z.looseObject({
     type: z.literal('audio'),
     /**
      * The base64-encoded audio data.
@@ -531,7 +511,7 @@ export const ResourceSchema = BaseMetadataSchema.extend(IconsSchema.shape).exten
      * See the specification's "General fields: `_meta`".
      */
     _meta: z.record(z.string(), z.unknown()).optional(),
-});
+}).catchall(z.unknown());
 /**
  * A known resource that the server is capable of reading.
  */
@@ -543,7 +523,7 @@ export type Resource = z.infer<typeof ResourceSchema>;
  */
 export const ResourceLinkSchema = ResourceSchema.extend({
     type: z.literal('resource_link'),
-});
+}).catchall(z.unknown());
 /**
  * A resource that the server is capable of reading, included in a prompt or tool call result.
  * Resource links returned by tools are not guaranteed to appear in `resources/list`.
@@ -553,7 +533,7 @@ export type ResourceLink = z.infer<typeof ResourceLinkSchema>;
 /**
  * The contents of a specific resource or sub-resource.
  */
-export const ResourceContentsSchema = z.object({
+export const ResourceContentsSchema = z.looseObject({
     /**
      * The URI of this resource.
      */
@@ -581,7 +561,7 @@ export const TextResourceContentsSchema = ResourceContentsSchema.extend({
      * binary data).
      */
     text: z.string(),
-});
+}).catchall(z.unknown());
 /**
  * A resource's contents as text.
  */
@@ -595,7 +575,7 @@ export const BlobResourceContentsSchema = ResourceContentsSchema.extend({
      * A base64-encoded string representing the binary data of the item.
      */
     blob: z.base64(),
-});
+}).catchall(z.unknown());
 /**
  * A resource's contents as binary data.
  */
@@ -619,7 +599,7 @@ export type ResourceContentsVariant = z.infer<typeof ResourceContentsVariantSche
  * The contents of a resource, embedded into a prompt or tool call result. It is up to the
  * client how best to render embedded resources for the LLM and/or the user.
  */
-export const EmbeddedResourceSchema = z.object({
+export const EmbeddedResourceSchema = z.looseObject({
     type: z.literal('resource'),
     resource: ResourceContentsVariantSchema,
     /**
@@ -673,7 +653,7 @@ export const ElicitRequestURLParamsSchema = TaskAugmentedRequestParamsSchema.ext
      * The URL that the user should navigate to.
      */
     url: z.string().regex(/^[A-Za-z][A-Za-z0-9+.-]*:/),
-});
+}).catchall(z.unknown());
 /**
  * The parameters for a request to elicit information from the user via a URL in the client.
  */
@@ -682,7 +662,7 @@ export type ElicitRequestURLParams = z.infer<typeof ElicitRequestURLParamsSchema
 /**
  * Deprecated: use `TitledSingleSelectEnumSchema`. Will be removed in a future version.
  */
-export const LegacyTitledEnumSchemaSchema = z.object({
+export const LegacyTitledEnumSchemaSchema = z.looseObject({
     type: z.literal('string'),
     title: z.string().optional(),
     description: z.string().optional(),
@@ -701,7 +681,7 @@ export type LegacyTitledEnumSchema = z.infer<typeof LegacyTitledEnumSchemaSchema
 /**
  * Schema for single-selection enumeration without display titles for options.
  */
-export const UntitledSingleSelectEnumSchemaSchema = z.object({
+export const UntitledSingleSelectEnumSchemaSchema = z.looseObject({
     type: z.literal('string'),
     /**
      * Optional title for the enum field.
@@ -728,7 +708,7 @@ export type UntitledSingleSelectEnumSchema = z.infer<typeof UntitledSingleSelect
 /**
  * An enum option with its display label (inline, twice, in the official schema).
  */
-export const TitledEnumOptionSchema = z.object({
+export const TitledEnumOptionSchema = z.looseObject({
     /**
      * The enum value.
      */
@@ -746,7 +726,7 @@ export type TitledEnumOption = z.infer<typeof TitledEnumOptionSchema>;
 /**
  * Schema for single-selection enumeration with display titles for each option.
  */
-export const TitledSingleSelectEnumSchemaSchema = z.object({
+export const TitledSingleSelectEnumSchemaSchema = z.looseObject({
     type: z.literal('string'),
     /**
      * Optional title for the enum field.
@@ -782,7 +762,7 @@ export const SingleSelectEnumSchemaSchema = z.union([
  */
 export type SingleSelectEnumSchema = z.infer<typeof SingleSelectEnumSchemaSchema>;
 
-export const UntitledMultiSelectEnumSchemaItemsSchema = z.object({
+export const UntitledMultiSelectEnumSchemaItemsSchema = z.looseObject({
     type: z.literal('string'),
     /**
      * Array of enum values to choose from.
@@ -794,7 +774,7 @@ export type UntitledMultiSelectEnumSchemaItems = z.infer<typeof UntitledMultiSel
 /**
  * Schema for multiple-selection enumeration without display titles for options.
  */
-export const UntitledMultiSelectEnumSchemaSchema = z.object({
+export const UntitledMultiSelectEnumSchemaSchema = z.looseObject({
     type: z.literal('array'),
     /**
      * Optional title for the enum field.
@@ -826,7 +806,7 @@ export const UntitledMultiSelectEnumSchemaSchema = z.object({
  */
 export type UntitledMultiSelectEnumSchema = z.infer<typeof UntitledMultiSelectEnumSchemaSchema>;
 
-export const TitledMultiSelectEnumSchemaItemsSchema = z.object({
+export const TitledMultiSelectEnumSchemaItemsSchema = z.looseObject({
     /**
      * Array of enum options with values and display labels.
      */
@@ -837,7 +817,7 @@ export type TitledMultiSelectEnumSchemaItems = z.infer<typeof TitledMultiSelectE
 /**
  * Schema for multiple-selection enumeration with display titles for each option.
  */
-export const TitledMultiSelectEnumSchemaSchema = z.object({
+export const TitledMultiSelectEnumSchemaSchema = z.looseObject({
     type: z.literal('array'),
     /**
      * Optional title for the enum field.
@@ -918,7 +898,7 @@ export type NumberSchemaType = z.infer<typeof NumberSchemaTypeSchema>;
 /**
  * A number field of a form.
  */
-export const NumberSchemaSchema = z.object({
+export const NumberSchemaSchema = z.looseObject({
     type: NumberSchemaTypeSchema,
     title: z.string().optional(),
     description: z.string().optional(),
@@ -934,7 +914,7 @@ export type NumberSchema = z.infer<typeof NumberSchemaSchema>;
 /**
  * A boolean field of a form.
  */
-export const BooleanSchemaSchema = z.object({
+export const BooleanSchemaSchema = z.looseObject({
     type: z.literal('boolean'),
     title: z.string().optional(),
     description: z.string().optional(),
@@ -969,7 +949,7 @@ export type StringSchemaFormat = z.infer<typeof StringSchemaFormatSchema>;
 /**
  * A string field of a form.
  */
-export const StringSchemaSchema = z.object({
+export const StringSchemaSchema = z.looseObject({
     type: z.literal('string'),
     title: z.string().optional(),
     description: z.string().optional(),
@@ -1001,7 +981,7 @@ export const PrimitiveSchemaDefinitionSchema = z.union([
  */
 export type PrimitiveSchemaDefinition = z.infer<typeof PrimitiveSchemaDefinitionSchema>;
 
-export const ElicitRequestFormParamsRequestedSchemaSchema = z.object({
+export const ElicitRequestFormParamsRequestedSchemaSchema = z.looseObject({
     $schema: z.string().optional(),
     type: z.literal('object'),
     properties: z.record(z.string(), PrimitiveSchemaDefinitionSchema),
@@ -1026,7 +1006,7 @@ export const ElicitRequestFormParamsSchema = TaskAugmentedRequestParamsSchema.ex
      * A restricted subset of JSON Schema: only top-level properties, without nesting.
      */
     requestedSchema: ElicitRequestFormParamsRequestedSchemaSchema,
-});
+}).catchall(z.unknown());
 /**
  * The parameters for a request to elicit non-sensitive information from the user via a form
  * in the client.
@@ -1065,49 +1045,25 @@ export const ElicitActionSchema = z.enum(['accept', 'decline', 'cancel']);
 export type ElicitAction = z.infer<typeof ElicitActionSchema>;
 
 /**
- * The value of a string or single-select field.
- */
-export const ElicitStringSchema = z.string();
-/**
- * The value of a string or single-select field.
- */
-export type ElicitString = z.infer<typeof ElicitStringSchema>;
-
-/**
- * The value of a number field (an integer in the official schema).
- */
-export const ElicitIntSchema = z.int();
-/**
- * The value of a number field (an integer in the official schema).
- */
-export type ElicitInt = z.infer<typeof ElicitIntSchema>;
-
-/**
- * The value of a boolean field.
- */
-export const ElicitBooleanSchema = z.boolean();
-/**
- * The value of a boolean field.
- */
-export type ElicitBoolean = z.infer<typeof ElicitBooleanSchema>;
-
-/**
- * The value of a multi-select field.
- */
-export const ElicitValueListSchema = z.array(z.string());
-/**
- * The value of a multi-select field.
- */
-export type ElicitValueList = z.infer<typeof ElicitValueListSchema>;
-
-/**
  * A value of submitted form data (inline in the official schema).
  */
 export const ElicitValueSchema = z.union([
-    ElicitStringSchema,
-    ElicitIntSchema,
-    ElicitBooleanSchema,
-    ElicitValueListSchema,
+    /**
+     * The value of a string or single-select field.
+     */
+    z.string(),
+    /**
+     * The value of a number field (an integer in the official schema).
+     */
+    z.int(),
+    /**
+     * The value of a boolean field.
+     */
+    z.boolean(),
+    /**
+     * The value of a multi-select field.
+     */
+    z.array(z.string()),
 ]);
 /**
  * A value of submitted form data (inline in the official schema).
@@ -1159,7 +1115,7 @@ export type TaskStatus = z.infer<typeof TaskStatusSchema>;
 /**
  * Data associated with a task.
  */
-export const TaskSchema = z.object({
+export const TaskSchema = z.looseObject({
     /**
      * The task identifier.
      */
@@ -1224,7 +1180,7 @@ export type ElicitOutcome = z.infer<typeof ElicitOutcomeSchema>;
  * Parameters for a `notifications/elicitation/complete` notification (inline in the official
  * schema).
  */
-export const ElicitationCompleteNotificationParamsSchema = z.object({
+export const ElicitationCompleteNotificationParamsSchema = z.looseObject({
     /**
      * The ID of the elicitation that completed.
      */
@@ -1240,8 +1196,8 @@ export type ElicitationCompleteNotificationParams = z.infer<typeof ElicitationCo
  * A uniquely identifying ID for a request in JSON-RPC.
  */
 export const RequestIdSchema = z.union([
-    StringIdSchema,
-    IntIdSchema,
+    z.string(),
+    z.int(),
 ]);
 /**
  * A uniquely identifying ID for a request in JSON-RPC.
@@ -1292,7 +1248,7 @@ export type JSONRPCNotification = z.infer<typeof JSONRPCNotificationSchema>;
 /**
  * A successful (non-error) response to a request.
  */
-export const JSONRPCResultResponseSchema = z.object({
+export const JSONRPCResultResponseSchema = z.looseObject({
     jsonrpc: z.literal('2.0'),
     id: RequestIdSchema,
     result: ResultBaseSchema,
@@ -1368,7 +1324,7 @@ export const ErrorCodeSchema = z.int() as z.ZodType<ErrorCode, number>;
 /**
  * A JSON-RPC error (MCP's `Error`, renamed: `Error` is reserved).
  */
-export const JsonRpcErrorSchema = z.object({
+export const JsonRpcErrorSchema = z.looseObject({
     /**
      * The error type that occurred.
      */
@@ -1392,7 +1348,7 @@ export type JsonRpcError = z.infer<typeof JsonRpcErrorSchema>;
 /**
  * A response to a request that indicates an error occurred.
  */
-export const JSONRPCErrorResponseSchema = z.object({
+export const JSONRPCErrorResponseSchema = z.looseObject({
     jsonrpc: z.literal('2.0'),
     /**
      * Absent when the request's id could not be read.
@@ -1446,7 +1402,7 @@ export type URLElicitationRequiredErrorData = z.infer<typeof URLElicitationRequi
  * The `error` of a `URLElicitationRequiredError`: an `Error` with code -32042 and the
  * elicitations the client must complete (inline in the official schema).
  */
-export const URLElicitationRequiredErrorBodySchema = z.object({
+export const URLElicitationRequiredErrorBodySchema = z.looseObject({
     code: z.literal(-32042),
     message: z.string(),
     data: URLElicitationRequiredErrorDataSchema,
@@ -1461,7 +1417,7 @@ export type URLElicitationRequiredErrorBody = z.infer<typeof URLElicitationRequi
  * An error response that indicates that the server requires the client to provide additional
  * information via an elicitation request.
  */
-export const URLElicitationRequiredErrorSchema = z.object({
+export const URLElicitationRequiredErrorSchema = z.looseObject({
     jsonrpc: z.literal('2.0'),
     id: z.optional(RequestIdSchema),
     error: URLElicitationRequiredErrorBodySchema,
@@ -1475,7 +1431,7 @@ export type URLElicitationRequiredError = z.infer<typeof URLElicitationRequiredE
 /**
  * Any request: a method and, optionally, an object of parameters (MCP's `Request`, renamed).
  */
-export const RequestBaseSchema = z.object({
+export const RequestBaseSchema = z.looseObject({
     method: z.string(),
     params: z.record(z.string(), z.unknown()).optional(),
 });
@@ -1488,7 +1444,7 @@ export type RequestBase = z.infer<typeof RequestBaseSchema>;
  * Any notification: a method and, optionally, an object of parameters (MCP's `Notification`,
  * renamed).
  */
-export const NotificationBaseSchema = z.object({
+export const NotificationBaseSchema = z.looseObject({
     method: z.string(),
     params: z.record(z.string(), z.unknown()).optional(),
 });
@@ -1498,7 +1454,7 @@ export const NotificationBaseSchema = z.object({
  */
 export type NotificationBase = z.infer<typeof NotificationBaseSchema>;
 
-export const ClientCapabilitiesRootsSchema = z.object({
+export const ClientCapabilitiesRootsSchema = z.looseObject({
     /**
      * Whether the client supports notifications for changes to the roots list.
      */
@@ -1506,7 +1462,7 @@ export const ClientCapabilitiesRootsSchema = z.object({
 });
 export type ClientCapabilitiesRoots = z.infer<typeof ClientCapabilitiesRootsSchema>;
 
-export const ClientCapabilitiesSamplingSchema = z.object({
+export const ClientCapabilitiesSamplingSchema = z.looseObject({
     /**
      * Whether the client supports context inclusion via `includeContext`. If not
      * declared, servers SHOULD only use `includeContext: "none"` (or omit it).
@@ -1519,13 +1475,13 @@ export const ClientCapabilitiesSamplingSchema = z.object({
 });
 export type ClientCapabilitiesSampling = z.infer<typeof ClientCapabilitiesSamplingSchema>;
 
-export const ClientCapabilitiesElicitationSchema = z.object({
+export const ClientCapabilitiesElicitationSchema = z.looseObject({
     form: z.record(z.string(), z.unknown()).optional(),
     url: z.record(z.string(), z.unknown()).optional(),
 });
 export type ClientCapabilitiesElicitation = z.infer<typeof ClientCapabilitiesElicitationSchema>;
 
-export const ClientCapabilitiesTasksRequestsSamplingSchema = z.object({
+export const ClientCapabilitiesTasksRequestsSamplingSchema = z.looseObject({
     /**
      * Whether the client supports task-augmented `sampling/createMessage`.
      */
@@ -1533,7 +1489,7 @@ export const ClientCapabilitiesTasksRequestsSamplingSchema = z.object({
 });
 export type ClientCapabilitiesTasksRequestsSampling = z.infer<typeof ClientCapabilitiesTasksRequestsSamplingSchema>;
 
-export const ClientCapabilitiesTasksRequestsElicitationSchema = z.object({
+export const ClientCapabilitiesTasksRequestsElicitationSchema = z.looseObject({
     /**
      * Whether the client supports task-augmented `elicitation/create`.
      */
@@ -1541,7 +1497,7 @@ export const ClientCapabilitiesTasksRequestsElicitationSchema = z.object({
 });
 export type ClientCapabilitiesTasksRequestsElicitation = z.infer<typeof ClientCapabilitiesTasksRequestsElicitationSchema>;
 
-export const ClientCapabilitiesTasksRequestsSchema = z.object({
+export const ClientCapabilitiesTasksRequestsSchema = z.looseObject({
     /**
      * Task support for sampling-related requests.
      */
@@ -1553,7 +1509,7 @@ export const ClientCapabilitiesTasksRequestsSchema = z.object({
 });
 export type ClientCapabilitiesTasksRequests = z.infer<typeof ClientCapabilitiesTasksRequestsSchema>;
 
-export const ClientCapabilitiesTasksSchema = z.object({
+export const ClientCapabilitiesTasksSchema = z.looseObject({
     /**
      * Whether this client supports `tasks/list`.
      */
@@ -1573,7 +1529,7 @@ export type ClientCapabilitiesTasks = z.infer<typeof ClientCapabilitiesTasksSche
  * Capabilities a client may support. Known capabilities are defined here; the set is not
  * closed in the specification, yet the official schema lists no other key.
  */
-export const ClientCapabilitiesSchema = z.object({
+export const ClientCapabilitiesSchema = z.looseObject({
     /**
      * Experimental, non-standard capabilities that the client supports.
      */
@@ -1614,7 +1570,7 @@ export const ImplementationSchema = BaseMetadataSchema.extend(IconsSchema.shape)
      * An optional URL of the website for this implementation.
      */
     websiteUrl: z.string().regex(/^[A-Za-z][A-Za-z0-9+.-]*:/).optional(),
-});
+}).catchall(z.unknown());
 /**
  * Describes the MCP implementation.
  */
@@ -1631,13 +1587,13 @@ export const InitializeRequestParamsSchema = RequestParamsSchema.extend({
     protocolVersion: z.string(),
     capabilities: ClientCapabilitiesSchema,
     clientInfo: ImplementationSchema,
-});
+}).catchall(z.unknown());
 /**
  * Parameters for an `initialize` request.
  */
 export type InitializeRequestParams = z.infer<typeof InitializeRequestParamsSchema>;
 
-export const ServerCapabilitiesPromptsSchema = z.object({
+export const ServerCapabilitiesPromptsSchema = z.looseObject({
     /**
      * Whether this server supports notifications for changes to the prompt list.
      */
@@ -1645,7 +1601,7 @@ export const ServerCapabilitiesPromptsSchema = z.object({
 });
 export type ServerCapabilitiesPrompts = z.infer<typeof ServerCapabilitiesPromptsSchema>;
 
-export const ServerCapabilitiesResourcesSchema = z.object({
+export const ServerCapabilitiesResourcesSchema = z.looseObject({
     /**
      * Whether this server supports subscribing to resource updates.
      */
@@ -1657,7 +1613,7 @@ export const ServerCapabilitiesResourcesSchema = z.object({
 });
 export type ServerCapabilitiesResources = z.infer<typeof ServerCapabilitiesResourcesSchema>;
 
-export const ServerCapabilitiesToolsSchema = z.object({
+export const ServerCapabilitiesToolsSchema = z.looseObject({
     /**
      * Whether this server supports notifications for changes to the tool list.
      */
@@ -1665,7 +1621,7 @@ export const ServerCapabilitiesToolsSchema = z.object({
 });
 export type ServerCapabilitiesTools = z.infer<typeof ServerCapabilitiesToolsSchema>;
 
-export const ServerCapabilitiesTasksRequestsToolsSchema = z.object({
+export const ServerCapabilitiesTasksRequestsToolsSchema = z.looseObject({
     /**
      * Whether the server supports task-augmented `tools/call`.
      */
@@ -1673,7 +1629,7 @@ export const ServerCapabilitiesTasksRequestsToolsSchema = z.object({
 });
 export type ServerCapabilitiesTasksRequestsTools = z.infer<typeof ServerCapabilitiesTasksRequestsToolsSchema>;
 
-export const ServerCapabilitiesTasksRequestsSchema = z.object({
+export const ServerCapabilitiesTasksRequestsSchema = z.looseObject({
     /**
      * Task support for tool-related requests.
      */
@@ -1681,7 +1637,7 @@ export const ServerCapabilitiesTasksRequestsSchema = z.object({
 });
 export type ServerCapabilitiesTasksRequests = z.infer<typeof ServerCapabilitiesTasksRequestsSchema>;
 
-export const ServerCapabilitiesTasksSchema = z.object({
+export const ServerCapabilitiesTasksSchema = z.looseObject({
     /**
      * Whether this server supports `tasks/list`.
      */
@@ -1701,7 +1657,7 @@ export type ServerCapabilitiesTasks = z.infer<typeof ServerCapabilitiesTasksSche
  * Capabilities a server may support. Known capabilities are defined here; the set is not
  * closed in the specification, yet the official schema lists no other key.
  */
-export const ServerCapabilitiesSchema = z.object({
+export const ServerCapabilitiesSchema = z.looseObject({
     /**
      * Experimental, non-standard capabilities that the server supports.
      */
@@ -1773,7 +1729,7 @@ export const CancelledNotificationParamsSchema = NotificationParamsSchema.extend
      * An optional reason for the cancellation, which MAY be logged or presented to the user.
      */
     reason: z.string().optional(),
-});
+}).catchall(z.unknown());
 /**
  * Parameters for a `notifications/cancelled` notification.
  */
@@ -1800,7 +1756,7 @@ export const ProgressNotificationParamsSchema = NotificationParamsSchema.extend(
      * An optional message describing the current progress.
      */
     message: z.string().optional(),
-});
+}).catchall(z.unknown());
 /**
  * Parameters for a `notifications/progress` notification.
  */
@@ -1844,7 +1800,7 @@ export const SetLevelRequestParamsSchema = RequestParamsSchema.extend({
      * this level and higher (more severe) as `notifications/message`.
      */
     level: LoggingLevelSchema,
-});
+}).catchall(z.unknown());
 /**
  * Parameters for a `logging/setLevel` request.
  */
@@ -1866,7 +1822,7 @@ export const LoggingMessageNotificationParamsSchema = NotificationParamsSchema.e
      * The data to be logged, such as a string message or an object: any JSON value.
      */
     data: z.unknown(),
-});
+}).catchall(z.unknown());
 /**
  * Parameters for a `notifications/message` notification.
  */
@@ -1884,7 +1840,7 @@ export const PromptArgumentSchema = BaseMetadataSchema.extend({
      * Whether this argument must be provided.
      */
     required: z.boolean().optional(),
-});
+}).catchall(z.unknown());
 /**
  * Describes an argument that a prompt can accept.
  */
@@ -1906,7 +1862,7 @@ export const PromptSchema = BaseMetadataSchema.extend(IconsSchema.shape).extend(
      * See the specification's "General fields: `_meta`".
      */
     _meta: z.record(z.string(), z.unknown()).optional(),
-});
+}).catchall(z.unknown());
 /**
  * A prompt or prompt template that the server offers.
  */
@@ -1935,7 +1891,7 @@ export const GetPromptRequestParamsSchema = RequestParamsSchema.extend({
      * Arguments to use for templating the prompt.
      */
     arguments: z.record(z.string(), z.string()).optional(),
-});
+}).catchall(z.unknown());
 /**
  * Parameters for a `prompts/get` request.
  */
@@ -1945,7 +1901,7 @@ export type GetPromptRequestParams = z.infer<typeof GetPromptRequestParamsSchema
  * A message returned as part of a prompt: like `SamplingMessage`, but it may also embed
  * resources from the MCP server.
  */
-export const PromptMessageSchema = z.object({
+export const PromptMessageSchema = z.looseObject({
     role: RoleSchema,
     content: ContentBlockSchema,
 });
@@ -1996,7 +1952,7 @@ export const ResourceTemplateSchema = BaseMetadataSchema.extend(IconsSchema.shap
      * See the specification's "General fields: `_meta`".
      */
     _meta: z.record(z.string(), z.unknown()).optional(),
-});
+}).catchall(z.unknown());
 /**
  * A template description for resources available on the server.
  */
@@ -2033,7 +1989,7 @@ export const ResourceRequestParamsSchema = RequestParamsSchema.extend({
      * interpret it.
      */
     uri: z.string().regex(/^[A-Za-z][A-Za-z0-9+.-]*:/),
-});
+}).catchall(z.unknown());
 /**
  * Common parameters when working with resources.
  */
@@ -2042,7 +1998,7 @@ export type ResourceRequestParams = z.infer<typeof ResourceRequestParamsSchema>;
 /**
  * Parameters for a `resources/read` request.
  */
-export const ReadResourceRequestParamsSchema = ResourceRequestParamsSchema;
+export const ReadResourceRequestParamsSchema = ResourceRequestParamsSchema.catchall(z.unknown());
 /**
  * Parameters for a `resources/read` request.
  */
@@ -2062,7 +2018,7 @@ export type ReadResourceResult = z.infer<typeof ReadResourceResultSchema>;
 /**
  * Parameters for a `resources/subscribe` request.
  */
-export const SubscribeRequestParamsSchema = ResourceRequestParamsSchema;
+export const SubscribeRequestParamsSchema = ResourceRequestParamsSchema.catchall(z.unknown());
 /**
  * Parameters for a `resources/subscribe` request.
  */
@@ -2071,7 +2027,7 @@ export type SubscribeRequestParams = z.infer<typeof SubscribeRequestParamsSchema
 /**
  * Parameters for a `resources/unsubscribe` request.
  */
-export const UnsubscribeRequestParamsSchema = ResourceRequestParamsSchema;
+export const UnsubscribeRequestParamsSchema = ResourceRequestParamsSchema.catchall(z.unknown());
 /**
  * Parameters for a `resources/unsubscribe` request.
  */
@@ -2086,7 +2042,7 @@ export const ResourceUpdatedNotificationParamsSchema = NotificationParamsSchema.
      * client subscribed to.
      */
     uri: z.string().regex(/^[A-Za-z][A-Za-z0-9+.-]*:/),
-});
+}).catchall(z.unknown());
 /**
  * Parameters for a `notifications/resources/updated` notification.
  */
@@ -2095,7 +2051,7 @@ export type ResourceUpdatedNotificationParams = z.infer<typeof ResourceUpdatedNo
 /**
  * A root directory or file that the server can operate on.
  */
-export const RootSchema = z.object({
+export const RootSchema = z.looseObject({
     /**
      * The URI identifying the root. It *must* start with `file://` for now.
      */
@@ -2128,7 +2084,7 @@ export type ListRootsResult = z.infer<typeof ListRootsResultSchema>;
 /**
  * A request from the assistant to call a tool.
  */
-export const ToolUseContentSchema = z.object({
+export const ToolUseContentSchema = z.looseObject({
     type: z.literal('tool_use'),
     /**
      * A unique identifier for this tool use, to match tool results to it.
@@ -2156,7 +2112,7 @@ export type ToolUseContent = z.infer<typeof ToolUseContentSchema>;
 /**
  * The result of a tool use, provided by the user back to the assistant.
  */
-export const ToolResultContentSchema = z.object({
+export const ToolResultContentSchema = z.looseObject({
     type: z.literal('tool_result'),
     /**
      * The ID of the tool use this result corresponds to (from a previous `ToolUseContent`).
@@ -2224,7 +2180,7 @@ export type SamplingMessageContent = z.infer<typeof SamplingMessageContentSchema
 /**
  * A message issued to or received from an LLM API.
  */
-export const SamplingMessageSchema = z.object({
+export const SamplingMessageSchema = z.looseObject({
     role: RoleSchema,
     content: SamplingMessageContentSchema,
     /**
@@ -2240,7 +2196,7 @@ export type SamplingMessage = z.infer<typeof SamplingMessageSchema>;
 /**
  * Hints to use for model selection. Keys not declared here are left to the client.
  */
-export const ModelHintSchema = z.object({
+export const ModelHintSchema = z.looseObject({
     /**
      * A hint for a model name, treated as a substring (`sonnet` matches
      * `claude-3-5-sonnet-20241022`); the client MAY map it to another provider's model that
@@ -2257,7 +2213,7 @@ export type ModelHint = z.infer<typeof ModelHintSchema>;
  * The server's preferences for model selection, requested of the client during sampling.
  * Always advisory: the client MAY ignore them and decides how to balance them.
  */
-export const ModelPreferencesSchema = z.object({
+export const ModelPreferencesSchema = z.looseObject({
     /**
      * Optional hints to use for model selection, evaluated in order (first match taken),
      * prioritized over the numeric priorities.
@@ -2301,7 +2257,7 @@ export const IncludeContextSchema = z.enum(['none', 'thisServer', 'allServers'])
  */
 export type IncludeContext = z.infer<typeof IncludeContextSchema>;
 
-export const ToolInputSchemaSchema = z.object({
+export const ToolInputSchemaSchema = z.looseObject({
     $schema: z.string().optional(),
     type: z.literal('object'),
     properties: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
@@ -2331,7 +2287,7 @@ export type TaskSupport = z.infer<typeof TaskSupportSchema>;
 /**
  * Execution-related properties for a tool.
  */
-export const ToolExecutionSchema = z.object({
+export const ToolExecutionSchema = z.looseObject({
     /**
      * Whether this tool supports task-augmented execution. Default: "forbidden".
      */
@@ -2342,7 +2298,7 @@ export const ToolExecutionSchema = z.object({
  */
 export type ToolExecution = z.infer<typeof ToolExecutionSchema>;
 
-export const ToolOutputSchemaSchema = z.object({
+export const ToolOutputSchemaSchema = z.looseObject({
     $schema: z.string().optional(),
     type: z.literal('object'),
     properties: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
@@ -2354,7 +2310,7 @@ export type ToolOutputSchema = z.infer<typeof ToolOutputSchemaSchema>;
  * Additional properties describing a Tool to clients. All are **hints**, not guaranteed to be
  * faithful; never base decisions on them for untrusted servers.
  */
-export const ToolAnnotationsSchema = z.object({
+export const ToolAnnotationsSchema = z.looseObject({
     /**
      * A human-readable title for the tool.
      */
@@ -2416,7 +2372,7 @@ export const ToolSchema = BaseMetadataSchema.extend(IconsSchema.shape).extend({
      * See the specification's "General fields: `_meta`".
      */
     _meta: z.record(z.string(), z.unknown()).optional(),
-});
+}).catchall(z.unknown());
 /**
  * Definition for a tool the client can call.
  */
@@ -2444,7 +2400,7 @@ export type ToolChoiceMode = z.infer<typeof ToolChoiceModeSchema>;
 /**
  * Controls tool selection behavior for sampling requests.
  */
-export const ToolChoiceSchema = z.object({
+export const ToolChoiceSchema = z.looseObject({
     /**
      * The tool use ability of the model.
      */
@@ -2493,7 +2449,7 @@ export const CreateMessageRequestParamsSchema = TaskAugmentedRequestParamsSchema
      * `tools`.
      */
     toolChoice: z.optional(ToolChoiceSchema),
-});
+}).catchall(z.unknown());
 /**
  * Parameters for a `sampling/createMessage` request.
  */
@@ -2564,7 +2520,7 @@ export type CreateMessageOutcome = z.infer<typeof CreateMessageOutcomeSchema>;
  * Metadata for associating messages with a task, in `_meta` under the key
  * `io.modelcontextprotocol/related-task`.
  */
-export const RelatedTaskMetadataSchema = z.object({
+export const RelatedTaskMetadataSchema = z.looseObject({
     /**
      * The task identifier this message is associated with.
      */
@@ -2579,7 +2535,7 @@ export type RelatedTaskMetadata = z.infer<typeof RelatedTaskMetadataSchema>;
 /**
  * Parameters for a `tasks/get` request (inline in the official schema).
  */
-export const GetTaskRequestParamsSchema = z.object({
+export const GetTaskRequestParamsSchema = z.looseObject({
     /**
      * The task identifier to query.
      */
@@ -2602,7 +2558,7 @@ export type GetTaskResult = z.infer<typeof GetTaskResultSchema>;
 /**
  * Parameters for a `tasks/result` request (inline in the official schema).
  */
-export const GetTaskPayloadRequestParamsSchema = z.object({
+export const GetTaskPayloadRequestParamsSchema = z.looseObject({
     /**
      * The task identifier to retrieve results for.
      */
@@ -2627,7 +2583,7 @@ export type GetTaskPayloadResult = z.infer<typeof GetTaskPayloadResultSchema>;
 /**
  * Parameters for a `tasks/cancel` request (inline in the official schema).
  */
-export const CancelTaskRequestParamsSchema = z.object({
+export const CancelTaskRequestParamsSchema = z.looseObject({
     /**
      * The task identifier to cancel.
      */
@@ -2661,7 +2617,7 @@ export type ListTasksResult = z.infer<typeof ListTasksResultSchema>;
 /**
  * Parameters for a `notifications/tasks/status` notification (`NotificationParams & Task`).
  */
-export const TaskStatusNotificationParamsSchema = NotificationParamsSchema.extend(TaskSchema.shape);
+export const TaskStatusNotificationParamsSchema = NotificationParamsSchema.extend(TaskSchema.shape).catchall(z.unknown());
 /**
  * Parameters for a `notifications/tasks/status` notification (`NotificationParams & Task`).
  */
@@ -2690,7 +2646,7 @@ export const CallToolRequestParamsSchema = TaskAugmentedRequestParamsSchema.exte
      * Arguments to use for the tool call.
      */
     arguments: z.record(z.string(), z.unknown()).optional(),
-});
+}).catchall(z.unknown());
 /**
  * Parameters for a `tools/call` request.
  */
