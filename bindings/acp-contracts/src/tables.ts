@@ -126,6 +126,10 @@ export type AcpRequestPayload<K extends AcpRequestType> = z.output<(typeof ACP_R
 export type AcpRequestResult<K extends AcpRequestType> = z.output<(typeof ACP_REQUEST_SCHEMAS)[K]['result']>;
 /** An event's payload, as parsed. */
 export type AcpEventPayload<K extends AcpEventType> = z.output<(typeof ACP_EVENT_SCHEMAS)[K]>;
+/** A request's partial result (`#[partial]`), as parsed; `never` for a request without one. */
+export type AcpRequestPartial<K extends AcpRequestType> = (typeof ACP_REQUEST_SCHEMAS)[K] extends { partial: infer S extends z.ZodType } ? z.output<S> : never;
+/** A request's error data (`#[error_data]`), as parsed; `never` for a request without it. */
+export type AcpRequestErrorData<K extends AcpRequestType> = (typeof ACP_REQUEST_SCHEMAS)[K] extends { errorData: infer S extends z.ZodType } ? z.output<S> : never;
 
 /** Every request name, in table order. */
 export const ACP_REQUEST_TYPES: readonly AcpRequestType[] = [

@@ -161,6 +161,10 @@ export type McpRequestPayload<K extends McpRequestType> = z.output<(typeof MCP_R
 export type McpRequestResult<K extends McpRequestType> = z.output<(typeof MCP_REQUEST_SCHEMAS)[K]['result']>;
 /** An event's payload, as parsed. */
 export type McpEventPayload<K extends McpEventType> = z.output<(typeof MCP_EVENT_SCHEMAS)[K]>;
+/** A request's partial result (`#[partial]`), as parsed; `never` for a request without one. */
+export type McpRequestPartial<K extends McpRequestType> = (typeof MCP_REQUEST_SCHEMAS)[K] extends { partial: infer S extends z.ZodType } ? z.output<S> : never;
+/** A request's error data (`#[error_data]`), as parsed; `never` for a request without it. */
+export type McpRequestErrorData<K extends McpRequestType> = (typeof MCP_REQUEST_SCHEMAS)[K] extends { errorData: infer S extends z.ZodType } ? z.output<S> : never;
 
 /** Every request name, in table order. */
 export const MCP_REQUEST_TYPES: readonly McpRequestType[] = [
