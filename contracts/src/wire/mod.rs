@@ -47,11 +47,11 @@ pub use schema::{
 pub use schema::{DecodeRef, SchemaRef, StrRef, UnknownRef};
 pub use source::{DeSrc, Key as SrcKey, Map as SrcMap, Num, Read, Seq as SrcSeq, Sink, Src, Stop};
 pub use table::{
-    Call, CallError, Dispatch, Entry, ErrorData, Event, HostError, PartialResult, Request,
-    TableError, call_typed, notify_typed,
+    Call, CallError, Entry, ErrorData, Event, HostError, PartialResult, Request, TableError,
+    call_typed, notify_typed,
 };
 pub use typed::{
-    ByName, EntrySlot, ObjectTyped, Refused, UnionTyped, VariantsTyped, decode_from_base,
+    ByName, Dispatch, EntrySlot, ObjectTyped, Refused, UnionTyped, VariantsTyped, decode_from_base,
     empty_object, from_str_typed, from_str_union_typed, from_str_variants_typed, parse_by_name,
     read_typed_once, scan_empty_entry, scan_entry, scan_from_base, scan_typed_once,
     typed_from_view, unknown_entry,

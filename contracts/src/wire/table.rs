@@ -116,23 +116,6 @@ pub trait HostError: Sized {
     fn internal(message: String) -> Self;
 }
 
-/// A host of a request table as a frame machinery calls it: every protocol with requests
-/// generates one, `Dispatcher(&host)`, whose `dispatch_payload` routes every name of its
-/// tables (an app's and its bases') and answers failures with the protocol's own error (the
-/// agent's `WireError`, a JSON-RPC protocol's error with integer codes).
-pub trait Dispatch: Sync {
-    /// The request table's by-name enum: this protocol's `RequestPayload` (an app's holds its
-    /// bases' entries too).
-    type Payload: for<'de> super::ByName<'de> + Send;
-    /// The protocol's `#[error]`: what a failure answers with.
-    type Error: HostError + Send;
-    /// Calls the host's method for a parsed payload and answers its result as raw JSON.
-    fn dispatch_payload(
-        &self,
-        payload: Self::Payload,
-    ) -> impl std::future::Future<Output = Result<Box<serde_json::value::RawValue>, Self::Error>> + Send;
-}
-
 /// What a generated typed caller (`ClientCalls`, `HostCalls`) sends through: a connection
 /// that calls a method of the other side and answers its raw result, and sends a
 /// notification. A JSON-RPC connection implements it; so does a test's loopback to the

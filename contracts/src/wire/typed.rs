@@ -570,3 +570,20 @@ mod tests {
         ));
     }
 }
+
+/// A host of a request table as a frame machinery calls it: every protocol with requests
+/// generates one, `Dispatcher(&host)`, whose `dispatch_payload` routes every name of its
+/// tables (an app's and its bases') and answers failures with the protocol's own error (the
+/// agent's `WireError`, a JSON-RPC protocol's error with integer codes).
+pub trait Dispatch: Sync {
+    /// The request table's by-name enum: this protocol's `RequestPayload` (an app's holds its
+    /// bases' entries too).
+    type Payload: for<'de> ByName<'de> + Send;
+    /// The protocol's `#[error]`: what a failure answers with.
+    type Error: super::HostError + Send;
+    /// Calls the host's method for a parsed payload and answers its result as raw JSON.
+    fn dispatch_payload(
+        &self,
+        payload: Self::Payload,
+    ) -> impl std::future::Future<Output = Result<Box<serde_json::value::RawValue>, Self::Error>> + Send;
+}
