@@ -520,6 +520,23 @@ fn same_name(by: &str, name: &str) -> bool {
     (by.as_ptr() == name.as_ptr() && by.len() == name.len()) || by == name
 }
 
+/// A host of a request table as a frame machinery calls it: every protocol with requests
+/// generates one, `Dispatcher(&host)`, whose `dispatch_payload` routes every name of its
+/// tables (an app's and its bases') and answers failures with the protocol's own error (the
+/// agent's `WireError`, a JSON-RPC protocol's error with integer codes).
+pub trait Dispatch: Sync {
+    /// The request table's by-name enum: this protocol's `RequestPayload` (an app's holds its
+    /// bases' entries too).
+    type Payload: for<'de> ByName<'de> + Send;
+    /// The protocol's `#[error]`: what a failure answers with.
+    type Error: super::HostError + Send;
+    /// Calls the host's method for a parsed payload and answers its result as raw JSON.
+    fn dispatch_payload(
+        &self,
+        payload: Self::Payload,
+    ) -> impl std::future::Future<Output = Result<Box<serde_json::value::RawValue>, Self::Error>> + Send;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -569,21 +586,4 @@ mod tests {
             Err(TableError::UnknownName(n)) if n == "c"
         ));
     }
-}
-
-/// A host of a request table as a frame machinery calls it: every protocol with requests
-/// generates one, `Dispatcher(&host)`, whose `dispatch_payload` routes every name of its
-/// tables (an app's and its bases') and answers failures with the protocol's own error (the
-/// agent's `WireError`, a JSON-RPC protocol's error with integer codes).
-pub trait Dispatch: Sync {
-    /// The request table's by-name enum: this protocol's `RequestPayload` (an app's holds its
-    /// bases' entries too).
-    type Payload: for<'de> ByName<'de> + Send;
-    /// The protocol's `#[error]`: what a failure answers with.
-    type Error: super::HostError + Send;
-    /// Calls the host's method for a parsed payload and answers its result as raw JSON.
-    fn dispatch_payload(
-        &self,
-        payload: Self::Payload,
-    ) -> impl std::future::Future<Output = Result<Box<serde_json::value::RawValue>, Self::Error>> + Send;
 }
