@@ -116,13 +116,11 @@ fn line_verdict<T: JsonRpcTables>(line: &common::Line) -> Verdict {
 // MCP's, 21 of ACP's. The decoder (and Zod) accept those values; the derivation
 // (`contracts_codegen::corpus`) is to learn which mutations another variant accepts.
 #[test]
-#[ignore = "the derived corpus expects refusals that another variant of an overlapping untagged union accepts (contracts_codegen::corpus)"]
 fn mcp_derived_corpus() {
     common::run("derived/mcp.jsonl", line_verdict::<McpTables>);
 }
 
 #[test]
-#[ignore = "the derived corpus expects refusals that another variant of an overlapping untagged union accepts (contracts_codegen::corpus)"]
 fn acp_derived_corpus() {
     common::run("derived/acp.jsonl", line_verdict::<AcpTables>);
 }

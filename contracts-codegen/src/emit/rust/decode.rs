@@ -270,6 +270,25 @@ impl Emitter<'_> {
                 })
                 .collect()
         };
+        // One variant that names a type: the union is that type, as Zod runs a one-option
+        // union's option alone (its issues, its expectation), not `Invalid input`.
+        if let [only] = variants
+            && let TyKind::Ref(r) = &only.v.ty.kind
+        {
+            let path = self.type_path(self.model, r, at);
+            let (ident, schema) = (&only.ident, &only.schema);
+            let body = map_read(
+                quote!(#rt::Schema::decode(#schema, d, cx)),
+                quote!(Self::#ident(v)),
+            );
+            let scan = quote!(#rt::Schema::scan(#schema, r).map(Self::#ident));
+            return self.decode_impl(
+                name,
+                quote!(<#path as #rt::Decode>::EXPECT),
+                body,
+                Some(scan),
+            );
+        }
         let (body, scan) = if objects {
             let paths: Vec<TokenStream> = variants
                 .iter()
