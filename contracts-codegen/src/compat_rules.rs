@@ -446,6 +446,74 @@ pub const UNION_VARIANT_ADDED_GATED: Rule = Rule {
     ),
 };
 
+pub const UNION_VARIANT_ADDED_BEFORE: Rule = Rule {
+    id: "union-variant-added-before",
+    summary: "an untagged union gained a variant before one whose values it may accept",
+    detail: "An untagged union's first variant that accepts a value wins. A new variant placed \
+             before an existing one takes every value of it that it accepts: an old client's \
+             request is read as the new variant (and what only the old one holds is dropped), an \
+             old client reads the host's values as another variant. It is compatible only when \
+             no value of the later variant is one it accepts (another JSON kind, or a literal \
+             apart at a key both require); list a new variant last.",
+    input: v(
+        E,
+        "old clients' values of a later variant are now read as the new one; add it last, or give it a literal key",
+    ),
+    output: v(
+        E,
+        "the host's values are read as another variant than they were; add it last, or give it a literal key",
+    ),
+    rust: kept("variants are matched by name"),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "struct B { b: string }",
+            "union U untagged { B, { c: int } }",
+            "requests { \"u\": { u: U } -> {} }"
+        ],
+        p![
+            "struct A { b: string, c?: int }",
+            "struct B { b: string }",
+            "union U untagged { A, B, { c: int } }",
+            "requests { \"u\": { u: U } -> {} }"
+        ],
+    ),
+};
+
+pub const UNION_VARIANT_WIDENED_OVER: Rule = Rule {
+    id: "union-variant-widened-over",
+    summary: "an untagged union's variant now accepts values of a later variant",
+    detail: "An untagged union's first variant that accepts a value wins. A variant widened \
+             (a limit loosened, a kind widened, a field made optional) so that it accepts values \
+             of a later variant takes them: values that decoded as the later variant decode as \
+             the earlier one, whichever way the union travels, though the widening alone is \
+             compatible on input.",
+    input: v(
+        E,
+        "old clients' values of the later variant are now read as this one; keep the two apart",
+    ),
+    output: v(
+        E,
+        "the host's values are read as another variant than they were; keep the two apart",
+    ),
+    rust: kept("variants are matched by name"),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "struct S { a: string(max = 3) }",
+            "struct L { a: string }",
+            "union U untagged { S, L }",
+            "requests { \"u\": { u: U } -> {} }"
+        ],
+        p![
+            "struct S { a: string(max = 8) }",
+            "struct L { a: string }",
+            "union U untagged { S, L }",
+            "requests { \"u\": { u: U } -> {} }"
+        ],
+    ),
+};
+
 pub const UNION_VARIANT_REMOVED: Rule = Rule {
     id: "union-variant-removed",
     summary: "a union lost a variant",
@@ -1267,8 +1335,9 @@ pub const UNION_VARIANTS_REORDERED: Rule = Rule {
 pub const UNION_VARIANTS_REORDERED_DISJOINT: Rule = Rule {
     id: "union-variants-reordered-disjoint",
     summary: "an untagged union's variants were reordered, and literals keep them apart",
-    detail: "Every two variants whose order changed require different literals at a key they \
-             share (`ok: true`, `ok: false`): no value matches both, so the order decides nothing.",
+    detail: "No value matches two of the variants whose order changed (they are of different \
+             JSON kinds, or require literals apart at a key they share, `ok: true` and \
+             `ok: false`), so the order decides nothing.",
     input: v(
         I,
         "compatible: no value matches two of the reordered variants",
@@ -1367,6 +1436,36 @@ pub const RUST_TYPE_RENAMED: Rule = Rule {
     example: ex(
         p!["struct P { a: string }", "requests { \"a.get\": P -> P }"],
         p!["struct Q { a: string }", "requests { \"a.get\": Q -> Q }"],
+    ),
+};
+
+pub const RUST_TYPE_REPLACED: Rule = Rule {
+    id: "rust-type-replaced",
+    summary: "a place now holds another generated Rust type while the one it held still exists",
+    detail: "A type was copied out for one place (`chat.send` given its own `OutgoingAttachment` \
+             beside `Attachment`), or a place now uses another existing type of the same shape. \
+             The copy is judged by the places it serves, so on the wire only its changes count; \
+             Rust code that builds or names the value at that place needs the other type.",
+    input: v(
+        I,
+        "compatible on the wire; Rust code building the value at that place needs the other type",
+    ),
+    output: v(
+        I,
+        "compatible on the wire; Rust code building the value at that place needs the other type",
+    ),
+    rust: breaks("code building or naming the value at that place needs the other type"),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "struct A { a: string }",
+            "requests { \"a.get\": { a: A } -> { a: A } }"
+        ],
+        p![
+            "struct A { a: string }",
+            "struct B { a: string }",
+            "requests { \"a.get\": { a: B } -> { a: A } }"
+        ],
     ),
 };
 
@@ -1485,6 +1584,8 @@ pub const RULES: &[&Rule] = &[
     &DIRECTION_DECLARED,
     &UNION_VARIANT_ADDED,
     &UNION_VARIANT_ADDED_GATED,
+    &UNION_VARIANT_ADDED_BEFORE,
+    &UNION_VARIANT_WIDENED_OVER,
     &UNION_VARIANT_REMOVED,
     &ENUM_VALUE_ADDED,
     &OPEN_ENUM_VALUE_ADDED,
@@ -1527,6 +1628,7 @@ pub const RULES: &[&Rule] = &[
     &DEFINITION_REMOVED,
     &UNMODELLED_CHANGE,
     &RUST_TYPE_RENAMED,
+    &RUST_TYPE_REPLACED,
     &RUST_NON_EXHAUSTIVE_ADDED,
     &RUST_NEW_REORDERED,
     &RUST_OPEN_ENUM_CLOSED,

@@ -926,8 +926,14 @@ fn mutants_of_the_real_schemas_are_caught() {
                 newly_growing(&model, &mutated)
                     .map(|_| (rules::RUST_NON_EXHAUSTIVE_ADDED.id, Level::Info)),
             );
-            got.sort();
-            want.sort();
+            // An alias is judged at each use, by the way that use travels: a rule once per
+            // way, compared at its strictest level.
+            let strictest = |v: &mut Vec<(&str, Level)>| {
+                v.sort_by(|a, b| a.0.cmp(b.0).then(b.1.cmp(&a.1)));
+                v.dedup_by(|a, b| a.0 == b.0);
+            };
+            strictest(&mut got);
+            strictest(&mut want);
             let entry = by_kind.entry(mutant.kind).or_default();
             entry.0 += 1;
             total += 1;
