@@ -95,6 +95,7 @@ impl<'a> Differ<'a> {
         }
         self.requests();
         self.events();
+        self.base_tables();
         self.definitions();
         self.constants();
         self.rust_source();
@@ -416,6 +417,108 @@ impl<'a> Differ<'a> {
         }
     }
 
+    /// The tables of each base protocol, as the app's generated package exposes them beside its
+    /// own (its request and event tables spread the base's): a base request or event gone is
+    /// gone from the app's package too, and each entry's payload and result are judged as the
+    /// app's. A base read once for both sides (one version) has nothing to compare.
+    fn base_tables(&mut self) {
+        let (base, head) = (self.base, self.head);
+        for hb in head.each_base() {
+            let Some(bb) = base.each_base().find(|b| b.name == hb.name) else {
+                continue;
+            };
+            if std::sync::Arc::ptr_eq(bb.model_arc(), hb.model_arc()) {
+                continue;
+            }
+            let (bm, hm): (&'a Model, &'a Model) = (bb.model(), hb.model());
+            // Anchored at the app's first file: the app's package is what changed.
+            let anchor = head.files.first().map_or_else(
+                || Loc {
+                    file: Arc::from(self.head_root.as_str()),
+                    line: 0,
+                    col: 0,
+                },
+                |f| Loc {
+                    file: f.display.clone(),
+                    line: 0,
+                    col: 0,
+                },
+            );
+            let proto = &hm.name;
+            for r in &bm.requests {
+                let subject = format!("{proto}::{}", r.name);
+                let Some(h) = hm.request(&r.name) else {
+                    let msg = format!(
+                        "request `{}` of the base protocol `{proto}` was removed: the app's tables include it",
+                        r.name
+                    );
+                    let rule = &rules::REQUEST_REMOVED;
+                    self.push(
+                        rule,
+                        Direction::ClientToServer,
+                        subject,
+                        &anchor,
+                        Some(&r.loc),
+                        msg,
+                    );
+                    continue;
+                };
+                for (b, h, dir, part) in [
+                    (&r.payload, &h.payload, Direction::ClientToServer, "payload"),
+                    (&r.result, &h.result, Direction::ServerToClient, "result"),
+                ] {
+                    let cx = Ctx {
+                        dir,
+                        subject: format!("{subject}.{part}"),
+                        loc: h.loc.clone(),
+                        base_loc: b.loc.clone(),
+                        null_ok: false,
+                    };
+                    self.base_root(bm, b, hm, h, &cx);
+                }
+            }
+            for e in &bm.events {
+                let subject = format!("{proto}::{}", e.name);
+                let Some(h) = hm.event(&e.name) else {
+                    let msg = format!(
+                        "event `{}` of the base protocol `{proto}` was removed: the app's tables include it",
+                        e.name
+                    );
+                    let rule = &rules::EVENT_REMOVED;
+                    self.push(
+                        rule,
+                        Direction::ServerToClient,
+                        subject,
+                        &anchor,
+                        Some(&e.loc),
+                        msg,
+                    );
+                    continue;
+                };
+                let cx = Ctx {
+                    dir: Direction::ServerToClient,
+                    subject: format!("{subject}.payload"),
+                    loc: h.payload.loc.clone(),
+                    base_loc: e.payload.loc.clone(),
+                    null_ok: false,
+                };
+                self.base_root(bm, &e.payload, hm, &h.payload, &cx);
+            }
+        }
+    }
+
+    /// [`Differ::root`] for a base protocol's table entry.
+    fn base_root(&mut self, bm: &'a Model, b: &'a Ty, hm: &'a Model, h: &'a Ty, cx: &Ctx) {
+        let found = self.ty(bm, b, hm, h, cx);
+        if !found && self.bprint.ty(bm, b) != self.hprint.ty(hm, h) {
+            let msg = format!(
+                "`{}` changed in a way the differ does not model",
+                cx.subject
+            );
+            self.at(&rules::UNMODELLED_CHANGE, cx, msg);
+        }
+    }
+
     /// The rule for something added behind `accepts`: `gated` when the head negotiates and the
     /// capability is new, else `plain`; with the words to add to the message.
     fn gated(
@@ -552,7 +655,12 @@ impl<'a> Differ<'a> {
     /// places both types serve, so it travels the ways both travel.
     fn pair_dir(&self, bk: &DefKey, hk: &DefKey) -> Direction {
         use crate::analysis::direction::{to_bits, to_direction};
-        match (self.bdirs.get(bk), self.hdirs.get(hk)) {
+        // A base protocol's type the app does not reach travels as its own tables send it.
+        let of = |c: &Checked, dirs: &Directions, k: &DefKey| {
+            dirs.get(k)
+                .or_else(|| c.base(&k.0).and_then(|b| b.analysis().directions.get(k)))
+        };
+        match (of(self.base, self.bdirs, bk), of(self.head, self.hdirs, hk)) {
             (Some(b), Some(h)) if bk != hk => to_direction(to_bits(b) & to_bits(h)).unwrap_or(b),
             (b, h) => b.or(h).unwrap_or(Direction::Both),
         }
