@@ -885,9 +885,12 @@ impl<'a> Differ<'a> {
             }
             _ => {
                 // Another kind: judged by whether one accepts a part of what the other does.
+                let one_int = |t: &Ty| matches!(t.kind, K::Int(..));
                 let rule = match kinds::relation(bm, b, hm, h) {
                     Some(Ordering::Less) => &rules::KIND_WIDENED,
                     Some(Ordering::Greater) => &rules::KIND_NARROWED,
+                    // `int(1..=1)` and `1`: one integer, as a range or as a literal.
+                    Some(Ordering::Equal) if one_int(b) || one_int(h) => &rules::LITERAL_RESPELLED,
                     Some(Ordering::Equal) => &rules::KIND_RESPELLED,
                     None => &rules::TYPE_CHANGED,
                 };

@@ -228,9 +228,17 @@ impl<'a> Emitter<'a> {
                         "{doc}export const {schema} = z.enum([{}]);",
                         values.join(", ")
                     );
+                    // An enum that `#[extends]` an open one grows as it does (compat judges a
+                    // value added as the open set's): its type admits any string, so a switch
+                    // over it keeps a default arm, as `#[non_exhaustive]` makes a Rust `match`.
+                    let open = if e.extends.is_some() {
+                        " | (string & {})"
+                    } else {
+                        ""
+                    };
                     let _ = writeln!(
                         out,
-                        "{doc}export type {} = z.infer<typeof {schema}>;",
+                        "{doc}export type {} = z.infer<typeof {schema}>{open};",
                         t.name
                     );
                 }
