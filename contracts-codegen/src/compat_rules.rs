@@ -598,8 +598,8 @@ pub const ENUM_VALUE_ADDED: Rule = Rule {
         "old clients refuse a value they do not know; add a new optional field instead, or make the enum `#[open]` from its first version",
     ),
     rust: kept("an enum that may gain a value compatibly is `#[non_exhaustive]`"),
-    ts: ts_breaks(
-        "an exhaustive `switch` over it (a `never` default) or a `Record<Enum, ...>` literal misses the new value",
+    ts: ts_kept(
+        "an enum that may gain a value compatibly (one that travels only client -> host) is typed to admit any value (`'a' | (string & {})`), so a `switch` over it keeps a default arm; where the value breaks the wire, it breaks an exhaustive `switch` too",
     ),
     never_acknowledged: false,
     example: ex(
@@ -1619,7 +1619,9 @@ pub const RUST_NON_EXHAUSTIVE_ADDED: Rule = Rule {
         "compatible on the wire; an exhaustive `match` on it needs a wildcard arm",
     ),
     rust: breaks("an exhaustive `match` on it in another crate needs a wildcard arm"),
-    ts: ts_kept("no TypeScript type changes"),
+    ts: ts_breaks(
+        "an enum's type now admits any value (`(string & {})`): an exhaustive `switch` over it (a `never` default) needs a default arm (a union's type is unchanged)",
+    ),
     never_acknowledged: false,
     example: ex(
         p!["enum E { \"a\", \"b\" }"],

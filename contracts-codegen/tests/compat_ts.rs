@@ -65,6 +65,9 @@ fn ns(def: &TypeDef) -> String {
 /// path to its `src/`).
 struct Usage<'a> {
     m: &'a Model,
+    /// The enums whose type admits any value (`(string & {})`): `#[open]` ones and those that
+    /// may gain a value compatibly (`Checked::may_grow`).
+    open: std::collections::BTreeSet<String>,
     out: String,
 }
 
@@ -184,7 +187,7 @@ impl Usage<'_> {
         };
         match self.m.locate(r) {
             Some((dm, d)) if std::ptr::eq(dm, self.m) => match &d.kind {
-                TypeDefKind::Enum(e) if !e.open && e.extends.is_none() => e
+                TypeDefKind::Enum(e) if !self.open.contains(&d.name) => e
                     .values
                     .iter()
                     .map(|v| match &v.value {
@@ -268,7 +271,7 @@ impl Usage<'_> {
                     body.push_str("}\n");
                 }
                 TypeDefKind::Enum(e) => {
-                    let open = e.open || e.extends.is_some();
+                    let open = self.open.contains(&t.name);
                     let cases: Vec<String> = e
                         .values
                         .iter()
@@ -509,8 +512,18 @@ fn compatible_changes_keep_typescript_source_exactly_when_compat_says_so() {
                 write(&root.join(&id).join(side).join(&f.path), &f.contents);
             }
         }
+        let base = &c.base;
         let usage = Usage {
-            m: c.base.model(),
+            m: base.model(),
+            open: base
+                .types
+                .iter()
+                .filter(|t| match &t.kind {
+                    TypeDefKind::Enum(e) => e.open || base.may_grow(t),
+                    _ => false,
+                })
+                .map(|t| t.name.clone())
+                .collect(),
             out: String::new(),
         };
         let code = usage.write("PKG");
