@@ -453,19 +453,12 @@ impl<'a> Differ<'a> {
                         r.name
                     );
                     let rule = &rules::REQUEST_REMOVED;
-                    self.push(
-                        rule,
-                        Direction::ClientToServer,
-                        subject,
-                        &anchor,
-                        Some(&r.loc),
-                        msg,
-                    );
+                    self.push(rule, r.sender(), subject, &anchor, Some(&r.loc), msg);
                     continue;
                 };
                 for (b, h, dir, part) in [
-                    (&r.payload, &h.payload, Direction::ClientToServer, "payload"),
-                    (&r.result, &h.result, Direction::ServerToClient, "result"),
+                    (&r.payload, &h.payload, h.sender(), "payload"),
+                    (&r.result, &h.result, h.sender().reversed(), "result"),
                 ] {
                     let cx = Ctx {
                         dir,
@@ -485,18 +478,11 @@ impl<'a> Differ<'a> {
                         e.name
                     );
                     let rule = &rules::EVENT_REMOVED;
-                    self.push(
-                        rule,
-                        Direction::ServerToClient,
-                        subject,
-                        &anchor,
-                        Some(&e.loc),
-                        msg,
-                    );
+                    self.push(rule, e.sender(), subject, &anchor, Some(&e.loc), msg);
                     continue;
                 };
                 let cx = Ctx {
-                    dir: Direction::ServerToClient,
+                    dir: h.sender(),
                     subject: format!("{subject}.payload"),
                     loc: h.payload.loc.clone(),
                     base_loc: e.payload.loc.clone(),
