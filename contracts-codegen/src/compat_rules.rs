@@ -1178,7 +1178,7 @@ pub const KIND_WIDENED: Rule = Rule {
     id: "kind-widened",
     summary: "a type became another kind that accepts everything the old one did, and more",
     detail: "An enum or a literal became a string, a literal became an enum holding it, a literal \
-             `true` became `boolean`, `1` became `int`.",
+             `true` became `boolean`, `1` became `int`, a type became `unknown`.",
     input: v(
         I,
         "compatible: the host accepts everything old clients send, and more",
@@ -1206,7 +1206,8 @@ pub const KIND_WIDENED: Rule = Rule {
 pub const KIND_NARROWED: Rule = Rule {
     id: "kind-narrowed",
     summary: "a type became another kind that accepts a part of what the old one did",
-    detail: "A string became an enum or a literal, an enum became one of its values.",
+    detail: "A string became an enum or a literal, an enum became one of its values, `unknown` \
+             became a type.",
     input: v(
         E,
         "old clients may send values the new type refuses; keep the wider type on what the host accepts",
@@ -1268,8 +1269,7 @@ pub const CONSTRAINT_TIGHTENED: Rule = Rule {
     id: "constraint-tightened",
     summary: "a limit now refuses values it accepted",
     detail: "A higher `min`, a lower `max` (string length, int and number range, array item \
-             count), a closed enum that was `#[open]`, `number` became `int`, `unknown` became a \
-             type. A bound equal to the one the type implies (`string(min = 0)`, \
+             count), a closed enum that was `#[open]`, `number` became `int`. A bound equal to the one the type implies (`string(min = 0)`, \
              `int(..=9007199254740991)`) is no limit.",
     input: v(
         E,
@@ -1291,8 +1291,8 @@ pub const CONSTRAINT_TIGHTENED: Rule = Rule {
 pub const CONSTRAINT_LOOSENED: Rule = Rule {
     id: "constraint-loosened",
     summary: "a limit now accepts values it refused",
-    detail: "The reverse of `constraint-tightened` (`int` became `number`, a type became \
-             `unknown`, an enum became `#[open]`).",
+    detail: "The reverse of `constraint-tightened` (`int` became `number`, an enum became \
+             `#[open]`).",
     input: v(I, "compatible: the host accepts more than old clients send"),
     output: v(
         E,

@@ -759,13 +759,15 @@ impl<'a> Differ<'a> {
             // `unknown` admits null already: `unknown | null` accepts the same values.
             (K::Unknown, K::Nullable(hi)) if is_unknown(hm, hi) => self.respelled(bm, b, hm, h, cx),
             (K::Nullable(bi), K::Unknown) if is_unknown(bm, bi) => self.respelled(bm, b, hm, h, cx),
+            // `unknown` is another kind (its generated types are a raw JSON value): widened
+            // to, narrowed from.
             (_, K::Unknown) => {
                 let msg = format!(
                     "`{}` was {}, now accepts any JSON value",
                     cx.subject,
                     describe(bm, b)
                 );
-                self.at(&rules::CONSTRAINT_LOOSENED, cx, msg);
+                self.at(&rules::KIND_WIDENED, cx, msg);
                 true
             }
             (K::Unknown, _) => {
@@ -774,7 +776,7 @@ impl<'a> Differ<'a> {
                     cx.subject,
                     describe(hm, h)
                 );
-                self.at(&rules::CONSTRAINT_TIGHTENED, cx, msg);
+                self.at(&rules::KIND_NARROWED, cx, msg);
                 true
             }
             (K::Nullable(bi), K::Nullable(hi)) => {
