@@ -195,7 +195,8 @@ pub fn relation(bm: &Model, b: &Ty, hm: &Model, h: &Ty) -> Option<Ordering> {
 /// when each of its required keys is required there with a covered type, each optional key
 /// holds a covered type there (a closed object's other keys may hold anything), and every key
 /// it does not name holds what its rest accepts (anything, when closed). A tagged union is
-/// covered only by itself.
+/// covered by itself, or by another version of it (the same tag key, each variant covered by
+/// the one of its tag).
 pub fn covers(am: &Model, a: &Ty, bm: &Model, b: &Ty) -> bool {
     let mut c = Cover {
         fuel: 10_000,
@@ -298,13 +299,42 @@ impl Cover {
                         .is_none_or(|m| lb.max.is_some_and(|x| x <= i128::from(m)))
             }
             (TyKind::Number(la), TyKind::Literal(Literal::Int(i))) => within(*i, la),
+            // 64-bit integers and strings with a format, which the scalar sets leave out: by
+            // their exact ranges, and by their lengths under the same (or no) format.
+            (TyKind::Int(la, wa), TyKind::Int(lb, wb)) => {
+                limits_le(&wide_ints(lb, *wb), &wide_ints(la, *wa))
+            }
+            (TyKind::String(la, fa), TyKind::String(lb, fb)) if fa.is_none() || fa == fb => {
+                limits_le(&lengths(lb), &lengths(la))
+            }
             (TyKind::Array(ai, la), TyKind::Array(bi, lb)) => {
                 limits_le(&lengths(lb), &lengths(la)) && self.deeper(|c| c.ty(am, ai, bm, bi))
             }
-            _ => match (object(am, a), object(bm, b)) {
-                (Some(oa), Some(ob)) => self.deeper(|c| c.object(&oa, &ob)),
-                _ => false,
-            },
+            _ => {
+                // Two tagged unions with one tag key: each variant of `b` covered by `a`'s of
+                // the same tag (two versions of one union, in two models).
+                if let (Some((um, ua)), Some((vm, ub))) = (tagged(am, a), tagged(bm, b)) {
+                    let key = |u: &crate::model::Union| match &u.tag {
+                        crate::model::UnionTag::Tagged { field, .. } => Some(field.clone()),
+                        crate::model::UnionTag::Untagged => None,
+                    };
+                    if key(ua) != key(ub) {
+                        return false;
+                    }
+                    return self.deeper(|c| {
+                        ub.variants.iter().all(|vb| {
+                            ua.variants
+                                .iter()
+                                .find(|va| va.tag == vb.tag)
+                                .is_some_and(|va| c.ty(um, &va.ty, vm, &vb.ty))
+                        })
+                    });
+                }
+                match (object(am, a), object(bm, b)) {
+                    (Some(oa), Some(ob)) => self.deeper(|c| c.object(&oa, &ob)),
+                    _ => false,
+                }
+            }
         }
     }
 
@@ -352,10 +382,10 @@ pub fn disjoint(am: &Model, a: &Ty, bm: &Model, b: &Ty) -> bool {
     apart(am, a, bm, b, false, 0)
 }
 
-/// [`disjoint`] for the values peers built on the contract write: a closed object holds only
-/// the keys it names (generated code writes no other), so an object that requires a key the
-/// other, closed, does not name accepts none of its values. What an old peer sends as one
-/// variant of an untagged union is judged so.
+/// [`disjoint`] for the values peers built on the contract write: an object holds the keys it
+/// names (generated code writes no other; an open object's rest keeps keys it read, not keys
+/// it makes up), so an object that requires a key the other does not name accepts none of its
+/// values. What an old peer sends as one variant of an untagged union is judged so.
 pub fn disjoint_declared(am: &Model, a: &Ty, bm: &Model, b: &Ty) -> bool {
     apart(am, a, bm, b, true, 0)
 }
@@ -437,12 +467,12 @@ fn apart(am: &Model, a: &Ty, bm: &Model, b: &Ty, declared: bool, depth: u32) -> 
     let (Some(oa), Some(ob)) = (object(am, a), object(bm, b)) else {
         return false;
     };
-    // Declared values: a key one requires that the other, closed, never writes.
+    // Declared values: a key one requires that the other never writes (its rest keeps keys
+    // it read, not keys it makes up).
     let unwritten = |x: &Obj<'_>, y: &Obj<'_>| {
-        y.rest.is_none()
-            && x.fields
-                .iter()
-                .any(|f| !f.optional && !y.fields.iter().any(|g| g.name == f.name))
+        x.fields
+            .iter()
+            .any(|f| !f.optional && !y.fields.iter().any(|g| g.name == f.name))
     };
     if declared && (unwritten(&oa, &ob) || unwritten(&ob, &oa)) {
         return true;
@@ -479,6 +509,20 @@ fn untagged<'m>(m: &'m Model, t: &'m Ty) -> Option<(&'m Model, &'m crate::model:
     let (dm, def) = m.locate(r)?;
     match &def.kind {
         TypeDefKind::Union(u) if u.tag == crate::model::UnionTag::Untagged => Some((dm, u)),
+        _ => None,
+    }
+}
+
+/// The tagged union `t` names, with the model that declares it, and its tag key.
+fn tagged<'m>(m: &'m Model, t: &'m Ty) -> Option<(&'m Model, &'m crate::model::Union)> {
+    let TyKind::Ref(r) = &t.kind else {
+        return None;
+    };
+    let (dm, def) = m.locate(r)?;
+    match &def.kind {
+        TypeDefKind::Union(u) if matches!(u.tag, crate::model::UnionTag::Tagged { .. }) => {
+            Some((dm, u))
+        }
         _ => None,
     }
 }

@@ -1682,10 +1682,20 @@ impl<'a> Differ<'a> {
                     None => &rules::UNION_VARIANT_ADDED_BEFORE,
                 };
                 // What decoded as `k` was refused by every base variant before it: a variant
-                // one of those accepts all of takes none of it; nor one that accepts none of
-                // the values an old peer writes as `k`.
-                let earlier = (0..k).any(|i| kinds::covers(bm, &b.variants[i].ty, hm, &hv.ty));
+                // one of those accepts all of (the same shape, or a cover) takes none of it;
+                // nor one that accepts none of the values an old peer writes as `k`.
+                let fh = self.hprint.ty(hm, &hv.ty);
+                let earlier = (0..k).any(|i| {
+                    let bi = &b.variants[i].ty;
+                    self.bprint.ty(bm, bi) == fh || kinds::covers(bm, bi, hm, &hv.ty)
+                });
                 if earlier || kinds::disjoint_declared(hm, &hv.ty, bm, bt) {
+                    continue;
+                }
+                // A variant widened takes only what it newly accepts.
+                if let Some(i) = prior
+                    && !widened_into(bm, &b.variants[i].ty, hm, &hv.ty, bm, bt)
+                {
                     continue;
                 }
                 let how = if kinds::covers(hm, &hv.ty, bm, bt) {
@@ -1711,6 +1721,73 @@ impl<'a> Differ<'a> {
         }
         found
     }
+}
+
+/// Whether `h`, the head version of the base variant `b`, newly accepts values an old peer
+/// writes as the later base variant `k` (all in `bm` but `h`, in `hm`): `true` unless that is
+/// sure not to be. Two objects are compared field by field, the new values being those of a
+/// field that `h` no longer requires (`k` may lack it too unless it requires it) or whose type
+/// `b`'s no longer covers (`k` must name it, with values `b`'s type does not cover and `h`'s
+/// may hold), or a rest that accepts more; anything else is taken as newly accepting.
+fn widened_into(bm: &Model, b: &Ty, hm: &Model, h: &Ty, km: &Model, k: &Ty) -> bool {
+    // A later variant that is an untagged union: any of its variants.
+    let (km, k) = km.unalias_in(k);
+    if let TyKind::Ref(r) = &k.kind
+        && let Some((um, d)) = km.locate(r)
+        && let TypeDefKind::Union(u) = &d.kind
+        && u.tag == UnionTag::Untagged
+    {
+        return u
+            .variants
+            .iter()
+            .any(|v| widened_into(bm, b, hm, h, um, &v.ty));
+    }
+    let fields = |m: &Model, t: &Ty| -> Option<(Vec<Field>, Option<Ty>)> {
+        let (dm, t) = m.unalias_in(t);
+        let TyKind::Ref(r) = &t.kind else { return None };
+        match &dm.locate(r)?.1.kind {
+            TypeDefKind::Struct(s) => {
+                Some((s.fields.clone(), s.rest.as_ref().map(|r| r.ty.clone())))
+            }
+            _ => None,
+        }
+    };
+    let (Some((bf, brest)), Some((hf, hrest)), Some((kf, _))) =
+        (fields(bm, b), fields(hm, h), fields(km, k))
+    else {
+        return true;
+    };
+    // A rest that accepts more keeps more of `k`'s keys.
+    match (&brest, &hrest) {
+        (_, None) => {}
+        (Some(x), Some(y)) if kinds::covers(bm, x, hm, y) => {}
+        _ => return true,
+    }
+    let in_k = |name: &str| kf.iter().find(|g| g.name == name);
+    for f in &bf {
+        let Some(g) = hf.iter().find(|g| g.name == f.name) else {
+            // Gone from `h`: a value may now lack it (one `k` writes without it), or hold
+            // anything there (a closed object ignores the key).
+            let lacks = !f.optional && in_k(&f.name).is_none_or(|x| x.optional);
+            let holds =
+                f.optional && in_k(&f.name).is_some_and(|x| !kinds::covers(bm, &f.ty, km, &x.ty));
+            if lacks || holds {
+                return true;
+            }
+            continue;
+        };
+        if !f.optional && g.optional && in_k(&f.name).is_none_or(|x| x.optional) {
+            return true;
+        }
+        if !kinds::covers(bm, &f.ty, hm, &g.ty)
+            && in_k(&f.name).is_some_and(|x| {
+                !kinds::covers(bm, &f.ty, km, &x.ty) && !kinds::disjoint(hm, &g.ty, km, &x.ty)
+            })
+        {
+            return true;
+        }
+    }
+    false
 }
 
 /// The protocol's directory: the path up to the last component named after the protocol, else
