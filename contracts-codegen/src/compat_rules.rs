@@ -67,6 +67,21 @@ pub enum RustSource {
     Breaks(&'static str),
 }
 
+/// What a change does to TypeScript code written against the base's generated package
+/// (every type built as an object literal with `satisfies` and read field by field into
+/// variables of its type, every tagged union and closed enum switched with a `never` default,
+/// an open one with a default arm, every table name listed in a `Record` literal, every type
+/// imported by name from its subpath), independent of the wire verdict:
+/// `tests/compat_ts.rs` type-checks such code with `tsc --strict` against every compatible
+/// case of the corpus.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TsSource {
+    /// It still type-checks; why.
+    Kept(&'static str),
+    /// Some of it needs an edit; what changes.
+    Breaks(&'static str),
+}
+
 /// One rule of the catalogue.
 #[derive(Debug)]
 pub struct Rule {
@@ -82,6 +97,8 @@ pub struct Rule {
     pub output: Verdict,
     /// What the change does to Rust code written against the base's generated types.
     pub rust: RustSource,
+    /// What the change does to TypeScript code written against the base's generated package.
+    pub ts: TsSource,
     /// True when an entry in the acknowledged list may not silence it.
     pub never_acknowledged: bool,
     pub example: Example,
@@ -107,6 +124,14 @@ const fn kept(why: &'static str) -> RustSource {
 
 const fn breaks(what: &'static str) -> RustSource {
     RustSource::Breaks(what)
+}
+
+const fn ts_kept(why: &'static str) -> TsSource {
+    TsSource::Kept(why)
+}
+
+const fn ts_breaks(what: &'static str) -> TsSource {
+    TsSource::Breaks(what)
 }
 
 const fn ex(base: &'static str, head: &'static str) -> Example {
@@ -160,6 +185,7 @@ pub const PROTOCOL_REMOVED: Rule = Rule {
         "clients speak it and apps import it by name; restore the directory (a rename makes a new protocol)",
     ),
     rust: breaks("its module and every type in it are gone"),
+    ts: ts_breaks("its package and every subpath of it are gone"),
     never_acknowledged: false,
     example: ex(
         p!["struct P { a: string }", "requests { \"a.get\": P -> P }"],
@@ -174,6 +200,7 @@ pub const REQUEST_REMOVED: Rule = Rule {
     input: v(E, KEEP_REQUEST),
     output: v(E, KEEP_REQUEST),
     rust: breaks("its request type, its `Host` method and its by-name variants are gone"),
+    ts: ts_breaks("its table entry and its payload and result types are gone"),
     never_acknowledged: false,
     example: ex(
         p![
@@ -198,6 +225,7 @@ pub const REQUEST_RENAMED: Rule = Rule {
         "old clients still send the old name; keep it beside the new one (mark it `#[deprecated]`)",
     ),
     rust: breaks("its request type, its `Host` method and its by-name variants are renamed"),
+    ts: ts_breaks("its table entry, payload and result types are under other names"),
     never_acknowledged: false,
     example: ex(
         p!["struct P { a: string }", "requests { \"a.get\": P -> P }"],
@@ -213,6 +241,9 @@ pub const REQUEST_ADDED: Rule = Rule {
     output: v(I, "compatible: old clients never send it"),
     rust: kept(
         "`RequestPayload` and `RequestResult` are `#[non_exhaustive]` and the new `Host` method has a default",
+    ),
+    ts: ts_breaks(
+        "the request names' type grew: a `Record<RequestType, ...>` literal or an exhaustive `switch` over the names (a `never` default) misses the new one",
     ),
     never_acknowledged: false,
     example: ex(
@@ -231,6 +262,7 @@ pub const EVENT_REMOVED: Rule = Rule {
     input: v(E, KEEP_EVENT),
     output: v(E, KEEP_EVENT),
     rust: breaks("its event type and its `EventPayload` variant are gone"),
+    ts: ts_breaks("its table entry and its payload type are gone"),
     never_acknowledged: false,
     example: ex(
         p![
@@ -254,6 +286,7 @@ pub const EVENT_RENAMED: Rule = Rule {
         "old clients wait for the old name; keep sending it beside the new one (mark it `#[deprecated]`)",
     ),
     rust: breaks("its event type and its `EventPayload` variant are renamed"),
+    ts: ts_breaks("its table entry and its payload type are under other names"),
     never_acknowledged: false,
     example: ex(
         p!["struct S { a: string }", "events { \"s.a\": S }"],
@@ -277,6 +310,9 @@ pub const EVENT_ADDED: Rule = Rule {
         "old clients ignore an event name they do not know; in a protocol with a handshake, gate it with `#[accepts = \"...\"]`",
     ),
     rust: kept("`EventPayload` is `#[non_exhaustive]`"),
+    ts: ts_breaks(
+        "the event names' type grew: a `Record<EventType, ...>` literal or an exhaustive `switch` over the names misses the new one",
+    ),
     never_acknowledged: false,
     example: ex(
         p!["struct S { a: string }", "events { \"s.a\": S }"],
@@ -309,6 +345,9 @@ pub const EVENT_ADDED_GATED: Rule = Rule {
         "compatible: only clients that announce the new capability receive it",
     ),
     rust: kept("`EventPayload` is `#[non_exhaustive]`"),
+    ts: ts_breaks(
+        "the event names' type grew: a `Record<EventType, ...>` literal or an exhaustive `switch` over the names misses the new one",
+    ),
     never_acknowledged: false,
     example: ex(
         hello![
@@ -330,6 +369,7 @@ pub const GATE_CHANGED: Rule = Rule {
     input: v(E, SAME_WAY),
     output: v(E, SAME_WAY),
     rust: kept("no Rust type changes"),
+    ts: ts_kept("no TypeScript type changes"),
     never_acknowledged: false,
     example: ex(
         p!["struct S { a: string }", "requests { \"s.get\": S -> S }"],
@@ -355,6 +395,7 @@ pub const DIRECTION_CHANGED: Rule = Rule {
     rust: kept(
         "no Rust type changes itself; an enum or a union that becomes `#[non_exhaustive]` is reported as `rust-non-exhaustive-added`",
     ),
+    ts: ts_kept("no TypeScript type depends on the way a type travels"),
     never_acknowledged: false,
     example: ex(
         p![
@@ -384,6 +425,7 @@ pub const DIRECTION_DECLARED: Rule = Rule {
     rust: kept(
         "no Rust type changes itself; an enum or a union that becomes `#[non_exhaustive]` is reported as `rust-non-exhaustive-added`",
     ),
+    ts: ts_kept("no TypeScript type depends on the way a type travels"),
     never_acknowledged: false,
     example: ex(
         p!["struct Frame { id: string }"],
@@ -405,6 +447,9 @@ pub const UNION_VARIANT_ADDED: Rule = Rule {
         "old clients refuse a whole thread with an item kind they do not know; carry it as an optional field of an existing variant instead",
     ),
     rust: kept("a union that may gain a variant compatibly is `#[non_exhaustive]`"),
+    ts: ts_breaks(
+        "an exhaustive `switch` over its tag (a `never` default) misses the new variant, and a variable of the old union type cannot hold it",
+    ),
     never_acknowledged: false,
     example: ex(
         p![
@@ -433,6 +478,9 @@ pub const UNION_VARIANT_ADDED_GATED: Rule = Rule {
         "compatible: only clients that announce the new capability receive it",
     ),
     rust: kept("a union of a protocol that negotiates is `#[non_exhaustive]`"),
+    ts: ts_breaks(
+        "an exhaustive `switch` over its tag (a `never` default) misses the new variant, and a variable of the old union type cannot hold it",
+    ),
     never_acknowledged: false,
     example: ex(
         hello![
@@ -446,6 +494,76 @@ pub const UNION_VARIANT_ADDED_GATED: Rule = Rule {
     ),
 };
 
+pub const UNION_VARIANT_ADDED_BEFORE: Rule = Rule {
+    id: "union-variant-added-before",
+    summary: "an untagged union gained a variant before one whose values it may accept",
+    detail: "An untagged union's first variant that accepts a value wins. A new variant placed \
+             before an existing one takes every value of it that it accepts: an old client's \
+             request is read as the new variant (and what only the old one holds is dropped), an \
+             old client reads the host's values as another variant. It is compatible only when \
+             no value of the later variant is one it accepts (another JSON kind, or a literal \
+             apart at a key both require); list a new variant last.",
+    input: v(
+        E,
+        "old clients' values of a later variant are now read as the new one; add it last, or give it a literal key",
+    ),
+    output: v(
+        E,
+        "the host's values are read as another variant than they were; add it last, or give it a literal key",
+    ),
+    rust: kept("variants are matched by name"),
+    ts: ts_breaks("a variable of the old union type cannot hold the new variant"),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "struct B { b: string }",
+            "union U untagged { B, { c: int } }",
+            "requests { \"u\": { u: U } -> {} }"
+        ],
+        p![
+            "struct A { b: string, c?: int }",
+            "struct B { b: string }",
+            "union U untagged { A, B, { c: int } }",
+            "requests { \"u\": { u: U } -> {} }"
+        ],
+    ),
+};
+
+pub const UNION_VARIANT_WIDENED_OVER: Rule = Rule {
+    id: "union-variant-widened-over",
+    summary: "an untagged union's variant now accepts values of a later variant",
+    detail: "An untagged union's first variant that accepts a value wins. A variant widened \
+             (a limit loosened, a kind widened, a field made optional) so that it accepts values \
+             of a later variant takes them: values that decoded as the later variant decode as \
+             the earlier one, whichever way the union travels, though the widening alone is \
+             compatible on input.",
+    input: v(
+        E,
+        "old clients' values of the later variant are now read as this one; keep the two apart",
+    ),
+    output: v(
+        E,
+        "the host's values are read as another variant than they were; keep the two apart",
+    ),
+    rust: kept("variants are matched by name"),
+    ts: ts_kept("the variant's own changes are judged by their own findings"),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "struct S { a: string(max = 3) }",
+            "struct L { a: string }",
+            "union U untagged { S, L }",
+            "requests { \"u\": { u: U } -> {} }"
+        ],
+        p![
+            "struct S { a: string(max = 8) }",
+            "struct L { a: string }",
+            "union U untagged { S, L }",
+            "requests { \"u\": { u: U } -> {} }"
+        ],
+    ),
+};
+
 pub const UNION_VARIANT_REMOVED: Rule = Rule {
     id: "union-variant-removed",
     summary: "a union lost a variant",
@@ -453,6 +571,7 @@ pub const UNION_VARIANT_REMOVED: Rule = Rule {
     input: v(E, KEEP_STORED),
     output: v(E, KEEP_STORED),
     rust: breaks("its Rust variant is gone"),
+    ts: ts_breaks("a `case` for its tag no longer type-checks, and its type may be gone"),
     never_acknowledged: false,
     example: ex(
         p![
@@ -479,6 +598,9 @@ pub const ENUM_VALUE_ADDED: Rule = Rule {
         "old clients refuse a value they do not know; add a new optional field instead, or make the enum `#[open]` from its first version",
     ),
     rust: kept("an enum that may gain a value compatibly is `#[non_exhaustive]`"),
+    ts: ts_kept(
+        "an enum that may gain a value compatibly (one that travels only client -> host) is typed to admit any value (`'a' | (string & {})`), so a `switch` over it keeps a default arm; where the value breaks the wire, it breaks an exhaustive `switch` too",
+    ),
     never_acknowledged: false,
     example: ex(
         p![
@@ -499,6 +621,7 @@ pub const CONST_ADDED: Rule = Rule {
     input: v(I, "compatible: a new name"),
     output: v(I, "compatible: a new name"),
     rust: kept("a new `pub const`"),
+    ts: ts_kept("a new exported constant"),
     never_acknowledged: false,
     example: ex(
         p!["events { \"e\": { a: string } }"],
@@ -519,6 +642,7 @@ pub const CONST_REMOVED: Rule = Rule {
         "code names the constant; keep it (mark it `#[deprecated]`)",
     ),
     rust: breaks("the `pub const` is gone"),
+    ts: ts_breaks("the exported constant is gone"),
     never_acknowledged: false,
     example: ex(
         p!["const VERSION = \"1\";", "events { \"e\": { a: string } }"],
@@ -541,6 +665,9 @@ pub const CONST_VALUE_CHANGED: Rule = Rule {
         "old peers hold the old value; add a constant for the new one",
     ),
     rust: kept("the constant keeps its name and type"),
+    ts: ts_breaks(
+        "the constant's type is its value (`as const`): code that holds the old literal type no longer compiles",
+    ),
     never_acknowledged: false,
     example: ex(
         p!["const VERSION = \"1\";", "events { \"e\": { a: string } }"],
@@ -563,6 +690,9 @@ pub const OPEN_ENUM_CLOSED: Rule = Rule {
         "hosts built on the set (an app's, with codes of its own) send values new clients now refuse; keep it `#[open]`",
     ),
     rust: breaks("the `Other` variant is gone"),
+    ts: ts_breaks(
+        "its type no longer admits an unlisted value (the `(string & {})` member is gone)",
+    ),
     never_acknowledged: false,
     example: ex(
         p![
@@ -588,6 +718,9 @@ pub const OPEN_ENUM_VALUE_ADDED: Rule = Rule {
     ),
     rust: kept(
         "an `#[open]` enum is `#[non_exhaustive]`; the value moves from `Other` to its own variant",
+    ),
+    ts: ts_kept(
+        "the type of an `#[open]` enum, and of one that `#[extends]` it, admits any value already (`(string & {})`), so a `switch` over it keeps a default arm",
     ),
     never_acknowledged: false,
     example: ex(
@@ -615,6 +748,7 @@ pub const ENUM_VALUE_REMOVED: Rule = Rule {
         "old clients and stored data still carry it; keep it (mark it `#[deprecated]` or `#[legacy]`)",
     ),
     rust: breaks("its Rust variant is gone"),
+    ts: ts_breaks("a `case` or a literal of the value no longer type-checks"),
     never_acknowledged: false,
     example: ex(
         p![
@@ -642,6 +776,7 @@ pub const OPEN_ENUM_VALUE_REMOVED: Rule = Rule {
         "compatible on the wire: the enum is open; the documented set shrank",
     ),
     rust: breaks("its Rust variant is gone (the value now arrives as `Other`)"),
+    ts: ts_breaks("it leaves the exported known values (an integer enum's object loses its name)"),
     never_acknowledged: false,
     example: ex(
         p![
@@ -670,6 +805,7 @@ pub const ENUM_VALUE_NUMBER_CHANGED: Rule = Rule {
         "old clients read the new number as another value; keep the number (add a new value instead)",
     ),
     rust: kept("the variant keeps its name; only `value()` changes"),
+    ts: ts_breaks("the name's number in the exported object, and so its type, changes"),
     never_acknowledged: false,
     example: ex(
         p![
@@ -694,6 +830,7 @@ pub const LEGACY_VALUE_REMOVED: Rule = Rule {
     input: v(E, LEGACY),
     output: v(E, LEGACY),
     rust: breaks("its Rust variant is gone"),
+    ts: ts_breaks("a `case` or a literal of the value no longer type-checks"),
     never_acknowledged: true,
     example: ex(
         p![
@@ -715,6 +852,7 @@ pub const LEGACY_ATTRIBUTE_REMOVED: Rule = Rule {
     input: v(E, LEGACY),
     output: v(E, LEGACY),
     rust: kept("only the variant's docs change"),
+    ts: ts_kept("only the value's docs change"),
     never_acknowledged: true,
     example: ex(
         p![
@@ -743,6 +881,7 @@ pub const STORED_ATTRIBUTE_ADDED: Rule = Rule {
     rust: kept(
         "no Rust type changes itself; an enum or a union that becomes `#[non_exhaustive]` is reported as `rust-non-exhaustive-added`",
     ),
+    ts: ts_kept("no TypeScript type changes"),
     never_acknowledged: false,
     example: ex(
         p![
@@ -772,6 +911,7 @@ pub const STORED_ATTRIBUTE_REMOVED: Rule = Rule {
     rust: kept(
         "no Rust type changes itself; an enum or a union that becomes `#[non_exhaustive]` is reported as `rust-non-exhaustive-added`",
     ),
+    ts: ts_kept("no TypeScript type changes"),
     never_acknowledged: false,
     example: ex(
         p![
@@ -799,6 +939,9 @@ pub const FIELD_REMOVED: Rule = Rule {
         "old clients may require it; keep sending it and mark it `#[deprecated]`",
     ),
     rust: breaks("the field and its setter are gone"),
+    ts: ts_breaks(
+        "an object literal that writes it has an excess property, and a read of it fails",
+    ),
     never_acknowledged: false,
     example: ex(
         p!["struct S { a: string, b: string }", "events { \"s\": S }"],
@@ -819,6 +962,9 @@ pub const FIELD_RENAMED: Rule = Rule {
         "the key is what travels; keep the old key (a Rust-only rename is not a wire change)",
     ),
     rust: breaks("the field and its setter are renamed"),
+    ts: ts_breaks(
+        "an object literal that writes it has an excess property, and a read of it fails",
+    ),
     never_acknowledged: false,
     example: ex(
         p!["struct S { a: string, b: int }", "events { \"s\": S }"],
@@ -840,6 +986,7 @@ pub const FIELD_ADDED_REQUIRED: Rule = Rule {
         "records written before the change lack it; make it optional (`name?: T`, with a default if needed)",
     ),
     rust: breaks("`new` takes one more argument"),
+    ts: ts_breaks("an object literal of the type misses it"),
     never_acknowledged: false,
     example: ex(
         p!["struct S { a: string }", "events { \"s\": S }"],
@@ -856,6 +1003,7 @@ pub const FIELD_ADDED_OPTIONAL: Rule = Rule {
     rust: kept(
         "structs are `#[non_exhaustive]`, built by `new` and setters; the new field has a setter and starts absent",
     ),
+    ts: ts_kept("an object literal may leave an optional field out"),
     never_acknowledged: false,
     example: ex(
         p!["struct S { a: string }", "events { \"s\": S }"],
@@ -874,6 +1022,9 @@ pub const REST_ADDED: Rule = Rule {
     ),
     output: v(I, "compatible: old clients accept and drop the other keys"),
     rust: kept("a new public field `extra` on a `#[non_exhaustive]` struct; `new` fills it"),
+    ts: ts_kept(
+        "the type gains an index signature of `unknown`: literals and reads of its fields still type-check",
+    ),
     never_acknowledged: false,
     example: ex(
         p!["struct S { a: string }", "events { \"s\": S }"],
@@ -892,6 +1043,9 @@ pub const REST_ADDED_TYPED: Rule = Rule {
     ),
     output: v(I, "compatible: old clients accept and drop the other keys"),
     rust: kept("a new public field `extra` on a `#[non_exhaustive]` struct; `new` fills it"),
+    ts: ts_breaks(
+        "the type gains an index signature of the rest's type, which an object literal's fields must match too",
+    ),
     never_acknowledged: false,
     example: ex(
         p!["struct S { a: string }", "requests { \"s\": S -> {} }"],
@@ -916,6 +1070,7 @@ pub const REST_REMOVED: Rule = Rule {
         "compatible on the wire, but clients no longer receive the other keys",
     ),
     rust: breaks("the struct's `extra` field is gone"),
+    ts: ts_breaks("reading another key by index no longer type-checks"),
     never_acknowledged: false,
     example: ex(
         p!["struct S { a: string, ..: unknown }", "events { \"s\": S }"],
@@ -938,6 +1093,7 @@ pub const OPTIONAL_TO_REQUIRED: Rule = Rule {
         "compatible for live clients, which get it every time; records written before may lack it (mark the type `#[stored]` if they are read back)",
     ),
     rust: breaks("the field's type loses its `Option` and its setter becomes an argument of `new`"),
+    ts: ts_breaks("an object literal that leaves it out misses it"),
     never_acknowledged: false,
     example: ex(
         p!["struct S { a?: string }", "requests { \"s\": S -> {} }"],
@@ -952,6 +1108,7 @@ pub const REQUIRED_TO_OPTIONAL: Rule = Rule {
     input: v(I, "compatible: the host accepts more"),
     output: v(E, "old clients require it; keep sending it"),
     rust: breaks("the field's type becomes an `Option` and its argument of `new` becomes a setter"),
+    ts: ts_breaks("a read of it may be `undefined`"),
     never_acknowledged: false,
     example: ex(
         p!["struct S { a: string }", "events { \"s\": S }"],
@@ -966,6 +1123,7 @@ pub const NULLABILITY_ADDED: Rule = Rule {
     input: v(I, "compatible: the host accepts more"),
     output: v(E, "old clients refuse null; keep the type non-null"),
     rust: breaks("the type becomes an `Option`"),
+    ts: ts_breaks("a read of it may be `null`"),
     never_acknowledged: false,
     example: ex(
         p!["struct S { a: string }", "events { \"s\": S }"],
@@ -983,6 +1141,7 @@ pub const NULLABILITY_REMOVED: Rule = Rule {
         "compatible: old clients never receive a null they would have to handle",
     ),
     rust: breaks("the type loses its `Option`"),
+    ts: ts_breaks("an object literal that writes `null` there no longer type-checks"),
     never_acknowledged: false,
     example: ex(
         p![
@@ -1007,6 +1166,7 @@ pub const TYPE_CHANGED: Rule = Rule {
         "old clients refuse what the new host sends; add a new optional field instead",
     ),
     rust: breaks("the field's Rust type changes"),
+    ts: ts_breaks("the field's TypeScript type changes"),
     never_acknowledged: false,
     example: ex(
         p!["struct S { a: string }", "events { \"s\": S }"],
@@ -1018,7 +1178,7 @@ pub const KIND_WIDENED: Rule = Rule {
     id: "kind-widened",
     summary: "a type became another kind that accepts everything the old one did, and more",
     detail: "An enum or a literal became a string, a literal became an enum holding it, a literal \
-             `true` became `boolean`, `1` became `int`.",
+             `true` became `boolean`, `1` became `int`, a type became `unknown`.",
     input: v(
         I,
         "compatible: the host accepts everything old clients send, and more",
@@ -1029,6 +1189,9 @@ pub const KIND_WIDENED: Rule = Rule {
     ),
     rust: breaks(
         "the Rust type changes (`i64` to `f64`, an enum to `String`, a literal to an enum)",
+    ),
+    ts: ts_breaks(
+        "a read of it holds more than its old type (a literal type to `string`, an enum to `string`)",
     ),
     never_acknowledged: false,
     example: ex(
@@ -1043,7 +1206,8 @@ pub const KIND_WIDENED: Rule = Rule {
 pub const KIND_NARROWED: Rule = Rule {
     id: "kind-narrowed",
     summary: "a type became another kind that accepts a part of what the old one did",
-    detail: "A string became an enum or a literal, an enum became one of its values.",
+    detail: "A string became an enum or a literal, an enum became one of its values, `unknown` \
+             became a type.",
     input: v(
         E,
         "old clients may send values the new type refuses; keep the wider type on what the host accepts",
@@ -1053,6 +1217,7 @@ pub const KIND_NARROWED: Rule = Rule {
         "compatible: the host sends a part of what old clients accept",
     ),
     rust: breaks("the Rust type changes (`String` to an enum, `f64` to `i64`)"),
+    ts: ts_breaks("a value of the old type may not be one of the new (`string` to an enum)"),
     never_acknowledged: false,
     example: ex(
         p!["events { \"s\": { state: string } }"],
@@ -1071,6 +1236,9 @@ pub const KIND_RESPELLED: Rule = Rule {
     input: v(I, "compatible: the same values are accepted"),
     output: v(I, "compatible: the same values are accepted"),
     rust: breaks("the Rust type changes (an `#[open]` enum to `String`, a literal to an enum)"),
+    ts: ts_kept(
+        "the TypeScript types admit the same values (`'a' | (string & {})` and `string`, a literal and an enum of it, `unknown | null` and `unknown`)",
+    ),
     never_acknowledged: false,
     example: ex(
         p![
@@ -1081,12 +1249,27 @@ pub const KIND_RESPELLED: Rule = Rule {
     ),
 };
 
+pub const LITERAL_RESPELLED: Rule = Rule {
+    id: "literal-respelled",
+    summary: "an integer literal is written as a range of that one integer, or back",
+    detail: "`1` and `int(1..=1)` accept the same values. The wire is the same; the generated \
+             types are not (a literal's and a range's).",
+    input: v(I, "compatible: the same values are accepted"),
+    output: v(I, "compatible: the same values are accepted"),
+    rust: breaks("the Rust type changes (`IntLit<1>` and `i64`)"),
+    ts: ts_breaks("the TypeScript type changes (`1` and `number`)"),
+    never_acknowledged: false,
+    example: ex(
+        p!["events { \"e\": { version: 1 } }"],
+        p!["events { \"e\": { version: int(1..=1) } }"],
+    ),
+};
+
 pub const CONSTRAINT_TIGHTENED: Rule = Rule {
     id: "constraint-tightened",
     summary: "a limit now refuses values it accepted",
     detail: "A higher `min`, a lower `max` (string length, int and number range, array item \
-             count), a closed enum that was `#[open]`, `number` became `int`, `unknown` became a \
-             type. A bound equal to the one the type implies (`string(min = 0)`, \
+             count), a closed enum that was `#[open]`, `number` became `int`. A bound equal to the one the type implies (`string(min = 0)`, \
              `int(..=9007199254740991)`) is no limit.",
     input: v(
         E,
@@ -1097,6 +1280,7 @@ pub const CONSTRAINT_TIGHTENED: Rule = Rule {
         "compatible: the host sends a part of what old clients accept",
     ),
     rust: kept("limits are checked when a value is read; the Rust type is the same"),
+    ts: ts_kept("limits are checked when a value is parsed; the TypeScript type is the same"),
     never_acknowledged: false,
     example: ex(
         p!["requests { \"go\": { text: string(max = 100) } -> {} }"],
@@ -1107,14 +1291,15 @@ pub const CONSTRAINT_TIGHTENED: Rule = Rule {
 pub const CONSTRAINT_LOOSENED: Rule = Rule {
     id: "constraint-loosened",
     summary: "a limit now accepts values it refused",
-    detail: "The reverse of `constraint-tightened` (`int` became `number`, a type became \
-             `unknown`, an enum became `#[open]`).",
+    detail: "The reverse of `constraint-tightened` (`int` became `number`, an enum became \
+             `#[open]`).",
     input: v(I, "compatible: the host accepts more than old clients send"),
     output: v(
         E,
         "old clients that check the old limit refuse the new values; keep the limit on what the host sends",
     ),
     rust: kept("limits are checked when a value is read; the Rust type is the same"),
+    ts: ts_kept("limits are checked when a value is parsed; the TypeScript type is the same"),
     never_acknowledged: false,
     example: ex(
         p!["events { \"s\": { id: string(min = 1) } }"],
@@ -1131,6 +1316,7 @@ pub const INT_WIDTH_CHANGED: Rule = Rule {
     input: v(I, "the range findings beside it give the verdict"),
     output: v(I, "the range findings beside it give the verdict"),
     rust: kept("`int` and `int64` are both `i64` in Rust"),
+    ts: ts_kept("`int`, `int64` and `uint64` are all `number`"),
     never_acknowledged: false,
     example: ex(
         p!["requests { \"go\": { size: int } -> {} }"],
@@ -1147,6 +1333,7 @@ pub const INT_SIGNEDNESS_CHANGED: Rule = Rule {
     input: v(I, "the range findings beside it give the verdict"),
     output: v(I, "the range findings beside it give the verdict"),
     rust: breaks("`uint64` is `u64` in Rust, `int` and `int64` are `i64`"),
+    ts: ts_kept("`int`, `int64` and `uint64` are all `number`"),
     never_acknowledged: false,
     example: ex(
         p!["requests { \"go\": { size: int64 } -> {} }"],
@@ -1168,6 +1355,9 @@ pub const DEFAULT_ADDED: Rule = Rule {
         "old clients read an absent key as absent, not as the default; send the value instead",
     ),
     rust: breaks("the field's type loses its `Option` (a defaulted field holds its value)"),
+    ts: ts_breaks(
+        "the type is the schema's output, in which a defaulted field is required: an object literal that leaves it out misses it",
+    ),
     never_acknowledged: false,
     example: ex(
         p!["requests { \"go\": { lines?: int } -> {} }"],
@@ -1188,6 +1378,7 @@ pub const DEFAULT_REMOVED: Rule = Rule {
         "old clients read an absent key as the default; keep the default",
     ),
     rust: breaks("the field's type becomes an `Option`"),
+    ts: ts_breaks("a read of it may be `undefined`"),
     never_acknowledged: false,
     example: ex(
         p!["requests { \"go\": { lines?: int = 40 } -> {} }"],
@@ -1209,6 +1400,7 @@ pub const DEFAULT_CHANGED: Rule = Rule {
         "old clients read an absent key as the old default; keep the default",
     ),
     rust: kept("only the value `new` starts the field at changes"),
+    ts: ts_kept("only the value parsing fills in changes"),
     never_acknowledged: false,
     example: ex(
         p!["requests { \"go\": { lines?: int = 40 } -> {} }"],
@@ -1225,6 +1417,7 @@ pub const UNION_TAG_CHANGED: Rule = Rule {
     rust: breaks(
         "a tagged union's variants are named by their tags, an untagged one's by their types",
     ),
+    ts: ts_breaks("a `switch` over the old tag key no longer narrows"),
     never_acknowledged: false,
     example: ex(
         p![
@@ -1247,6 +1440,7 @@ pub const UNION_VARIANTS_REORDERED: Rule = Rule {
     input: v(E, "the first variant that accepts wins; keep the order"),
     output: v(E, "the first variant that accepts wins; keep the order"),
     rust: kept("variants are matched by name"),
+    ts: ts_kept("a union's members have no order in TypeScript"),
     never_acknowledged: false,
     example: ex(
         p![
@@ -1267,8 +1461,9 @@ pub const UNION_VARIANTS_REORDERED: Rule = Rule {
 pub const UNION_VARIANTS_REORDERED_DISJOINT: Rule = Rule {
     id: "union-variants-reordered-disjoint",
     summary: "an untagged union's variants were reordered, and literals keep them apart",
-    detail: "Every two variants whose order changed require different literals at a key they \
-             share (`ok: true`, `ok: false`): no value matches both, so the order decides nothing.",
+    detail: "No value matches two of the variants whose order changed (they are of different \
+             JSON kinds, or require literals apart at a key they share, `ok: true` and \
+             `ok: false`), so the order decides nothing.",
     input: v(
         I,
         "compatible: no value matches two of the reordered variants",
@@ -1278,6 +1473,7 @@ pub const UNION_VARIANTS_REORDERED_DISJOINT: Rule = Rule {
         "compatible: no value matches two of the reordered variants",
     ),
     rust: kept("variants are matched by name"),
+    ts: ts_kept("a union's members have no order in TypeScript"),
     never_acknowledged: false,
     example: ex(
         p![
@@ -1309,6 +1505,7 @@ pub const DEFINITION_REMOVED: Rule = Rule {
         "apps import types by name; keep it (mark it `#[deprecated]`)",
     ),
     rust: breaks("the Rust type is gone"),
+    ts: ts_breaks("the exported type and its schema are gone"),
     never_acknowledged: false,
     example: ex(
         p!["type Score = int(0..=100);", "struct S { a: string }"],
@@ -1333,6 +1530,7 @@ pub const UNMODELLED_CHANGE: Rule = Rule {
         "the differ does not model this change; review it, then acknowledge it if it is safe",
     ),
     rust: breaks("the differ does not model it; assume Rust code needs an edit"),
+    ts: ts_breaks("the differ does not model it; assume TypeScript code needs an edit"),
     never_acknowledged: false,
     example: ex(
         p![
@@ -1363,10 +1561,46 @@ pub const RUST_TYPE_RENAMED: Rule = Rule {
         "compatible on the wire; Rust code naming the old path needs an edit",
     ),
     rust: breaks("code naming the type by its old path no longer compiles"),
+    ts: ts_breaks(
+        "the TypeScript type and its schema are exported under the new name (or from another subpath)",
+    ),
     never_acknowledged: false,
     example: ex(
         p!["struct P { a: string }", "requests { \"a.get\": P -> P }"],
         p!["struct Q { a: string }", "requests { \"a.get\": Q -> Q }"],
+    ),
+};
+
+pub const RUST_TYPE_REPLACED: Rule = Rule {
+    id: "rust-type-replaced",
+    summary: "a place now holds another generated Rust type while the one it held still exists",
+    detail: "A type was copied out for one place (`chat.send` given its own `OutgoingAttachment` \
+             beside `Attachment`), or a place now uses another existing type of the same shape. \
+             The copy is judged by the places it serves, so on the wire only its changes count; \
+             Rust code that builds or names the value at that place needs the other type.",
+    input: v(
+        I,
+        "compatible on the wire; Rust code building the value at that place needs the other type",
+    ),
+    output: v(
+        I,
+        "compatible on the wire; Rust code building the value at that place needs the other type",
+    ),
+    rust: breaks("code building or naming the value at that place needs the other type"),
+    ts: ts_kept(
+        "TypeScript types are structural: a value of the old type's shape is one of the other's when their findings say so",
+    ),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "struct A { a: string }",
+            "requests { \"a.get\": { a: A } -> { a: A } }"
+        ],
+        p![
+            "struct A { a: string }",
+            "struct B { a: string }",
+            "requests { \"a.get\": { a: B } -> { a: A } }"
+        ],
     ),
 };
 
@@ -1385,6 +1619,9 @@ pub const RUST_NON_EXHAUSTIVE_ADDED: Rule = Rule {
         "compatible on the wire; an exhaustive `match` on it needs a wildcard arm",
     ),
     rust: breaks("an exhaustive `match` on it in another crate needs a wildcard arm"),
+    ts: ts_breaks(
+        "an enum's type now admits any value (`(string & {})`): an exhaustive `switch` over it (a `never` default) needs a default arm (a union's type is unchanged)",
+    ),
     never_acknowledged: false,
     example: ex(
         p!["enum E { \"a\", \"b\" }"],
@@ -1408,6 +1645,7 @@ pub const RUST_NEW_REORDERED: Rule = Rule {
         "compatible on the wire; calls of `new` need their arguments reordered",
     ),
     rust: breaks("calls of `new` pass the required fields in the old order"),
+    ts: ts_kept("object literals name their fields"),
     never_acknowledged: false,
     example: ex(
         p![
@@ -1436,6 +1674,9 @@ pub const RUST_OPEN_ENUM_CLOSED: Rule = Rule {
         "the wire verdict is `open-enum-closed`'s; Rust code naming `Other` needs an edit",
     ),
     rust: breaks("the `Other` variant is gone"),
+    ts: ts_breaks(
+        "its type no longer admits an unlisted value (the `(string & {})` member is gone)",
+    ),
     never_acknowledged: false,
     example: ex(
         p!["#[open] enum E { \"a\" }", "events { \"s\": { e: E } }"],
@@ -1457,6 +1698,7 @@ pub const RUST_ENUM_VALUE_RENAMED: Rule = Rule {
         "compatible on the wire; Rust and TypeScript code naming the old value needs an edit",
     ),
     rust: breaks("code naming the old variant no longer compiles"),
+    ts: ts_breaks("the value's name in the exported object changes"),
     never_acknowledged: false,
     example: ex(
         p![
@@ -1485,6 +1727,8 @@ pub const RULES: &[&Rule] = &[
     &DIRECTION_DECLARED,
     &UNION_VARIANT_ADDED,
     &UNION_VARIANT_ADDED_GATED,
+    &UNION_VARIANT_ADDED_BEFORE,
+    &UNION_VARIANT_WIDENED_OVER,
     &UNION_VARIANT_REMOVED,
     &ENUM_VALUE_ADDED,
     &OPEN_ENUM_VALUE_ADDED,
@@ -1514,6 +1758,7 @@ pub const RULES: &[&Rule] = &[
     &KIND_WIDENED,
     &KIND_NARROWED,
     &KIND_RESPELLED,
+    &LITERAL_RESPELLED,
     &CONSTRAINT_TIGHTENED,
     &CONSTRAINT_LOOSENED,
     &INT_WIDTH_CHANGED,
@@ -1527,6 +1772,7 @@ pub const RULES: &[&Rule] = &[
     &DEFINITION_REMOVED,
     &UNMODELLED_CHANGE,
     &RUST_TYPE_RENAMED,
+    &RUST_TYPE_REPLACED,
     &RUST_NON_EXHAUSTIVE_ADDED,
     &RUST_NEW_REORDERED,
     &RUST_OPEN_ENUM_CLOSED,
@@ -1559,6 +1805,10 @@ pub fn markdown() -> String {
         let _ = match r.rust {
             RustSource::Kept(why) => writeln!(out, "- Rust source: kept: {why}.\n"),
             RustSource::Breaks(what) => writeln!(out, "- Rust source: breaks: {what}.\n"),
+        };
+        let _ = match r.ts {
+            TsSource::Kept(why) => writeln!(out, "- TypeScript source: kept: {why}.\n"),
+            TsSource::Breaks(what) => writeln!(out, "- TypeScript source: breaks: {what}.\n"),
         };
         let _ = writeln!(out, "```text\n// base\n{}// head", r.example.base);
         let head = if r.example.head.is_empty() {

@@ -854,6 +854,48 @@ mod tests {
     }
 
     #[test]
+    fn an_app_check_judges_the_base_tables_its_package_exposes_and_refuses_a_collision() {
+        let demo = format!("{V1}requests {{\n    \"demo.get\": {{}} -> Status,\n}}\n");
+        let app = "use demo::State;\nstruct Note { state: State }\nrequests {\n    \"note.add\": Note -> Note,\n}\n";
+        let root = repo(
+            "app-tables",
+            &[
+                ("schema/demo/api.contract", &demo),
+                ("app/schema/note.contract", app),
+            ],
+        );
+        let a = Args {
+            base: Some("HEAD".into()),
+            schemas: vec![format!("note={}", root.join("app/schema").display())],
+            base_protocols: vec![format!("demo={}", root.join("schema/demo").display())],
+            ..Args::default()
+        };
+        // The base's request is gone: the app's package, whose tables spread the base's,
+        // loses it too.
+        write(&root, &[("schema/demo/api.contract", V1)]);
+        let out = check(&root, &a).unwrap_or_else(|e| panic!("{e}"));
+        let f: Vec<_> = out
+            .report
+            .items
+            .iter()
+            .map(|r| (r.finding.rule.id, r.finding.subject.as_str()))
+            .collect();
+        assert_eq!(f, vec![("request-removed", "demo::demo.get")]);
+        assert!(out.report.is_breaking());
+        // The base now declares a request the app declares: refused, with both places.
+        let clash = format!("{V1}requests {{\n    \"note.add\": {{}} -> Status,\n}}\n");
+        write(&root, &[("schema/demo/api.contract", &clash)]);
+        let err = check(&root, &a).err().unwrap_or_default();
+        assert!(
+            err.contains("app/schema/note.contract:4:")
+                && err.contains("already defined by the base protocol `demo`")
+                && err.contains("schema/demo/api.contract:7:5: note: defined in `demo` here"),
+            "{err}"
+        );
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
     fn a_deleted_or_renamed_directory_is_a_removed_protocol() {
         let root = repo("deleted", &[("schema/demo/api.contract", V1)]);
         bless(&root, &[]).unwrap_or_else(|e| panic!("{e}"));

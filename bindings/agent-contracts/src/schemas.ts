@@ -1244,7 +1244,7 @@ export const ApprovalDecisionSchema = z.enum(['allow', 'allow-always', 'deny']);
  * - `'allow-always'`: Allow this tool from now on in this chat.
  * - `'deny'`
  */
-export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
+export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema> | (string & {});
 
 export const ChatApprovePayloadSchema = z.object({
     chatId: ChatIdSchema,

@@ -1042,7 +1042,7 @@ export const ElicitActionSchema = z.enum(['accept', 'decline', 'cancel']);
  * - `'decline'`: User explicitly declined the action.
  * - `'cancel'`: User dismissed without making an explicit choice.
  */
-export type ElicitAction = z.infer<typeof ElicitActionSchema>;
+export type ElicitAction = z.infer<typeof ElicitActionSchema> | (string & {});
 
 /**
  * A value of submitted form data (inline in the official schema).

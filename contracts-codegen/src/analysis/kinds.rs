@@ -83,7 +83,14 @@ fn set(m: &Model, t: &Ty) -> Option<Set> {
     Some(match &t.kind {
         // A string with a format, a 64-bit integer: compared by the walk, kind to kind.
         TyKind::String(l, None) => Set::Strings(lengths(l)),
-        TyKind::Int(l, Width::Safe) => Set::Ints(ints(l)),
+        // `int(n..=n)` holds one integer, as the literal `n` does: a respelling of it.
+        TyKind::Int(l, Width::Safe) => match ints(l) {
+            Limits {
+                min: Some(a),
+                max: Some(b),
+            } if a == b => Set::Int(a),
+            l => Set::Ints(l),
+        },
         TyKind::Boolean => Set::Bools,
         TyKind::Literal(Literal::String(s)) => Set::Words(vec![s.clone()]),
         TyKind::Literal(Literal::Int(i)) => Set::Int(*i),
@@ -188,7 +195,8 @@ pub fn relation(bm: &Model, b: &Ty, hm: &Model, h: &Ty) -> Option<Ordering> {
 /// when each of its required keys is required there with a covered type, each optional key
 /// holds a covered type there (a closed object's other keys may hold anything), and every key
 /// it does not name holds what its rest accepts (anything, when closed). A tagged union is
-/// covered only by itself.
+/// covered by itself, or by another version of it (the same tag key, each variant covered by
+/// the one of its tag).
 pub fn covers(am: &Model, a: &Ty, bm: &Model, b: &Ty) -> bool {
     let mut c = Cover {
         fuel: 10_000,
@@ -252,7 +260,9 @@ impl Cover {
                 (dam.name.clone(), da.name.clone()),
                 (dbm.name.clone(), db.name.clone()),
             );
-            if ka == kb {
+            // The same named type of the same model: itself (two models, base and head, may
+            // hold two versions of one name).
+            if ka == kb && std::ptr::eq(dam, dbm) {
                 return true;
             }
             if let Some(&(_, _, at)) = self.open.iter().find(|(x, y, _)| *x == ka && *y == kb) {
@@ -289,13 +299,42 @@ impl Cover {
                         .is_none_or(|m| lb.max.is_some_and(|x| x <= i128::from(m)))
             }
             (TyKind::Number(la), TyKind::Literal(Literal::Int(i))) => within(*i, la),
+            // 64-bit integers and strings with a format, which the scalar sets leave out: by
+            // their exact ranges, and by their lengths under the same (or no) format.
+            (TyKind::Int(la, wa), TyKind::Int(lb, wb)) => {
+                limits_le(&wide_ints(lb, *wb), &wide_ints(la, *wa))
+            }
+            (TyKind::String(la, fa), TyKind::String(lb, fb)) if fa.is_none() || fa == fb => {
+                limits_le(&lengths(lb), &lengths(la))
+            }
             (TyKind::Array(ai, la), TyKind::Array(bi, lb)) => {
                 limits_le(&lengths(lb), &lengths(la)) && self.deeper(|c| c.ty(am, ai, bm, bi))
             }
-            _ => match (object(am, a), object(bm, b)) {
-                (Some(oa), Some(ob)) => self.deeper(|c| c.object(&oa, &ob)),
-                _ => false,
-            },
+            _ => {
+                // Two tagged unions with one tag key: each variant of `b` covered by `a`'s of
+                // the same tag (two versions of one union, in two models).
+                if let (Some((um, ua)), Some((vm, ub))) = (tagged(am, a), tagged(bm, b)) {
+                    let key = |u: &crate::model::Union| match &u.tag {
+                        crate::model::UnionTag::Tagged { field, .. } => Some(field.clone()),
+                        crate::model::UnionTag::Untagged => None,
+                    };
+                    if key(ua) != key(ub) {
+                        return false;
+                    }
+                    return self.deeper(|c| {
+                        ub.variants.iter().all(|vb| {
+                            ua.variants
+                                .iter()
+                                .find(|va| va.tag == vb.tag)
+                                .is_some_and(|va| c.ty(um, &va.ty, vm, &vb.ty))
+                        })
+                    });
+                }
+                match (object(am, a), object(bm, b)) {
+                    (Some(oa), Some(ob)) => self.deeper(|c| c.object(&oa, &ob)),
+                    _ => false,
+                }
+            }
         }
     }
 
@@ -333,6 +372,135 @@ impl Cover {
     }
 }
 
+/// Whether no value is accepted both by `a` (written in `am`) and by `b` (in `bm`): `true`
+/// only when that is sure. Two types of different JSON kinds (a string and an object), two
+/// scalar sets with no value in common (`"a"` and `"b"`, `int(0..=9)` and `int(10..)`), a
+/// nullable and a type without null when the rest is apart, every variant of an untagged union
+/// apart from the other type, and two objects that require a key each with types apart there
+/// (`kind: "a"` and `kind: "b"`). `unknown` meets everything.
+pub fn disjoint(am: &Model, a: &Ty, bm: &Model, b: &Ty) -> bool {
+    apart(am, a, bm, b, false, 0)
+}
+
+/// [`disjoint`] for the values peers built on the contract write: an object holds the keys it
+/// names (generated code writes no other; an open object's rest keeps keys it read, not keys
+/// it makes up), so an object that requires a key the other does not name accepts none of its
+/// values. What an old peer sends as one variant of an untagged union is judged so.
+pub fn disjoint_declared(am: &Model, a: &Ty, bm: &Model, b: &Ty) -> bool {
+    apart(am, a, bm, b, true, 0)
+}
+
+/// The JSON kinds a type's values have (null excluded): bits of [`kind_bits`].
+fn kind_bits(m: &Model, t: &Ty) -> Option<u8> {
+    const STR: u8 = 1;
+    const NUM: u8 = 2;
+    const BOOL: u8 = 4;
+    const ARR: u8 = 8;
+    const OBJ: u8 = 16;
+    Some(match &t.kind {
+        TyKind::String(..) | TyKind::Literal(Literal::String(_)) => STR,
+        TyKind::Int(..) | TyKind::Number(_) | TyKind::Literal(Literal::Int(_)) => NUM,
+        TyKind::Boolean | TyKind::Literal(Literal::Bool(_)) => BOOL,
+        TyKind::Array(..) => ARR,
+        TyKind::Map(_) => OBJ,
+        TyKind::Ref(r) => match &m.locate(r)?.1.kind {
+            TypeDefKind::Enum(e) if e.is_int() => NUM,
+            TypeDefKind::Enum(_) => STR,
+            TypeDefKind::Struct(_) => OBJ,
+            TypeDefKind::Union(u) if u.tag != crate::model::UnionTag::Untagged => OBJ,
+            _ => return None,
+        },
+        _ => return None,
+    })
+}
+
+fn apart(am: &Model, a: &Ty, bm: &Model, b: &Ty, declared: bool, depth: u32) -> bool {
+    if depth > 16 {
+        return false;
+    }
+    let (am, a) = am.unalias_in(a);
+    let (bm, b) = bm.unalias_in(b);
+    if matches!(a.kind, TyKind::Unknown) || matches!(b.kind, TyKind::Unknown) {
+        return false;
+    }
+    if let TyKind::Nullable(ai) = &a.kind {
+        return !admits_null(bm, b, 0) && apart(am, ai, bm, b, declared, depth + 1);
+    }
+    if let TyKind::Nullable(bi) = &b.kind {
+        return !admits_null(am, a, 0) && apart(am, a, bm, bi, declared, depth + 1);
+    }
+    if let Some((um, u)) = untagged(am, a) {
+        return u
+            .variants
+            .iter()
+            .all(|v| apart(um, &v.ty, bm, b, declared, depth + 1));
+    }
+    if let Some((um, u)) = untagged(bm, b) {
+        return u
+            .variants
+            .iter()
+            .all(|v| apart(am, a, um, &v.ty, declared, depth + 1));
+    }
+    let (Some(ka), Some(kb)) = (kind_bits(am, a), kind_bits(bm, b)) else {
+        return false;
+    };
+    if ka & kb == 0 {
+        return true;
+    }
+    if let (Some(x), Some(y)) = (set(am, a), set(bm, b)) {
+        use Set::*;
+        return match (&x, &y) {
+            (Words(w), Words(v)) => !w.iter().any(|s| v.contains(s)),
+            (Words(w), Strings(l)) | (Strings(l), Words(w)) => !w.iter().any(|s| within(len(s), l)),
+            (Strings(l), Strings(k)) => !overlap(l, k),
+            (Int(i), Int(j)) => i != j,
+            (Int(i), Ints(l)) | (Ints(l), Int(i)) => !within(*i, l),
+            (Ints(l), Ints(k)) => !overlap(l, k),
+            (IntsListed(v), IntsListed(w)) => !v.iter().any(|i| w.contains(i)),
+            (IntsListed(v), Int(i)) | (Int(i), IntsListed(v)) => !v.contains(i),
+            (IntsListed(v), Ints(l)) | (Ints(l), IntsListed(v)) => !v.iter().any(|i| within(*i, l)),
+            (Bool(p), Bool(q)) => p != q,
+            _ => false,
+        };
+    }
+    // Two objects: a key both require, holding values apart.
+    let (Some(oa), Some(ob)) = (object(am, a), object(bm, b)) else {
+        return false;
+    };
+    // Declared values: a key one requires that the other never writes (its rest keeps keys
+    // it read, not keys it makes up).
+    let unwritten = |x: &Obj<'_>, y: &Obj<'_>| {
+        x.fields
+            .iter()
+            .any(|f| !f.optional && !y.fields.iter().any(|g| g.name == f.name))
+    };
+    if declared && (unwritten(&oa, &ob) || unwritten(&ob, &oa)) {
+        return true;
+    }
+    oa.fields.iter().filter(|f| !f.optional).any(|f| {
+        ob.fields
+            .iter()
+            .find(|g| g.name == f.name && !g.optional)
+            .is_some_and(|g| apart(oa.m, &f.ty, ob.m, &g.ty, declared, depth + 1))
+    })
+}
+
+/// Whether two bounds share a value.
+fn overlap<T: Copy + Ord>(a: &Limits<T>, b: &Limits<T>) -> bool {
+    let lo = match (a.min, b.min) {
+        (Some(x), Some(y)) => Some(x.max(y)),
+        (x, y) => x.or(y),
+    };
+    let hi = match (a.max, b.max) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
+    };
+    match (lo, hi) {
+        (Some(l), Some(h)) => l <= h,
+        _ => true,
+    }
+}
+
 /// The untagged union `t` names (after aliases), with the model that declares it.
 fn untagged<'m>(m: &'m Model, t: &'m Ty) -> Option<(&'m Model, &'m crate::model::Union)> {
     let TyKind::Ref(r) = &t.kind else {
@@ -341,6 +509,20 @@ fn untagged<'m>(m: &'m Model, t: &'m Ty) -> Option<(&'m Model, &'m crate::model:
     let (dm, def) = m.locate(r)?;
     match &def.kind {
         TypeDefKind::Union(u) if u.tag == crate::model::UnionTag::Untagged => Some((dm, u)),
+        _ => None,
+    }
+}
+
+/// The tagged union `t` names, with the model that declares it, and its tag key.
+fn tagged<'m>(m: &'m Model, t: &'m Ty) -> Option<(&'m Model, &'m crate::model::Union)> {
+    let TyKind::Ref(r) = &t.kind else {
+        return None;
+    };
+    let (dm, def) = m.locate(r)?;
+    match &def.kind {
+        TypeDefKind::Union(u) if matches!(u.tag, crate::model::UnionTag::Tagged { .. }) => {
+            Some((dm, u))
+        }
         _ => None,
     }
 }

@@ -75,6 +75,18 @@ pub fn rust_source(findings: &[Finding]) -> Vec<(&Finding, &'static str)> {
         .collect()
 }
 
+/// The findings whose change breaks TypeScript code written against the base's generated
+/// package, each with what changes (the rule's [`rules::TsSource`]); none means it is kept.
+pub fn ts_source(findings: &[Finding]) -> Vec<(&Finding, &'static str)> {
+    findings
+        .iter()
+        .filter_map(|f| match f.rule.ts {
+            rules::TsSource::Breaks(what) => Some((f, what)),
+            rules::TsSource::Kept(_) => None,
+        })
+        .collect()
+}
+
 /// True when any finding breaks compatibility.
 pub fn is_breaking(findings: &[Finding]) -> bool {
     findings.iter().any(|f| f.level == Level::Error)

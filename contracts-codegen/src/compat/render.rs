@@ -1,6 +1,6 @@
 //! Rendering: rustc-like text for people, JSON for CI annotations.
 
-use super::rules::RustSource;
+use super::rules::{RustSource, TsSource};
 use super::{Finding, Level, Report, Reported, direction_str};
 use crate::model::{Loc, SourceFile};
 use std::fmt::Write as _;
@@ -63,6 +63,10 @@ pub fn reported(r: &Reported, files: &[SourceFile]) -> String {
     // A compatible change that still needs an edit in Rust code written against the base.
     if let (true, RustSource::Breaks(what)) = (f.level != Level::Error, f.rule.rust) {
         let _ = writeln!(out, "{pad} = note: Rust source: {what}");
+    }
+    // Likewise for TypeScript code written against the base's package.
+    if let (true, TsSource::Breaks(what)) = (f.level != Level::Error, f.rule.ts) {
+        let _ = writeln!(out, "{pad} = note: TypeScript source: {what}");
     }
     out.push('\n');
     out
@@ -153,6 +157,10 @@ pub fn json(report: &Report) -> serde_json::Value {
                 "rust_source": match f.rule.rust {
                     RustSource::Kept(_) => serde_json::json!("kept"),
                     RustSource::Breaks(what) => serde_json::json!({ "breaks": what }),
+                },
+                "typescript_source": match f.rule.ts {
+                    TsSource::Kept(_) => serde_json::json!("kept"),
+                    TsSource::Breaks(what) => serde_json::json!({ "breaks": what }),
                 },
             })
         })

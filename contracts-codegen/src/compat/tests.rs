@@ -350,3 +350,53 @@ fn gates_count_only_in_a_protocol_whose_clients_announce_what_they_accept() {
         vec![("event-added", Level::Warning)]
     );
 }
+
+#[test]
+fn a_compatible_finding_says_what_it_does_to_typescript_source() {
+    let base = load("demo", "requests {\n    \"a\": {} -> {},\n}\n", &[]);
+    let head = load(
+        "demo",
+        "requests {\n    \"a\": {} -> {},\n    \"b\": {} -> {},\n}\n",
+        &[],
+    );
+    let f = diff(&base, &head);
+    assert_eq!(rules_of(&f), vec![("request-added", Level::Info)]);
+    let report = acknowledge(vec![("demo".into(), f)], &[]);
+    let text = render::text(&report, &head.files, "acknowledged.json");
+    // Rust keeps compiling (the by-name enums are `#[non_exhaustive]`); a `Record` over the
+    // request names in TypeScript misses the new one.
+    assert!(!text.contains("= note: Rust source:"), "{text}");
+    assert!(
+        text.contains("= note: TypeScript source: the request names"),
+        "{text}"
+    );
+    let json = render::json(&report);
+    let finding = &json["findings"][0];
+    assert_eq!(finding["rust_source"], "kept");
+    assert!(finding["typescript_source"]["breaks"].is_string(), "{json}");
+}
+
+#[test]
+fn an_app_judges_the_base_tables_its_package_exposes() {
+    let agent = |extra: &str| {
+        Arc::new(load(
+            "agent",
+            &format!("requests {{\n    \"chat.list\": {{}} -> {{}},\n{extra}}}\n"),
+            &[],
+        ))
+    };
+    let app = "requests {\n    \"doc.read\": {} -> {},\n}\n";
+    let with = agent("    \"chat.history\": { cursor: string } -> {},\n");
+    let f = diff(
+        &load("docs", app, std::slice::from_ref(&with)),
+        &load("docs", app, &[agent("")]),
+    );
+    assert_eq!(rules_of(&f), vec![("request-removed", Level::Error)]);
+    assert_eq!(f[0].subject, "agent::chat.history");
+    // One version of the base on both sides (a published one) compares nothing.
+    let same = diff(
+        &load("docs", app, std::slice::from_ref(&with)),
+        &load("docs", app, &[with]),
+    );
+    assert!(same.is_empty(), "{same:?}");
+}

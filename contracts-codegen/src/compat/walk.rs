@@ -27,17 +27,28 @@ struct Ctx {
     subject: String,
     loc: Loc,
     base_loc: Loc,
+    /// True inside a nullable whose other side is nullable too: null is admitted already, so
+    /// an inner type's null (an alias of `T | null`) changes nothing.
+    null_ok: bool,
 }
 
 mod rust_source;
+
+/// A pair of named types compared, with the way an alias's use travels and whether null is
+/// admitted around it (`None` for anything else, compared once).
+type PairKey = (DefKey, DefKey, Option<(Direction, bool)>);
 
 pub(super) struct Differ<'a> {
     base: &'a Checked,
     head: &'a Checked,
     bdirs: &'a Directions,
     hdirs: &'a Directions,
-    /// Pairs of named types compared (or being compared), with whether they yielded a finding.
-    memo: HashMap<(DefKey, DefKey), bool>,
+    /// Pairs of named types compared (or being compared), with whether they yielded a finding;
+    /// an alias is compared once per way its uses travel and whether null is admitted around
+    /// them (`Some`), anything else once (`None`).
+    memo: HashMap<PairKey, bool>,
+    /// The first place each pair of named types was reached at (`chat.send.payload.attachments`).
+    places: HashMap<(DefKey, DefKey), String>,
     paired_base: HashSet<DefKey>,
     paired_head: HashSet<DefKey>,
     /// Named types no walk reached, paired by their shape under a new name (`renamed`).
@@ -64,6 +75,7 @@ impl<'a> Differ<'a> {
             hdirs: &head.analysis().directions,
             negotiates: head.analysis().growth.negotiates(),
             memo: HashMap::new(),
+            places: HashMap::new(),
             paired_base: HashSet::new(),
             paired_head: HashSet::new(),
             renames: Vec::new(),
@@ -83,6 +95,7 @@ impl<'a> Differ<'a> {
         }
         self.requests();
         self.events();
+        self.base_tables();
         self.definitions();
         self.constants();
         self.rust_source();
@@ -300,6 +313,7 @@ impl<'a> Differ<'a> {
                 subject: format!("{}.payload", r.name),
                 loc: h.payload.loc.clone(),
                 base_loc: r.payload.loc.clone(),
+                null_ok: false,
             };
             self.root(&r.payload, &h.payload, &cx);
             let cx = Ctx {
@@ -307,6 +321,7 @@ impl<'a> Differ<'a> {
                 subject: format!("{}.result", r.name),
                 loc: h.result.loc.clone(),
                 base_loc: r.result.loc.clone(),
+                null_ok: false,
             };
             self.root(&r.result, &h.result, &cx);
         }
@@ -374,6 +389,7 @@ impl<'a> Differ<'a> {
                 subject: format!("{}.payload", e.name),
                 loc: h.payload.loc.clone(),
                 base_loc: e.payload.loc.clone(),
+                null_ok: false,
             };
             if e.meta.accepts != h.meta.accepts {
                 let msg = format!(
@@ -398,6 +414,94 @@ impl<'a> Differ<'a> {
             );
             let msg = format!("event `{}` was added{gate}", h.name);
             self.push(rule, dir, h.name.clone(), &h.loc, None, msg);
+        }
+    }
+
+    /// The tables of each base protocol, as the app's generated package exposes them beside its
+    /// own (its request and event tables spread the base's): a base request or event gone is
+    /// gone from the app's package too, and each entry's payload and result are judged as the
+    /// app's. A base read once for both sides (one version) has nothing to compare.
+    fn base_tables(&mut self) {
+        let (base, head) = (self.base, self.head);
+        for hb in head.each_base() {
+            let Some(bb) = base.each_base().find(|b| b.name == hb.name) else {
+                continue;
+            };
+            if std::sync::Arc::ptr_eq(bb.model_arc(), hb.model_arc()) {
+                continue;
+            }
+            let (bm, hm): (&'a Model, &'a Model) = (bb.model(), hb.model());
+            // Anchored at the app's first file: the app's package is what changed.
+            let anchor = head.files.first().map_or_else(
+                || Loc {
+                    file: Arc::from(self.head_root.as_str()),
+                    line: 0,
+                    col: 0,
+                },
+                |f| Loc {
+                    file: f.display.clone(),
+                    line: 0,
+                    col: 0,
+                },
+            );
+            let proto = &hm.name;
+            for r in &bm.requests {
+                let subject = format!("{proto}::{}", r.name);
+                let Some(h) = hm.request(&r.name) else {
+                    let msg = format!(
+                        "request `{}` of the base protocol `{proto}` was removed: the app's tables include it",
+                        r.name
+                    );
+                    let rule = &rules::REQUEST_REMOVED;
+                    self.push(rule, r.sender(), subject, &anchor, Some(&r.loc), msg);
+                    continue;
+                };
+                for (b, h, dir, part) in [
+                    (&r.payload, &h.payload, h.sender(), "payload"),
+                    (&r.result, &h.result, h.sender().reversed(), "result"),
+                ] {
+                    let cx = Ctx {
+                        dir,
+                        subject: format!("{subject}.{part}"),
+                        loc: h.loc.clone(),
+                        base_loc: b.loc.clone(),
+                        null_ok: false,
+                    };
+                    self.base_root(bm, b, hm, h, &cx);
+                }
+            }
+            for e in &bm.events {
+                let subject = format!("{proto}::{}", e.name);
+                let Some(h) = hm.event(&e.name) else {
+                    let msg = format!(
+                        "event `{}` of the base protocol `{proto}` was removed: the app's tables include it",
+                        e.name
+                    );
+                    let rule = &rules::EVENT_REMOVED;
+                    self.push(rule, e.sender(), subject, &anchor, Some(&e.loc), msg);
+                    continue;
+                };
+                let cx = Ctx {
+                    dir: h.sender(),
+                    subject: format!("{subject}.payload"),
+                    loc: h.payload.loc.clone(),
+                    base_loc: e.payload.loc.clone(),
+                    null_ok: false,
+                };
+                self.base_root(bm, &e.payload, hm, &h.payload, &cx);
+            }
+        }
+    }
+
+    /// [`Differ::root`] for a base protocol's table entry.
+    fn base_root(&mut self, bm: &'a Model, b: &'a Ty, hm: &'a Model, h: &'a Ty, cx: &Ctx) {
+        let found = self.ty(bm, b, hm, h, cx);
+        if !found && self.bprint.ty(bm, b) != self.hprint.ty(hm, h) {
+            let msg = format!(
+                "`{}` changed in a way the differ does not model",
+                cx.subject
+            );
+            self.at(&rules::UNMODELLED_CHANGE, cx, msg);
         }
     }
 
@@ -457,6 +561,11 @@ impl<'a> Differ<'a> {
             if self.paired_base.contains(&bk) {
                 continue;
             }
+            if bd.synthetic {
+                // Its place was compared (or removed) where it was written; a hoisted name
+                // that now names another place's object pairs nothing.
+                continue;
+            }
             if let Some(hd) = head.own_type(&bd.name) {
                 let dir = self.pair_dir(&bk, &def_key(head, &hd.name));
                 let cx = Ctx {
@@ -464,6 +573,7 @@ impl<'a> Differ<'a> {
                     subject: hd.name.clone(),
                     loc: hd.loc.clone(),
                     base_loc: bd.loc.clone(),
+                    null_ok: false,
                 };
                 let found = self.defs(base, bd, head, hd, &cx);
                 if !found {
@@ -475,10 +585,6 @@ impl<'a> Differ<'a> {
                         self.at(&rules::UNMODELLED_CHANGE, &cx, msg);
                     }
                 }
-                continue;
-            }
-            if bd.synthetic {
-                // Its place was compared (or removed) where it was written.
                 continue;
             }
             if let Some(hd) = self.renamed(bd) {
@@ -530,12 +636,20 @@ impl<'a> Differ<'a> {
         None
     }
 
-    /// The way a pair travels: the base type's way, else the head type's, else both.
+    /// The way a pair travels: the base type's way, else the head type's, else both. A pair of
+    /// two names (a type copied out for one place of the base type, or renamed) serves the
+    /// places both types serve, so it travels the ways both travel.
     fn pair_dir(&self, bk: &DefKey, hk: &DefKey) -> Direction {
-        self.bdirs
-            .get(bk)
-            .or_else(|| self.hdirs.get(hk))
-            .unwrap_or(Direction::Both)
+        use crate::analysis::direction::{to_bits, to_direction};
+        // A base protocol's type the app does not reach travels as its own tables send it.
+        let of = |c: &Checked, dirs: &Directions, k: &DefKey| {
+            dirs.get(k)
+                .or_else(|| c.base(&k.0).and_then(|b| b.analysis().directions.get(k)))
+        };
+        match (of(self.base, self.bdirs, bk), of(self.head, self.hdirs, hk)) {
+            (Some(b), Some(h)) if bk != hk => to_direction(to_bits(b) & to_bits(h)).unwrap_or(b),
+            (b, h) => b.or(h).unwrap_or(Direction::Both),
+        }
     }
 
     /// True when a base file and a head file are the same file of the protocol (paths are
@@ -642,13 +756,18 @@ impl<'a> Differ<'a> {
                 }
             },
             (K::Unknown, K::Unknown) | (K::Boolean, K::Boolean) => false,
+            // `unknown` admits null already: `unknown | null` accepts the same values.
+            (K::Unknown, K::Nullable(hi)) if is_unknown(hm, hi) => self.respelled(bm, b, hm, h, cx),
+            (K::Nullable(bi), K::Unknown) if is_unknown(bm, bi) => self.respelled(bm, b, hm, h, cx),
+            // `unknown` is another kind (its generated types are a raw JSON value): widened
+            // to, narrowed from.
             (_, K::Unknown) => {
                 let msg = format!(
                     "`{}` was {}, now accepts any JSON value",
                     cx.subject,
                     describe(bm, b)
                 );
-                self.at(&rules::CONSTRAINT_LOOSENED, cx, msg);
+                self.at(&rules::KIND_WIDENED, cx, msg);
                 true
             }
             (K::Unknown, _) => {
@@ -657,10 +776,19 @@ impl<'a> Differ<'a> {
                     cx.subject,
                     describe(hm, h)
                 );
-                self.at(&rules::CONSTRAINT_TIGHTENED, cx, msg);
+                self.at(&rules::KIND_NARROWED, cx, msg);
                 true
             }
-            (K::Nullable(bi), K::Nullable(hi)) => self.ty(bm, bi, hm, hi, cx),
+            (K::Nullable(bi), K::Nullable(hi)) => {
+                let ncx = Ctx {
+                    null_ok: true,
+                    ..cx.clone()
+                };
+                self.ty(bm, bi, hm, hi, &ncx)
+            }
+            // Null is admitted outside either way (`T | null` around an alias of `T | null`).
+            (K::Nullable(bi), _) if cx.null_ok => self.ty(bm, bi, hm, h, cx),
+            (_, K::Nullable(hi)) if cx.null_ok => self.ty(bm, b, hm, hi, cx),
             (K::Nullable(bi), _) => {
                 let msg = format!("`{}` no longer admits null", cx.subject);
                 self.at(&rules::NULLABILITY_REMOVED, cx, msg);
@@ -729,6 +857,7 @@ impl<'a> Differ<'a> {
                 let a = self.limits("item count", &kinds::lengths(bl), &kinds::lengths(hl), cx);
                 let cx2 = Ctx {
                     subject: format!("{}[]", cx.subject),
+                    null_ok: false,
                     ..cx.clone()
                 };
                 let b2 = self.ty(bm, bi, hm, hi, &cx2);
@@ -737,15 +866,19 @@ impl<'a> Differ<'a> {
             (K::Map(bi), K::Map(hi)) => {
                 let cx2 = Ctx {
                     subject: format!("{}{{}}", cx.subject),
+                    null_ok: false,
                     ..cx.clone()
                 };
                 self.ty(bm, bi, hm, hi, &cx2)
             }
             _ => {
                 // Another kind: judged by whether one accepts a part of what the other does.
+                let one_int = |t: &Ty| matches!(t.kind, K::Int(..));
                 let rule = match kinds::relation(bm, b, hm, h) {
                     Some(Ordering::Less) => &rules::KIND_WIDENED,
                     Some(Ordering::Greater) => &rules::KIND_NARROWED,
+                    // `int(1..=1)` and `1`: one integer, as a range or as a literal.
+                    Some(Ordering::Equal) if one_int(b) || one_int(h) => &rules::LITERAL_RESPELLED,
                     Some(Ordering::Equal) => &rules::KIND_RESPELLED,
                     None => &rules::TYPE_CHANGED,
                 };
@@ -759,6 +892,19 @@ impl<'a> Differ<'a> {
                 true
             }
         }
+    }
+
+    /// Two spellings of the same values (`unknown` and `unknown | null`): the wire is the same,
+    /// the generated types differ.
+    fn respelled(&mut self, bm: &Model, b: &Ty, hm: &Model, h: &Ty, cx: &Ctx) -> bool {
+        let msg = format!(
+            "`{}` was {}, now {}: the same values",
+            cx.subject,
+            describe(bm, b),
+            describe(hm, h)
+        );
+        self.at(&rules::KIND_RESPELLED, cx, msg);
+        true
     }
 
     /// Compare canonical bounds: each bound that moved is one finding.
@@ -809,14 +955,29 @@ impl<'a> Differ<'a> {
     ) -> bool {
         let bk = def_key(bm, &bd.name);
         let hk = def_key(hm, &hd.name);
-        let key = (bk.clone(), hk.clone());
+        // An alias is a name for its body, judged at each use by the way that use travels
+        // (unless it says its own way, or is stored).
+        let plain = |d: &TypeDef| d.meta.direction.is_none() && !d.meta.stored;
+        let per_use = is_alias(bd) && is_alias(hd) && plain(bd) && plain(hd);
+        let key = (
+            bk.clone(),
+            hk.clone(),
+            per_use.then_some((cx.dir, cx.null_ok)),
+        );
         if let Some(found) = self.memo.get(&key) {
             return *found;
         }
         self.memo.insert(key.clone(), false);
+        self.places
+            .entry((bk.clone(), hk.clone()))
+            .or_insert_with(|| cx.subject.clone());
         self.paired_base.insert(bk.clone());
         self.paired_head.insert(hk.clone());
-        let dir = self.pair_dir(&bk, &hk);
+        let dir = if per_use {
+            cx.dir
+        } else {
+            self.pair_dir(&bk, &hk)
+        };
         let subject = if hd.synthetic {
             cx.subject.clone()
         } else {
@@ -827,6 +988,8 @@ impl<'a> Differ<'a> {
             subject,
             loc: hd.loc.clone(),
             base_loc: bd.loc.clone(),
+            // An alias's body stands where the alias is written.
+            null_ok: per_use && cx.null_ok,
         };
         let reached = self.bdirs.get(&bk).is_some();
         let mut found = self.def_meta(bd, hd, reached, &dcx);
@@ -975,6 +1138,7 @@ impl<'a> Differ<'a> {
                     subject,
                     loc: hr.loc.clone(),
                     base_loc: br.loc.clone(),
+                    null_ok: false,
                 };
                 self.ty(bm, &br.ty, hm, &hr.ty, &rcx)
             }
@@ -1018,6 +1182,7 @@ impl<'a> Differ<'a> {
             subject: format!("{}.{}", cx.subject, h.name),
             loc: h.loc.clone(),
             base_loc: b.loc.clone(),
+            null_ok: false,
         };
         let mut found = false;
         if b.optional && !h.optional {
@@ -1270,6 +1435,7 @@ impl<'a> Differ<'a> {
                         subject,
                         loc: hv.loc.clone(),
                         base_loc: bv.loc.clone(),
+                        null_ok: false,
                     };
                     found |= self.variant_meta(bv, hv, &vcx);
                     let vcx = Ctx {
@@ -1332,8 +1498,11 @@ impl<'a> Differ<'a> {
         found
     }
 
-    /// Untagged variants are paired by their name (the type they refer to, the name written,
-    /// else their kind's: `Variant::name_source`), then by position.
+    /// Untagged variants are paired by their name (the name written, the named type they
+    /// refer to, else their kind's: `Variant::name_source`), then (inline objects, whose hoisted
+    /// names follow their positions) by shape: the same fingerprint, then by position when as
+    /// many are left on both sides, else a variant that accepts every value of the other or
+    /// whose every value the other accepts.
     fn untagged(
         &mut self,
         bm: &'a Model,
@@ -1350,12 +1519,21 @@ impl<'a> Differ<'a> {
             v.map(crate::model::Variant::name_source)
                 .unwrap_or_default()
         };
+        // What pairs a variant first: its name, unless it is a hoisted inline object's.
+        let named_in = |m: &Model, v: &Variant| match &v.ty.kind {
+            TyKind::Ref(r) if v.name.is_none() => m
+                .locate(r)
+                .filter(|(_, d)| !d.synthetic)
+                .map(|_| r.name.clone()),
+            _ => Some(v.name_source()),
+        };
         let mut pairs: Vec<(usize, usize)> = Vec::new();
         let mut hused = vec![false; h.variants.len()];
         let mut bleft = Vec::new();
         for (i, bv) in b.variants.iter().enumerate() {
+            let key = named_in(bm, bv);
             match (0..h.variants.len())
-                .find(|&j| !hused[j] && name(&h.variants[j].ty) == name(&bv.ty))
+                .find(|&j| !hused[j] && key.is_some() && named_in(hm, &h.variants[j]) == key)
             {
                 Some(j) => {
                     hused[j] = true;
@@ -1364,23 +1542,48 @@ impl<'a> Differ<'a> {
                 None => bleft.push(i),
             }
         }
+        // The same shape.
+        let mut rest = Vec::new();
+        for i in bleft {
+            let fb = self.bprint.ty(bm, &b.variants[i].ty);
+            let same = (0..h.variants.len()).find(|&j| {
+                !hused[j]
+                    && named_in(hm, &h.variants[j]).is_none()
+                    && self.hprint.ty(hm, &h.variants[j].ty) == fb
+            });
+            match same {
+                Some(j) => {
+                    hused[j] = true;
+                    pairs.push((i, j));
+                }
+                None => rest.push(i),
+            }
+        }
         let hleft: Vec<usize> = (0..h.variants.len()).filter(|&j| !hused[j]).collect();
-        let mut bleft = bleft.into_iter();
-        let mut hleft = hleft.into_iter();
         let mut removed = Vec::new();
         let mut added = Vec::new();
-        loop {
-            match (bleft.next(), hleft.next()) {
-                (Some(i), Some(j)) => pairs.push((i, j)),
-                (Some(i), None) => removed.push(i),
-                (None, Some(j)) => added.push(j),
-                (None, None) => break,
+        if rest.len() == hleft.len() {
+            // Each edited in its place.
+            pairs.extend(rest.iter().copied().zip(hleft.iter().copied()));
+        } else {
+            let mut hfree: Vec<usize> = hleft.clone();
+            for i in rest {
+                let bt = &b.variants[i].ty;
+                let near = hfree.iter().position(|&j| {
+                    let ht = &h.variants[j].ty;
+                    kinds::covers(hm, ht, bm, bt) || kinds::covers(bm, bt, hm, ht)
+                });
+                match near {
+                    Some(x) => pairs.push((i, hfree.remove(x))),
+                    None => removed.push(i),
+                }
             }
+            added = hfree;
         }
         pairs.sort();
         let mut found = false;
-        // Every two variants whose order changed; the order matters unless literals keep them
-        // apart in both models.
+        // Every two variants whose order changed; the order matters unless no value matches
+        // both, in both models.
         let mut flipped = Vec::new();
         for (x, &(i, j)) in pairs.iter().enumerate() {
             for &(k, l) in &pairs[x + 1..] {
@@ -1391,13 +1594,13 @@ impl<'a> Differ<'a> {
         }
         if !flipped.is_empty() {
             let apart = flipped.iter().all(|&(i, k, j, l)| {
-                disjoint(bm, &b.variants[i].ty, &b.variants[k].ty)
-                    && disjoint(hm, &h.variants[j].ty, &h.variants[l].ty)
+                kinds::disjoint(bm, &b.variants[i].ty, bm, &b.variants[k].ty)
+                    && kinds::disjoint(hm, &h.variants[j].ty, hm, &h.variants[l].ty)
             });
             let (rule, why) = if apart {
                 (
                     &rules::UNION_VARIANTS_REORDERED_DISJOINT,
-                    "literals keep them apart",
+                    "no value matches two of them",
                 )
             } else {
                 (
@@ -1412,6 +1615,7 @@ impl<'a> Differ<'a> {
             self.at(rule, cx, msg);
             found = true;
         }
+        found |= self.untagged_order(bm, b, hm, h, &pairs, cx);
         for (i, j) in pairs {
             let (bv, hv) = (&b.variants[i], &h.variants[j]);
             let subject = format!("{}[{}]", cx.subject, name(&hv.ty));
@@ -1420,6 +1624,7 @@ impl<'a> Differ<'a> {
                 subject,
                 loc: hv.ty.loc.clone(),
                 base_loc: bv.ty.loc.clone(),
+                null_ok: false,
             };
             found |= self.ty(bm, &bv.ty, hm, &hv.ty, &vcx);
         }
@@ -1445,35 +1650,144 @@ impl<'a> Differ<'a> {
         }
         found
     }
+
+    /// Which variant an old value decodes as, before and after: the first that accepts wins,
+    /// so a head variant placed before a pair's head variant takes the values it accepts. A new
+    /// one (`union-variant-added-before`), or one that was before it in base and now accepts
+    /// more than it did (`union-variant-widened-over`), breaks unless no value of the pair's
+    /// base variant is one it accepts. Variants whose order flipped are `pairs` reordered.
+    fn untagged_order(
+        &mut self,
+        bm: &'a Model,
+        b: &'a Union,
+        hm: &'a Model,
+        h: &'a Union,
+        pairs: &[(usize, usize)],
+        cx: &Ctx,
+    ) -> bool {
+        let name = |t: &Ty| match &t.kind {
+            TyKind::Ref(r) => r.name.clone(),
+            _ => describe(hm, t),
+        };
+        let mut found = false;
+        for &(k, l) in pairs {
+            let bt = &b.variants[k].ty;
+            for m in 0..l {
+                let hv = &h.variants[m];
+                let prior = pairs.iter().find(|p| p.1 == m).map(|p| p.0);
+                let rule = match prior {
+                    // Their order flipped: reported as reordered.
+                    Some(i) if i > k => continue,
+                    Some(_) => &rules::UNION_VARIANT_WIDENED_OVER,
+                    None => &rules::UNION_VARIANT_ADDED_BEFORE,
+                };
+                // What decoded as `k` was refused by every base variant before it: a variant
+                // one of those accepts all of (the same shape, or a cover) takes none of it;
+                // nor one that accepts none of the values an old peer writes as `k`.
+                let fh = self.hprint.ty(hm, &hv.ty);
+                let earlier = (0..k).any(|i| {
+                    let bi = &b.variants[i].ty;
+                    self.bprint.ty(bm, bi) == fh || kinds::covers(bm, bi, hm, &hv.ty)
+                });
+                if earlier || kinds::disjoint_declared(hm, &hv.ty, bm, bt) {
+                    continue;
+                }
+                // A variant widened takes only what it newly accepts.
+                if let Some(i) = prior
+                    && !widened_into(bm, &b.variants[i].ty, hm, &hv.ty, bm, bt)
+                {
+                    continue;
+                }
+                let how = if kinds::covers(hm, &hv.ty, bm, bt) {
+                    "accepts every value"
+                } else {
+                    "may accept values"
+                };
+                let (later, now) = (name(&h.variants[l].ty), name(&hv.ty));
+                let what = if prior.is_some() {
+                    "now accepts more, and"
+                } else {
+                    "is new, comes before it, and"
+                };
+                let msg = format!(
+                    "variant `{now}` of untagged `{}` {what} {how} an old peer sent as `{later}`: they now decode as `{now}`",
+                    cx.subject
+                );
+                let subject = format!("{}[{now}]", cx.subject);
+                let base_loc = prior.map(|i| &b.variants[i].loc);
+                self.push(rule, cx.dir, subject, &hv.loc, base_loc, msg);
+                found = true;
+            }
+        }
+        found
+    }
 }
 
-/// True when no value matches both `a` and `b`: both are objects that require different literals
-/// at a key they share (`ok: true`, `ok: false`).
-fn disjoint(m: &Model, a: &Ty, b: &Ty) -> bool {
-    let fields = |t: &Ty| -> Option<Vec<(String, Literal)>> {
+/// Whether `h`, the head version of the base variant `b`, newly accepts values an old peer
+/// writes as the later base variant `k` (all in `bm` but `h`, in `hm`): `true` unless that is
+/// sure not to be. Two objects are compared field by field, the new values being those of a
+/// field that `h` no longer requires (`k` may lack it too unless it requires it) or whose type
+/// `b`'s no longer covers (`k` must name it, with values `b`'s type does not cover and `h`'s
+/// may hold), or a rest that accepts more; anything else is taken as newly accepting.
+fn widened_into(bm: &Model, b: &Ty, hm: &Model, h: &Ty, km: &Model, k: &Ty) -> bool {
+    // A later variant that is an untagged union: any of its variants.
+    let (km, k) = km.unalias_in(k);
+    if let TyKind::Ref(r) = &k.kind
+        && let Some((um, d)) = km.locate(r)
+        && let TypeDefKind::Union(u) = &d.kind
+        && u.tag == UnionTag::Untagged
+    {
+        return u
+            .variants
+            .iter()
+            .any(|v| widened_into(bm, b, hm, h, um, &v.ty));
+    }
+    let fields = |m: &Model, t: &Ty| -> Option<(Vec<Field>, Option<Ty>)> {
         let (dm, t) = m.unalias_in(t);
         let TyKind::Ref(r) = &t.kind else { return None };
-        let (dm, def) = dm.locate(r)?;
-        let TypeDefKind::Struct(s) = &def.kind else {
-            return None;
-        };
-        Some(
-            s.fields
-                .iter()
-                .filter(|f| !f.optional)
-                .filter_map(|f| match &dm.unalias_in(&f.ty).1.kind {
-                    TyKind::Literal(l) => Some((f.name.clone(), l.clone())),
-                    _ => None,
-                })
-                .collect(),
-        )
+        match &dm.locate(r)?.1.kind {
+            TypeDefKind::Struct(s) => {
+                Some((s.fields.clone(), s.rest.as_ref().map(|r| r.ty.clone())))
+            }
+            _ => None,
+        }
     };
-    match (fields(a), fields(b)) {
-        (Some(x), Some(y)) => x
-            .iter()
-            .any(|(k, l)| y.iter().any(|(k2, l2)| k == k2 && l != l2)),
-        _ => false,
+    let (Some((bf, brest)), Some((hf, hrest)), Some((kf, _))) =
+        (fields(bm, b), fields(hm, h), fields(km, k))
+    else {
+        return true;
+    };
+    // A rest that accepts more keeps more of `k`'s keys.
+    match (&brest, &hrest) {
+        (_, None) => {}
+        (Some(x), Some(y)) if kinds::covers(bm, x, hm, y) => {}
+        _ => return true,
     }
+    let in_k = |name: &str| kf.iter().find(|g| g.name == name);
+    for f in &bf {
+        let Some(g) = hf.iter().find(|g| g.name == f.name) else {
+            // Gone from `h`: a value may now lack it (one `k` writes without it), or hold
+            // anything there (a closed object ignores the key).
+            let lacks = !f.optional && in_k(&f.name).is_none_or(|x| x.optional);
+            let holds =
+                f.optional && in_k(&f.name).is_some_and(|x| !kinds::covers(bm, &f.ty, km, &x.ty));
+            if lacks || holds {
+                return true;
+            }
+            continue;
+        };
+        if !f.optional && g.optional && in_k(&f.name).is_none_or(|x| x.optional) {
+            return true;
+        }
+        if !kinds::covers(bm, &f.ty, hm, &g.ty)
+            && in_k(&f.name).is_some_and(|x| {
+                !kinds::covers(bm, &f.ty, km, &x.ty) && !kinds::disjoint(hm, &g.ty, km, &x.ty)
+            })
+        {
+            return true;
+        }
+    }
+    false
 }
 
 /// The protocol's directory: the path up to the last component named after the protocol, else
@@ -1524,6 +1838,11 @@ fn capabilities(m: &Model) -> HashSet<String> {
         }
     }
     out
+}
+
+/// True when `t` is `unknown`, through aliases.
+fn is_unknown(m: &Model, t: &Ty) -> bool {
+    matches!(m.unalias_in(t).1.kind, TyKind::Unknown)
 }
 
 fn is_alias(d: &TypeDef) -> bool {

@@ -21,15 +21,44 @@ impl Differ<'_> {
         let mut pairs: Vec<(&TypeDef, &TypeDef)> = self
             .memo
             .keys()
-            .chain(&self.renames)
+            .map(|(bk, hk, _)| (bk, hk))
+            .chain(self.renames.iter().map(|(bk, hk)| (bk, hk)))
             .filter(|(bk, hk)| bk.0 == base.name && hk.0 == head.name)
             .filter_map(|(bk, hk)| Some((base.own_type(&bk.1)?, head.own_type(&hk.1)?)))
             .collect();
         pairs.sort_by(|a, b| (&a.0.name, &a.1.name).cmp(&(&b.0.name, &b.1.name)));
+        pairs.dedup_by(|a, b| a.0.name == b.0.name && a.1.name == b.1.name);
         for (bd, hd) in pairs {
             let bpath = rust_path(bd);
             let hpath = rust_path(hd);
-            if bpath != hpath {
+            // Another declared name that existed on the other side too: the place holds another
+            // type, nothing was renamed (a hoisted name follows its place: renamed).
+            let replaced = bd.name != hd.name
+                && !bd.synthetic
+                && !hd.synthetic
+                && (head.own_type(&bd.name).is_some() || base.own_type(&hd.name).is_some());
+            if replaced {
+                let key = (
+                    crate::model::def_key(base, &bd.name),
+                    crate::model::def_key(head, &hd.name),
+                );
+                let place = self.places.get(&key).cloned().unwrap_or(hd.name.clone());
+                let still = if head.own_type(&bd.name).is_some() {
+                    ", which still exists"
+                } else {
+                    ""
+                };
+                let msg =
+                    format!("`{place}` now holds the Rust type `{hpath}` (was `{bpath}`{still})");
+                self.push(
+                    &rules::RUST_TYPE_REPLACED,
+                    Direction::Both,
+                    place,
+                    &hd.loc,
+                    Some(&bd.loc),
+                    msg,
+                );
+            } else if bpath != hpath {
                 let msg = format!("the Rust type `{bpath}` is now `{hpath}`");
                 self.push(
                     &rules::RUST_TYPE_RENAMED,

@@ -88,8 +88,8 @@ impl<'a> Emitter<'a> {
     /// An integer enum: the names and their values as a `const` object of the type's own
     /// name (`Severity.Error` is `1`), and its schema: a closed one `z.enum` of that object
     /// (exactly the listed numbers), an open one any `int`, typed as the known values or any
-    /// number.
-    fn int_enum(&self, out: &mut String, doc: &str, name: &str, e: &Enum) {
+    /// number (and so is a closed one that `grows`: it may gain a value compatibly).
+    fn int_enum(&self, out: &mut String, doc: &str, name: &str, e: &Enum, grows: bool) {
         let schema = names::ts_schema(name);
         let mut entries = String::new();
         for v in &e.values {
@@ -113,8 +113,13 @@ impl<'a> Emitter<'a> {
                 "{doc}export const {schema} = z.int() as z.ZodType<{name}, number>;"
             );
         } else {
+            // One that may gain a value compatibly admits any integer, as a string enum does.
+            let open = if grows { " | (number & {})" } else { "" };
             let _ = writeln!(out, "{doc}export const {schema} = z.enum({name});");
-            let _ = writeln!(out, "{doc}export type {name} = z.infer<typeof {schema}>;");
+            let _ = writeln!(
+                out,
+                "{doc}export type {name} = z.infer<typeof {schema}>{open};"
+            );
         }
     }
 
@@ -196,7 +201,9 @@ impl<'a> Emitter<'a> {
                     t.name
                 );
             }
-            TypeDefKind::Enum(e) if e.is_int() => self.int_enum(out, &doc, &t.name, e),
+            TypeDefKind::Enum(e) if e.is_int() => {
+                self.int_enum(out, &doc, &t.name, e, self.model.may_grow(t))
+            }
             TypeDefKind::Enum(e) => {
                 let values: Vec<String> = e.strs().map(js_string).collect();
                 if e.open {
@@ -228,9 +235,18 @@ impl<'a> Emitter<'a> {
                         "{doc}export const {schema} = z.enum([{}]);",
                         values.join(", ")
                     );
+                    // An enum that may gain a value compatibly (one that `#[extends]` an open
+                    // one, one that travels only client -> host): its type admits any string,
+                    // so a switch over it keeps a default arm, as `#[non_exhaustive]` makes a
+                    // Rust `match`.
+                    let open = if self.model.may_grow(t) {
+                        " | (string & {})"
+                    } else {
+                        ""
+                    };
                     let _ = writeln!(
                         out,
-                        "{doc}export type {} = z.infer<typeof {schema}>;",
+                        "{doc}export type {} = z.infer<typeof {schema}>{open};",
                         t.name
                     );
                 }

@@ -33,7 +33,7 @@ export const DocumentsErrorCodeSchema = z.enum(['unknown-document']);
  * Values:
  * - `'unknown-document'`: No document has this id.
  */
-export type DocumentsErrorCode = z.infer<typeof DocumentsErrorCodeSchema>;
+export type DocumentsErrorCode = z.infer<typeof DocumentsErrorCodeSchema> | (string & {});
 
 /**
  * What names a document in a result: included by the results that carry it.

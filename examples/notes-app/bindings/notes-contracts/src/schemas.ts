@@ -27,7 +27,7 @@ export const NotesErrorCodeSchema = z.enum(['unknown-note']);
  * Values:
  * - `'unknown-note'`: No note has this id.
  */
-export type NotesErrorCode = z.infer<typeof NotesErrorCodeSchema>;
+export type NotesErrorCode = z.infer<typeof NotesErrorCodeSchema> | (string & {});
 
 export const NoteReadPayloadSchema = z.object({
     id: NoteIdSchema,
