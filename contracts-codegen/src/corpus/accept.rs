@@ -183,7 +183,7 @@ fn formatted(f: Format, s: &str) -> bool {
         }
         Format::Byte => {
             let b = s.as_bytes();
-            if b.len() % 4 != 0 {
+            if !b.len().is_multiple_of(4) {
                 return false;
             }
             let pad = b.iter().rev().take_while(|c| **c == b'=').count();
