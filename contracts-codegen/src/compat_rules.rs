@@ -255,6 +255,57 @@ pub const REQUEST_ADDED: Rule = Rule {
     ),
 };
 
+pub const REQUEST_METADATA_ADDED: Rule = Rule {
+    id: "request-metadata-added",
+    summary: "a request declares partial results or error data (`#[partial]`, `#[error_data]`) it did not",
+    detail: "What travels beside the result is typed now; old peers read it as before (a partial result a client did not ask for is not sent, error data is an error's `data`).",
+    input: v(
+        I,
+        "compatible: old peers read the result and the error as before",
+    ),
+    output: v(
+        I,
+        "compatible: old peers read the result and the error as before",
+    ),
+    rust: kept("a new impl of `PartialResult` or `ErrorData` on the request's type"),
+    ts: ts_kept("a new key of the request's table entry"),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "struct P { a: string }",
+            "requests { \"a.find\": P -> [P] }"
+        ],
+        p![
+            "struct P { a: string }",
+            "type Ps = [P];",
+            "requests { #[partial = \"Ps\"] \"a.find\": P -> [P] }"
+        ],
+    ),
+};
+
+pub const REQUEST_METADATA_REMOVED: Rule = Rule {
+    id: "request-metadata-removed",
+    summary: "a request no longer declares its partial results or error data",
+    detail: "Peers built on the old contract read partial results or an error's typed `data` that no longer has a type: code reading them stops compiling, and a host may stop sending them.",
+    input: v(E, "keep the declaration (deprecate what it holds instead)"),
+    output: v(E, "keep the declaration (deprecate what it holds instead)"),
+    rust: breaks("the request's `PartialResult` or `ErrorData` impl is gone"),
+    ts: ts_breaks("the table entry's `partial` or `errorData` schema is gone"),
+    never_acknowledged: false,
+    example: ex(
+        p![
+            "struct P { a: string }",
+            "struct Retry { retry: boolean }",
+            "requests { #[error_data = \"Retry\"] \"a.get\": P -> P }"
+        ],
+        p![
+            "struct P { a: string }",
+            "struct Retry { retry: boolean }",
+            "requests { \"a.get\": P -> P }"
+        ],
+    ),
+};
+
 pub const EVENT_REMOVED: Rule = Rule {
     id: "event-removed",
     summary: "an event name left the event table",
@@ -1718,6 +1769,8 @@ pub const RULES: &[&Rule] = &[
     &REQUEST_REMOVED,
     &REQUEST_RENAMED,
     &REQUEST_ADDED,
+    &REQUEST_METADATA_ADDED,
+    &REQUEST_METADATA_REMOVED,
     &EVENT_REMOVED,
     &EVENT_RENAMED,
     &EVENT_ADDED,

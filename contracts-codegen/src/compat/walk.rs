@@ -324,6 +324,47 @@ impl<'a> Differ<'a> {
                 null_ok: false,
             };
             self.root(&r.result, &h.result, &cx);
+            // What travels beside the result (`#[partial]`, `#[error_data]`), as the result.
+            for attr in ["partial", "error_data"] {
+                let of = |q: &'a Request| q.metadata().find(|(a, _)| *a == attr).map(|x| x.1);
+                match (of(r), of(h)) {
+                    (Some(bt), Some(ht)) => {
+                        let cx = Ctx {
+                            dir: h.sender().reversed(),
+                            subject: format!("{}.{attr}", r.name),
+                            loc: ht.loc.clone(),
+                            base_loc: bt.loc.clone(),
+                            null_ok: false,
+                        };
+                        self.root(bt, ht, &cx);
+                    }
+                    (None, Some(ht)) => {
+                        let msg = format!("request `{}` now declares its {attr}", r.name);
+                        let rule = &rules::REQUEST_METADATA_ADDED;
+                        self.push(
+                            rule,
+                            h.sender().reversed(),
+                            r.name.clone(),
+                            &ht.loc,
+                            None,
+                            msg,
+                        );
+                    }
+                    (Some(bt), None) => {
+                        let msg = format!("request `{}` no longer declares its {attr}", r.name);
+                        let rule = &rules::REQUEST_METADATA_REMOVED;
+                        self.push(
+                            rule,
+                            h.sender().reversed(),
+                            r.name.clone(),
+                            &h.loc,
+                            Some(&bt.loc),
+                            msg,
+                        );
+                    }
+                    (None, None) => {}
+                }
+            }
         }
         for (j, h) in added.iter().enumerate() {
             if !used[j] {
