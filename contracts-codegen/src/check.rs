@@ -1742,9 +1742,10 @@ fn defaults_fit_their_type(model: &Model, diags: &mut Diagnostics) {
 /// optional (absent, the table reads it as `{}`: JSON-RPC's `params`) with no default; its key
 /// (`type`) is another required field of the same struct, a `string` (possibly with limits, after
 /// aliases; a literal names one entry only); and the protocol has that table, its own or a
-/// base's. A struct has at most one such field, it is closed (no `..: T`), its other fields
-/// have no default (its typed form borrows strings and `unknown` values, and holds any other
-/// type owned: JSON-RPC's `id`), and no type is already called `<Name>Ref` or `<Name>Typed`.
+/// base's. A struct has at most one such field, its other fields have no default (its typed
+/// form borrows strings and `unknown` values, and holds any other type owned: JSON-RPC's `id`;
+/// an open one's rest too, MCP's envelope), and no type is already called `<Name>Ref` or
+/// `<Name>Typed`.
 /// Errors point at the attribute (its value for what the value names).
 fn table_fields_name_their_entry(
     model: &Model,
@@ -1775,15 +1776,6 @@ fn table_fields_name_their_entry(
                 continue;
             }
             first = Some(f);
-            if s.rest.is_some() {
-                diags.error(
-                    &at_name,
-                    format!(
-                        "`#[table]` is allowed only in a closed struct: `{}` keeps its other keys (`..`), which its typed form cannot read",
-                        t.name
-                    ),
-                );
-            }
             for other in &s.fields {
                 if other.name == f.name || other.name == tk.key {
                     continue;

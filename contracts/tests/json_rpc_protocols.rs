@@ -224,3 +224,40 @@ fn bare_params_and_results_by_method() {
     let unknown = verdict::<McpTables>(Kind::Result, Some("no/such"), "{}", false).unwrap_err();
     assert_eq!(unknown.to_string(), r#"no table entry is called "no/such""#);
 }
+
+/// Any other top-level key of a request or a notification (which MCP's and ACP's official
+/// schemas accept) is kept and written back where it was read, of any JSON value; a request's
+/// params are still judged by its method.
+#[test]
+fn extra_top_level_keys_are_kept_and_written_back() {
+    fn echoed<T: JsonRpcTables>(text: &str) {
+        let v = message::<T>(text);
+        assert!(v.ok, "{text}: {v:?}");
+        let written: Value = serde_json::from_str(v.value.unwrap().get()).unwrap();
+        assert_eq!(
+            written,
+            serde_json::from_str::<Value>(text).unwrap(),
+            "{text}"
+        );
+    }
+    echoed::<McpTables>(r#"{"jsonrpc":"2.0","id":1,"method":"ping","x":1}"#);
+    echoed::<McpTables>(
+        r#"{"x":{"a":[1,2.5,null]},"jsonrpc":"2.0","id":"r","method":"tools/list"}"#,
+    );
+    echoed::<McpTables>(
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized","_meta":{"k":"v"},"y":true}"#,
+    );
+    echoed::<AcpTables>(
+        r#"{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","mcpServers":[]},"x":"y"}"#,
+    );
+    echoed::<AcpTables>(
+        r#"{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"},"x":1}"#,
+    );
+    assert_eq!(
+        ping_line(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":3},"x":1}"#),
+        (
+            Some(Stage::Table),
+            "✖ Invalid input: expected string, received number\n  → at name".into()
+        )
+    );
+}

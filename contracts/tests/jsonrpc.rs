@@ -3,7 +3,9 @@
 //! key `method`, `params` optional and read as `{}` by the table when absent. The one-pass
 //! typed read gives the verdict and the message of the two stages (the owned struct, then the
 //! table's parse) on every line, and the typed union `JSONRPCMessageTyped` those of the owned
-//! union and then the table of the variant it picked.
+//! union and then the table of the variant it picked. The open frames (`OpenRequest`,
+//! `LabelledRequest`, `OpenMessage`: `..: T`, as MCP's and ACP's envelopes) keep every other
+//! key in their view and typed form, and write back what they read.
 
 mod rpc {
     contracts::protocol! { name: "jsonrpc", dir: "../contracts-codegen/tests/fixtures/pass-jsonrpc/schema" }
@@ -74,6 +76,109 @@ fn message_typed(text: &str) -> Verdict {
         Err(Refused::Table(_, e)) => Err(table_error(&e)),
     }
 }
+
+/// The two stages on an open request frame (`OpenRequest`, `..: unknown`).
+fn open_request_in_two_stages(text: &str) -> Verdict {
+    let frame = wire::from_str::<OpenRequest>(text).map_err(|e| ("envelope", e.to_string()))?;
+    let params = frame.params.as_ref().map_or("{}", |p| p.0.get());
+    RequestPayload::parse(&frame.method, params)
+        .map(|p| p.name().to_owned())
+        .map_err(|e| table_error(&e))
+}
+
+fn open_request_typed(text: &str) -> Verdict {
+    match wire::from_str_typed::<OpenRequestTyped<'_>>(text) {
+        Ok(t) => {
+            assert_eq!(t.params.name(), &*t.method, "{text}");
+            // The rest is the owned struct's.
+            let owned = wire::from_str::<OpenRequest>(text).unwrap();
+            assert_eq!(t.extra, owned.extra, "{text}");
+            Ok(t.params.name().to_owned())
+        }
+        Err(Refused::Envelope(e)) => Err(("envelope", e.to_string())),
+        Err(Refused::Table(view, e)) => {
+            let owned = wire::from_str::<OpenRequest>(text).unwrap();
+            assert_eq!(view.extra, owned.extra, "{text}");
+            Err(table_error(&e))
+        }
+    }
+}
+
+/// The two stages on a request frame whose rest is typed (`LabelledRequest`, `..: string(max = 8)`).
+fn labelled_in_two_stages(text: &str) -> Verdict {
+    let frame = wire::from_str::<LabelledRequest>(text).map_err(|e| ("envelope", e.to_string()))?;
+    let params = frame.params.as_ref().map_or("{}", |p| p.0.get());
+    RequestPayload::parse(&frame.method, params)
+        .map(|p| p.name().to_owned())
+        .map_err(|e| table_error(&e))
+}
+
+fn labelled_typed(text: &str) -> Verdict {
+    match wire::from_str_typed::<LabelledRequestTyped<'_>>(text) {
+        Ok(t) => {
+            let owned = wire::from_str::<LabelledRequest>(text).unwrap();
+            assert_eq!(t.extra, owned.extra, "{text}");
+            Ok(t.params.name().to_owned())
+        }
+        Err(Refused::Envelope(e)) => Err(("envelope", e.to_string())),
+        Err(Refused::Table(_, e)) => Err(table_error(&e)),
+    }
+}
+
+/// The two stages on any message of the open union (`OpenMessage`).
+fn open_message_in_two_stages(text: &str) -> Verdict {
+    let m = wire::from_str::<OpenMessage>(text).map_err(|e| ("envelope", e.to_string()))?;
+    let by_name = |method: &str, params: &Option<wire::RawJson>, requests: bool| {
+        let params = params.as_ref().map_or("{}", |p| p.0.get());
+        if requests {
+            RequestPayload::parse(method, params).map(|p| format!("request {}", p.name()))
+        } else {
+            EventPayload::parse(method, params).map(|p| format!("event {}", p.name()))
+        }
+        .map_err(|e| table_error(&e))
+    };
+    match m {
+        OpenMessage::OpenRequest(r) => by_name(&r.method, &r.params, true),
+        OpenMessage::OpenNotification(n) => by_name(&n.method, &n.params, false),
+        OpenMessage::JSONRPCResultResponse(_) => Ok("result".into()),
+        OpenMessage::JSONRPCErrorResponse(_) => Ok("error".into()),
+    }
+}
+
+fn open_message_typed(text: &str) -> Verdict {
+    match wire::from_str_variants_typed::<OpenMessageTyped<'_>>(text) {
+        Ok(OpenMessageTyped::OpenRequest(r)) => Ok(format!("request {}", r.params.name())),
+        Ok(OpenMessageTyped::OpenNotification(n)) => Ok(format!("event {}", n.params.name())),
+        Ok(OpenMessageTyped::JSONRPCResultResponse(_)) => Ok("result".into()),
+        Ok(OpenMessageTyped::JSONRPCErrorResponse(_)) => Ok("error".into()),
+        Err(Refused::Envelope(e)) => Err(("envelope", e.to_string())),
+        Err(Refused::Table(_, e)) => Err(table_error(&e)),
+    }
+}
+
+/// Frames with keys of their own beside the envelope's (any JSON-RPC peer may add one; MCP's
+/// and ACP's official schemas accept them): before, between and after the fields, repeated,
+/// of every JSON type, and a key a notification keeps that a request would have read as its
+/// `id`. A `LabelledRequest` takes only short strings there.
+const EXTRA: &[&str] = &[
+    r#"{"jsonrpc":"2.0","id":1,"method":"ping","x":1}"#,
+    r#"{"x":{"deep":[1,2.5,null]},"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+    r#"{"jsonrpc":"2.0","id":"a","b":"s","method":"tools/call","params":{"name":"t"},"a":true}"#,
+    r#"{"jsonrpc":"2.0","id":1,"method":"ping","x":1,"x":"again"}"#,
+    r#"{"jsonrpc":"2.0","id":1,"method":"ping","x":"label","y":"ok"}"#,
+    r#"{"jsonrpc":"2.0","id":1,"method":"ping","x":"far too long a label"}"#,
+    r#"{"jsonrpc":"2.0","id":1,"method":"ping","x":1,"x":"short"}"#,
+    r#"{"jsonrpc":"2.0","id":1,"method":"nope","x":"short"}"#,
+    r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":3},"x":"short"}"#,
+    r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","x":2}"#,
+    r#"{"jsonrpc":"2.0","id":{"x":1},"method":"ping","x":1}"#,
+    r#"{"jsonrpc":"2.0","id":{"x":1},"method":"notifications/initialized"}"#,
+    r#"{"jsonrpc":"2.0","method":"notifications/initialized","_meta":{"a":1}}"#,
+    r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":50},"x":[]}"#,
+    r#"{"jsonrpc":"2.0","method":"notifications/progress","x":null}"#,
+    r#"{"jsonrpc":"2.0","id":1,"result":{},"x":1}"#,
+    r#"{"jsonrpc":"2.0","method":7,"x":1}"#,
+];
 
 /// Request frames: valid, absent and null params, ids of every wrong type, an unknown method,
 /// invalid params, and keys in another order.
@@ -228,6 +333,121 @@ fn a_message_read_typed_has_the_unions_verdict_then_the_tables() {
 }
 
 #[test]
+fn an_open_request_read_in_one_pass_has_the_two_stages_verdict() {
+    for text in REQUESTS.iter().chain(EXTRA) {
+        assert_eq!(
+            open_request_typed(text),
+            open_request_in_two_stages(text),
+            "{text}"
+        );
+        assert_eq!(labelled_typed(text), labelled_in_two_stages(text), "{text}");
+    }
+    // The extra keys are kept, in the order read, the last value of a repeated one.
+    let t = wire::from_str_typed::<OpenRequestTyped<'_>>(EXTRA[2]).unwrap();
+    let keys: Vec<&str> = t.extra.keys().map(String::as_str).collect();
+    assert_eq!(keys, ["b", "a"]);
+    let t = wire::from_str_typed::<OpenRequestTyped<'_>>(EXTRA[3]).unwrap();
+    assert_eq!(t.extra["x"].0.get(), r#""again""#);
+    // Read in one pass: an extra key no longer leaves the frame to the two stages.
+    for text in [EXTRA[0], EXTRA[1], EXTRA[2]] {
+        assert!(
+            wire::read_typed_once::<OpenRequestTyped<'_>>(text).is_some(),
+            "{text}"
+        );
+    }
+    // A typed rest: a valid value kept, an invalid one refused by the envelope at its key,
+    // with the owned struct's message.
+    let t = wire::from_str_typed::<LabelledRequestTyped<'_>>(EXTRA[4]).unwrap();
+    assert_eq!(t.extra["y"], "ok");
+    let (stage, message) = labelled_typed(EXTRA[5]).unwrap_err();
+    assert_eq!(stage, "envelope");
+    assert!(message.contains("→ at x"), "{message}");
+    assert_eq!(labelled_typed(EXTRA[0]).unwrap_err().0, "envelope");
+    assert_eq!(
+        labelled_typed(EXTRA[6]).unwrap(),
+        "ping",
+        "the last value decides"
+    );
+    // The closed request still drops an extra key.
+    let closed = wire::from_str::<JSONRPCRequest>(EXTRA[0]).unwrap();
+    assert_eq!(
+        serde_json::to_string(&closed).unwrap(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#
+    );
+}
+
+#[test]
+fn an_open_message_read_typed_has_the_unions_verdict_then_the_tables() {
+    for text in REQUESTS.iter().chain(MESSAGES).chain(EXTRA) {
+        assert_eq!(
+            open_message_typed(text),
+            open_message_in_two_stages(text),
+            "{text}"
+        );
+    }
+    assert_eq!(open_message_typed(EXTRA[0]).unwrap(), "request ping");
+    assert_eq!(
+        open_message_typed(EXTRA[12]).unwrap(),
+        "event notifications/initialized"
+    );
+    // A request refused for its id is read on as a notification, which keeps the `id` in its
+    // rest: not in one pass (the union would have tried the request first), by the two stages.
+    assert!(
+        <OpenMessageTyped<'_> as wire::VariantsTyped<'_>>::read_once(EXTRA[11]).is_none(),
+        "{}",
+        EXTRA[11]
+    );
+    match wire::from_str_variants_typed::<OpenMessageTyped<'_>>(EXTRA[11]) {
+        Ok(OpenMessageTyped::OpenNotification(n)) => {
+            assert_eq!(n.extra["id"].0.get(), r#"{"x":1}"#)
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// What the owned types write back is what they read, as JSON: no key dropped, no number
+/// respelled, through the owned union and through its view (an open request or notification;
+/// the fixture's responses are closed, and drop what they do not know).
+#[test]
+fn an_open_message_is_written_back_as_it_was_read() {
+    let mut accepted = 0;
+    for text in REQUESTS.iter().chain(MESSAGES).chain(EXTRA) {
+        let Ok(owned) = wire::from_str::<OpenMessage>(text) else {
+            continue;
+        };
+        if !matches!(
+            owned,
+            OpenMessage::OpenRequest(_) | OpenMessage::OpenNotification(_)
+        ) {
+            continue;
+        }
+        accepted += 1;
+        let input: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert_eq!(serde_json::to_value(&owned).unwrap(), input, "{text}");
+        let view = wire::from_str_ref::<OpenMessageRef<'_>>(text).unwrap();
+        assert_eq!(
+            serde_json::to_value(view.into_owned()).unwrap(),
+            input,
+            "{text}"
+        );
+        if let Ok(OpenMessageTyped::OpenRequest(t)) =
+            wire::from_str_variants_typed::<OpenMessageTyped<'_>>(text)
+        {
+            let OpenMessage::OpenRequest(r) = &owned else {
+                panic!("{text}");
+            };
+            assert_eq!(t.extra, r.extra, "{text}");
+        }
+    }
+    assert!(accepted > 20, "{accepted}");
+    // The view carries the rest both ways.
+    let owned = wire::from_str::<OpenRequest>(EXTRA[2]).unwrap();
+    let view = <OpenRequestRef<'_> as wire::DecodeRef<'_>>::from_owned(owned.clone());
+    assert_eq!(view.extra, owned.extra);
+    assert_eq!(view.into_owned(), owned);
+}
+
+#[test]
 fn by_name_reads_an_empty_object_for_an_entry_without_params() {
     let p = <RequestPayload as ByName<'_>>::read_named("ping", "{}").unwrap();
     assert_eq!(p.name(), "ping");
@@ -237,8 +457,9 @@ fn by_name_reads_an_empty_object_for_an_entry_without_params() {
 }
 
 /// Every line's verdict, as `tests/jsonrpc.verdicts.jsonl` records it for Zod to be compared
-/// with (`parseJSONRPCRequestTyped` on the requests, `parseJSONRPCMessageTyped` on every line):
-/// `UPDATE_EXPECT=1` rewrites the record.
+/// with (`parseJSONRPCRequestTyped` on the requests, `parseJSONRPCMessageTyped` on every line,
+/// and the open frames' `parseOpenRequestTyped`, `parseLabelledRequestTyped` and
+/// `parseOpenMessageTyped`): `UPDATE_EXPECT=1` rewrites the record.
 #[test]
 fn the_verdicts_are_recorded() {
     let mut out = String::new();
@@ -261,6 +482,13 @@ fn the_verdicts_are_recorded() {
     }
     for text in REQUESTS.iter().chain(MESSAGES) {
         push("message", text, message_typed(text));
+    }
+    for text in REQUESTS.iter().chain(EXTRA) {
+        push("open-request", text, open_request_typed(text));
+        push("labelled-request", text, labelled_typed(text));
+    }
+    for text in REQUESTS.iter().chain(MESSAGES).chain(EXTRA) {
+        push("open-message", text, open_message_typed(text));
     }
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/jsonrpc.verdicts.jsonl");

@@ -73,10 +73,10 @@ export type JsonRpcRequestTyped = z.infer<typeof JsonRpcRequestTypedSchema>;
  * the entry's name and `params` its schema.
  */
 export const JsonRpcNotificationTypedSchema = z.discriminatedUnion('method', [
-    z.object({ jsonrpc: z.literal('2.0'), method: z.literal('session/update'), params: z.preprocess((v) => (v === undefined ? {} : v), ACP_EVENT_SCHEMAS['session/update']) }),
-    z.object({ jsonrpc: z.literal('2.0'), method: z.literal('elicitation/complete'), params: z.preprocess((v) => (v === undefined ? {} : v), ACP_EVENT_SCHEMAS['elicitation/complete']) }),
-    z.object({ jsonrpc: z.literal('2.0'), method: z.literal('session/cancel'), params: z.preprocess((v) => (v === undefined ? {} : v), ACP_EVENT_SCHEMAS['session/cancel']) }),
-    z.object({ jsonrpc: z.literal('2.0'), method: z.literal('$/cancel_request'), params: z.preprocess((v) => (v === undefined ? {} : v), ACP_EVENT_SCHEMAS['$/cancel_request']) }),
+    z.looseObject({ jsonrpc: z.literal('2.0'), method: z.literal('session/update'), params: z.preprocess((v) => (v === undefined ? {} : v), ACP_EVENT_SCHEMAS['session/update']) }),
+    z.looseObject({ jsonrpc: z.literal('2.0'), method: z.literal('elicitation/complete'), params: z.preprocess((v) => (v === undefined ? {} : v), ACP_EVENT_SCHEMAS['elicitation/complete']) }),
+    z.looseObject({ jsonrpc: z.literal('2.0'), method: z.literal('session/cancel'), params: z.preprocess((v) => (v === undefined ? {} : v), ACP_EVENT_SCHEMAS['session/cancel']) }),
+    z.looseObject({ jsonrpc: z.literal('2.0'), method: z.literal('$/cancel_request'), params: z.preprocess((v) => (v === undefined ? {} : v), ACP_EVENT_SCHEMAS['$/cancel_request']) }),
 ]);
 /** A `JsonRpcNotification` whose `method` names an entry of the event table: narrowing on `method` types `params`. */
 export type JsonRpcNotificationTyped = z.infer<typeof JsonRpcNotificationTypedSchema>;

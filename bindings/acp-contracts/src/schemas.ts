@@ -1973,7 +1973,7 @@ export type InitializeResponse = z.infer<typeof InitializeResponseSchema>;
  * request table checks it by `method`. ACP leaves `params` optional: absent params are read
  * as `{}`.
  */
-export const JsonRpcRequestSchema = z.object({
+export const JsonRpcRequestSchema = z.looseObject({
     jsonrpc: z.literal('2.0'),
     /**
      * The request id used to correlate the matching response.
@@ -1999,7 +1999,7 @@ export type JsonRpcRequest = z.infer<typeof JsonRpcRequestSchema>;
  * A notification: `{ jsonrpc, method, params? }`, answered by nothing. Absent params are
  * read as `{}`.
  */
-export const JsonRpcNotificationSchema = z.object({
+export const JsonRpcNotificationSchema = z.looseObject({
     jsonrpc: z.literal('2.0'),
     /**
      * The notification method name, such as `session/update`.

@@ -71,17 +71,17 @@ export type JSONRPCRequestTyped = z.infer<typeof JSONRPCRequestTypedSchema>;
  * the entry's name and `params` its schema.
  */
 export const JSONRPCNotificationTypedSchema = z.discriminatedUnion('method', [
-    z.object({ jsonrpc: z.literal('2.0'), method: z.literal('notifications/cancelled'), params: z.preprocess((v) => (v === undefined ? {} : v), MCP_EVENT_SCHEMAS['notifications/cancelled']) }),
-    z.object({ jsonrpc: z.literal('2.0'), method: z.literal('notifications/initialized'), params: z.preprocess((v) => (v === undefined ? {} : v), MCP_EVENT_SCHEMAS['notifications/initialized']) }),
-    z.object({ jsonrpc: z.literal('2.0'), method: z.literal('notifications/progress'), params: z.preprocess((v) => (v === undefined ? {} : v), MCP_EVENT_SCHEMAS['notifications/progress']) }),
-    z.object({ jsonrpc: z.literal('2.0'), method: z.literal('notifications/roots/list_changed'), params: z.preprocess((v) => (v === undefined ? {} : v), MCP_EVENT_SCHEMAS['notifications/roots/list_changed']) }),
-    z.object({ jsonrpc: z.literal('2.0'), method: z.literal('notifications/message'), params: z.preprocess((v) => (v === undefined ? {} : v), MCP_EVENT_SCHEMAS['notifications/message']) }),
-    z.object({ jsonrpc: z.literal('2.0'), method: z.literal('notifications/resources/updated'), params: z.preprocess((v) => (v === undefined ? {} : v), MCP_EVENT_SCHEMAS['notifications/resources/updated']) }),
-    z.object({ jsonrpc: z.literal('2.0'), method: z.literal('notifications/resources/list_changed'), params: z.preprocess((v) => (v === undefined ? {} : v), MCP_EVENT_SCHEMAS['notifications/resources/list_changed']) }),
-    z.object({ jsonrpc: z.literal('2.0'), method: z.literal('notifications/tools/list_changed'), params: z.preprocess((v) => (v === undefined ? {} : v), MCP_EVENT_SCHEMAS['notifications/tools/list_changed']) }),
-    z.object({ jsonrpc: z.literal('2.0'), method: z.literal('notifications/prompts/list_changed'), params: z.preprocess((v) => (v === undefined ? {} : v), MCP_EVENT_SCHEMAS['notifications/prompts/list_changed']) }),
-    z.object({ jsonrpc: z.literal('2.0'), method: z.literal('notifications/elicitation/complete'), params: z.preprocess((v) => (v === undefined ? {} : v), MCP_EVENT_SCHEMAS['notifications/elicitation/complete']) }),
-    z.object({ jsonrpc: z.literal('2.0'), method: z.literal('notifications/tasks/status'), params: z.preprocess((v) => (v === undefined ? {} : v), MCP_EVENT_SCHEMAS['notifications/tasks/status']) }),
+    z.looseObject({ jsonrpc: z.literal('2.0'), method: z.literal('notifications/cancelled'), params: z.preprocess((v) => (v === undefined ? {} : v), MCP_EVENT_SCHEMAS['notifications/cancelled']) }),
+    z.looseObject({ jsonrpc: z.literal('2.0'), method: z.literal('notifications/initialized'), params: z.preprocess((v) => (v === undefined ? {} : v), MCP_EVENT_SCHEMAS['notifications/initialized']) }),
+    z.looseObject({ jsonrpc: z.literal('2.0'), method: z.literal('notifications/progress'), params: z.preprocess((v) => (v === undefined ? {} : v), MCP_EVENT_SCHEMAS['notifications/progress']) }),
+    z.looseObject({ jsonrpc: z.literal('2.0'), method: z.literal('notifications/roots/list_changed'), params: z.preprocess((v) => (v === undefined ? {} : v), MCP_EVENT_SCHEMAS['notifications/roots/list_changed']) }),
+    z.looseObject({ jsonrpc: z.literal('2.0'), method: z.literal('notifications/message'), params: z.preprocess((v) => (v === undefined ? {} : v), MCP_EVENT_SCHEMAS['notifications/message']) }),
+    z.looseObject({ jsonrpc: z.literal('2.0'), method: z.literal('notifications/resources/updated'), params: z.preprocess((v) => (v === undefined ? {} : v), MCP_EVENT_SCHEMAS['notifications/resources/updated']) }),
+    z.looseObject({ jsonrpc: z.literal('2.0'), method: z.literal('notifications/resources/list_changed'), params: z.preprocess((v) => (v === undefined ? {} : v), MCP_EVENT_SCHEMAS['notifications/resources/list_changed']) }),
+    z.looseObject({ jsonrpc: z.literal('2.0'), method: z.literal('notifications/tools/list_changed'), params: z.preprocess((v) => (v === undefined ? {} : v), MCP_EVENT_SCHEMAS['notifications/tools/list_changed']) }),
+    z.looseObject({ jsonrpc: z.literal('2.0'), method: z.literal('notifications/prompts/list_changed'), params: z.preprocess((v) => (v === undefined ? {} : v), MCP_EVENT_SCHEMAS['notifications/prompts/list_changed']) }),
+    z.looseObject({ jsonrpc: z.literal('2.0'), method: z.literal('notifications/elicitation/complete'), params: z.preprocess((v) => (v === undefined ? {} : v), MCP_EVENT_SCHEMAS['notifications/elicitation/complete']) }),
+    z.looseObject({ jsonrpc: z.literal('2.0'), method: z.literal('notifications/tasks/status'), params: z.preprocess((v) => (v === undefined ? {} : v), MCP_EVENT_SCHEMAS['notifications/tasks/status']) }),
 ]);
 /** A `JSONRPCNotification` whose `method` names an entry of the event table: narrowing on `method` types `params`. */
 export type JSONRPCNotificationTyped = z.infer<typeof JSONRPCNotificationTypedSchema>;

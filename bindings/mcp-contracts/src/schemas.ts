@@ -1207,7 +1207,7 @@ export type RequestId = z.infer<typeof RequestIdSchema>;
 /**
  * A request that expects a response.
  */
-export const JSONRPCRequestSchema = z.object({
+export const JSONRPCRequestSchema = z.looseObject({
     jsonrpc: z.literal('2.0'),
     id: RequestIdSchema,
     /**
@@ -1228,7 +1228,7 @@ export type JSONRPCRequest = z.infer<typeof JSONRPCRequestSchema>;
 /**
  * A notification which does not expect a response.
  */
-export const JSONRPCNotificationSchema = z.object({
+export const JSONRPCNotificationSchema = z.looseObject({
     jsonrpc: z.literal('2.0'),
     /**
      * The notification's name, such as `notifications/progress`.

@@ -8,7 +8,8 @@
 //! itself: every field a literal, a string or an `unknown` value, none optional with a default,
 //! and one `unknown`, so the view holds each string and raw value borrowed (`emit::rust::envelope`).
 //! A typed frame (a struct with a `#[table]` field, JSON-RPC's `JSONRPCRequest`) is flat
-//! whatever its other fields hold: the view holds any other value owned (`id: RequestId`).
+//! whatever its other fields hold: the view holds any other value owned (`id: RequestId`),
+//! and so is an open one (`..: unknown`, MCP's envelope): its view holds the rest owned.
 
 use crate::model::{Model, Struct, Ty, TyKind, TypeDefKind};
 use crate::names::view_name;
@@ -54,10 +55,11 @@ fn reaches_text(owner: &Model, ty: &Ty, seen: &mut BTreeSet<(String, String)>) -
             let Some(def) = owner.resolve(r) else {
                 return false;
             };
-            // An open object has no view: other views hold it owned, its rest included.
+            // An open object has no view: other views hold it owned, its rest included. An
+            // open typed frame has one, its flat view, which holds the rest owned.
             let viewless = || {
                 def_owner.own_type(&view_name(&def.name)).is_some()
-                    || matches!(&def.kind, TypeDefKind::Struct(s) if s.rest.is_some())
+                    || matches!(&def.kind, TypeDefKind::Struct(s) if s.rest.is_some() && !is_typed(s))
             };
             match &def.kind {
                 TypeDefKind::Alias(inner) => reaches_text(def_owner, inner, seen),
@@ -87,11 +89,12 @@ pub fn flats(model: &Model, texts: &BTreeSet<String>) -> BTreeSet<String> {
 /// Whether every field of `s` is a literal, a string or an `unknown` value without a default
 /// of its own (one a view can borrow or check, with nothing to make up when it is absent),
 /// and one is `unknown`; a typed frame's other fields may be of any type (held owned).
+/// An open struct is flat only when it is a typed frame (its view holds the rest owned).
 fn is_flat(model: &Model, s: &Struct) -> bool {
-    if s.rest.is_some() {
+    let typed = is_typed(s);
+    if s.rest.is_some() && !typed {
         return false;
     }
-    let typed = s.fields.iter().any(|f| f.meta.table.is_some());
     let mut unknown = false;
     for f in &s.fields {
         if f.optional && f.default.is_some() {
@@ -106,4 +109,9 @@ fn is_flat(model: &Model, s: &Struct) -> bool {
         }
     }
     unknown
+}
+
+/// Whether `s` is a typed frame: one of its fields has `#[table]`.
+fn is_typed(s: &Struct) -> bool {
+    s.fields.iter().any(|f| f.meta.table.is_some())
 }

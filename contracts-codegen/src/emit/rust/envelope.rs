@@ -9,7 +9,7 @@ use super::decode::lets_else;
 use super::paths::{map_read, map_some};
 use super::scan::{scan_fields_body, untagged_scan_body};
 use super::view::{Convert, variant_arm};
-use super::{At, Emitter, FieldCx, Store, VariantCx};
+use super::{At, Emitter, FieldCx, RestCx, Store, VariantCx};
 use crate::model::{Struct, TyKind, TypeDef, TypeDefKind, Union};
 use crate::names::rust_type_name;
 use crate::names::view_name;
@@ -177,7 +177,10 @@ impl Emitter<'_> {
         let cxs: Vec<&FieldCx> = fields.iter().map(|f| f.c).collect();
         let owned_at: Vec<usize> = fields.iter().filter(|f| f.owned()).map(|f| f.i).collect();
         let held_owned = |c: &FieldCx<'_>| owned_at.contains(&c.i);
-        let [item, owned, from_owned] = self.view_struct(&doc, name, view, &cxs, at, &held_owned);
+        // An open frame's view holds its rest owned, read by the rest-collecting key loop.
+        let rest = self.rest(s, at);
+        let [item, owned, from_owned] =
+            self.view_struct(&doc, name, view, &cxs, at, &held_owned, rest.as_ref());
         let slots: Vec<Ident> = fields.iter().map(|f| f.slot.clone()).collect();
         let arms = fields.iter().map(FlatField::arm);
         let finish = fields.iter().map(FlatField::finish);
@@ -188,22 +191,39 @@ impl Emitter<'_> {
         });
         let lets_else = lets_else(&slots, fields.iter().map(FlatField::kept));
         let scans: Vec<TokenStream> = fields.iter().map(FlatField::scan).collect();
-        let view_scan = scan_fields_body(
-            rt,
-            s,
-            &slots,
-            &scans,
-            |f| self.store(f),
-            |_| {
-                // A view's fields are strings, `unknown` values and literals: none has a default.
-                TokenStream::new()
-            },
-        );
+        // An open frame's fast reader is never sure, as the owned struct's: its decoder keeps
+        // the other keys.
+        let view_scan = if rest.is_some() {
+            quote!(let _ = (r, &mut keys); ::core::option::Option::None)
+        } else {
+            scan_fields_body(
+                rt,
+                s,
+                &slots,
+                &scans,
+                |f| self.store(f),
+                |_| {
+                    // A view's fields are strings, `unknown` values and literals: none has a
+                    // default.
+                    TokenStream::new()
+                },
+            )
+        };
         let typed = self.struct_typed(at, flat);
         let object_view = self.object_view_impl(view, view_scan);
         let inherent = self.inherent_impl(name, view, owned);
         let decode = Some(quote!(#rt::decode_object_ref::<Self>(d, cx)));
-        let scan = quote!(#rt::scan_object_view::<Self>(r));
+        let scan = if rest.is_some() {
+            quote!(let _ = r; ::core::option::Option::None)
+        } else {
+            quote!(#rt::scan_object_view::<Self>(r))
+        };
+        let [rest_let, next, rest_finish, rest_build] = rest_loop(
+            rt,
+            rest.as_ref(),
+            &quote!(<Self as #rt::ObjectRef<'de>>::index),
+            &quote!(::core::option::Option::None),
+        );
         let decode_ref = self.decode_ref_impl(name, view, from_owned, decode, scan);
         quote! {
             #item
@@ -223,7 +243,8 @@ impl Emitter<'_> {
                     map: &mut dyn #rt::SrcMap<'de>,
                 ) -> #rt::Read<::core::option::Option<Self>> {
                     #(let mut #slots = ::core::option::Option::None;)*
-                    while let ::core::option::Option::Some(i) = o.next_key(map, <Self as #rt::ObjectRef<'de>>::index)? {
+                    #rest_let
+                    while let ::core::option::Option::Some(i) = #next {
                         match i {
                             #(#arms)*
                             _ => ::core::result::Result::Ok(()),
@@ -231,7 +252,8 @@ impl Emitter<'_> {
                     }
                     #(#finish)*
                     #lets_else
-                    ::core::result::Result::Ok(::core::option::Option::Some(Self { #(#build)* }))
+                    #rest_finish
+                    ::core::result::Result::Ok(::core::option::Option::Some(Self { #(#build)* #rest_build }))
                 }
             }
 
@@ -373,5 +395,38 @@ impl Emitter<'_> {
 
             #decode_ref
         }
+    }
+}
+
+/// The parts of a view's or typed form's key loop for an open frame's rest (`rest`), as the
+/// owned struct's decoder has them (`emit::rust::decode`): the rest's slot, the key loop's
+/// next key (`index` the struct's index; a closed frame's `o.next_key`), the rest checked
+/// once the keys ended (`invalid` what an invalid one returns) and its member.
+pub(super) fn rest_loop(
+    rt: &TokenStream,
+    rest: Option<&RestCx>,
+    index: &TokenStream,
+    invalid: &TokenStream,
+) -> [TokenStream; 4] {
+    match rest {
+        Some(r) => {
+            let schema = &r.schema;
+            [
+                quote!(let mut rest = #rt::RestSlot::default();),
+                quote!(o.next_key_rest(map, #index, &#schema, &mut rest)?),
+                quote! {
+                    let ::core::option::Option::Some(extra) = rest.finish() else {
+                        return ::core::result::Result::Ok(#invalid);
+                    };
+                },
+                quote!(extra,),
+            ]
+        }
+        None => [
+            TokenStream::new(),
+            quote!(o.next_key(map, #index)?),
+            TokenStream::new(),
+            TokenStream::new(),
+        ],
     }
 }

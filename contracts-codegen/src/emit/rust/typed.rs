@@ -4,7 +4,7 @@
 
 use super::decode::lets_else_with;
 use super::docs::docs_attrs;
-use super::envelope::{FlatField, FlatView};
+use super::envelope::{FlatField, FlatView, rest_loop};
 use super::scan::{scan_arm, scan_finish_of, scan_keys};
 use super::{At, Emitter, Store};
 use crate::model::{Struct, TableKind, TypeDef, TypeRef};
@@ -50,13 +50,43 @@ impl Emitter<'_> {
         let (slot, key_slot) = (&fields[t].slot, &fields[k].slot);
         let others = || fields.iter().filter(|f| f.f.name != field.name);
         // The payload's member holds the entry; every other member is the view's.
-        let members = fields.iter().filter_map(|f| {
-            if f.f.name == field.name {
-                Some(quote!(#fdocs pub #field_ident: E,))
-            } else {
-                self.view_member_as(f, at, f.owned())
+        let mut members: Vec<TokenStream> = fields
+            .iter()
+            .filter_map(|f| {
+                if f.f.name == field.name {
+                    Some(quote!(#fdocs pub #field_ident: E,))
+                } else {
+                    self.view_member_as(f, at, f.owned())
+                }
+            })
+            .collect();
+        // An open frame holds its rest owned, as its view does; its loop reads every other key
+        // into it (with its issues, which leave the frame to the two stages) where a closed
+        // frame's strict loop leaves the frame to them at once.
+        let rest = self.rest(s, at);
+        if let Some(r) = &rest {
+            let vty = &r.ty;
+            members.push(quote! {
+                /// Every other key of the object, with its value, in the order read, as the
+                /// owned struct's `extra` (held owned).
+                pub extra: #rt::Rest<#vty>,
+            });
+        }
+        let index = quote!(<Self as #rt::ObjectRef<'de>>::index);
+        let (rest_let, next, rest_finish, rest_build) = match &rest {
+            Some(_) => {
+                let [rest_let, next, finish, build] =
+                    rest_loop(rt, rest.as_ref(), &index, &quote!(()));
+                (rest_let, next, finish, build)
             }
-        });
+            None => (
+                TokenStream::new(),
+                quote!(o.next_key_strict(map, #index)?),
+                TokenStream::new(),
+                TokenStream::new(),
+            ),
+        };
+        let from_view_rest = rest.as_ref().map(|_| quote!(extra: view.extra,));
         let arms = fields.iter().map(|f| {
             if f.f.name == field.name {
                 let i = Lit::usize_unsuffixed(t);
@@ -128,6 +158,25 @@ impl Emitter<'_> {
             }
         }
         let scan_keys = scan_keys(rt, s);
+        // An open frame's fast reader is never sure, as the owned struct's.
+        let scan_body = if rest.is_some() {
+            quote!(let _ = r; ::core::option::Option::None)
+        } else {
+            quote! {
+                #scan_keys
+                let mut next = 0;
+                #(let mut #slots = ::core::option::Option::None;)*
+                let mut keys = r.object()?;
+                while let ::core::option::Option::Some(k) = r.field(&mut keys, KEYS, &mut next)? {
+                    match k {
+                        #(#scan_arms)*
+                        _ => return ::core::option::Option::None,
+                    }
+                }
+                #(#scan_finish)*
+                ::core::option::Option::Some(Self { #(#scan_build)* })
+            }
+        };
         let parts = if field.optional {
             quote!((&*view.#key_ident, view.#field_ident.as_deref().unwrap_or(#rt::empty_object())))
         } else {
@@ -166,7 +215,8 @@ impl Emitter<'_> {
                     out: &mut ::core::option::Option<Self>,
                 ) -> #rt::Read<()> {
                     #(#lets)*
-                    while let ::core::option::Option::Some(i) = o.next_key_strict(map, <Self as #rt::ObjectRef<'de>>::index)? {
+                    #rest_let
+                    while let ::core::option::Option::Some(i) = #next {
                         match i {
                             #(#arms)*
                             _ => ::core::result::Result::Ok(()),
@@ -174,8 +224,9 @@ impl Emitter<'_> {
                     }
                     #(#finish)*
                     #lets_else_unit
+                    #rest_finish
                     // Built in the caller's slot: the frame is not moved up through a result.
-                    *out = ::core::option::Option::Some(Self { #(#build)* });
+                    *out = ::core::option::Option::Some(Self { #(#build)* #rest_build });
                     ::core::result::Result::Ok(())
                 }
             }
@@ -186,24 +237,13 @@ impl Emitter<'_> {
                 type Entry = E;
                 #[inline]
                 fn scan(r: &mut #rt::Scanner<'de>) -> ::core::option::Option<Self> {
-                    #scan_keys
-                    let mut next = 0;
-                    #(let mut #slots = ::core::option::Option::None;)*
-                    let mut keys = r.object()?;
-                    while let ::core::option::Option::Some(k) = r.field(&mut keys, KEYS, &mut next)? {
-                        match k {
-                            #(#scan_arms)*
-                            _ => return ::core::option::Option::None,
-                        }
-                    }
-                    #(#scan_finish)*
-                    ::core::option::Option::Some(Self { #(#scan_build)* })
+                    #scan_body
                 }
                 fn parts(view: &Self::View) -> (&str, &#rt::RawValue) {
                     #parts
                 }
                 fn from_view(view: Self::View, entry: E) -> Self {
-                    Self { #(#idents: view.#idents,)* #field_ident: entry }
+                    Self { #(#idents: view.#idents,)* #from_view_rest #field_ident: entry }
                 }
             }
         }
@@ -242,7 +282,8 @@ impl Emitter<'_> {
         let Some(table) = self.model.declaring(r).analysis().frames.get(&vdef.name) else {
             return many();
         };
-        if !self.has_flat_view(vdef) {
+        // An open frame's one pass would keep an earlier variant's literal key in its rest.
+        if !self.has_flat_view(vdef) || vs.rest.is_some() {
             return many();
         }
         let needs_other_key = |s: &Struct| {
@@ -378,13 +419,34 @@ impl Emitter<'_> {
                 },
             });
             // Every earlier variant requires a key this one does not have: an object of this
-            // one's keys alone is none of them.
-            let picked = structs[..i].iter().all(|(_, _, s)| {
+            // one's keys alone is none of them. An open one keeps any key in its rest, so its
+            // value answers only when its rest holds none of those keys (one per earlier
+            // variant, as TypeScript's guard checks the input), and its fast reader, never
+            // sure, is not tried.
+            let required = structs[..i].iter().map(|(_, _, s)| {
                 s.fields
                     .iter()
-                    .any(|f| !f.optional && !vs.fields.iter().any(|g| g.name == f.name))
+                    .find(|f| !f.optional && !vs.fields.iter().any(|g| g.name == f.name))
+                    .map(|f| f.name.as_str())
             });
-            if picked {
+            let guard: Option<Vec<&str>> = required.collect();
+            if let Some(guard) = &guard
+                && vs.rest.is_some()
+            {
+                let mut keys: Vec<&str> = Vec::new();
+                for &k in guard {
+                    if !keys.contains(&k) {
+                        keys.push(k);
+                    }
+                }
+                let absent = keys.iter().map(|k| quote!(!t.extra.contains_key(#k)));
+                let filter = (!keys.is_empty()).then(|| quote!(.filter(|t| #(#absent)&&*)));
+                reads.push(quote! {
+                    if let ::core::option::Option::Some(t) = #rt::read_typed_once::<#typed_struct<'de, #p>>(json)#filter {
+                        return ::core::option::Option::Some(Self::#id(t));
+                    }
+                });
+            } else if guard.is_some() {
                 scans.push(quote! {
                     if let ::core::option::Option::Some(t) = #rt::scan_typed_once::<#typed_struct<'de, #p>>(json) {
                         return ::core::option::Option::Some(Self::#id(t));
@@ -409,6 +471,11 @@ impl Emitter<'_> {
         } else {
             quote!(json)
         };
+        let read_json = if reads.is_empty() {
+            quote!(_json)
+        } else {
+            quote!(json)
+        };
         quote! {
             #[doc = #doc]
             #[derive(Debug, Clone)]
@@ -426,7 +493,7 @@ impl Emitter<'_> {
                     #(#scans)*
                     ::core::option::Option::None
                 }
-                fn read_once(#json: &'de str) -> ::core::option::Option<Self> {
+                fn read_once(#read_json: &'de str) -> ::core::option::Option<Self> {
                     #(#reads)*
                     ::core::option::Option::None
                 }

@@ -12,7 +12,7 @@
 use super::paths::map_some;
 use super::scan::{match_name, scan_fields_body, scan_variant_keys, untagged_scan_body};
 use super::tables::{BaseTable, ByName, scan_bases};
-use super::{At, Emitter, FieldCx, Store, VariantCx};
+use super::{At, Emitter, FieldCx, RestCx, Store, VariantCx};
 use crate::model::{Model, Struct, Ty, TyKind, TypeDef, TypeDefKind, TypeRef, Union, UnionTag};
 use crate::names::rust_type_name;
 use crate::names::view_name;
@@ -262,7 +262,9 @@ impl Emitter<'_> {
 
     /// A struct's view item (`doc` its doc comment) with a member for each of `fields`, and
     /// the bodies of its `into_owned` and `from_owned` (`name` the owned type); a field
-    /// `owned` names is held owned.
+    /// `owned` names is held owned, and so is an open typed frame's `rest` (`extra`, as in the
+    /// owned struct).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn view_struct(
         &self,
         doc: &str,
@@ -271,16 +273,30 @@ impl Emitter<'_> {
         fields: &[&FieldCx<'_>],
         at: At<'_>,
         owned: &dyn Fn(&FieldCx<'_>) -> bool,
+        rest: Option<&RestCx>,
     ) -> [TokenStream; 3] {
-        let members = fields
+        let rt = &self.rt;
+        let mut members: Vec<TokenStream> = fields
             .iter()
-            .filter_map(|c| self.view_member_as(c, at, owned(c)));
+            .filter_map(|c| self.view_member_as(c, at, owned(c)))
+            .collect();
         let converted = |to| {
             fields
                 .iter()
                 .filter_map(move |c| self.converted_member(to, c, at, owned(c)))
         };
-        let (owned, from_owned) = (converted(Convert::IntoOwned), converted(Convert::FromOwned));
+        let mut owned: Vec<TokenStream> = converted(Convert::IntoOwned).collect();
+        let mut from_owned: Vec<TokenStream> = converted(Convert::FromOwned).collect();
+        if let Some(r) = rest {
+            let vty = &r.ty;
+            members.push(quote! {
+                /// Every other key of the object, with its value, in the order read, as the
+                /// owned struct's `extra` (held owned).
+                pub extra: #rt::Rest<#vty>,
+            });
+            owned.push(quote!(extra: self.extra,));
+            from_owned.push(quote!(extra: owned.extra,));
+        }
         [
             quote! {
                 #[doc = #doc]
@@ -447,7 +463,8 @@ impl Emitter<'_> {
             })
             .collect();
         let cxs: Vec<&FieldCx> = fields.iter().collect();
-        let [item, owned, from_owned] = self.view_struct(&doc, &name, &view, &cxs, at, &|_| false);
+        let [item, owned, from_owned] =
+            self.view_struct(&doc, &name, &view, &cxs, at, &|_| false, None);
         let scan_body = scan_fields_body(
             rt,
             s,

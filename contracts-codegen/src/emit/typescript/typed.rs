@@ -47,10 +47,11 @@ impl<'a> Emitter<'a> {
         out
     }
 
-    /// Every untagged union whose last variant is a typed frame and whose earlier variants are
-    /// structs that each require a literal key the frame does not have (`ServerFrame`: `ok`):
-    /// an input without those keys can only be the frame, and a parsed value is an earlier
-    /// variant exactly when it has one of them. Each gets `parse<Name>Typed`.
+    /// Every untagged union whose last variant is a closed typed frame and whose earlier
+    /// variants are structs that each require a literal key the frame does not have
+    /// (`ServerFrame`: `ok`): an input without those keys can only be the frame, and a parsed
+    /// value is an earlier variant exactly when it has one of them. Each gets
+    /// `parse<Name>Typed`.
     pub(super) fn typed_unions(&self, typed: &[TypedFrame<'a>]) -> Vec<TypedUnion> {
         let mut out = Vec::new();
         for owner in self.protocols() {
@@ -77,6 +78,11 @@ impl<'a> Emitter<'a> {
                 let TypeDefKind::Struct(fs) = &typed[frame].def.kind else {
                     continue;
                 };
+                // An open frame may hold an earlier variant's key in its rest: the union's
+                // value would not tell them apart (`variants_typed_unions` reads it).
+                if fs.rest.is_some() {
+                    continue;
+                }
                 let mut keys: Vec<String> = Vec::new();
                 let mut refs = Vec::new();
                 for v in earlier {
@@ -205,7 +211,14 @@ impl<'a> Emitter<'a> {
                 format!("{}: {expr}", js_key(&x.name))
             })
             .collect();
-        format!("z.object({{ {} }})", members.join(", "))
+        // An open frame keeps its other keys, as its own schema does (a rest of a named type
+        // extends that schema, above).
+        let (open, catchall) = match f.rest() {
+            None => ("z.object", String::new()),
+            Some(t) if matches!(t.kind, TyKind::Unknown) => ("z.looseObject", String::new()),
+            Some(t) => ("z.object", format!(".catchall({})", self.ty(t))),
+        };
+        format!("{open}({{ {} }}){catchall}", members.join(", "))
     }
 
     /// The typed frames a typed parse function reads (by index): each union's frame, and each
@@ -591,12 +604,24 @@ impl TypedFrame<'_> {
         }
     }
 
+    /// The type of each value of an open frame's rest (`..: T`), if it is open.
+    fn rest(&self) -> Option<&crate::model::Ty> {
+        let TypeDefKind::Struct(s) = &self.def.kind else {
+            return None;
+        };
+        let rest = s.rest.as_ref()?;
+        Some(match &rest.ty.kind {
+            TyKind::Map(inner) => &**inner,
+            _ => &rest.ty,
+        })
+    }
+
     /// Whether the entries extend the frame's schema: when a field other than the key and the
-    /// table field has a named type (see `typed_entry`).
+    /// table field, or the rest, has a named type (see `typed_entry`).
     pub(super) fn extends(&self) -> bool {
         self.fields().iter().any(|x| {
             x.name != self.key.name && x.name != self.field.name && ty_has_lazy(&x.ty, &|_| true)
-        })
+        }) || self.rest().is_some_and(|t| ty_has_lazy(t, &|_| true))
     }
 }
 

@@ -1,6 +1,7 @@
 // Zod's verdicts on the JSON-RPC lines Rust judged (`contracts/tests/jsonrpc.verdicts.jsonl`,
 // written by `contracts/tests/jsonrpc.rs`): `parseJSONRPCRequestTyped` on the requests,
-// `parseJSONRPCMessageTyped` on every line, the same verdict, stage and message.
+// `parseJSONRPCMessageTyped` on every line, the open frames' parse functions on theirs (`as`),
+// the same verdict, stage and message.
 //
 // Run against a build of this directory's `src/` (the fixture package `pass-jsonrpc`):
 //   node zod-agrees.mjs <dir of the compiled frames.js> <verdicts.jsonl>
@@ -25,7 +26,13 @@ for (const line of lines) {
         }
         continue;
     }
-    const parse = want.as === 'request' ? frames.parseJSONRPCRequestTyped : frames.parseJSONRPCMessageTyped;
+    const parse = {
+        request: frames.parseJSONRPCRequestTyped,
+        message: frames.parseJSONRPCMessageTyped,
+        'open-request': frames.parseOpenRequestTyped,
+        'labelled-request': frames.parseLabelledRequestTyped,
+        'open-message': frames.parseOpenMessageTyped,
+    }[want.as];
     const got = parse(input);
     const same =
         got.ok === want.ok &&

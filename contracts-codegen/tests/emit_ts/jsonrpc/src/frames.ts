@@ -5,7 +5,7 @@
 // stages' verdict when it refuses.
 
 import { z } from 'zod';
-import { JSONRPCMessageSchema, JSONRPCNotificationSchema, JSONRPCRequestSchema, type JSONRPCErrorResponse, type JSONRPCNotification, type JSONRPCRequest, type JSONRPCResultResponse } from './schemas.js';
+import { JSONRPCMessageSchema, JSONRPCNotificationSchema, JSONRPCRequestSchema, LabelledRequestSchema, OpenMessageSchema, OpenNotificationSchema, OpenRequestSchema, type JSONRPCErrorResponse, type JSONRPCNotification, type JSONRPCRequest, type JSONRPCResultResponse, type OpenNotification, type OpenRequest } from './schemas.js';
 import { JSONRPC_EVENT_SCHEMAS, JSONRPC_REQUEST_SCHEMAS, isJsonrpcEventType, isJsonrpcRequestType, parseJsonrpcEventPayload, parseJsonrpcRequestPayload } from './tables.js';
 import { parseWith, noTableEntry, type TypedParseResult } from '@adecore/agent-contracts/runtime';
 
@@ -32,6 +32,42 @@ export const JSONRPCNotificationTypedSchema = z.discriminatedUnion('method', [
 ]);
 /** A `JSONRPCNotification` whose `method` names an entry of the event table: narrowing on `method` types `params`. */
 export type JSONRPCNotificationTyped = z.infer<typeof JSONRPCNotificationTypedSchema>;
+
+/**
+ * An `OpenRequest` with its `params` read by its `method` through the request table, in one
+ * `safeParse`: one object per entry of {@link JSONRPC_REQUEST_SCHEMAS}, the frame's fields with `method`
+ * the entry's name and `params` its schema.
+ */
+export const OpenRequestTypedSchema = z.discriminatedUnion('method', [
+    OpenRequestSchema.extend({ method: z.literal('ping'), params: z.preprocess((v) => (v === undefined ? {} : v), JSONRPC_REQUEST_SCHEMAS['ping'].payload) }),
+    OpenRequestSchema.extend({ method: z.literal('tools/call'), params: z.preprocess((v) => (v === undefined ? {} : v), JSONRPC_REQUEST_SCHEMAS['tools/call'].payload) }),
+]);
+/** An `OpenRequest` whose `method` names an entry of the request table: narrowing on `method` types `params`. */
+export type OpenRequestTyped = z.infer<typeof OpenRequestTypedSchema>;
+
+/**
+ * An `OpenNotification` with its `params` read by its `method` through the event table, in one
+ * `safeParse`: one object per entry of {@link JSONRPC_EVENT_SCHEMAS}, the frame's fields with `method`
+ * the entry's name and `params` its schema.
+ */
+export const OpenNotificationTypedSchema = z.discriminatedUnion('method', [
+    z.looseObject({ jsonrpc: z.literal('2.0'), method: z.literal('notifications/initialized'), params: z.preprocess((v) => (v === undefined ? {} : v), JSONRPC_EVENT_SCHEMAS['notifications/initialized']) }),
+    z.looseObject({ jsonrpc: z.literal('2.0'), method: z.literal('notifications/progress'), params: z.preprocess((v) => (v === undefined ? {} : v), JSONRPC_EVENT_SCHEMAS['notifications/progress']) }),
+]);
+/** An `OpenNotification` whose `method` names an entry of the event table: narrowing on `method` types `params`. */
+export type OpenNotificationTyped = z.infer<typeof OpenNotificationTypedSchema>;
+
+/**
+ * A `LabelledRequest` with its `params` read by its `method` through the request table, in one
+ * `safeParse`: one object per entry of {@link JSONRPC_REQUEST_SCHEMAS}, the frame's fields with `method`
+ * the entry's name and `params` its schema.
+ */
+export const LabelledRequestTypedSchema = z.discriminatedUnion('method', [
+    LabelledRequestSchema.extend({ method: z.literal('ping'), params: z.preprocess((v) => (v === undefined ? {} : v), JSONRPC_REQUEST_SCHEMAS['ping'].payload) }),
+    LabelledRequestSchema.extend({ method: z.literal('tools/call'), params: z.preprocess((v) => (v === undefined ? {} : v), JSONRPC_REQUEST_SCHEMAS['tools/call'].payload) }),
+]);
+/** A `LabelledRequest` whose `method` names an entry of the request table: narrowing on `method` types `params`. */
+export type LabelledRequestTyped = z.infer<typeof LabelledRequestTypedSchema>;
 
 /**
  * A `JSONRPCRequest` with its `params` read by its `method` through the request table: one
@@ -85,6 +121,84 @@ export function parseJSONRPCNotificationTyped(input: unknown): TypedParseResult<
     return { ok: true, value: { ...v, params: payload.value } as JSONRPCNotificationTyped };
 }
 
+/**
+ * An `OpenRequest` with its `params` read by its `method` through the request table: one
+ * `safeParse` of {@link OpenRequestTypedSchema}; when it refuses, the two stages
+ * ({@link OpenRequestSchema}, then the `params` by name), so the verdict, the stage and the message
+ * are theirs. A name the table does not know is a table-stage refusal.
+ *
+ * Answers `{ ok: true, value }` or `{ ok: false, stage, message }` with Zod's prettified
+ * message; never throws.
+ */
+export function parseOpenRequestTyped(input: unknown): TypedParseResult<OpenRequestTyped> {
+    try {
+        const r = z.safeParse(OpenRequestTypedSchema, input);
+        if (r.success) return { ok: true, value: r.data };
+    } catch {
+        // Thrown by a hostile input: the two stages answer it.
+    }
+    const frame = parseWith(OpenRequestSchema, input);
+    if (!frame.ok) return { ok: false, stage: 'envelope', message: frame.message };
+    const v = frame.value;
+    const name = v.method;
+    if (!isJsonrpcRequestType(name)) return { ok: false, stage: 'table', message: noTableEntry(name) };
+    const payload = parseJsonrpcRequestPayload(name, v.params === undefined ? {} : v.params);
+    if (!payload.ok) return { ok: false, stage: 'table', message: payload.message };
+    return { ok: true, value: { ...v, params: payload.value } as OpenRequestTyped };
+}
+
+/**
+ * An `OpenNotification` with its `params` read by its `method` through the event table: one
+ * `safeParse` of {@link OpenNotificationTypedSchema}; when it refuses, the two stages
+ * ({@link OpenNotificationSchema}, then the `params` by name), so the verdict, the stage and the message
+ * are theirs. A name the table does not know is a table-stage refusal.
+ *
+ * Answers `{ ok: true, value }` or `{ ok: false, stage, message }` with Zod's prettified
+ * message; never throws.
+ */
+export function parseOpenNotificationTyped(input: unknown): TypedParseResult<OpenNotificationTyped> {
+    try {
+        const r = z.safeParse(OpenNotificationTypedSchema, input);
+        if (r.success) return { ok: true, value: r.data };
+    } catch {
+        // Thrown by a hostile input: the two stages answer it.
+    }
+    const frame = parseWith(OpenNotificationSchema, input);
+    if (!frame.ok) return { ok: false, stage: 'envelope', message: frame.message };
+    const v = frame.value;
+    const name = v.method;
+    if (!isJsonrpcEventType(name)) return { ok: false, stage: 'table', message: noTableEntry(name) };
+    const payload = parseJsonrpcEventPayload(name, v.params === undefined ? {} : v.params);
+    if (!payload.ok) return { ok: false, stage: 'table', message: payload.message };
+    return { ok: true, value: { ...v, params: payload.value } as OpenNotificationTyped };
+}
+
+/**
+ * A `LabelledRequest` with its `params` read by its `method` through the request table: one
+ * `safeParse` of {@link LabelledRequestTypedSchema}; when it refuses, the two stages
+ * ({@link LabelledRequestSchema}, then the `params` by name), so the verdict, the stage and the message
+ * are theirs. A name the table does not know is a table-stage refusal.
+ *
+ * Answers `{ ok: true, value }` or `{ ok: false, stage, message }` with Zod's prettified
+ * message; never throws.
+ */
+export function parseLabelledRequestTyped(input: unknown): TypedParseResult<LabelledRequestTyped> {
+    try {
+        const r = z.safeParse(LabelledRequestTypedSchema, input);
+        if (r.success) return { ok: true, value: r.data };
+    } catch {
+        // Thrown by a hostile input: the two stages answer it.
+    }
+    const frame = parseWith(LabelledRequestSchema, input);
+    if (!frame.ok) return { ok: false, stage: 'envelope', message: frame.message };
+    const v = frame.value;
+    const name = v.method;
+    if (!isJsonrpcRequestType(name)) return { ok: false, stage: 'table', message: noTableEntry(name) };
+    const payload = parseJsonrpcRequestPayload(name, v.params === undefined ? {} : v.params);
+    if (!payload.ok) return { ok: false, stage: 'table', message: payload.message };
+    return { ok: true, value: { ...v, params: payload.value } as LabelledRequestTyped };
+}
+
 /** A `JSONRPCMessage` with the payload of each typed frame (`JSONRPCRequest`, `JSONRPCNotification`) read by name. */
 export type JSONRPCMessageTyped = JSONRPCRequestTyped | JSONRPCNotificationTyped | JSONRPCResultResponse | JSONRPCErrorResponse;
 
@@ -132,4 +246,53 @@ export function parseJSONRPCMessageTyped(input: unknown): TypedParseResult<JSONR
         return { ok: true, value: { ...v, params: payload.value } as JSONRPCNotificationTyped };
     }
     return { ok: true, value: frame.value as JSONRPCMessageTyped };
+}
+
+/** An `OpenMessage` with the payload of each typed frame (`OpenRequest`, `OpenNotification`) read by name. */
+export type OpenMessageTyped = OpenRequestTyped | OpenNotificationTyped | JSONRPCResultResponse | JSONRPCErrorResponse;
+
+/**
+ * An `OpenMessage` with the payload of each typed frame (`OpenRequest`, `OpenNotification`) read by name through its
+ * table. A typed frame is tried in one `safeParse` of its typed schema where the union would
+ * pick it (no earlier variant can accept an object without the keys it requires); otherwise
+ * the two stages ({@link OpenMessageSchema}, then the payload of the variant the union picked, by
+ * name), so the verdict, the stage and the message are theirs. An absent optional payload is
+ * `{}` to the table.
+ *
+ * Answers `{ ok: true, value }` or `{ ok: false, stage, message }` with Zod's prettified
+ * message; never throws.
+ */
+export function parseOpenMessageTyped(input: unknown): TypedParseResult<OpenMessageTyped> {
+    try {
+        {
+            const r = z.safeParse(OpenRequestTypedSchema, input);
+            if (r.success) return { ok: true, value: r.data };
+        }
+        if (typeof input === 'object' && input !== null && !('id' in input)) {
+            const r = z.safeParse(OpenNotificationTypedSchema, input);
+            if (r.success) return { ok: true, value: r.data };
+        }
+    } catch {
+        // Thrown by a hostile input: the two stages answer it.
+    }
+    const frame = parseWith(OpenMessageSchema, input);
+    if (!frame.ok) return { ok: false, stage: 'envelope', message: frame.message };
+    // The variant the union picked: the first whose schema accepts, as it tried them.
+    if (z.safeParse(OpenRequestSchema, input).success) {
+        const v = frame.value as OpenRequest;
+        const name = v.method;
+        if (!isJsonrpcRequestType(name)) return { ok: false, stage: 'table', message: noTableEntry(name) };
+        const payload = parseJsonrpcRequestPayload(name, v.params === undefined ? {} : v.params);
+        if (!payload.ok) return { ok: false, stage: 'table', message: payload.message };
+        return { ok: true, value: { ...v, params: payload.value } as OpenRequestTyped };
+    }
+    if (z.safeParse(OpenNotificationSchema, input).success) {
+        const v = frame.value as OpenNotification;
+        const name = v.method;
+        if (!isJsonrpcEventType(name)) return { ok: false, stage: 'table', message: noTableEntry(name) };
+        const payload = parseJsonrpcEventPayload(name, v.params === undefined ? {} : v.params);
+        if (!payload.ok) return { ok: false, stage: 'table', message: payload.message };
+        return { ok: true, value: { ...v, params: payload.value } as OpenNotificationTyped };
+    }
+    return { ok: true, value: frame.value as OpenMessageTyped };
 }

@@ -3,6 +3,7 @@
 // Every type of the `jsonrpc` protocol: a Zod schema and its type.
 
 import { z } from 'zod';
+import { onString } from '@adecore/agent-contracts/runtime';
 
 export const JSONRPC_VERSION = '2.0' as const;
 
@@ -118,6 +119,65 @@ export const JSONRPCMessageSchema = z.union([
  * Any message, tried in order.
  */
 export type JSONRPCMessage = z.infer<typeof JSONRPCMessageSchema>;
+
+/**
+ * A request that keeps every other key with its value, as MCP's and ACP's envelopes do:
+ * its view and its typed form hold them owned (`extra`).
+ */
+export const OpenRequestSchema = z.looseObject({
+    jsonrpc: z.literal('2.0'),
+    id: RequestIdSchema,
+    method: z.string(),
+    params: z.unknown().optional(),
+});
+/**
+ * A request that keeps every other key with its value, as MCP's and ACP's envelopes do:
+ * its view and its typed form hold them owned (`extra`).
+ */
+export type OpenRequest = z.infer<typeof OpenRequestSchema>;
+
+/**
+ * A notification that keeps every other key.
+ */
+export const OpenNotificationSchema = z.looseObject({
+    jsonrpc: z.literal('2.0'),
+    method: z.string(),
+    params: z.unknown().optional(),
+});
+/**
+ * A notification that keeps every other key.
+ */
+export type OpenNotification = z.infer<typeof OpenNotificationSchema>;
+
+/**
+ * A request whose other keys are each a short string: an invalid one is the envelope's issue.
+ */
+export const LabelledRequestSchema = z.object({
+    jsonrpc: z.literal('2.0'),
+    id: RequestIdSchema,
+    method: z.string(),
+    params: z.unknown().optional(),
+}).catchall(z.string().max(8, onString));
+/**
+ * A request whose other keys are each a short string: an invalid one is the envelope's issue.
+ */
+export type LabelledRequest = z.infer<typeof LabelledRequestSchema>;
+
+/**
+ * Any message, its request and notification open: a notification keeps an `id` a request
+ * refused in its rest.
+ */
+export const OpenMessageSchema = z.union([
+    OpenRequestSchema,
+    OpenNotificationSchema,
+    JSONRPCResultResponseSchema,
+    JSONRPCErrorResponseSchema,
+]);
+/**
+ * Any message, its request and notification open: a notification keeps an `id` a request
+ * refused in its rest.
+ */
+export type OpenMessage = z.infer<typeof OpenMessageSchema>;
 
 export const PingPayloadSchema = z.object({});
 export type PingPayload = z.infer<typeof PingPayloadSchema>;
