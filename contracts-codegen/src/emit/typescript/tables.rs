@@ -180,6 +180,35 @@ impl<'a> Emitter<'a> {
                 s
             }
         };
+        // An empty table's entry types are `never` (its names are): indexing one would
+        // not type-check.
+        let request_payload = if self.model.all_requests().is_empty() {
+            "never".to_owned()
+        } else {
+            format!("z.output<(typeof {p}_REQUEST_SCHEMAS)[K]['payload']>")
+        };
+        let request_result = if self.model.all_requests().is_empty() {
+            "never".to_owned()
+        } else {
+            format!("z.output<(typeof {p}_REQUEST_SCHEMAS)[K]['result']>")
+        };
+        let request_entry = if self.model.all_requests().is_empty() {
+            format!(
+                "({p}_REQUEST_SCHEMAS as Record<string, {{ payload: z.ZodType; result: z.ZodType }}>)[type]!"
+            )
+        } else {
+            format!("{p}_REQUEST_SCHEMAS[type]")
+        };
+        let event_entry = if self.model.all_events().is_empty() {
+            format!("({p}_EVENT_SCHEMAS as Record<string, z.ZodType>)[event]!")
+        } else {
+            format!("{p}_EVENT_SCHEMAS[event]")
+        };
+        let event_payload = if self.model.all_events().is_empty() {
+            "never".to_owned()
+        } else {
+            format!("z.output<(typeof {p}_EVENT_SCHEMAS)[K]>")
+        };
         let _ = write!(
             out,
             "
@@ -188,11 +217,11 @@ export type {tp}RequestType = keyof typeof {p}_REQUEST_SCHEMAS;
 /** The name of an event in the table. */
 export type {tp}EventType = keyof typeof {p}_EVENT_SCHEMAS;
 /** A request's payload, as parsed. */
-export type {tp}RequestPayload<K extends {tp}RequestType> = z.output<(typeof {p}_REQUEST_SCHEMAS)[K]['payload']>;
+export type {tp}RequestPayload<K extends {tp}RequestType> = {request_payload};
 /** A request's result, as parsed. */
-export type {tp}RequestResult<K extends {tp}RequestType> = z.output<(typeof {p}_REQUEST_SCHEMAS)[K]['result']>;
+export type {tp}RequestResult<K extends {tp}RequestType> = {request_result};
 /** An event's payload, as parsed. */
-export type {tp}EventPayload<K extends {tp}EventType> = z.output<(typeof {p}_EVENT_SCHEMAS)[K]>;
+export type {tp}EventPayload<K extends {tp}EventType> = {event_payload};
 /** A request's partial result (`#[partial]`), as parsed; `never` for a request without one. */
 export type {tp}RequestPartial<K extends {tp}RequestType> = (typeof {p}_REQUEST_SCHEMAS)[K] extends {{ partial: infer S extends z.ZodType }} ? z.output<S> : never;
 /** A request's error data (`#[error_data]`), as parsed; `never` for a request without it. */
@@ -215,17 +244,17 @@ export function is{tp}EventType(name: string): name is {tp}EventType {{
 
 /** The table stage for a request's payload; never throws. */
 export function parse{tp}RequestPayload<K extends {tp}RequestType>(type: K, payload: unknown): ParseResult<{tp}RequestPayload<K>> {{
-    return parseWith({p}_REQUEST_SCHEMAS[type].payload, payload) as ParseResult<{tp}RequestPayload<K>>;
+    return parseWith({request_entry}.payload, payload) as ParseResult<{tp}RequestPayload<K>>;
 }}
 
 /** The table stage for a request's result; never throws. */
 export function parse{tp}RequestResult<K extends {tp}RequestType>(type: K, result: unknown): ParseResult<{tp}RequestResult<K>> {{
-    return parseWith({p}_REQUEST_SCHEMAS[type].result, result) as ParseResult<{tp}RequestResult<K>>;
+    return parseWith({request_entry}.result, result) as ParseResult<{tp}RequestResult<K>>;
 }}
 
 /** The table stage for an event's payload; never throws. */
 export function parse{tp}EventPayload<K extends {tp}EventType>(event: K, payload: unknown): ParseResult<{tp}EventPayload<K>> {{
-    return parseWith({p}_EVENT_SCHEMAS[event], payload) as ParseResult<{tp}EventPayload<K>>;
+    return parseWith({event_entry}, payload) as ParseResult<{tp}EventPayload<K>>;
 }}
 ",
             list(
