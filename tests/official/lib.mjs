@@ -192,8 +192,10 @@ export function kindOf(message) {
  *   message), a method none names by `JSONRPCRequest` / `JSONRPCNotification`; a result by
  *   `JSONRPCResultResponse` and its `result` by the result def of the method it answers (any
  *   of them, for the task-augmentable three); an error by `JSONRPCErrorResponse`.
- * - ACP: every message by the schema's root, then a request's or notification's `params` by
- *   the def whose `x-method` is its `method` (absent params checked as `null`: the SDK parses
+ * - ACP: every message by the schema's root and, for a known method, by its sender's def
+ *   (`ClientRequest`, `AgentNotification`; a result by its answerer's `AgentResponse` or
+ *   `ClientResponse`), then a request's or notification's `params` by the def whose
+ *   `x-method` is its `method` (absent params checked as `null`: the SDK parses
  *   `message.params` with the def's schema), a result's `result` by the def of the method it
  *   answers.
  * - Anything else (not an object, no method, result or error) by the root: MCP's
@@ -229,13 +231,19 @@ function officialVerdict(protocol, methods, check, line) {
         }
     }
     const root = check('', m);
+    // The root is an `anyOf` that lets a request with a bad `id` pass as a notification (a
+    // notification's def does not forbid `id`): a message with a known method is also checked by
+    // its sender's def (`ClientRequest`, `AgentNotification`), a result by its answerer's
+    // (`AgentResponse` answers what the client asks).
+    const side = (from, what) => (from.length === 1 ? check(`${from[0] === 'client' ? 'Client' : 'Agent'}${what}`, m) : null);
     switch (kind) {
         case 'request':
         case 'notification':
             if (entry === undefined || entry.kind !== kind) return all(root);
-            return all(root, check(entry.paramsDef, 'params' in m ? m.params : null));
+            return all(root, side(entry.from, kind === 'request' ? 'Request' : 'Notification'), check(entry.paramsDef, 'params' in m ? m.params : null));
         case 'result':
-            return all(root, resultCheck());
+            if (answered === undefined) return all(root);
+            return all(root, side(answered.from.map((f) => (f === 'client' ? 'agent' : 'client')), 'Response'), resultCheck());
         default:
             return all(root);
     }
@@ -276,8 +284,9 @@ export function readExamples(url, where) {
             const kind = kindOf(m);
             if (kind === 'request') asked.set(JSON.stringify(m.id), m.method);
             let answers = l.answers;
-            if (answers === undefined && (kind === 'result' || kind === 'error')) answers = asked.get(JSON.stringify(m.id));
-            lines.push({ where: `${where}:${i + 1}`, message: m, answers, note: l.note ?? l.def ?? '' });
+            // A line with a `source` (extract-examples.mjs) says itself what it answers.
+            if (answers === undefined && l.source === undefined && (kind === 'result' || kind === 'error')) answers = asked.get(JSON.stringify(m.id));
+            lines.push({ where: `${where}:${i + 1}`, message: m, answers, note: l.note ?? l.source ?? l.def ?? '' });
         });
     return lines;
 }

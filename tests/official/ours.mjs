@@ -5,7 +5,7 @@
 // JSON, else what differs.
 
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { kindOf } from './lib.mjs';
 
 /** Runs `cargo xtask validate` with `args`, the texts on stdin, and answers its verdict lines
@@ -162,16 +162,119 @@ function rustJudge(protocol, root) {
     };
 }
 
+/** The name of the envelope's def in our schema: `JSONRPCRequest` (MCP), `JsonRpcRequest` (ACP). */
+function envelopeDef(names, kind) {
+    const want = `jsonrpc${kind}`.toLowerCase();
+    const found = names.find((n) => n.toLowerCase() === want);
+    if (found === undefined) throw new Error(`our schema.json has no $defs entry for JSON-RPC's ${kind}`);
+    return found;
+}
+
+/**
+ * ajv on our generated JSON Schema, in the stages Rust and Zod take: the envelope by its def
+ * (`JSONRPCRequest`, ...), then a request's `params` by `request:<method>:payload` (absent:
+ * `{}`), a notification's by `event:<method>`, a result's `result` by
+ * `request:<method>:result` of the method it answers; a method the table does not know is
+ * refused, as by the tables.
+ */
+function schemaJudge(protocol, schemaUrl, Ajv2020) {
+    return {
+        name: 'schema',
+        async verdicts(lines) {
+            const schema = JSON.parse(readFileSync(schemaUrl, 'utf8'));
+            // As tests/corpus/runner.mjs: `format: "uri"` is an annotation, the schema's own
+            // `pattern` carries the check Rust and Zod make.
+            const ajv = new Ajv2020({ strict: false, allErrors: false, formats: { uri: true, byte: true } });
+            const id = schema.$id ?? `urn:ours:${protocol}`;
+            ajv.addSchema({ ...schema, $id: id });
+            const defs = schema.$defs;
+            const names = Object.keys(defs);
+            const compiled = new Map();
+            const check = (name, value) => {
+                if (!(name in defs)) return `no table entry: ${name}`;
+                let v = compiled.get(name);
+                if (v === undefined) {
+                    v = ajv.compile({ $ref: `${id}#/$defs/${encodeURIComponent(name)}` });
+                    compiled.set(name, v);
+                }
+                return v(value) ? null : `${name}: ${ajv.errorsText(v.errors)}`;
+            };
+            const def = {
+                request: envelopeDef(names, 'Request'),
+                notification: envelopeDef(names, 'Notification'),
+                result: envelopeDef(names, 'ResultResponse'),
+                error: envelopeDef(names, 'ErrorResponse'),
+                message: envelopeDef(names, 'Message'),
+            };
+            return lines.map((l) => {
+                const m = l.message;
+                const kind = kindOf(m);
+                const stages = [check(def[kind ?? 'message'], m)];
+                if (stages[0] === null) {
+                    const params = m.params === undefined ? {} : m.params;
+                    if (kind === 'request') stages.push(check(`request:${m.method}:payload`, params));
+                    if (kind === 'notification') stages.push(check(`event:${m.method}`, params));
+                    if (kind === 'result' && l.answers !== undefined) stages.push(check(`request:${l.answers}:result`, m.result));
+                }
+                const why = stages.find((w) => w !== null);
+                return why === undefined ? { ok: true } : { ok: false, why };
+            });
+        },
+    };
+}
+
+/**
+ * Zod, through the package's typed message parse (`parseJSONRPCMessageTyped`: the envelope,
+ * then `params` by `method`), and a result's `result` by `parse<P>RequestResult(method, ...)`.
+ * An accepted message's parsed value must hold every key the input has (`echo`).
+ */
+async function zodJudge(protocol, pkg) {
+    const api = await import(new URL('dist/src/index.js', pkg).href);
+    const cap = protocol[0].toUpperCase() + protocol.slice(1);
+    const parseMessage = Object.entries(api).find(([n]) => /^parse(JSONRPC|JsonRpc)MessageTyped$/.test(n))?.[1];
+    const parseResult = api[`parse${cap}RequestResult`];
+    const isRequest = api[`is${cap}RequestType`];
+    if (parseMessage === undefined || parseResult === undefined || isRequest === undefined) {
+        return { name: 'zod', missing: `bindings/${protocol}-contracts exports no parse...MessageTyped, parse${cap}RequestResult or is${cap}RequestType` };
+    }
+    return {
+        name: 'zod',
+        echoes: true,
+        async verdicts(lines) {
+            return lines.map((l) => {
+                const r = parseMessage(l.message);
+                if (!r.ok) return { ok: false, why: `${r.stage}: ${r.message}` };
+                if (kindOf(l.message) === 'result' && l.answers !== undefined) {
+                    if (!isRequest(l.answers)) return { ok: false, why: `no table entry ${l.answers}` };
+                    const res = parseResult(l.answers, l.message.result);
+                    if (!res.ok) return { ok: false, why: `result of ${l.answers}: ${res.message}` };
+                }
+                return { ok: true, echo: differs(parseExact(JSON.stringify(l.message)), parseExact(JSON.stringify(r.value))) };
+            });
+        },
+    };
+}
+
 /** Our judges of a protocol: each available one, or with `missing` saying why not. */
-export async function ourJudges(protocol, root) {
+export async function ourJudges(protocol, root, Ajv2020, only = []) {
+    const wanted = (name) => only.length === 0 || only.includes(name);
     const pkg = new URL(`bindings/${protocol}-contracts/`, root);
-    const judges = [rustJudge(protocol, root)];
-    // Whether the Rust validator knows the protocol's messages yet.
-    const probe = await validate(root, ['--protocol', protocol, '--as', 'message', '--echo'], ['{"jsonrpc":"2.0","method":"ping","id":1}']);
-    if (probe.failed !== undefined) judges[0].missing = probe.failed.split('\n').slice(0, 3).join(' / ');
-    const built = existsSync(new URL('dist/src/index.js', pkg));
-    const why = built ? undefined : `bindings/${protocol}-contracts is not built (npm ci && npm run build there)`;
-    judges.push({ name: 'zod', missing: why ?? 'the adapter is not written yet' });
-    judges.push({ name: 'schema', missing: existsSync(new URL('schema.json', pkg)) ? 'the adapter is not written yet' : `no bindings/${protocol}-contracts/schema.json` });
+    const judges = [];
+    if (wanted('rust')) {
+        const rust = rustJudge(protocol, root);
+        // Whether the Rust validator knows the protocol's messages yet.
+        const probe = await validate(root, ['--protocol', protocol, '--as', 'message', '--echo'], ['{"jsonrpc":"2.0","method":"ping","id":1}']);
+        if (probe.failed !== undefined) rust.missing = probe.failed.split('\n').slice(0, 3).join(' / ');
+        judges.push(rust);
+    }
+    if (wanted('zod')) {
+        if (existsSync(new URL('dist/src/index.js', pkg))) judges.push(await zodJudge(protocol, pkg));
+        else judges.push({ name: 'zod', missing: `bindings/${protocol}-contracts is not built (npm ci and npm run build there)` });
+    }
+    if (wanted('schema')) {
+        const schemaUrl = new URL('schema.json', pkg);
+        if (existsSync(schemaUrl)) judges.push(schemaJudge(protocol, schemaUrl, Ajv2020));
+        else judges.push({ name: 'schema', missing: `no bindings/${protocol}-contracts/schema.json` });
+    }
     return judges;
 }

@@ -165,6 +165,18 @@ fn steps() -> Vec<Step> {
         "cargo",
         &["test", "--workspace", "--all-features"],
     ));
+    // The differential test against MCP's and ACP's official JSON Schemas (tests/official):
+    // Rust, Zod and our JSON Schema give the official verdict on the official examples, ours
+    // and a generated corpus (about 2 500 messages per protocol), and Rust writes back what it
+    // accepts unchanged; differences only where tests/official/expected-differences.json lists
+    // them.
+    steps.push(step(
+        "official",
+        "MCP and ACP: our validators against the official JSON Schemas",
+        ".",
+        "node",
+        &["tests/official/run.mjs"],
+    ));
     // The fuzzer: a short seeded run of every invariant, each input judged by Zod and ajv as
     // it is made (one chunk of the figure's kind, recorded nowhere), then Rust, Zod and ajv on
     // generated inputs with a new seed each run (printed; a disagreement fails with its
@@ -382,13 +394,14 @@ mod tests {
             "npm-consumer",
             "site",
             "rust-tests",
+            "official",
             "fuzz-figure",
             "fuzz-differential",
             "test-app",
         ] {
             assert!(seen.contains(id), "no step `{id}`");
         }
-        assert_eq!(steps.len(), 4 + 3 * NPM_PACKAGES.len() + 6);
+        assert_eq!(steps.len(), 4 + 3 * NPM_PACKAGES.len() + 7);
     }
 
     #[test]
