@@ -92,7 +92,14 @@ for (const protocol of protocols) {
         failures++;
     }
     for (const judge of judges.filter((j) => j.missing === undefined)) {
-        const verdicts = await judge.verdicts(lines);
+        let verdicts;
+        try {
+            verdicts = await judge.verdicts(lines);
+        } catch (e) {
+            console.log(`  ${judge.name}: could not judge: ${e instanceof Error ? e.message : String(e)}`);
+            failures++;
+            continue;
+        }
         let agree = 0;
         let echoed = 0;
         const allowed = new Map();
