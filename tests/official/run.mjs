@@ -45,14 +45,21 @@ const ROOT = new URL('../../', import.meta.url);
 const expected = JSON.parse(readFileSync(new URL('expected-differences.json', HERE), 'utf8')).differences;
 const used = new Map(expected.map((e) => [e.id, 0]));
 
-/** The expected difference that covers a line's disagreement with one judge, or undefined. */
-function listed(protocol, line, judge, official, ours) {
+/**
+ * The expected difference that covers a line's disagreement with one judge, or undefined:
+ * `official` and `ours` the verdicts, `why` the refusing side's reason; `echo` what an
+ * accepted message's write-back lost (both accept), else undefined.
+ */
+function listed(protocol, line, judge, official, ours, why, echo) {
     return expected.find(
         (e) =>
             (e.protocols ?? PROTOCOLS).includes(protocol) &&
             (e.judges ?? ['rust', 'zod', 'schema']).includes(judge) &&
             e.official === official &&
             e.ours === ours &&
+            (e.echo === undefined) === (echo === undefined) &&
+            (e.echo === undefined || new RegExp(e.echo).test(echo)) &&
+            (e.why === undefined || new RegExp(e.why).test(why ?? '')) &&
             (e.where === undefined || new RegExp(e.where).test(line.where)) &&
             (e.note === undefined || new RegExp(e.note).test(line.note)) &&
             (e.message === undefined || new RegExp(e.message).test(JSON.stringify(line.message))) &&
@@ -107,19 +114,29 @@ for (const protocol of protocols) {
         lines.forEach((line, i) => {
             const o = official[i];
             const v = verdicts[i];
+            const count = (e) => {
+                used.set(e.id, used.get(e.id) + 1);
+                allowed.set(e.id, (allowed.get(e.id) ?? 0) + 1);
+            };
             if (v.ok === o.ok) {
                 agree++;
                 if (v.ok && v.echo !== undefined) {
                     if (v.echo === null) echoed++;
-                    else wrong.push(`${line.where} (${line.note}): accepted, written back otherwise: ${v.echo}\n    message: ${short(line.message)}`);
+                    else {
+                        const e = listed(protocol, line, judge.name, true, true, undefined, v.echo);
+                        if (e === undefined) wrong.push(`${line.where} (${line.note}): accepted, written back otherwise: ${v.echo}\n    message: ${short(line.message)}`);
+                        else {
+                            count(e);
+                            if (verbose) console.log(`    listed ${e.id} (${judge.name}): ${line.where} (${line.note}): ${v.echo}`);
+                        }
+                    }
                 }
                 return;
             }
-            const e = listed(protocol, line, judge.name, o.ok, v.ok);
+            const e = listed(protocol, line, judge.name, o.ok, v.ok, v.ok ? o.why : v.why);
             if (e !== undefined) {
-                used.set(e.id, used.get(e.id) + 1);
-                allowed.set(e.id, (allowed.get(e.id) ?? 0) + 1);
-                if (verbose) console.log(`    listed ${e.id}: ${line.where} (${line.note})`);
+                count(e);
+                if (verbose) console.log(`    listed ${e.id} (${judge.name}): ${line.where} (${line.note}): ${v.ok ? `official: ${short(o.why ?? '', 160)}` : short(v.why ?? '', 160)}`);
                 return;
             }
             wrong.push(
