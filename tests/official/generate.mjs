@@ -16,8 +16,8 @@
 // Mutations: a required key removed; a value of another JSON type; an enum or const value
 // changed; a number at and beyond its minimum or maximum; a string format broken; a string
 // below its minimum length; an extra key; null where the value is not null; an integer made
-// fractional and made larger than 2^53; the envelope's `jsonrpc`, `id` and `params` changed
-// or removed.
+// fractional and made larger than 2^53; the envelope's `jsonrpc`, `id` and `params` changed,
+// removed or (a notification's `id`) added, and an extra key beside them.
 
 import { random, kindOf } from './lib.mjs';
 
@@ -265,6 +265,9 @@ function envelopeMutations(message) {
     const add = (kind, note, m) => out.push({ kind, note, message: m });
     add('jsonrpc', 'jsonrpc "1.0"', { ...message, jsonrpc: '1.0' });
     add('jsonrpc', 'jsonrpc removed', withoutKey(message, 'jsonrpc'));
+    // Every kind of message, results and errors too (the sites below reach the root of an MCP
+    // request or notification only).
+    add('envelope-extra-key', 'an extra key at (root)', { ...message, extraKey: 'extra' });
     const kind = kindOf(message);
     if ('id' in message) {
         add('id', 'id 1.5', { ...message, id: 1.5 });
@@ -272,6 +275,7 @@ function envelopeMutations(message) {
         add('id', 'id an object', { ...message, id: { n: 1 } });
         add('id', 'id removed', withoutKey(message, 'id'));
     }
+    if (kind === 'notification') add('id', 'id added', { ...message, id: 7 });
     if (kind === 'request' || kind === 'notification') {
         if ('params' in message) add('params', 'params removed', withoutKey(message, 'params'));
         add('params', 'params null', { ...message, params: null });
