@@ -10,7 +10,8 @@
 //! from a stored one checked to travel both ways; gate a request or an event; drop `#[legacy]`,
 //! `#[open]`, `#[accepts]`, `#[direction]`; make an enum or a literal a string or a string a
 //! literal; respell a bound or a default; add a default; reorder an untagged union; rename a
-//! request or an event). The expected
+//! request or an event; another side sends a request or an event; open a closed object or
+//! close an open one). The expected
 //! findings of each mutant are worked out here from the rule table and the way the mutated type
 //! travels, and the differ must yield exactly those: a mutant is caught when it does. The count
 //! is printed (`cargo test -p adecore-contracts-codegen --test compat_mutants -- --nocapture`).
@@ -240,6 +241,25 @@ fn mutants(m: &Checked) -> Vec<Mutant> {
         }
         match &t.kind {
             TypeDefKind::Struct(s) => {
+                // Open a closed object (`..: unknown`), close an open one.
+                let mut x = m.model().clone();
+                if let TypeDefKind::Struct(xs) = &mut x.types[ti].kind {
+                    match &s.rest {
+                        Some(_) => xs.rest = None,
+                        None => {
+                            xs.rest = Some(Rest {
+                                docs: Docs::default(),
+                                loc: loc(),
+                                ty: ty(TyKind::Map(Box::new(ty(TyKind::Unknown)))),
+                            })
+                        }
+                    }
+                }
+                let (kind, rule) = match &s.rest {
+                    Some(_) => ("drop-rest", &rules::REST_REMOVED),
+                    None => ("add-rest", &rules::REST_ADDED),
+                };
+                push(kind, t.name.clone(), x, vec![(rule, level(rule, dir))]);
                 for (fi, f) in s.fields.iter().enumerate() {
                     let place = format!("{}.{}", t.name, f.name);
                     let with = |g: &dyn Fn(&mut Struct)| {
