@@ -60,7 +60,7 @@
 //! History cursors name the chat's last reset and a position, so they need no table, survive a
 //! restart, and die with a reset (chat.clear): an older cursor is `history-expired`.
 
-use super::store::{MemoryStore, Store, StoreError};
+use super::store::{MemoryStore, QueueSpan, Store, StoreError, StoredChat};
 use super::thread::{Thread, history_index, is_pending};
 use super::{
     AttachResult, Bookmark, ChatAttachPayload, ChatEvent, ChatEventEvent, ChatEventItem,
@@ -226,20 +226,7 @@ impl Hub {
         let loaded = store.load()?;
         let mut chats = BTreeMap::new();
         for stored in loaded.chats {
-            let mut chat = Chat {
-                epoch: stored.epoch,
-                reset_at: stored.epoch << EPOCH_SHIFT,
-                thread: Thread::from_snapshot(stored.info, Vec::new()),
-                seq: stored.seq,
-                log: VecDeque::new(),
-                log_bytes: 0,
-                bookmarks: stored.bookmarks,
-                visuals: stored.visuals,
-            };
-            for (seq, event) in stored.events {
-                let frame = chat_event_frame(&stored.chat_id, seq, &event);
-                chat.apply(seq, event, frame, &config);
-            }
+            let chat = Chat::load(&stored, &config);
             chats.insert(stored.chat_id, chat);
         }
         let hub = Arc::new(Hub {
@@ -477,6 +464,23 @@ impl Hub {
         chat_id: &str,
         event: ChatEvent,
     ) -> Result<Seq, WireError> {
+        self.publish_all_locked(s, chat_id, vec![event])
+    }
+
+    /// Publishes several events to a chat as one change: each checked as [`Hub::publish`]
+    /// checks one, stored all or none ([`Store::append_all`]: one transaction on SQLite), then
+    /// applied and sent in order. Answers the last one's seq (the chat's seq when there are
+    /// none).
+    pub fn publish_all(&self, chat_id: &str, events: Vec<ChatEvent>) -> Result<Seq, WireError> {
+        self.publish_all_locked(&mut self.lock(), chat_id, events)
+    }
+
+    fn publish_all_locked(
+        &self,
+        s: &mut State,
+        chat_id: &str,
+        events: Vec<ChatEvent>,
+    ) -> Result<Seq, WireError> {
         let State {
             chats,
             clients,
@@ -486,23 +490,39 @@ impl Hub {
         let chat = chats
             .get_mut(chat_id)
             .ok_or_else(|| unknown_chat(chat_id))?;
-        let seq = chat.seq + 1;
-        let frame = checked_chat_event_frame(chat_id, seq, &event)?;
-        self.check_frames(chat_id, &event, &frame)?;
-        store.append(chat_id, seq, &event).map_err(store_failed)?;
-        let status = status_of(chat_id, &event);
-        chat.apply(seq, event, frame.clone(), &self.config);
-        for c in clients.values_mut() {
-            if let Some(last) = c.attached.get_mut(chat_id) {
-                *last = seq;
-                c.deliver(ClientFrame {
-                    text: frame.clone(),
-                    key: None,
-                    event: Some((chat_id.to_owned(), seq)),
-                });
+        let mut made = Vec::with_capacity(events.len());
+        let mut frames = Vec::with_capacity(events.len());
+        for (seq, event) in (chat.seq + 1..).zip(events) {
+            let frame = checked_chat_event_frame(chat_id, seq, &event)?;
+            self.check_frames(chat_id, &event, &frame)?;
+            made.push((seq, event));
+            frames.push(frame);
+        }
+        let stored = match &made[..] {
+            [] => return Ok(chat.seq),
+            [(seq, event)] => store.append(chat_id, *seq, event),
+            _ => store.append_all(chat_id, &made),
+        };
+        stored.map_err(store_failed)?;
+        let mut statuses = Vec::new();
+        for ((seq, event), frame) in made.into_iter().zip(frames) {
+            if let Some(status) = status_of(chat_id, &event) {
+                statuses.push(status);
+            }
+            chat.apply(seq, event, frame.clone(), &self.config);
+            for c in clients.values_mut() {
+                if let Some(last) = c.attached.get_mut(chat_id) {
+                    *last = seq;
+                    c.deliver(ClientFrame {
+                        text: frame.clone(),
+                        key: None,
+                        event: Some((chat_id.to_owned(), seq)),
+                    });
+                }
             }
         }
-        if let Some(status) = status {
+        let seq = chat.seq;
+        for status in statuses {
             let text = super::event_frame(events::ChatStatus::NAME, &status);
             send_all(s, |_| true, &text, Some(status_key(chat_id)));
         }
@@ -529,6 +549,26 @@ impl Hub {
             chat_id,
             ChatEvent::Info(super::ChatEventInfo { info }),
         )?;
+        Ok(answer)
+    }
+
+    /// A change of several events made from a chat's info under the hub's lock, published as
+    /// one ([`Hub::publish_all`]: stored all or none): no other change comes between the read
+    /// and the write. `make` must not call the hub; what it refuses changes nothing. Answers
+    /// what `make` answered.
+    pub fn publish_with<R>(
+        &self,
+        chat_id: &str,
+        make: impl FnOnce(&ChatInfo) -> Result<(R, Vec<ChatEvent>), WireError>,
+    ) -> Result<R, WireError> {
+        let mut s = self.lock();
+        let info = s
+            .chats
+            .get(chat_id)
+            .and_then(|c| c.thread.info.as_ref())
+            .ok_or_else(|| unknown_chat(chat_id))?;
+        let (answer, events) = make(info)?;
+        self.publish_all_locked(&mut s, chat_id, events)?;
         Ok(answer)
     }
 
@@ -879,6 +919,61 @@ impl Hub {
 }
 
 impl Chat {
+    /// A chat as stored: its thread from every event (the queue, when the store keeps it
+    /// apart, put back), and the replay log from the newest events that fit its bounds (only
+    /// their frames are made).
+    fn load(stored: &StoredChat, config: &HubConfig) -> Chat {
+        let mut thread = Thread::from_snapshot(stored.info.clone(), Vec::new());
+        let mut reset_at = stored.epoch << EPOCH_SHIFT;
+        for (seq, event) in &stored.events {
+            if matches!(event, ChatEvent::Reset(_)) {
+                reset_at = *seq;
+            }
+            thread.apply(event);
+        }
+        let spans = &stored.queue;
+        if !spans.is_empty()
+            && let Some(info) = &mut thread.info
+        {
+            info.queued = QueueSpan::queue_now(spans);
+        }
+        let mut log = VecDeque::new();
+        let mut log_bytes = 0;
+        for (seq, event) in stored.events.iter().rev() {
+            if log.len() >= config.log_capacity {
+                break;
+            }
+            let frame = match event {
+                ChatEvent::Info(e) if !spans.is_empty() => {
+                    let mut e = e.clone();
+                    e.info.queued = QueueSpan::queue_at(spans, *seq);
+                    chat_event_frame(&stored.chat_id, *seq, &ChatEvent::Info(e))
+                }
+                ChatEvent::Reset(e) if !spans.is_empty() => {
+                    let mut e = e.clone();
+                    e.info.queued = QueueSpan::queue_at(spans, *seq);
+                    chat_event_frame(&stored.chat_id, *seq, &ChatEvent::Reset(e))
+                }
+                _ => chat_event_frame(&stored.chat_id, *seq, event),
+            };
+            if log_bytes + frame.len() > config.log_bytes {
+                break;
+            }
+            log_bytes += frame.len();
+            log.push_front((*seq, frame));
+        }
+        Chat {
+            epoch: stored.epoch,
+            reset_at,
+            thread,
+            seq: stored.seq,
+            log,
+            log_bytes,
+            bookmarks: stored.bookmarks.clone(),
+            visuals: stored.visuals.clone(),
+        }
+    }
+
     /// Applies a stored event: the thread, the seq, the log (trimmed to its bounds).
     fn apply(&mut self, seq: Seq, event: ChatEvent, frame: String, config: &HubConfig) {
         if matches!(event, ChatEvent::Reset(_)) {

@@ -1,17 +1,27 @@
 //! [`SqliteStore`]: the hub's [`Store`] in one SQLite file (rusqlite, bundled; feature
 //! `sqlite`).
 //!
-//! Three tables: `meta` (the life and serial counters), `chats` (id, epoch, the info it was
-//! made with, bookmarks, visuals, its last seq) and `events` (chat id, seq, the event as JSON).
-//! Each change is one statement or one transaction. The database is in WAL mode with
-//! `synchronous = NORMAL`: a commit is in the log before the hub sends the event, so it
-//! survives the process being killed; a power cut may lose the last commits. A reset deletes
-//! the chat's events before it.
+//! Four tables: `meta` (the life and serial counters), `chats` (id, epoch, the info it was
+//! made with, bookmarks, visuals, its last seq), `events` (chat id, seq, the event as JSON)
+//! and `queued` (each queued message once, with the seqs that queued it and took it off).
+//! Each change is one statement or one transaction ([`Store::append_all`]: several events in
+//! one). The database is in WAL mode with `synchronous = NORMAL`: a commit is in the log
+//! before the hub sends the event, so it survives the process being killed; a power cut may
+//! lose the last commits. A reset deletes the chat's events before it, and the messages that
+//! had left the queue by then.
+//!
+//! An `info` or `reset` event is stored with an empty `queued`; what changed in the queue is
+//! written to `queued` in the same transaction: a row for each message added, the seq of the
+//! event on each one taken off. So a queued message costs the same to store whatever the
+//! queue's depth (the module docs of [`store`](super::store) say why it matters). A queue
+//! whose order changed other than by adding at the end and taking off anywhere is written
+//! again whole (nothing in the hub does that).
 
-use super::store::{Loaded, Store, StoreError, StoredChat};
-use super::{Bookmark, ChatEvent, ChatInfo, Seq, Visual};
-use rusqlite::{Connection, params};
+use super::store::{Loaded, QueueSpan, Store, StoreError, StoredChat};
+use super::{Bookmark, ChatEvent, ChatInfo, QueuedMessage, Seq, Visual};
+use rusqlite::{Connection, Transaction, params};
 use serde::Serialize;
+use std::collections::HashSet;
 use std::path::Path;
 
 /// A store in one SQLite file.
@@ -65,7 +75,148 @@ const SCHEMA: &str = "
         event TEXT NOT NULL,
         PRIMARY KEY (chat_id, seq)
     ) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS queued (
+        chat_id TEXT NOT NULL,
+        added INTEGER NOT NULL,
+        position INTEGER NOT NULL,
+        queued_id TEXT NOT NULL,
+        removed INTEGER,
+        message TEXT NOT NULL,
+        PRIMARY KEY (chat_id, added, position)
+    ) WITHOUT ROWID;
 ";
+
+/// The queue a stored `info` or `reset` event carries, which is stored apart.
+fn queue_of(event: &ChatEvent) -> Option<&Vec<QueuedMessage>> {
+    match event {
+        ChatEvent::Info(e) => Some(&e.info.queued),
+        ChatEvent::Reset(e) => Some(&e.info.queued),
+        _ => None,
+    }
+}
+
+/// The event as stored: its info's `queued` left empty.
+fn without_queue(event: &ChatEvent) -> Result<String, StoreError> {
+    match event {
+        ChatEvent::Info(e) if !e.info.queued.is_empty() => {
+            let mut e = e.clone();
+            e.info.queued.clear();
+            json(&ChatEvent::Info(e))
+        }
+        ChatEvent::Reset(e) if !e.info.queued.is_empty() => {
+            let mut e = e.clone();
+            e.info.queued.clear();
+            json(&ChatEvent::Reset(e))
+        }
+        _ => json(event),
+    }
+}
+
+/// Stores one event in `tx`: the row, the queue's changes, the chat's seq.
+fn store_event(
+    tx: &Transaction<'_>,
+    chat_id: &str,
+    seq: Seq,
+    event: &ChatEvent,
+) -> Result<(), StoreError> {
+    if matches!(event, ChatEvent::Reset(_)) {
+        tx.execute(
+            "DELETE FROM events WHERE chat_id = ?1 AND seq < ?2",
+            params![chat_id, seq],
+        )
+        .map_err(failed)?;
+        tx.execute(
+            "DELETE FROM queued WHERE chat_id = ?1 AND removed <= ?2",
+            params![chat_id, seq],
+        )
+        .map_err(failed)?;
+    }
+    let text = without_queue(event)?;
+    tx.prepare_cached("INSERT INTO events (chat_id, seq, event) VALUES (?1, ?2, ?3)")
+        .and_then(|mut insert| insert.execute(params![chat_id, seq, text]))
+        .map_err(failed)?;
+    if let Some(queue) = queue_of(event) {
+        store_queue(tx, chat_id, seq, queue)?;
+    }
+    let changed = tx
+        .prepare_cached("UPDATE chats SET seq = ?2 WHERE chat_id = ?1")
+        .and_then(|mut update| update.execute(params![chat_id, seq]))
+        .map_err(failed)?;
+    if changed == 0 {
+        return Err(StoreError(format!("no chat {chat_id:?} is stored")));
+    }
+    Ok(())
+}
+
+/// Writes what changed between the stored queue and `queue`, the queue after the event at
+/// `seq`: the messages gone marked removed at `seq`, the new ones added at `seq`.
+fn store_queue(
+    tx: &Transaction<'_>,
+    chat_id: &str,
+    seq: Seq,
+    queue: &[QueuedMessage],
+) -> Result<(), StoreError> {
+    let mut now = tx
+        .prepare_cached(
+            "SELECT added, position, message FROM queued
+             WHERE chat_id = ?1 AND removed IS NULL ORDER BY added, position",
+        )
+        .map_err(failed)?;
+    let stored: Vec<(i64, i64, String)> = now
+        .query_map(params![chat_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .and_then(Iterator::collect)
+        .map_err(failed)?;
+    let texts: Vec<String> = queue.iter().map(json).collect::<Result<_, _>>()?;
+    let queued: HashSet<&str> = texts.iter().map(String::as_str).collect();
+    // The stored messages still queued, in order, must be the queue's first ones: else the
+    // queue is written again whole.
+    let kept: Vec<&(i64, i64, String)> = stored
+        .iter()
+        .filter(|(_, _, text)| queued.contains(text.as_str()))
+        .collect();
+    let in_order = kept.len() <= texts.len()
+        && kept
+            .iter()
+            .zip(&texts)
+            .all(|((_, _, stored), text)| stored == text);
+    let (gone, new): (Vec<&(i64, i64, String)>, &[String]) = if in_order {
+        let gone = stored
+            .iter()
+            .filter(|(_, _, text)| !queued.contains(text.as_str()))
+            .collect();
+        (gone, &texts[kept.len()..])
+    } else {
+        (stored.iter().collect(), &texts[..])
+    };
+    let mut remove = tx
+        .prepare_cached(
+            "UPDATE queued SET removed = ?4 WHERE chat_id = ?1 AND added = ?2 AND position = ?3",
+        )
+        .map_err(failed)?;
+    for (added, position, _) in gone {
+        remove
+            .execute(params![chat_id, added, position, seq])
+            .map_err(failed)?;
+    }
+    let mut add = tx
+        .prepare_cached(
+            "INSERT INTO queued (chat_id, added, position, queued_id, message)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+        )
+        .map_err(failed)?;
+    let first = queue.len() - new.len();
+    for (position, text) in new.iter().enumerate() {
+        add.execute(params![
+            chat_id,
+            seq,
+            position as i64,
+            queue[first + position].queued_id,
+            text
+        ])
+        .map_err(failed)?;
+    }
+    Ok(())
+}
 
 impl SqliteStore {
     /// Opens (or makes) the database at `path`.
@@ -138,6 +289,13 @@ impl Store for SqliteStore {
             .db
             .prepare("SELECT seq, event FROM events WHERE chat_id = ?1 ORDER BY seq")
             .map_err(failed)?;
+        let mut queued = self
+            .db
+            .prepare(
+                "SELECT added, removed, message FROM queued WHERE chat_id = ?1
+                 ORDER BY added, position",
+            )
+            .map_err(failed)?;
         for row in found {
             let (chat_id, epoch, info, seq, bookmarks, visuals) = row.map_err(failed)?;
             let mut chat = StoredChat {
@@ -148,6 +306,7 @@ impl Store for SqliteStore {
                 seq,
                 bookmarks: read_list::<Bookmark>("bookmark", &bookmarks)?,
                 visuals: read_list::<Visual>("visual", &visuals)?,
+                queue: Vec::new(),
             };
             let stored = events
                 .query_map(params![chat_id], |row| {
@@ -158,6 +317,23 @@ impl Store for SqliteStore {
                 let (seq, event) = event.map_err(failed)?;
                 chat.events
                     .push((seq, read::<ChatEvent>("chat event", &event)?));
+            }
+            let spans = queued
+                .query_map(params![chat.chat_id], |row| {
+                    Ok((
+                        row.get::<_, i64>(0)?,
+                        row.get::<_, Option<i64>>(1)?,
+                        row.get::<_, String>(2)?,
+                    ))
+                })
+                .map_err(failed)?;
+            for span in spans {
+                let (added, removed, message) = span.map_err(failed)?;
+                chat.queue.push(QueueSpan {
+                    added,
+                    removed,
+                    message: read("queued message", &message)?,
+                });
             }
             chats.push(chat);
         }
@@ -185,28 +361,15 @@ impl Store for SqliteStore {
     }
 
     fn append(&mut self, chat_id: &str, seq: Seq, event: &ChatEvent) -> Result<(), StoreError> {
-        let text = json(event)?;
         let tx = self.db.transaction().map_err(failed)?;
-        if matches!(event, ChatEvent::Reset(_)) {
-            tx.execute(
-                "DELETE FROM events WHERE chat_id = ?1 AND seq < ?2",
-                params![chat_id, seq],
-            )
-            .map_err(failed)?;
-        }
-        tx.execute(
-            "INSERT INTO events (chat_id, seq, event) VALUES (?1, ?2, ?3)",
-            params![chat_id, seq, text],
-        )
-        .map_err(failed)?;
-        let changed = tx
-            .execute(
-                "UPDATE chats SET seq = ?2 WHERE chat_id = ?1",
-                params![chat_id, seq],
-            )
-            .map_err(failed)?;
-        if changed == 0 {
-            return Err(StoreError(format!("no chat {chat_id:?} is stored")));
+        store_event(&tx, chat_id, seq, event)?;
+        tx.commit().map_err(failed)
+    }
+
+    fn append_all(&mut self, chat_id: &str, events: &[(Seq, ChatEvent)]) -> Result<(), StoreError> {
+        let tx = self.db.transaction().map_err(failed)?;
+        for (seq, event) in events {
+            store_event(&tx, chat_id, *seq, event)?;
         }
         tx.commit().map_err(failed)
     }
@@ -230,6 +393,8 @@ impl Store for SqliteStore {
     fn remove_chat(&mut self, chat_id: &str) -> Result<(), StoreError> {
         let tx = self.db.transaction().map_err(failed)?;
         tx.execute("DELETE FROM events WHERE chat_id = ?1", params![chat_id])
+            .map_err(failed)?;
+        tx.execute("DELETE FROM queued WHERE chat_id = ?1", params![chat_id])
             .map_err(failed)?;
         tx.execute("DELETE FROM chats WHERE chat_id = ?1", params![chat_id])
             .map_err(failed)?;

@@ -14,8 +14,24 @@
 //!
 //! A reset (chat.clear) carries the whole new thread, so a store may forget the events before
 //! it: both stores do.
+//!
+//! # Queued messages
+//!
+//! A chat's queue (`info.queued`) travels whole in every `info` event, so a store that kept
+//! each event as it is would write the whole queue again for every message queued: quadratic
+//! in its depth. A store may keep the queue apart instead ([`StoredChat::queue`]): each queued
+//! message once, with the seq of the event that queued it and of the one that took it off, and
+//! the `info` and `reset` events with an empty `queued`. The hub puts the queue back into
+//! every event it reads ([`QueueSpan::queue_at`]). `SqliteStore` does; the [`MemoryStore`]
+//! keeps events whole.
+//!
+//! # Several events at once
+//!
+//! [`Store::append_all`] stores several events of a chat as one change (one transaction for
+//! SQLite): the hub publishes a change made of several events (a queued message taken off the
+//! queue and its user item) all or none.
 
-use super::{Bookmark, ChatEvent, ChatInfo, Seq, Visual};
+use super::{Bookmark, ChatEvent, ChatInfo, QueuedMessage, Seq, Visual};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -46,6 +62,41 @@ pub struct StoredChat {
     pub seq: Seq,
     pub bookmarks: Vec<Bookmark>,
     pub visuals: Vec<Visual>,
+    /// The queued messages kept apart from the events (see the [module docs](self)), in
+    /// queue order: then every `info` and `reset` event above has an empty `queued`, to be
+    /// filled from these. Empty when the store keeps the events whole.
+    pub queue: Vec<QueueSpan>,
+}
+
+/// A queued message as a store keeps it apart from the `info` events: when it was queued and
+/// when it left the queue.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueueSpan {
+    /// The seq of the event that put it in the queue.
+    pub added: Seq,
+    /// The seq of the event that took it off, `None` while it is queued.
+    pub removed: Option<Seq>,
+    pub message: QueuedMessage,
+}
+
+impl QueueSpan {
+    /// The queue as it was after the event at `seq`, from a chat's spans in queue order.
+    pub fn queue_at(spans: &[QueueSpan], seq: Seq) -> Vec<QueuedMessage> {
+        spans
+            .iter()
+            .filter(|s| s.added <= seq && s.removed.is_none_or(|r| r > seq))
+            .map(|s| s.message.clone())
+            .collect()
+    }
+
+    /// The queue now: every message not taken off.
+    pub fn queue_now(spans: &[QueueSpan]) -> Vec<QueuedMessage> {
+        spans
+            .iter()
+            .filter(|s| s.removed.is_none())
+            .map(|s| s.message.clone())
+            .collect()
+    }
 }
 
 /// Everything a hub starts from.
@@ -74,6 +125,15 @@ pub trait Store: Send {
 
     /// One more event of a chat, under its seq. After a reset the events before it may go.
     fn append(&mut self, chat_id: &str, seq: Seq, event: &ChatEvent) -> Result<(), StoreError>;
+
+    /// Several events of a chat, in seq order, as one change: all stored or none (a store
+    /// that cannot promise it says so). The default appends them one by one.
+    fn append_all(&mut self, chat_id: &str, events: &[(Seq, ChatEvent)]) -> Result<(), StoreError> {
+        for (seq, event) in events {
+            self.append(chat_id, *seq, event)?;
+        }
+        Ok(())
+    }
 
     /// A chat's whole bookmark list.
     fn set_bookmarks(&mut self, chat_id: &str, bookmarks: &[Bookmark]) -> Result<(), StoreError>;
@@ -164,6 +224,7 @@ impl Store for MemoryStore {
                     seq: epoch << 32,
                     bookmarks: Vec::new(),
                     visuals: Vec::new(),
+                    queue: Vec::new(),
                 },
             ),
         );
@@ -178,6 +239,22 @@ impl Store for MemoryStore {
             chat.events.push((seq, event.clone()));
             chat.seq = seq;
         })
+    }
+
+    fn append_all(&mut self, chat_id: &str, events: &[(Seq, ChatEvent)]) -> Result<(), StoreError> {
+        // Under one lock: nobody sees half of it.
+        let mut m = self.lock();
+        let Some((_, chat)) = m.chats.get_mut(chat_id) else {
+            return Err(StoreError(format!("no chat {chat_id:?} is stored")));
+        };
+        for (seq, event) in events {
+            if matches!(event, ChatEvent::Reset(_)) {
+                chat.events.clear();
+            }
+            chat.events.push((*seq, event.clone()));
+            chat.seq = *seq;
+        }
+        Ok(())
     }
 
     fn set_bookmarks(&mut self, chat_id: &str, bookmarks: &[Bookmark]) -> Result<(), StoreError> {

@@ -14,7 +14,13 @@
 //! - [`EchoAgent::open`] keeps the hub in a SQLite file in a data directory (what the binary
 //!   does by default): after a crash and a restart every chat is there, seqs continue, a
 //!   `since` resumes exactly, and a turn the crash cut short is closed (its reply stops
-//!   streaming, the chat is idle, its queue is dropped).
+//!   streaming). What was acked is answered: a message whose turn had not begun its reply is
+//!   answered, and the queue goes on ([`EchoAgent::resume`]).
+//! - An acked message is stored: `chat.send` answers `{queued: false}` once the message's user
+//!   item (with the chat's state running) is stored, `{queued: true}` once the info with the
+//!   message queued is. A queued message leaves the queue in the same change that publishes
+//!   its user item ([`Hub::publish_with`]: one transaction), so a crash between the two
+//!   cannot lose it or answer it twice.
 //! - Every change of a chat's info (the queue, the state, the usage) is one
 //!   [`Hub::update_info`] under the hub's lock, and the queue changes under the agent's turn
 //!   lock too (always taken before the hub's), so no update is lost under concurrent sends.
@@ -41,9 +47,9 @@ use contracts::agent::{
     AccountSnapshot, AccountsCreatePayload, AccountsCreateResult, AccountsSavePayload,
     AccountsWatchLoginPayload, AttachResult, Bookmark, ChatAddBookmarkPayload,
     ChatAddBookmarkResult, ChatAttachPayload, ChatCancelPayload, ChatClearPayload,
-    ChatCreatePayload, ChatCreated, ChatDetachPayload, ChatEventDelta, ChatEventItem,
-    ChatEventReset, ChatHistoryPayload, ChatHistoryResult, ChatInfo, ChatItem, ChatItemReply,
-    ChatItemUser, ChatKillPayload, ChatListResult, ChatRemoveBookmarkPayload,
+    ChatCreatePayload, ChatCreated, ChatDetachPayload, ChatEvent, ChatEventDelta, ChatEventInfo,
+    ChatEventItem, ChatEventReset, ChatHistoryPayload, ChatHistoryResult, ChatInfo, ChatItem,
+    ChatItemReply, ChatItemUser, ChatKillPayload, ChatListResult, ChatRemoveBookmarkPayload,
     ChatRemoveVisualPayload, ChatRenameBookmarkPayload, ChatSendPayload, ChatSendResult, ChatState,
     ChatUsage, Empty, ErrorCode, Host, Provider, ProviderListResult, ProviderModel, QueuedMessage,
     Timestamp, Visual, WireError,
@@ -109,6 +115,9 @@ pub struct EchoAgent {
     cli: FakeCli,
     chats: Mutex<HashMap<String, Turns>>,
     next_id: AtomicU64,
+    /// Turns a restart left to run (the chat, and the text of a message whose reply had not
+    /// begun), until [`EchoAgent::resume`] starts them.
+    resumable: Mutex<Vec<(String, Option<String>)>>,
 }
 
 /// A chat's turns: the next historyIndex and the running turn. The queue is the chat's
@@ -146,6 +155,9 @@ impl EchoAgent {
         let hub = Hub::open(options.hub.clone(), store)?;
         let agent = EchoAgent::on(hub, options);
         agent.recover().map_err(|e| StoreError(e.message))?;
+        if tokio::runtime::Handle::try_current().is_ok() {
+            agent.resume();
+        }
         Ok(agent)
     }
 
@@ -157,14 +169,18 @@ impl EchoAgent {
             cli,
             chats: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
+            resumable: Mutex::new(Vec::new()),
         })
     }
 
     /// After a restart: every chat's turn state starts from its thread (the next
-    /// historyIndex), and a chat left running or with a queue is idle with none (the turns
-    /// that would have answered it died with the process).
+    /// historyIndex). A chat left running had its turn cut: when its reply had not begun, the
+    /// message is answered again; else the chat goes idle (its cut reply was closed by the
+    /// hub). A chat with queued messages goes on answering them. What is to answer waits for
+    /// [`EchoAgent::resume`].
     fn recover(&self) -> Result<(), WireError> {
         let mut turns = self.turns();
+        let mut resumable = Vec::new();
         for info in self.hub.chats() {
             let thread = self.hub.thread(&info.chat_id).unwrap_or_default();
             let next_index = thread
@@ -173,22 +189,58 @@ impl EchoAgent {
                 .filter_map(history_index)
                 .max()
                 .map_or(0, |h| h + 1);
+            let cut = info.state != ChatState::Idle;
+            let unanswered = match thread.items.last() {
+                Some(ChatItem::User(user)) if cut => Some(user.text.clone()),
+                _ => None,
+            };
+            if cut && unanswered.is_none() {
+                self.hub.update_info(&info.chat_id, |info| {
+                    info.state = ChatState::Idle;
+                    info.updated_at = now();
+                })?;
+            }
+            let resume = unanswered.is_some() || !info.queued.is_empty();
             turns.insert(
                 info.chat_id.clone(),
                 Turns {
                     next_index,
+                    busy: resume,
                     ..Turns::default()
                 },
             );
-            if info.state != ChatState::Idle || !info.queued.is_empty() {
-                self.hub.update_info(&info.chat_id, |info| {
-                    info.state = ChatState::Idle;
-                    info.queued.clear();
-                    info.updated_at = now();
-                })?;
+            if resume {
+                resumable.push((info.chat_id.clone(), unanswered));
             }
         }
+        *self.resumable.lock().unwrap_or_else(|e| e.into_inner()) = resumable;
         Ok(())
+    }
+
+    /// Starts the turns a restart left to run (a message whose reply had not begun, the queued
+    /// messages), each chat's on a task of its own. [`EchoAgent::open`] calls it when it runs
+    /// in a Tokio runtime, [`EchoAgent::serve`] and [`EchoAgent::serve_port`] otherwise; once.
+    pub fn resume(self: &Arc<Self>) {
+        let resumable =
+            std::mem::take(&mut *self.resumable.lock().unwrap_or_else(|e| e.into_inner()));
+        for (chat_id, unanswered) in resumable {
+            let agent = self.clone();
+            let chat = chat_id.clone();
+            let handle = tokio::spawn(async move {
+                if unanswered.is_some()
+                    && agent
+                        .update_info(&chat, |info| info.state = ChatState::Running)
+                        .is_err()
+                {
+                    return;
+                }
+                agent.run_turns(chat, unanswered).await;
+            });
+            match self.turns().get_mut(&chat_id) {
+                Some(t) if t.busy => t.running = Some(handle),
+                _ => handle.abort(),
+            }
+        }
     }
 
     /// The hub, for tests that look at what the host holds.
@@ -230,6 +282,7 @@ impl EchoAgent {
     /// Accepts WebSocket connections until the task is dropped, serving each on a task of its
     /// own (it never returns: accept errors are waited out).
     pub async fn serve(self: &Arc<Self>, listener: TcpListener) {
+        self.resume();
         let options = self.websocket_options();
         let agent = self.clone();
         contracts::port::listen(
@@ -249,6 +302,7 @@ impl EchoAgent {
 
     /// Runs one connection over any port until it ends.
     pub async fn serve_port<P: FramePort + ?Sized>(self: &Arc<Self>, port: &P) {
+        self.resume();
         let (client, outgoing) = self.hub.connect();
         let connection = Connection {
             agent: self.clone(),
@@ -301,11 +355,17 @@ impl EchoAgent {
         Ok(())
     }
 
-    /// Publishes the user's message and starts the turn that answers it.
+    /// Publishes the user's message (its user item, and the chat running, as one change) and
+    /// starts the turn that answers it.
     fn start_turn(self: &Arc<Self>, chat_id: &str, text: String) -> Result<(), WireError> {
         let user = ChatItemUser::new(self.id("u"), text.clone(), now())
             .history_index(self.next_index(chat_id));
-        let published = self.hub.publish(chat_id, ChatEventItem::new(user).into());
+        let published = self.hub.publish_with(chat_id, |info| {
+            let mut info = info.clone();
+            info.state = ChatState::Running;
+            info.updated_at = now();
+            Ok(((), vec![ChatEventItem::new(user).into(), info_event(info)]))
+        });
         if let Err(e) = published {
             if let Some(t) = self.turns().get_mut(chat_id) {
                 t.busy = false;
@@ -314,7 +374,7 @@ impl EchoAgent {
         }
         let agent = self.clone();
         let chat = chat_id.to_owned();
-        let handle = tokio::spawn(async move { agent.run_turns(chat, text).await });
+        let handle = tokio::spawn(async move { agent.run_turns(chat, Some(text)).await });
         match self.turns().get_mut(chat_id) {
             // Still wanted: no cancel came in between.
             Some(t) if t.busy => t.running = Some(handle),
@@ -323,56 +383,77 @@ impl EchoAgent {
         Ok(())
     }
 
-    /// Answers a message, then every message queued meanwhile, one turn each.
-    async fn run_turns(self: Arc<Self>, chat_id: String, mut text: String) {
+    /// Answers a message (`None`: the first queued one), then every message queued meanwhile,
+    /// one turn each.
+    async fn run_turns(self: Arc<Self>, chat_id: String, first: Option<String>) {
+        let mut text = match first {
+            Some(text) => text,
+            None => match self.take_next(&chat_id) {
+                Some(text) => text,
+                None => return,
+            },
+        };
         loop {
             if self.run_turn(&chat_id, &text).await.is_err() {
                 // The chat is gone (killed); nothing more to answer.
                 return;
             }
-            let next = {
-                let mut turns = self.turns();
-                let Some(t) = turns.get_mut(&chat_id) else {
-                    return;
-                };
-                t.reply = None;
-                // The queue changes only under the turn lock, so what is read here stays.
-                let queued = self
-                    .hub
-                    .info(&chat_id)
-                    .is_some_and(|info| !info.queued.is_empty());
-                let next = if queued {
-                    self.update_info(&chat_id, |info| {
-                        (!info.queued.is_empty()).then(|| info.queued.remove(0))
-                    })
-                    .ok()
-                    .flatten()
-                } else {
-                    None
-                };
-                if next.is_none() {
-                    t.busy = false;
-                    t.running = None;
-                }
-                next
-            };
-            let Some(next) = next else { return };
-            let user = ChatItemUser::new(self.id("u"), next.text.clone(), now())
-                .history_index(self.next_index(&chat_id));
-            if self
-                .hub
-                .publish(&chat_id, ChatEventItem::new(user).into())
-                .is_err()
-            {
-                return;
+            match self.take_next(&chat_id) {
+                Some(next) => text = next,
+                None => return,
             }
-            text = next.text;
         }
     }
 
-    /// One turn: running, the reply item, its deltas, the finished reply, idle.
+    /// Under the turn lock: the first queued message taken off the queue, the chat running
+    /// and the message's user item published, as one change (stored all or none); its text.
+    /// `None` when the queue is empty (or the change failed, the queue then left as it is):
+    /// the chat's turns are over.
+    fn take_next(&self, chat_id: &str) -> Option<String> {
+        let mut turns = self.turns();
+        let t = turns.get_mut(chat_id)?;
+        t.reply = None;
+        // The queue changes only under the turn lock, so what is read here stays.
+        let queued = self
+            .hub
+            .info(chat_id)
+            .is_some_and(|info| !info.queued.is_empty());
+        let next = if queued {
+            let user_id = self.id("u");
+            let index = t.next_index;
+            self.hub
+                .publish_with(chat_id, |info| {
+                    let mut info = info.clone();
+                    if info.queued.is_empty() {
+                        return Ok((None, Vec::new()));
+                    }
+                    let next = info.queued.remove(0);
+                    info.updated_at = now();
+                    let dequeued = info_event(info.clone());
+                    info.state = ChatState::Running;
+                    let user =
+                        ChatItemUser::new(user_id, next.text.clone(), now()).history_index(index);
+                    let events = vec![dequeued, ChatEventItem::new(user).into(), info_event(info)];
+                    Ok((Some(next.text), events))
+                })
+                .ok()
+                .flatten()
+        } else {
+            None
+        };
+        match next {
+            Some(_) => t.next_index += 1,
+            None => {
+                t.busy = false;
+                t.running = None;
+            }
+        }
+        next
+    }
+
+    /// One turn (the chat is running already): the reply item, its deltas, the finished
+    /// reply, idle.
     async fn run_turn(&self, chat_id: &str, text: &str) -> Result<(), WireError> {
-        self.update_info(chat_id, |info| info.state = ChatState::Running)?;
         let id = self.id("r");
         let reply = ChatItemReply::new(id.clone(), "", now())
             .history_index(self.next_index(chat_id))
@@ -468,6 +549,11 @@ impl EchoAgent {
         self.hub.accounts_changed(&snapshot)?;
         Ok(snapshot)
     }
+}
+
+/// An `info` event.
+fn info_event(info: ChatInfo) -> ChatEvent {
+    ChatEventInfo::new(info).into()
 }
 
 /// What the echo agent answers to a message.

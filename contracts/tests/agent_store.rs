@@ -1,0 +1,148 @@
+//! The agent hub's SQLite store: the queue kept apart from the `info` events (each queued
+//! message stored once, whatever the queue's depth) and put back on reopen, event for event;
+//! several events stored as one change.
+#![cfg(all(feature = "sqlite", feature = "tokio"))]
+
+use contracts::agent::host::{ClientId, Hub, HubConfig, serve};
+use contracts::agent::sqlite::SqliteStore;
+use contracts::agent::{
+    AttachResult, ChatAttachPayload, ChatEvent, ChatEventInfo, ChatEventItem, ChatInfo,
+    ChatItemUser, ChatState, Dispatcher, Host, QueuedMessage, Seq, WireError,
+};
+use contracts::port::{FramePort, Outgoing, memory_pair};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+const CHAT: &str = "c1";
+const LIMIT: Duration = Duration::from_secs(20);
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join("agent.sqlite3")
+}
+
+/// A host that only attaches, for reading what a hub replays.
+struct Attacher {
+    hub: Arc<Hub>,
+    client: ClientId,
+}
+
+impl Host for Attacher {
+    async fn chat_attach(&self, payload: ChatAttachPayload) -> Result<AttachResult, WireError> {
+        self.hub.attach(self.client, &payload)
+    }
+}
+
+/// The chat.event frames a client attaching with `since` is replayed, as text.
+async fn replayed(hub: &Arc<Hub>, since: Seq) -> Vec<String> {
+    let (host_end, client_end) = memory_pair();
+    let (client, queue) = hub.connect();
+    let attacher = Attacher {
+        hub: hub.clone(),
+        client,
+    };
+    let serving = {
+        let hub = hub.clone();
+        tokio::spawn(async move {
+            serve(&hub, client, queue, &host_end, &Dispatcher(&attacher)).await;
+        })
+    };
+    let mut frames = client_end.receiver();
+    let attach =
+        json!({"id": "1", "type": "chat.attach", "payload": {"chatId": CHAT, "since": since}});
+    client_end.send(Outgoing::Value(attach)).unwrap();
+    let reply: Value = serde_json::from_str(
+        &tokio::time::timeout(LIMIT, frames.recv())
+            .await
+            .unwrap()
+            .unwrap()
+            .to_text()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(reply["result"]["resumed"], true, "{reply}");
+    let head = hub.seq(CHAT).unwrap();
+    let mut out = Vec::new();
+    for _ in since..head {
+        let frame = tokio::time::timeout(LIMIT, frames.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        out.push(frame.to_text().unwrap().into_owned());
+    }
+    serving.abort();
+    out
+}
+
+fn message(n: usize) -> QueuedMessage {
+    QueuedMessage::new(
+        format!("q{n}"),
+        format!("{n} {}", "x".repeat(200)),
+        n as i64,
+    )
+}
+
+fn info_event(info: ChatInfo) -> ChatEvent {
+    ChatEventInfo::new(info).into()
+}
+
+/// 60 messages queued one by one, some taken off the front with their user item (one change
+/// of three events), one from the middle: every stored event and queue row is small (the
+/// queue of 40 messages would be 9 KB), and a hub reopened on the file replays the very same
+/// frames and holds the same queue.
+#[tokio::test]
+async fn the_queue_is_stored_apart_and_put_back_event_for_event() {
+    let path = tmp("agent-store-queue");
+    let hub = Hub::open(HubConfig::default(), SqliteStore::open(&path).unwrap()).unwrap();
+    let info = ChatInfo::new(CHAT, "t", ChatState::Running, "echo", 0, 0, [], []);
+    hub.create_chat(info).unwrap();
+    let first = hub.seq(CHAT).unwrap();
+    for n in 0..60 {
+        hub.update_info(CHAT, |info| info.queued.push(message(n)))
+            .unwrap();
+        if n % 3 == 2 {
+            hub.publish_with(CHAT, |info| {
+                let mut info = info.clone();
+                let next = info.queued.remove(0);
+                let user = ChatItemUser::new(format!("u{n}"), next.text, 0);
+                Ok((
+                    (),
+                    vec![info_event(info.clone()), ChatEventItem::new(user).into()],
+                ))
+            })
+            .unwrap();
+        }
+        if n == 30 {
+            hub.update_info(CHAT, |info| {
+                info.queued.remove(5);
+            })
+            .unwrap();
+        }
+    }
+    let queue = hub.info(CHAT).unwrap().queued;
+    assert_eq!(queue.len(), 39);
+    let sent = replayed(&hub, first).await;
+    drop(hub);
+
+    let db = rusqlite::Connection::open(&path).unwrap();
+    let largest: i64 = db
+        .query_row("SELECT max(length(event)) FROM events", [], |r| r.get(0))
+        .unwrap();
+    assert!(largest < 1000, "an event of {largest} bytes is stored");
+    let rows: i64 = db
+        .query_row("SELECT count(*) FROM queued", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(rows, 60, "each queued message stored once");
+
+    let hub = Hub::open(HubConfig::default(), SqliteStore::open(&path).unwrap()).unwrap();
+    assert_eq!(hub.info(CHAT).unwrap().queued, queue);
+    let again = replayed(&hub, first).await;
+    assert_eq!(again.len(), sent.len());
+    for (a, b) in again.iter().zip(&sent) {
+        assert_eq!(a, b);
+    }
+}
