@@ -15,6 +15,16 @@
 //! lock that is never held across an await: the hub answers at once (a durable log has
 //! committed before it answers), and sending on a port only queues.
 //!
+//! # Group commit
+//!
+//! With [`Settings::group_commit`] (the default) a socket puts each frame it receives in a
+//! shared inbox, then takes the lock and hands the hub every frame waiting there as one group
+//! ([`Hub::receive_group`]): while one holder of the lock commits (an fsync with the SQLite
+//! log's `Durability::Full`), the frames arriving on other sockets gather, and the next holder
+//! writes them all in one transaction. Every ack and live event of a group goes out after its
+//! commit. A socket's frames stay in order: it takes its next frame only once its last was
+//! handled, by itself or by the holder that took it.
+//!
 //! # Memory per socket
 //!
 //! Each port's outgoing queue is bounded by bytes ([`Limits::max_queued_bytes`], one
@@ -40,7 +50,7 @@ use contracts::connect::session::{
     Action, Config, EventLog, Hub, MemoryLog, SocketId, error_frame,
 };
 use contracts::port::{
-    FramePortExt, Limits, ListenOptions, SendError, WebSocketOptions, WebSocketPort,
+    FramePortExt, Incoming, Limits, ListenOptions, SendError, WebSocketOptions, WebSocketPort,
 };
 use tokio::net::TcpListener;
 use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
@@ -71,6 +81,9 @@ pub struct Settings {
     pub queue_bytes: usize,
     /// The cap on connections and the handshake timeout.
     pub listen: ListenOptions,
+    /// Frames that arrive while the hub is busy are handled as one group, their writes made
+    /// durable by one commit (see the [crate docs](crate)); `false`: one commit per write.
+    pub group_commit: bool,
 }
 
 impl Settings {
@@ -96,6 +109,7 @@ impl Default for Settings {
             config,
             queue_bytes: limits.max_queued_bytes,
             listen: ListenOptions::default(),
+            group_commit: true,
         }
     }
 }
@@ -162,6 +176,8 @@ impl<L: EventLog> State<L> {
 pub struct Server<L: EventLog = MemoryLog> {
     tokens: TokenTable,
     state: Arc<Mutex<State<L>>>,
+    /// Frames received and not yet handed to the hub (group commit).
+    inbox: Mutex<Vec<(SocketId, Incoming)>>,
     settings: Settings,
     options: WebSocketOptions,
 }
@@ -186,6 +202,7 @@ impl<L: EventLog + Send + 'static> Server<L> {
         Server {
             tokens,
             state: Arc::new(Mutex::new(state)),
+            inbox: Mutex::new(Vec::new()),
             settings,
             options,
         }
@@ -281,9 +298,20 @@ impl<L: EventLog + Send + 'static> Server<L> {
             tokio::select! {
                 frame = frames.recv() => {
                     let Some(frame) = frame else { break };
+                    if !self.settings.group_commit {
+                        let mut state = lock(&self.state);
+                        let actions = state.hub.receive_incoming(socket, &frame, now_millis());
+                        state.apply(actions);
+                        continue;
+                    }
+                    lock(&self.inbox).push((socket, frame));
                     let mut state = lock(&self.state);
-                    let actions = state.hub.receive_incoming(socket, &frame, now_millis());
-                    state.apply(actions);
+                    // Empty when the holder before took this frame with its group.
+                    let group = std::mem::take(&mut *lock(&self.inbox));
+                    if !group.is_empty() {
+                        let actions = state.hub.receive_group(&group, now_millis());
+                        state.apply(actions);
+                    }
                 }
                 () = std::future::ready(()), if room => {
                     let mut state = lock(&self.state);

@@ -63,6 +63,10 @@ struct Args {
     /// When a SQLite commit reaches the disk (docs/benchmarks.md has the cost).
     #[arg(long, value_enum, default_value_t = Sync::Full)]
     sync: Sync,
+    /// One commit per write instead of one per group of the frames that arrive together
+    /// (group commit, the default: every ack still after its commit).
+    #[arg(long)]
+    no_group_commit: bool,
     /// How many events the log keeps per workspace: 10,000 in memory, every one in SQLite
     /// unless given.
     #[arg(long, value_name = "N")]
@@ -150,7 +154,10 @@ async fn main() -> ExitCode {
         }
         table
     };
-    let mut settings = Settings::default();
+    let mut settings = Settings {
+        group_commit: !args.no_group_commit,
+        ..Settings::default()
+    };
     if let Some(bytes) = args.queue_bytes {
         settings.queue_bytes = bytes;
     }

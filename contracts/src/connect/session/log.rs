@@ -111,6 +111,21 @@ pub trait EventLog {
         make: &mut dyn FnMut(Seq) -> LogEntry,
     ) -> Result<Written, LogError>;
 
+    /// Starts a group of writes made durable together (group commit): until
+    /// [`commit_group`](EventLog::commit_group), each [`write`](EventLog::write) is made but
+    /// not yet durable, so nothing it answered may be acked or sent before the commit. Reads
+    /// see the group's writes. The default does nothing: each write is durable when it
+    /// answers, and the commit has nothing to do.
+    fn begin_group(&mut self) -> Result<(), LogError> {
+        Ok(())
+    }
+
+    /// Makes every write of the group durable at once. An error: none of them is stored
+    /// (the seqs they took are given again).
+    fn commit_group(&mut self) -> Result<(), LogError> {
+        Ok(())
+    }
+
     /// Up to `limit` entries after `since`, in seq order: empty when `since` is the head.
     fn read(
         &self,

@@ -549,6 +549,51 @@ impl<L: EventLog> Hub<L> {
         }
     }
 
+    /// Frames that arrived together, handled as one group (group commit): the log's writes
+    /// they make are one group ([`EventLog::begin_group`]) committed once, after the last, and
+    /// what they answer (acks, receipts, live events, pongs) is answered only after that
+    /// commit, so every ack still names a durable write. When the commit fails nothing of the
+    /// group is stored: every socket an answer was for is told `internal` and closed (a client
+    /// resends under its keys), and the runs the group started or finished in memory stay so.
+    /// A log without groups (the memory log) answers as [`receive_incoming`](Self::receive_incoming)
+    /// one frame at a time.
+    pub fn receive_group(&mut self, frames: &[(SocketId, Incoming)], now: Millis) -> Vec<Action> {
+        if frames.len() == 1 || self.log.begin_group().is_err() {
+            // Nothing to group, or no group to be had: each write commits as it is made.
+            let mut out = Vec::new();
+            for (socket, frame) in frames {
+                out.extend(self.receive_incoming(*socket, frame, now));
+            }
+            return out;
+        }
+        let mut out = Vec::new();
+        for (socket, frame) in frames {
+            out.extend(self.receive_incoming(*socket, frame, now));
+        }
+        match self.log.commit_group() {
+            Ok(()) => out,
+            Err(e) => {
+                tracing::warn!(error = %e, frames = frames.len(), "a group of writes failed");
+                let mut told = BTreeSet::new();
+                told.extend(frames.iter().map(|(socket, _)| *socket));
+                told.extend(out.iter().filter_map(|action| match action {
+                    Action::Send { to, .. } => Some(*to),
+                    Action::Close { .. } => None,
+                }));
+                let mut failed = Vec::new();
+                for socket in told {
+                    if !self.sockets.contains_key(&socket) {
+                        continue;
+                    }
+                    failed.extend(refuse(socket, ErrorCode::Internal, e.to_string(), None));
+                    failed.push(Action::Close { socket });
+                    self.forget(socket, now, &mut failed);
+                }
+                failed
+            }
+        }
+    }
+
     /// A frame arrived as JSON text: parses it and answers what to do.
     pub fn receive(&mut self, socket: SocketId, text: &str, now: Millis) -> Vec<Action> {
         if !self.touch(socket, now) {

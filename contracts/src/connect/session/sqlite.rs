@@ -15,6 +15,14 @@
 //!
 //! `docs/benchmarks.md` measures what each costs in acks per second.
 //!
+//! # Group commit
+//!
+//! Between [`begin_group`](EventLog::begin_group) and
+//! [`commit_group`](EventLog::commit_group) the writes share one transaction (`BEGIN
+//! IMMEDIATE`), each in a savepoint of its own (a duplicate or a failed write rolls back only
+//! itself), and the group is one `COMMIT`: one fsync for all of them with `Durability::Full`.
+//! The hub acks none of them before that commit ([`Hub::receive_group`](super::Hub::receive_group)).
+//!
 //! # Tables
 //!
 //! `workspaces` (head and the highest seq dropped per workspace), `events` (by workspace and
@@ -92,6 +100,8 @@ pub struct SqliteLog {
     db: Connection,
     retain: Option<i64>,
     key_retain: Option<i64>,
+    /// A group's transaction is open.
+    grouped: bool,
 }
 
 fn failed(e: rusqlite::Error) -> LogError {
@@ -139,6 +149,7 @@ impl SqliteLog {
             db,
             retain: None,
             key_retain: None,
+            grouped: false,
         })
     }
 
@@ -196,6 +207,67 @@ impl SqliteLog {
     }
 }
 
+/// One write in `db`'s open transaction or savepoint: the key looked up (a duplicate writes
+/// nothing), the next seq taken, the event and its key stored, retention applied, the head
+/// moved. The caller commits.
+fn write_in(
+    db: &Connection,
+    workspace_id: &str,
+    writer: &str,
+    key: &str,
+    make: &mut dyn FnMut(Seq) -> LogEntry,
+    retain: Option<i64>,
+    key_retain: Option<i64>,
+) -> Result<Written, LogError> {
+    let known: Option<Seq> = db
+        .query_row(
+            "SELECT seq FROM keys WHERE workspace_id = ?1 AND writer = ?2 AND key = ?3",
+            params![workspace_id, writer, key],
+            |r| r.get(0),
+        )
+        .optional()
+        .map_err(failed)?;
+    if let Some(seq) = known {
+        return Ok(Written::Duplicate(seq));
+    }
+    let (head, mut dropped_through) = SqliteLog::bounds(db, workspace_id)?;
+    let seq = head + 1;
+    let entry = make(seq);
+    let text = serde_json::to_string(&entry.event).map_err(|e| LogError(e.to_string()))?;
+    db.prepare_cached(
+        "INSERT INTO events (workspace_id, seq, space_id, event) VALUES (?1, ?2, ?3, ?4)",
+    )
+    .and_then(|mut insert| insert.execute(params![workspace_id, seq, entry.space_id, text]))
+    .map_err(failed)?;
+    db.prepare_cached("INSERT INTO keys (workspace_id, writer, key, seq) VALUES (?1, ?2, ?3, ?4)")
+        .and_then(|mut insert| insert.execute(params![workspace_id, writer, key, seq]))
+        .map_err(failed)?;
+    if let Some(retain) = retain
+        && seq - retain > dropped_through
+    {
+        dropped_through = seq - retain;
+        db.execute(
+            "DELETE FROM events WHERE workspace_id = ?1 AND seq <= ?2",
+            params![workspace_id, dropped_through],
+        )
+        .map_err(failed)?;
+    }
+    if let Some(keys) = key_retain {
+        db.execute(
+            "DELETE FROM keys WHERE workspace_id = ?1 AND seq <= ?2",
+            params![workspace_id, seq - keys],
+        )
+        .map_err(failed)?;
+    }
+    db.prepare_cached(
+        "INSERT INTO workspaces (workspace_id, head, dropped_through) VALUES (?1, ?2, ?3)
+         ON CONFLICT (workspace_id) DO UPDATE SET head = ?2, dropped_through = ?3",
+    )
+    .and_then(|mut upsert| upsert.execute(params![workspace_id, seq, dropped_through]))
+    .map_err(failed)?;
+    Ok(Written::New(seq))
+}
+
 impl EventLog for SqliteLog {
     fn head(&self, workspace_id: &str) -> Result<Seq, LogError> {
         Ok(SqliteLog::bounds(&self.db, workspace_id)?.0)
@@ -225,64 +297,49 @@ impl EventLog for SqliteLog {
         make: &mut dyn FnMut(Seq) -> LogEntry,
     ) -> Result<Written, LogError> {
         let (retain, key_retain) = (self.retain, self.key_retain);
+        if self.grouped {
+            // In the group's transaction; its COMMIT is the ack point.
+            let sp = self.db.savepoint().map_err(failed)?;
+            let written = write_in(&sp, workspace_id, writer, key, make, retain, key_retain)?;
+            if let Written::New(_) = written {
+                sp.commit().map_err(failed)?;
+            }
+            return Ok(written);
+        }
         // IMMEDIATE: the write lock is taken at BEGIN, so no other writer of the file can take
         // the same seq between the read of the head and the insert.
         let tx = self
             .db
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(failed)?;
-        let known: Option<Seq> = tx
-            .query_row(
-                "SELECT seq FROM keys WHERE workspace_id = ?1 AND writer = ?2 AND key = ?3",
-                params![workspace_id, writer, key],
-                |r| r.get(0),
-            )
-            .optional()
-            .map_err(failed)?;
-        if let Some(seq) = known {
-            // Nothing was written; dropping the transaction rolls it back.
-            return Ok(Written::Duplicate(seq));
+        let written = write_in(&tx, workspace_id, writer, key, make, retain, key_retain)?;
+        if let Written::New(_) = written {
+            // The ack point: the commit has returned (and, with Durability::Full, been fsynced).
+            tx.commit().map_err(failed)?;
         }
-        let (head, mut dropped_through) = SqliteLog::bounds(&tx, workspace_id)?;
-        let seq = head + 1;
-        let entry = make(seq);
-        let text = serde_json::to_string(&entry.event).map_err(|e| LogError(e.to_string()))?;
-        tx.execute(
-            "INSERT INTO events (workspace_id, seq, space_id, event) VALUES (?1, ?2, ?3, ?4)",
-            params![workspace_id, seq, entry.space_id, text],
-        )
-        .map_err(failed)?;
-        tx.execute(
-            "INSERT INTO keys (workspace_id, writer, key, seq) VALUES (?1, ?2, ?3, ?4)",
-            params![workspace_id, writer, key, seq],
-        )
-        .map_err(failed)?;
-        if let Some(retain) = retain
-            && seq - retain > dropped_through
-        {
-            dropped_through = seq - retain;
-            tx.execute(
-                "DELETE FROM events WHERE workspace_id = ?1 AND seq <= ?2",
-                params![workspace_id, dropped_through],
-            )
-            .map_err(failed)?;
+        // A duplicate wrote nothing; dropping the transaction rolls it back.
+        Ok(written)
+    }
+
+    fn begin_group(&mut self) -> Result<(), LogError> {
+        if !self.grouped {
+            self.db.execute_batch("BEGIN IMMEDIATE").map_err(failed)?;
+            self.grouped = true;
         }
-        if let Some(keys) = key_retain {
-            tx.execute(
-                "DELETE FROM keys WHERE workspace_id = ?1 AND seq <= ?2",
-                params![workspace_id, seq - keys],
-            )
-            .map_err(failed)?;
+        Ok(())
+    }
+
+    fn commit_group(&mut self) -> Result<(), LogError> {
+        if !self.grouped {
+            return Ok(());
         }
-        tx.execute(
-            "INSERT INTO workspaces (workspace_id, head, dropped_through) VALUES (?1, ?2, ?3)
-             ON CONFLICT (workspace_id) DO UPDATE SET head = ?2, dropped_through = ?3",
-            params![workspace_id, seq, dropped_through],
-        )
-        .map_err(failed)?;
-        // The ack point: the commit has returned (and, with Durability::Full, been fsynced).
-        tx.commit().map_err(failed)?;
-        Ok(Written::New(seq))
+        self.grouped = false;
+        if let Err(e) = self.db.execute_batch("COMMIT") {
+            // Whatever SQLite kept of the transaction goes: none of the group is stored.
+            let _ = self.db.execute_batch("ROLLBACK");
+            return Err(failed(e));
+        }
+        Ok(())
     }
 
     fn read(
