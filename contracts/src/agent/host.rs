@@ -106,6 +106,10 @@ pub struct HubConfig {
     pub default_history_limit: usize,
     /// The frame size limit and the ports' queue bound: give the ports the same value.
     pub limits: Limits,
+    /// Events published while the hub is busy (another caller storing) are stored together,
+    /// one change for all of them (group commit: one SQLite transaction), each still stored
+    /// before it is sent or [`Hub::publish`] answers; `false`: one change per event.
+    pub group_commit: bool,
 }
 
 impl Default for HubConfig {
@@ -115,6 +119,7 @@ impl Default for HubConfig {
             log_bytes: 8 * 1024 * 1024,
             default_history_limit: 50,
             limits: Limits::default(),
+            group_commit: true,
         }
     }
 }
@@ -123,6 +128,15 @@ impl Default for HubConfig {
 pub struct Hub {
     config: HubConfig,
     state: Mutex<State>,
+    /// Events published and not yet taken by a holder of the state's lock (group commit).
+    inbox: Mutex<Vec<Publishing>>,
+}
+
+/// An event waiting in the inbox, and where its answer goes.
+struct Publishing {
+    chat_id: String,
+    event: ChatEvent,
+    answer: Arc<Mutex<Option<Result<Seq, WireError>>>>,
 }
 
 struct State {
@@ -230,6 +244,7 @@ impl Hub {
             chats.insert(stored.chat_id, chat);
         }
         let hub = Arc::new(Hub {
+            inbox: Mutex::new(Vec::new()),
             config,
             state: Mutex::new(State {
                 life: loaded.life,
@@ -454,8 +469,89 @@ impl Hub {
     /// client. Answers the event's seq; an event too large for a frame is refused with
     /// `frame-too-large`, and one a client would refuse (an empty id, a number out of its
     /// range) with `internal` naming the field and its limit; either changes nothing.
+    ///
+    /// With [`HubConfig::group_commit`], an event published while another caller holds the
+    /// hub waits in an inbox; the next holder stores every event waiting there as one change
+    /// (one transaction), then applies and sends them, so a group costs one commit. Each
+    /// event is still stored before it is sent and before this answers; when the group's
+    /// change fails, every event of it is answered with the failure and nothing is sent.
     pub fn publish(&self, chat_id: &str, event: ChatEvent) -> Result<Seq, WireError> {
-        self.publish_locked(&mut self.lock(), chat_id, event)
+        if !self.config.group_commit {
+            return self.publish_locked(&mut self.lock(), chat_id, event);
+        }
+        let answer = Arc::new(Mutex::new(None));
+        lock_inbox(&self.inbox).push(Publishing {
+            chat_id: chat_id.to_owned(),
+            event,
+            answer: answer.clone(),
+        });
+        {
+            let mut s = self.lock();
+            // Empty when the holder before took this event with its group.
+            let group = std::mem::take(&mut *lock_inbox(&self.inbox));
+            if !group.is_empty() {
+                self.publish_group(&mut s, group);
+            }
+        }
+        let answered = answer.lock().unwrap_or_else(|e| e.into_inner()).take();
+        answered.unwrap_or_else(|| {
+            Err(WireError::new(
+                ErrorCode::Internal,
+                "the event was never answered",
+            ))
+        })
+    }
+
+    /// Publishes a group of events from the inbox as one change: each checked and numbered
+    /// (nothing changed yet), all stored at once, then applied and sent in order.
+    fn publish_group(&self, s: &mut State, group: Vec<Publishing>) {
+        let answer = |p: &Publishing, result: Result<Seq, WireError>| {
+            *p.answer.lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+        };
+        if let [one] = &group[..] {
+            answer(one, self.publish_locked(s, &one.chat_id, one.event.clone()));
+            return;
+        }
+        let mut next: HashMap<&str, Seq> = HashMap::new();
+        let mut staged = Vec::with_capacity(group.len());
+        for p in &group {
+            let Some(chat) = s.chats.get(&p.chat_id) else {
+                answer(p, Err(unknown_chat(&p.chat_id)));
+                continue;
+            };
+            let seq = next.get(p.chat_id.as_str()).copied().unwrap_or(chat.seq) + 1;
+            let checked = checked_chat_event_frame(&p.chat_id, seq, &p.event).and_then(|frame| {
+                self.check_frames(&p.chat_id, &p.event, &frame)
+                    .map(|()| frame)
+            });
+            match checked {
+                Ok(frame) => {
+                    next.insert(&p.chat_id, seq);
+                    staged.push((p, seq, frame));
+                }
+                Err(e) => answer(p, Err(e)),
+            }
+        }
+        let events: Vec<(&str, Seq, &ChatEvent)> = staged
+            .iter()
+            .map(|(p, seq, _)| (p.chat_id.as_str(), *seq, &p.event))
+            .collect();
+        let stored = match &events[..] {
+            [] => return,
+            [(chat_id, seq, event)] => s.store.append(chat_id, *seq, event),
+            _ => s.store.append_all(&events),
+        };
+        if let Err(e) = stored {
+            let e = store_failed(e);
+            for (p, _, _) in &staged {
+                answer(p, Err(WireError::new(e.code.clone(), e.message.clone())));
+            }
+            return;
+        }
+        for (p, seq, frame) in staged {
+            self.deliver_event(s, &p.chat_id, seq, p.event.clone(), frame);
+            answer(p, Ok(seq));
+        }
     }
 
     fn publish_locked(
@@ -481,15 +577,8 @@ impl Hub {
         chat_id: &str,
         events: Vec<ChatEvent>,
     ) -> Result<Seq, WireError> {
-        let State {
-            chats,
-            clients,
-            store,
-            ..
-        } = s;
-        let chat = chats
-            .get_mut(chat_id)
-            .ok_or_else(|| unknown_chat(chat_id))?;
+        let State { chats, store, .. } = s;
+        let chat = chats.get(chat_id).ok_or_else(|| unknown_chat(chat_id))?;
         let mut made = Vec::with_capacity(events.len());
         let mut frames = Vec::with_capacity(events.len());
         for (seq, event) in (chat.seq + 1..).zip(events) {
@@ -501,32 +590,49 @@ impl Hub {
         let stored = match &made[..] {
             [] => return Ok(chat.seq),
             [(seq, event)] => store.append(chat_id, *seq, event),
-            _ => store.append_all(chat_id, &made),
+            _ => store.append_all(
+                &made
+                    .iter()
+                    .map(|(seq, event)| (chat_id, *seq, event))
+                    .collect::<Vec<_>>(),
+            ),
         };
         stored.map_err(store_failed)?;
-        let mut statuses = Vec::new();
         for ((seq, event), frame) in made.into_iter().zip(frames) {
-            if let Some(status) = status_of(chat_id, &event) {
-                statuses.push(status);
-            }
+            self.deliver_event(s, chat_id, seq, event, frame);
+        }
+        Ok(s.chats.get(chat_id).map_or(0, |c| c.seq))
+    }
+
+    /// Applies a stored event to its chat and sends it: chat.event to the attached clients,
+    /// and the chat.status an `info` or `reset` makes to every client.
+    fn deliver_event(
+        &self,
+        s: &mut State,
+        chat_id: &str,
+        seq: Seq,
+        event: ChatEvent,
+        frame: String,
+    ) {
+        let status = status_of(chat_id, &event);
+        let State { chats, clients, .. } = s;
+        if let Some(chat) = chats.get_mut(chat_id) {
             chat.apply(seq, event, frame.clone(), &self.config);
-            for c in clients.values_mut() {
-                if let Some(last) = c.attached.get_mut(chat_id) {
-                    *last = seq;
-                    c.deliver(ClientFrame {
-                        text: frame.clone(),
-                        key: None,
-                        event: Some((chat_id.to_owned(), seq)),
-                    });
-                }
+        }
+        for c in clients.values_mut() {
+            if let Some(last) = c.attached.get_mut(chat_id) {
+                *last = seq;
+                c.deliver(ClientFrame {
+                    text: frame.clone(),
+                    key: None,
+                    event: Some((chat_id.to_owned(), seq)),
+                });
             }
         }
-        let seq = chat.seq;
-        for status in statuses {
+        if let Some(status) = status {
             let text = super::event_frame(events::ChatStatus::NAME, &status);
             send_all(s, |_| true, &text, Some(status_key(chat_id)));
         }
-        Ok(seq)
     }
 
     /// Changes a chat's info under the hub's lock and publishes it (an `info` event and
@@ -1088,6 +1194,11 @@ fn status_of(chat_id: &str, event: &ChatEvent) -> Option<ChatStatusEvent> {
         chat_id: chat_id.to_owned(),
         info: info.clone(),
     })
+}
+
+/// Locks the inbox; a panic elsewhere while it was held leaves it usable.
+fn lock_inbox(inbox: &Mutex<Vec<Publishing>>) -> MutexGuard<'_, Vec<Publishing>> {
+    inbox.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Sends a frame to every client `to` picks (held while an attach of theirs runs).

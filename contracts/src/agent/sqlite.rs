@@ -366,9 +366,10 @@ impl Store for SqliteStore {
         tx.commit().map_err(failed)
     }
 
-    fn append_all(&mut self, chat_id: &str, events: &[(Seq, ChatEvent)]) -> Result<(), StoreError> {
+    fn append_all(&mut self, events: &[(&str, Seq, &ChatEvent)]) -> Result<(), StoreError> {
+        // One transaction: one commit for all of them (group commit), or none stored.
         let tx = self.db.transaction().map_err(failed)?;
-        for (seq, event) in events {
+        for (chat_id, seq, event) in events {
             store_event(&tx, chat_id, *seq, event)?;
         }
         tx.commit().map_err(failed)

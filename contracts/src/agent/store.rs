@@ -27,9 +27,10 @@
 //!
 //! # Several events at once
 //!
-//! [`Store::append_all`] stores several events of a chat as one change (one transaction for
-//! SQLite): the hub publishes a change made of several events (a queued message taken off the
-//! queue and its user item) all or none.
+//! [`Store::append_all`] stores several events as one change (one transaction for SQLite):
+//! the hub publishes a change made of several events (a queued message taken off the queue
+//! and its user item) all or none, and the events published at once by several callers as one
+//! group (group commit, [`HubConfig::group_commit`](super::host::HubConfig::group_commit)).
 
 use super::{Bookmark, ChatEvent, ChatInfo, QueuedMessage, Seq, Visual};
 use std::collections::BTreeMap;
@@ -126,10 +127,12 @@ pub trait Store: Send {
     /// One more event of a chat, under its seq. After a reset the events before it may go.
     fn append(&mut self, chat_id: &str, seq: Seq, event: &ChatEvent) -> Result<(), StoreError>;
 
-    /// Several events of a chat, in seq order, as one change: all stored or none (a store
-    /// that cannot promise it says so). The default appends them one by one.
-    fn append_all(&mut self, chat_id: &str, events: &[(Seq, ChatEvent)]) -> Result<(), StoreError> {
-        for (seq, event) in events {
+    /// Several events (of one chat or of several, each chat's in seq order) as one change:
+    /// all stored or none (a store that cannot promise it says so). The hub stores a change of
+    /// several events with it, and a group of events published at once (group commit: one
+    /// transaction for SQLite). The default appends them one by one.
+    fn append_all(&mut self, events: &[(&str, Seq, &ChatEvent)]) -> Result<(), StoreError> {
+        for (chat_id, seq, event) in events {
             self.append(chat_id, *seq, event)?;
         }
         Ok(())
@@ -241,18 +244,20 @@ impl Store for MemoryStore {
         })
     }
 
-    fn append_all(&mut self, chat_id: &str, events: &[(Seq, ChatEvent)]) -> Result<(), StoreError> {
-        // Under one lock: nobody sees half of it.
+    fn append_all(&mut self, events: &[(&str, Seq, &ChatEvent)]) -> Result<(), StoreError> {
+        // Under one lock, every chat checked first: nobody sees half of it.
         let mut m = self.lock();
-        let Some((_, chat)) = m.chats.get_mut(chat_id) else {
+        if let Some((chat_id, _, _)) = events.iter().find(|(id, _, _)| !m.chats.contains_key(*id)) {
             return Err(StoreError(format!("no chat {chat_id:?} is stored")));
-        };
-        for (seq, event) in events {
-            if matches!(event, ChatEvent::Reset(_)) {
-                chat.events.clear();
+        }
+        for (chat_id, seq, event) in events {
+            if let Some((_, chat)) = m.chats.get_mut(*chat_id) {
+                if matches!(event, ChatEvent::Reset(_)) {
+                    chat.events.clear();
+                }
+                chat.events.push((*seq, (*event).clone()));
+                chat.seq = *seq;
             }
-            chat.events.push((*seq, event.clone()));
-            chat.seq = *seq;
         }
         Ok(())
     }

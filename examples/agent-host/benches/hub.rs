@@ -5,16 +5,26 @@
 //! together), and one for request round trips (chat.list, one at a time). Each runs twice, on
 //! the memory store and on the SQLite store the host uses by default, so the cost of writing
 //! every event before it is sent is a ratio of one run. Figures are in docs/benchmarks.md.
-//! Run: `cargo bench -p agent-host --bench hub`.
+//!
+//! Group `writers`: group commit against one transaction per event, on the hub alone (no
+//! socket). 1, 4 or 16 threads, each publishing deltas to a chat of its own as fast as the
+//! hub answers: the memory store, the SQLite store with one transaction per event
+//! (`group_commit: false`), and with group commit (the events that wait while another caller
+//! stores go in one transaction). Throughput is in events, all writers together. Group
+//! `list_while_writing`: what a chat.list (the hub's `chats()`) of an idle client waits while
+//! those writers write. Run: `cargo bench -p agent-host --bench hub`.
 
 use agent_host::{EchoAgent, Options};
 use contracts::agent::client::Client;
+use contracts::agent::host::{Hub, HubConfig};
+use contracts::agent::sqlite::SqliteStore;
 use contracts::agent::{
     ChatAttachPayload, ChatCreatePayload, ChatEventDelta, ChatEventItem, ChatItemReply, Empty,
     requests,
 };
+use contracts::agent::{ChatInfo, ChatState};
 use contracts::port::{FrameReceiver, WebSocketOptions, WebSocketPort};
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -199,5 +209,113 @@ fn frames(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, frames);
+/// A hub for the `writers` groups: its store and whether it groups commits.
+fn writers_hub(store: &str, writers: usize) -> (Arc<Hub>, Vec<String>, Option<std::path::PathBuf>) {
+    let grouped = store != "sqlite-per-event";
+    let config = HubConfig {
+        group_commit: grouped,
+        ..HubConfig::default()
+    };
+    let (hub, dir) = if store == "memory" {
+        (Hub::new(config), None)
+    } else {
+        let dir = std::env::temp_dir().join(format!(
+            "agent-host-bench-writers-{}-{store}-{writers}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = SqliteStore::open(dir.join("agent.sqlite3")).unwrap();
+        (Hub::open(config, store).unwrap(), Some(dir))
+    };
+    let chats = (0..writers)
+        .map(|n| {
+            let chat_id = format!("w{n}");
+            let info = ChatInfo::new(
+                chat_id.clone(),
+                "bench",
+                ChatState::Running,
+                "echo",
+                0,
+                0,
+                [],
+                [],
+            );
+            hub.create_chat(info).unwrap();
+            let reply = ChatItemReply::new("bench", "", 0)
+                .history_index(0)
+                .streaming(true);
+            hub.publish(&chat_id, ChatEventItem::new(reply).into())
+                .unwrap();
+            chat_id
+        })
+        .collect();
+    (hub, chats, dir)
+}
+
+fn delta() -> contracts::agent::ChatEvent {
+    ChatEventDelta::new("bench", "a few words of a reply ").into()
+}
+
+const STORES: [&str; 3] = ["memory", "sqlite-per-event", "sqlite-grouped"];
+
+fn writers(c: &mut Criterion) {
+    let mut group = c.benchmark_group("writers");
+    for writers in [1usize, 4, 16] {
+        group.throughput(Throughput::Elements(writers as u64));
+        for store in STORES {
+            let (hub, chats, dir) = writers_hub(store, writers);
+            group.bench_function(BenchmarkId::new(store, writers), |b| {
+                b.iter_custom(|iters| {
+                    let start = Instant::now();
+                    std::thread::scope(|scope| {
+                        for chat_id in &chats {
+                            let hub = &hub;
+                            scope.spawn(move || {
+                                for _ in 0..iters {
+                                    hub.publish(chat_id, delta()).unwrap();
+                                }
+                            });
+                        }
+                    });
+                    start.elapsed()
+                })
+            });
+            drop(hub);
+            if let Some(dir) = dir {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+        }
+    }
+    group.finish();
+
+    let mut group = c.benchmark_group("list_while_writing");
+    for writers in [1usize, 4, 16] {
+        for store in STORES {
+            let (hub, chats, dir) = writers_hub(store, writers);
+            let stop = std::sync::atomic::AtomicBool::new(false);
+            std::thread::scope(|scope| {
+                for chat_id in &chats {
+                    let (hub, stop) = (&hub, &stop);
+                    scope.spawn(move || {
+                        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                            hub.publish(chat_id, delta()).unwrap();
+                        }
+                    });
+                }
+                group.bench_function(BenchmarkId::new(store, writers), |b| {
+                    b.iter(|| hub.chats().len())
+                });
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            });
+            drop(hub);
+            if let Some(dir) = dir {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, frames, writers);
 criterion_main!(benches);
