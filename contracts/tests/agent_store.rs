@@ -154,8 +154,10 @@ async fn the_queue_is_stored_apart_and_put_back_event_for_event() {
 fn events_published_at_once_are_stored_in_groups_and_all_survive() {
     use contracts::agent::{ChatEventDelta, ChatItem, ChatItemReply};
     let path = tmp("agent-store-group");
-    let config = HubConfig::default();
-    assert!(config.group_commit, "on by default");
+    let config = HubConfig {
+        group_commit: true,
+        ..HubConfig::default()
+    };
     let hub = Hub::open(config.clone(), SqliteStore::open(&path).unwrap()).unwrap();
     let chats: Vec<String> = (0..7).map(|n| format!("g{n}")).collect();
     for chat_id in &chats {

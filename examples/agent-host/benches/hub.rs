@@ -211,7 +211,7 @@ fn frames(c: &mut Criterion) {
 
 /// A hub for the `writers` groups: its store and whether it groups commits.
 fn writers_hub(store: &str, writers: usize) -> (Arc<Hub>, Vec<String>, Option<std::path::PathBuf>) {
-    let grouped = store != "sqlite-per-event";
+    let grouped = store == "sqlite-grouped";
     let config = HubConfig {
         group_commit: grouped,
         ..HubConfig::default()
