@@ -18,12 +18,14 @@
 //! # Group commit
 //!
 //! With [`Settings::group_commit`] (the default) a socket puts each frame it receives in a
-//! shared inbox, then takes the lock and hands the hub every frame waiting there as one group
-//! ([`Hub::receive_group`]): while one holder of the lock commits (an fsync with the SQLite
-//! log's `Durability::Full`), the frames arriving on other sockets gather, and the next holder
-//! writes them all in one transaction. Every ack and live event of a group goes out after its
-//! commit. A socket's frames stay in order: it takes its next frame only once its last was
-//! handled, by itself or by the holder that took it.
+//! shared inbox and, if the lock is free, takes it and hands the hub every frame waiting
+//! there as one group ([`Hub::receive_group`]), again until the inbox is empty. A socket that
+//! finds the lock held goes back to reading: the holder looks at the inbox again when it lets
+//! go. So while one holder commits (an fsync with the SQLite log's `Durability::Full`), the
+//! other sockets go on reading and their frames gather, and the next group writes them all
+//! in one transaction. Every ack and live event of a group goes out after its commit. A
+//! socket's frames are handled in the order it read them (the inbox is in order); a frame
+//! still in the inbox when its socket closes is dropped with it, unacked.
 //!
 //! # Memory per socket
 //!
@@ -292,8 +294,22 @@ impl<L: EventLog + Send + 'static> Server<L> {
             .limits()
             .queue_bound()
             .saturating_sub(self.settings.config.replay_budget.max(1) + frame_limit);
+        // With group commit the state is never waited for here while another task holds it
+        // (it may be committing): what is not known then is looked at again in ROOM_POLL.
+        let mut replaying = false;
+        let mut unsure = false;
         loop {
-            let replaying = lock(&self.state).hub.replaying(socket);
+            if self.settings.group_commit {
+                match try_lock(&self.state) {
+                    Some(state) => {
+                        replaying = state.hub.replaying(socket);
+                        unsure = false;
+                    }
+                    None => unsure = true,
+                }
+            } else {
+                replaying = lock(&self.state).hub.replaying(socket);
+            }
             let room = replaying && port.queued_bytes() <= pump_at;
             tokio::select! {
                 frame = frames.recv() => {
@@ -305,26 +321,50 @@ impl<L: EventLog + Send + 'static> Server<L> {
                         continue;
                     }
                     lock(&self.inbox).push((socket, frame));
-                    let mut state = lock(&self.state);
-                    // Empty when the holder before took this frame with its group.
-                    let group = std::mem::take(&mut *lock(&self.inbox));
-                    if !group.is_empty() {
-                        let actions = state.hub.receive_group(&group, now_millis());
-                        state.apply(actions);
-                    }
+                    // Not handled yet (the holder will): whether it starts a replay is seen
+                    // in ROOM_POLL.
+                    unsure |= !self.drain_inbox();
                 }
                 () = std::future::ready(()), if room => {
                     let mut state = lock(&self.state);
                     let actions = state.hub.pump(socket);
                     state.apply(actions);
                 }
-                () = tokio::time::sleep(ROOM_POLL), if replaying && !room => {}
+                () = tokio::time::sleep(ROOM_POLL), if (replaying && !room) || unsure => {}
             }
         }
         let mut state = lock(&self.state);
         if state.ports.remove(&socket).is_some() {
             let actions = state.hub.close(socket, now_millis());
             state.apply(actions);
+        }
+    }
+
+    /// Hands the hub every frame in the inbox, a group at a time, unless another task holds
+    /// the state: that holder looks at the inbox again once it lets go, so a frame put there
+    /// before the lock was found held is always handled. Waiting for the lock here would hold
+    /// a runtime thread while the holder commits, and the frames of the other sockets, which
+    /// make the next group, could not be read meanwhile.
+    /// Answers whether this task emptied the inbox (else the holder it found will).
+    fn drain_inbox(&self) -> bool {
+        loop {
+            let Some(mut state) = try_lock(&self.state) else {
+                return false;
+            };
+            loop {
+                let group = std::mem::take(&mut *lock(&self.inbox));
+                if group.is_empty() {
+                    break;
+                }
+                let actions = state.hub.receive_group(&group, now_millis());
+                state.apply(actions);
+            }
+            drop(state);
+            // A frame put in the inbox while this task held the state, by a task that found
+            // it held, is this task's to hand over.
+            if lock(&self.inbox).is_empty() {
+                return true;
+            }
         }
     }
 
@@ -377,6 +417,15 @@ enum Accepted {
     WebSocket(WebSocketPort, Option<String>),
     /// A plain HTTP request.
     Http(http::Head, http::Conn),
+}
+
+/// The lock if it is free now; a panic elsewhere while it was held leaves it usable.
+fn try_lock<T>(m: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
+    match m.try_lock() {
+        Ok(guard) => Some(guard),
+        Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
+        Err(std::sync::TryLockError::WouldBlock) => None,
+    }
 }
 
 /// Locks the state; a panic elsewhere while it was held leaves it usable.
