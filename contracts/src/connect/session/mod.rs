@@ -573,6 +573,7 @@ impl<L: EventLog> Hub<L> {
         match self.log.commit_group() {
             Ok(()) => out,
             Err(e) => {
+                #[cfg(feature = "tracing")]
                 tracing::warn!(error = %e, frames = frames.len(), "a group of writes failed");
                 let mut told = BTreeSet::new();
                 told.extend(frames.iter().map(|(socket, _)| *socket));
