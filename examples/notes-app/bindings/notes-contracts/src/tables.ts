@@ -39,6 +39,10 @@ export type NotesRequestPayload<K extends NotesRequestType> = z.output<(typeof N
 export type NotesRequestResult<K extends NotesRequestType> = z.output<(typeof NOTES_REQUEST_SCHEMAS)[K]['result']>;
 /** An event's payload, as parsed. */
 export type NotesEventPayload<K extends NotesEventType> = z.output<(typeof NOTES_EVENT_SCHEMAS)[K]>;
+/** A request's partial result (`#[partial]`), as parsed; `never` for a request without one. */
+export type NotesRequestPartial<K extends NotesRequestType> = (typeof NOTES_REQUEST_SCHEMAS)[K] extends { partial: infer S extends z.ZodType } ? z.output<S> : never;
+/** A request's error data (`#[error_data]`), as parsed; `never` for a request without it. */
+export type NotesRequestErrorData<K extends NotesRequestType> = (typeof NOTES_REQUEST_SCHEMAS)[K] extends { errorData: infer S extends z.ZodType } ? z.output<S> : never;
 
 /** Every request name, in table order. */
 export const NOTES_REQUEST_TYPES: readonly NotesRequestType[] = [
