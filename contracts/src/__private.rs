@@ -11,6 +11,10 @@ pub use serde_json::value::RawValue;
 /// own nor has a base that does: the agent protocol's `WireError`.
 pub use crate::agent::WireError;
 
+/// What a two-sided protocol's `HostSide` and `ClientSide` implement: a side as a JSON-RPC
+/// connection serves it.
+pub use crate::rpc::Handler as RpcHandler;
+
 /// The error for a request the host does not do.
 pub fn unsupported<E: HostError>(method: &str) -> E {
     E::unsupported(method)

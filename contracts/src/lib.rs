@@ -4,7 +4,8 @@
 //! protocols are generated here by [`protocol!`] from `schema/agent` and `schema/connect`;
 //! behind features that are off by default, the Model Context Protocol 2025-11-25 (`mcp`:
 //! `contracts::mcp`, from `schema/mcp`) and the Agent Client Protocol v1 (`acp`:
-//! `contracts::acp`, from `schema/acp`), with their verdict in `contracts::jsonrpc`.
+//! `contracts::acp`, from `schema/acp`), with their verdict in `contracts::jsonrpc`, and
+//! JSON-RPC connections that serve and call them (`rpc`: `contracts::rpc`).
 
 // On docs.rs (every feature, `--cfg docsrs`), each item behind a feature says which one.
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -22,7 +23,7 @@ pub mod jsonrpc;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod port;
-
+pub mod rpc;
 pub mod verdict;
 pub mod wire;
 

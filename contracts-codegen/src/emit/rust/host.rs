@@ -5,7 +5,8 @@
 //! it, and `Dispatcher`, the host as the runtime's frame machinery calls it. A protocol whose
 //! tables have two sides (the host sends requests, the client events: MCP, ACP) also gets
 //! the client's side: `ClientHandler`, `dispatch_to_client`, `notify_client` and
-//! `ClientDispatcher`. Failures are the protocol's own `#[error]`.
+//! `ClientDispatcher`, and each side's adapter to the runtime's JSON-RPC connection
+//! (`HostSide`, `ClientSide`). Failures are the protocol's own `#[error]`.
 
 use super::docs::docs_attrs;
 use super::{At, Emitter};
@@ -94,7 +95,9 @@ impl Emitter<'_> {
             let client = self.side(Side::Client);
             let from_client = self.calls(Side::Host);
             let from_host = self.calls(Side::Client);
-            quote!(#client #from_client #from_host)
+            let serve_host = self.rpc_side(Side::Host);
+            let serve_client = self.rpc_side(Side::Client);
+            quote!(#client #from_client #from_host #serve_host #serve_client)
         } else {
             TokenStream::new()
         };
@@ -178,6 +181,85 @@ impl Emitter<'_> {
             impl<C: #rt::Call + ?::core::marker::Sized> #name<'_, C> {
                 #(#request_methods)*
                 #(#event_methods)*
+            }
+        }
+    }
+
+    /// A side as a JSON-RPC connection serves it: `HostSide(host)` or `ClientSide(client)`,
+    /// the runtime's `rpc::Handler` by the side's `dispatch` and `notify` functions.
+    fn rpc_side(&self, side: Side) -> TokenStream {
+        let rt = &self.rt;
+        let err = self.error_path();
+        let [trait_name, dispatch, _, notify, _] = side.names();
+        let heard = self.model.all_events().iter().any(|(_, e)| side.hears(e));
+        let (name, who, example) = match side {
+            Side::Host => (
+                format_ident!("HostSide"),
+                "host",
+                "rpc::serve(port, options, |peer| HostSide(MyHost { client: peer }))",
+            ),
+            Side::Client => (
+                format_ident!("ClientSide"),
+                "client",
+                "rpc::connect(port, options, |_| ClientSide(MyClient))",
+            ),
+        };
+        let notified = if heard {
+            format!(", each notification to [`{notify}`]")
+        } else {
+            String::new()
+        };
+        let doc = format!(
+            " A {who} as a JSON-RPC connection serves it (`contracts::rpc`): each request goes \
+             to [`{dispatch}`]{notified}. `{example}`."
+        );
+        let notification = if heard {
+            quote! {
+                async move {
+                    match <EventPayload as #rt::ByName<'_>>::read_named(method, params.get()) {
+                        ::core::result::Result::Ok(payload) => {
+                            #notify(&self.0, payload).await;
+                            ::core::result::Result::Ok(())
+                        }
+                        ::core::result::Result::Err(e) => ::core::result::Result::Err(#rt::table_refusal(&e)),
+                    }
+                }
+            }
+        } else {
+            quote! {
+                async move {
+                    let _ = (method, params);
+                    ::core::result::Result::Ok(())
+                }
+            }
+        };
+        quote! {
+            #[doc = #doc]
+            #[derive(Debug, Clone, Default)]
+            pub struct #name<H>(
+                /// The side served.
+                pub H,
+            );
+
+            impl<H: #trait_name + ::core::marker::Send + 'static> #rt::RpcHandler for #name<H> {
+                type Error = #err;
+                fn request(
+                    &self,
+                    method: &str,
+                    params: &#rt::RawValue,
+                ) -> impl ::core::future::Future<
+                    Output = ::core::result::Result<::std::boxed::Box<#rt::RawValue>, #err>,
+                > + ::core::marker::Send {
+                    #dispatch(&self.0, method, params)
+                }
+                fn notification(
+                    &self,
+                    method: &str,
+                    params: &#rt::RawValue,
+                ) -> impl ::core::future::Future<Output = ::core::result::Result<(), #err>>
+                       + ::core::marker::Send {
+                    #notification
+                }
             }
         }
     }

@@ -1,0 +1,72 @@
+//! JSON-RPC 2.0 connections (feature `rpc`): one connection serves the local side's handler
+//! and calls the other side, both at once, over any [`FramePort`](crate::port::FramePort)
+//! (stdio as newline-delimited JSON, WebSocket, the in-memory pair).
+//!
+//! # Serving a generated protocol
+//!
+//! A two-sided protocol (MCP, ACP) generates a `Host` trait (what a server answers), a
+//! `ClientHandler` trait (what a client answers), and for each an adapter to this module's
+//! [`Handler`]: `HostSide(host)` and `ClientSide(client)`. An MCP server over stdio:
+//!
+//! ```ignore
+//! use contracts::{mcp, port::{NdjsonOptions, NdjsonPort}, rpc::{self, Options, Peer}};
+//!
+//! struct Server { client: Peer }
+//! impl mcp::Host for Server { /* initialize, tools/list, tools/call, ... */ }
+//!
+//! let stdio = NdjsonPort::from_parts(tokio::io::stdin(), tokio::io::stdout(), &NdjsonOptions::default());
+//! rpc::serve(stdio, Options::mcp(), |peer| mcp::HostSide(Server { client: peer })).await;
+//! ```
+//!
+//! The server keeps the [`Peer`] to call its client while it serves a request (sampling,
+//! elicitation) and to notify it (logging, progress): `mcp::HostCalls(&self.client)` is the
+//! typed caller. A client is the same the other way round:
+//! `let server = rpc::connect(port, Options::mcp(), |_| mcp::ClientSide(MyClient));` then
+//! `mcp::ClientCalls(&server).tools_list(..)`.
+//!
+//! # What a connection does
+//!
+//! - Requests of the other side are served at once, each on a task of its own, up to
+//!   [`Options::max_in_flight`]; more wait in a bounded queue ([`Options::max_waiting`]).
+//!   Notifications are heard one at a time, in the order they came.
+//! - Our calls get ids of our own (integers from 1); responses are matched by id, so any
+//!   number of calls wait at once, both ways.
+//! - What cannot be read is refused with JSON-RPC's codes: -32700 (not JSON, id `null`),
+//!   -32600 (not a request object, a batch: MCP 2025-11-25 has none). The generated side
+//!   answers -32601 (method not found), -32602 (invalid params) and -32603 (internal), and
+//!   the protocol's own codes. A handler that panics is answered -32603. Garbage never ends
+//!   the connection; the end of its input does.
+//! - Cancellation ([`Options::cancel`], [`Cancel`]): a cancel notification naming a request
+//!   being served aborts its handler, and no response is sent (as MCP says); dropping the
+//!   future of a call before its answer sends one. ACP's `session/cancel` is an ordinary
+//!   notification: it reaches the agent's handler, which ends the prompt turn itself.
+//! - A handler learns the id of the request it serves ([`current_request`]); what it sends
+//!   through the [`Peer`] meanwhile is related to that request (over Streamable HTTP it goes
+//!   on that request's response stream).
+
+mod handler;
+
+pub use handler::Handler;
+
+#[cfg(feature = "rpc")]
+mod connection;
+#[cfg(feature = "rpc")]
+mod message;
+#[cfg(feature = "rpc")]
+mod options;
+#[cfg(feature = "rpc")]
+mod peer;
+#[cfg(feature = "rpc")]
+mod port;
+
+#[cfg(feature = "rpc")]
+pub use message::{
+    ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, Id, METHOD_NOT_FOUND, OVERLOADED,
+    PARSE_ERROR,
+};
+#[cfg(feature = "rpc")]
+pub use options::{Cancel, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_WAITING, Options};
+#[cfg(feature = "rpc")]
+pub use peer::{Error, Peer, current_request};
+#[cfg(feature = "rpc")]
+pub use port::{connect, serve};
