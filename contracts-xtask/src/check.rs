@@ -146,7 +146,7 @@ pub(crate) fn protocols(root: &Path, specs: &[crate::Spec]) -> ExitCode {
 }
 
 /// `path` relative to the workspace root unless it is absolute.
-fn resolve(root: &Path, path: &Path) -> PathBuf {
+pub(crate) fn resolve(root: &Path, path: &Path) -> PathBuf {
     if path.is_absolute() {
         path.to_path_buf()
     } else {

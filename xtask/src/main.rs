@@ -6,6 +6,9 @@
 //!                                      parse and check a schema directory, print diagnostics
 //! cargo xtask compat [--base REV] [--schema [NAME=]DIR] [--format text|json] [--bless]
 //! cargo xtask validate --protocol agent|connect|documents|mcp|acp --as KIND [--type NAME] [--echo]
+//! cargo xtask expand PROTOCOL [--base NAME=DIR]
+//!                                      what `protocol!` writes for a protocol (agent, connect,
+//!                                      mcp, acp, documents) or a schema directory, formatted
 //! cargo xtask fuzz [--seconds N] [--seed S] [--differential [--per-kind N]]
 //! cargo xtask test [--list] [--only STEP]... [--from STEP]
 //!                                      every test: Rust, TypeScript, end to end; --list: the
@@ -18,7 +21,7 @@
 //! ```
 //!
 //! Built on `contracts-xtask`, the library an app's xtask is made of: `codegen` (planned by
-//! [`codegen::plan`]), `check`, `compat` and `validate` are the library's, and every command works on the checkout it is run in (found
+//! [`codegen::plan`]), `check`, `compat`, `validate` and `expand` are the library's, and every command works on the checkout it is run in (found
 //! from the current directory, refused when this binary was built from another).
 
 mod bench_build;
@@ -63,6 +66,15 @@ enum Command {
     Compat(compat::Args),
     /// Validate JSON lines from stdin, one verdict line each.
     Validate(validate::Args),
+    /// Print what `protocol!` writes for a protocol, formatted (prettyplease).
+    Expand {
+        /// A protocol of the project (agent, connect, mcp, acp, documents), or a schema
+        /// directory.
+        protocol: String,
+        /// For a directory: the protocols it builds on, as `name=DIR`.
+        #[arg(long = "base", value_name = "NAME=DIR")]
+        bases: Vec<String>,
+    },
     /// Fuzz every parse entry point (or, --differential, compare Rust, Zod and ajv).
     Fuzz(fuzz::Args),
     /// Run every test: Rust, TypeScript, end to end (or, --only and --from, some of them).
@@ -129,6 +141,9 @@ fn main() -> ExitCode {
         Command::Check { dir, bases } => common(contracts_xtask::Command::Check { dir, bases }),
         Command::Compat(args) => common(contracts_xtask::Command::Compat(args)),
         Command::Validate(args) => common(contracts_xtask::Command::Validate(args)),
+        Command::Expand { protocol, bases } => {
+            common(contracts_xtask::Command::Expand { protocol, bases })
+        }
         Command::Fuzz(args) => fuzz::run(args),
         Command::Test(args) => test::run(&root, args),
         Command::TestApp { update } => template_app::run(&root, update),
