@@ -10,6 +10,8 @@
 //!                                      what `protocol!` writes for a protocol (agent, connect,
 //!                                      mcp, acp, documents) or a schema directory, formatted
 //! cargo xtask fuzz [--seconds N] [--seed S] [--differential [--per-kind N]]
+//! cargo xtask growth                  check the workspace with an optional field added to every
+//!                                      schema object (a copy under target/growth)
 //! cargo xtask test [--list] [--only STEP]... [--from STEP]
 //!                                      every test: Rust, TypeScript, end to end; --list: the
 //!                                      steps and their ids; --only: those steps; --from: a
@@ -28,6 +30,7 @@ mod bench_build;
 mod bench_use;
 mod codegen;
 mod fuzz;
+mod growth;
 mod serde_baseline;
 mod site;
 mod template_app;
@@ -77,6 +80,9 @@ enum Command {
     },
     /// Fuzz every parse entry point (or, --differential, compare Rust, Zod and ajv).
     Fuzz(fuzz::Args),
+    /// Check the workspace in a copy whose every schema object has an optional field more:
+    /// the runtime's and the examples' code builds generated types as apps must.
+    Growth,
     /// Run every test: Rust, TypeScript, end to end (or, --only and --from, some of them).
     Test(test::Args),
     /// Build and test the template app (examples/notes-app) out of tree, against the packaged
@@ -145,6 +151,7 @@ fn main() -> ExitCode {
             common(contracts_xtask::Command::Expand { protocol, bases })
         }
         Command::Fuzz(args) => fuzz::run(args),
+        Command::Growth => growth::run(&root),
         Command::Test(args) => test::run(&root, args),
         Command::TestApp { update } => template_app::run(&root, update),
         Command::Site { no_browser } => site::run(&root, !no_browser),

@@ -138,6 +138,15 @@ fn steps() -> Vec<Step> {
             "cargo",
             &["xtask", "compat"],
         ),
+        // A copy of the workspace with an optional field added to every schema object must
+        // compile: the runtime and the examples build generated types as apps must.
+        step(
+            "growth",
+            "compatible growth compiles everywhere in the workspace",
+            ".",
+            "cargo",
+            &["xtask", "growth"],
+        ),
     ];
     // TypeScript first: the Rust end-to-end tests run node clients against these builds.
     for dir in NPM_PACKAGES {
@@ -411,6 +420,7 @@ mod tests {
             "docs",
             "codegen-fresh",
             "compat",
+            "growth",
             "npm-ci:bindings/agent-contracts",
             "ts-build:bindings/agent-contracts",
             "ts-test:bindings/agent-contracts",
@@ -424,7 +434,7 @@ mod tests {
         ] {
             assert!(seen.contains(id), "no step `{id}`");
         }
-        assert_eq!(steps.len(), 5 + 3 * NPM_PACKAGES.len() + 7);
+        assert_eq!(steps.len(), 6 + 3 * NPM_PACKAGES.len() + 7);
     }
 
     #[test]
@@ -476,7 +486,7 @@ mod tests {
         let by_number = select(&steps, &[], Some(&(steps.len() - 2).to_string())).unwrap();
         assert_eq!(by_number, chosen);
         let npm = select(&steps, &[], Some("npm-ci:bindings/agent-contracts")).unwrap();
-        assert_eq!(npm.first(), Some(&5));
+        assert_eq!(npm.first(), Some(&6));
         assert_eq!(npm.last(), Some(&(steps.len() - 1)));
     }
 
