@@ -30,7 +30,7 @@
 //! registry). `cargo xtask check` renders the same diagnostics with the same code
 //! (`contracts_codegen::diag`).
 
-use contracts_codegen::emit::rust::{RustOptions, emit};
+use contracts_codegen::emit::rust::{RustOptions, expansion};
 use contracts_codegen::load::{LoadOptions, display_path, load_dir, workspace_root};
 use contracts_codegen::model::Model;
 use proc_macro::TokenStream;
@@ -262,29 +262,10 @@ fn expand_inner(input: &Input) -> Result<TokenStream2, TokenStream2> {
         )
     })?;
     let model = load(&schema_dir, input.name.as_ref().map(LitStr::value), bases)?;
-    let mut files: Vec<String> = Vec::new();
-    for m in model
-        .bases
-        .iter()
-        .map(|b| &**b)
-        .chain(std::iter::once(&model))
-    {
-        files.extend(
-            m.files
-                .iter()
-                .map(|f| f.absolute.to_string_lossy().into_owned()),
-        );
-    }
-    let body = emit(&contracts_codegen::analysis::Checked::new(model), &options);
     let schema_dir = std::path::absolute(&schema_dir)
         .unwrap_or(schema_dir)
         .to_string_lossy()
         .into_owned();
-    Ok(quote! {
-        #(const _: &str = ::core::include_str!(#files);)*
-        /// Where this protocol's schema was read from (for tools and apps that extend it).
-        #[doc(hidden)]
-        pub const __SCHEMA_DIR: &str = #schema_dir;
-        #body
-    })
+    let checked = contracts_codegen::analysis::Checked::new(model);
+    Ok(expansion(&checked, &options, &schema_dir))
 }

@@ -1,6 +1,6 @@
 //! `cargo xtask check [DIR] [--base NAME=DIR]...`: parse and check schema directories.
 //!
-//! Without DIR, the project's protocols are checked, each on the bases it names ([`protocols`]);
+//! Without DIR, the project's protocols are checked, each on the bases it names;
 //! with bases and no DIR, every directory directly under `schema/`. Diagnostics go to stderr;
 //! the exit code is 0 when every directory passes (with a one-line summary each), 1 on any
 //! schema error, 2 on a usage error.
@@ -146,7 +146,7 @@ pub(crate) fn protocols(root: &Path, specs: &[crate::Spec]) -> ExitCode {
 }
 
 /// `path` relative to the workspace root unless it is absolute.
-fn resolve(root: &Path, path: &Path) -> PathBuf {
+pub(crate) fn resolve(root: &Path, path: &Path) -> PathBuf {
     if path.is_absolute() {
         path.to_path_buf()
     } else {

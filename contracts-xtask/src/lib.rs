@@ -9,6 +9,7 @@
 //! cargo xtask compat --bless         publish the working tree's schema as the baseline
 //! cargo xtask validate --as KIND [--type NAME]
 //!                                    read JSON lines on stdin, one verdict line each
+//! cargo xtask expand PROTOCOL        print what `protocol!` writes for it, formatted
 //! ```
 //!
 //! ```no_run
@@ -46,6 +47,7 @@
 
 pub mod check;
 pub mod compat;
+mod expand;
 mod root;
 pub mod validate;
 
@@ -88,6 +90,14 @@ pub enum Command {
     Compat(compat::Args),
     /// Validate JSON lines from stdin, one verdict line each.
     Validate(validate::Args),
+    /// Print what `protocol!` writes for a protocol, formatted (prettyplease).
+    Expand {
+        /// A protocol of the project (`agent`), or a schema directory.
+        protocol: String,
+        /// For a directory: the protocols it builds on, as `name=DIR`.
+        #[arg(long = "base", value_name = "NAME=DIR")]
+        bases: Vec<String>,
+    },
 }
 
 #[derive(Parser)]
@@ -235,6 +245,7 @@ impl Project {
             Command::Validate(args) => {
                 validate::run(&root, self.validator.as_ref(), &self.modules, args)
             }
+            Command::Expand { protocol, bases } => expand::run(self, &root, &protocol, &bases),
         }
     }
 

@@ -52,7 +52,7 @@ impl std::str::FromStr for Kind {
 }
 
 /// A JSON-RPC protocol's generated items, as its verdict reads them: implemented by
-/// [`json_rpc_tables!`] in each protocol's module (`contracts::mcp::McpTables`).
+/// `json_rpc_tables!` in each protocol's module (`contracts::mcp::McpTables`).
 pub trait JsonRpcTables {
     /// The protocol as a message names it: `MCP 2025-11-25`.
     const PROTOCOL: &'static str;

@@ -1085,7 +1085,7 @@ fn a_type_whose_views_name_is_taken_is_held_owned_by_views() {
     let text = r#"{"t":{"s":"a"},"name":"b"}"#;
     assert_eq!(wire::view_agrees::<MixedTakenRef<'_>>(text), (true, true));
     let view: MixedTakenRef<'_> = wire::from_str_ref(text).unwrap();
-    assert_eq!(view.t, Taken { s: "a".to_owned() });
+    assert_eq!(view.t, Taken::new("a"));
     assert!(matches!(view.name, std::borrow::Cow::Borrowed("b")));
     ok::<HoldsTaken>(r#"{"t":{"s":"a"}}"#);
     ok::<TakenRef>(r#"{"x":1}"#);

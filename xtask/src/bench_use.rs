@@ -4,7 +4,7 @@
 //!
 //! - `use-generated`, on `bench-generated`: every table side read by name with the fast
 //!   reader first (`ByName::read_named`) and written; every frame (a struct or union nothing
-//!   refers to, [`serde_baseline::roots`]) read by its one-pass typed form where the generated
+//!   refers to, [`roots`]) read by its one-pass typed form where the generated
 //!   code has one (`from_str_typed`, `from_str_union_typed`), else by `wire::from_str`, and
 //!   written. The typed frames, `read_named` and the fast readers they reach are `#[inline]`
 //!   or generic: this crate is where they are compiled.

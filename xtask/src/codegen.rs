@@ -8,8 +8,8 @@
 //!   (`bindings/<package>/`, [`typescript`]), with the root's license files;
 //! - the JSON Schema beside them (`bindings/<package>/schema.json`, [`json_schema`]), its
 //!   `$id` the release's;
-//! - the Markdown reference (`docs/reference/<protocol>.md`, [`docs`]), with its flows and
-//!   examples;
+//! - the Markdown reference (`docs/reference/<protocol>.md`,
+//!   [`docs`](contracts_codegen::emit::docs)), with its flows and examples;
 //! - the corpus derived from the model (`tests/corpus/derived/<protocol>.jsonl`,
 //!   [`contracts_codegen::corpus`]), run with the hand-written corpus by the Rust, Zod and
 //!   JSON Schema runners.

@@ -6,7 +6,12 @@
 //!                                      parse and check a schema directory, print diagnostics
 //! cargo xtask compat [--base REV] [--schema [NAME=]DIR] [--format text|json] [--bless]
 //! cargo xtask validate --protocol agent|connect|documents|mcp|acp --as KIND [--type NAME] [--echo]
+//! cargo xtask expand PROTOCOL [--base NAME=DIR]
+//!                                      what `protocol!` writes for a protocol (agent, connect,
+//!                                      mcp, acp, documents) or a schema directory, formatted
 //! cargo xtask fuzz [--seconds N] [--seed S] [--differential [--per-kind N]]
+//! cargo xtask growth                  check the workspace with an optional field added to every
+//!                                      schema object (a copy under target/growth)
 //! cargo xtask test [--list] [--only STEP]... [--from STEP]
 //!                                      every test: Rust, TypeScript, end to end; --list: the
 //!                                      steps and their ids; --only: those steps; --from: a
@@ -18,13 +23,14 @@
 //! ```
 //!
 //! Built on `contracts-xtask`, the library an app's xtask is made of: `codegen` (planned by
-//! [`codegen::plan`]), `check`, `compat` and `validate` are the library's, and every command works on the checkout it is run in (found
+//! [`codegen::plan`]), `check`, `compat`, `validate` and `expand` are the library's, and every command works on the checkout it is run in (found
 //! from the current directory, refused when this binary was built from another).
 
 mod bench_build;
 mod bench_use;
 mod codegen;
 mod fuzz;
+mod growth;
 mod serde_baseline;
 mod site;
 mod template_app;
@@ -63,8 +69,20 @@ enum Command {
     Compat(compat::Args),
     /// Validate JSON lines from stdin, one verdict line each.
     Validate(validate::Args),
+    /// Print what `protocol!` writes for a protocol, formatted (prettyplease).
+    Expand {
+        /// A protocol of the project (agent, connect, mcp, acp, documents), or a schema
+        /// directory.
+        protocol: String,
+        /// For a directory: the protocols it builds on, as `name=DIR`.
+        #[arg(long = "base", value_name = "NAME=DIR")]
+        bases: Vec<String>,
+    },
     /// Fuzz every parse entry point (or, --differential, compare Rust, Zod and ajv).
     Fuzz(fuzz::Args),
+    /// Check the workspace in a copy whose every schema object has an optional field more:
+    /// the runtime's and the examples' code builds generated types as apps must.
+    Growth,
     /// Run every test: Rust, TypeScript, end to end (or, --only and --from, some of them).
     Test(test::Args),
     /// Build and test the template app (examples/notes-app) out of tree, against the packaged
@@ -129,7 +147,11 @@ fn main() -> ExitCode {
         Command::Check { dir, bases } => common(contracts_xtask::Command::Check { dir, bases }),
         Command::Compat(args) => common(contracts_xtask::Command::Compat(args)),
         Command::Validate(args) => common(contracts_xtask::Command::Validate(args)),
+        Command::Expand { protocol, bases } => {
+            common(contracts_xtask::Command::Expand { protocol, bases })
+        }
         Command::Fuzz(args) => fuzz::run(args),
+        Command::Growth => growth::run(&root),
         Command::Test(args) => test::run(&root, args),
         Command::TestApp { update } => template_app::run(&root, update),
         Command::Site { no_browser } => site::run(&root, !no_browser),

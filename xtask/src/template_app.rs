@@ -7,8 +7,9 @@
 //! 2. The template is copied to a temporary directory, made a git repository with a release
 //!    tag `v0.1.0`.
 //! 3. There it runs what the app's CI runs: `cargo xtask codegen --check`, `cargo xtask compat
-//!    --base v0.1.0` and `cargo test`, and the app's `cargo xtask validate` (no validator of
-//!    the app's: the library generates one over its tables). Then it grows the schema: a new optional payload field
+//!    --base v0.1.0` and `cargo test`, then `cargo xtask expand notes` and the app's `cargo
+//!    xtask validate` (no validator of the app's: the library generates one over its tables).
+//!    Then it grows the schema: a new optional payload field
 //!    passes compat and the app still builds and passes its tests; a new required payload
 //!    field fails compat with exit 1 and the rule's id.
 //! 4. The app's TypeScript package is built against the agent package's tarball, and its node
@@ -98,6 +99,17 @@ fn run_all(root: &Path, update: bool) -> Step {
         "codegen --check",
     )?;
     expect(cargo(&["xtask", "compat", "--base", "v0.1.0"]), 0, "compat")?;
+    // What the app's protocol! writes, formatted: its types on the agent's module.
+    let out = cargo(&["xtask", "expand", "notes"])?;
+    if out.code != 0
+        || !out.stdout.contains("pub struct NoteReadPayload {")
+        || !out.stdout.contains("::contracts::agent::")
+    {
+        return Err(format!(
+            "expand notes: expected exit 0 and the app's types on ::contracts::agent, got {}:\n{}",
+            out.code, out.stderr
+        ));
+    }
     expect(cargo(&["test", "--quiet"]), 0, "cargo test")?;
     validate(&app, &app_target, root)?;
     examples_in_rust(&app, &app_target)?;

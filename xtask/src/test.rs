@@ -27,19 +27,28 @@ pub struct Args {
 }
 
 /// One step: a stable id to select it by, a name for the report and the command to run from
-/// a directory.
+/// a directory, with the environment variables it sets.
 struct Step {
     id: String,
     name: &'static str,
     dir: &'static str,
+    env: &'static [(&'static str, &'static str)],
     program: &'static str,
     args: &'static [&'static str],
 }
 
 impl Step {
-    /// The command as typed in a shell.
+    /// The command as typed in a shell (a variable's value quoted when it has a space).
     fn command(&self) -> String {
-        let mut line = self.program.to_string();
+        let mut line = String::new();
+        for (name, value) in self.env {
+            if value.contains(' ') {
+                line.push_str(&format!("{name}='{value}' "));
+            } else {
+                line.push_str(&format!("{name}={value} "));
+            }
+        }
+        line.push_str(self.program);
         for arg in self.args {
             line.push(' ');
             line.push_str(arg);
@@ -59,6 +68,7 @@ fn step(
         id: id.into(),
         name,
         dir,
+        env: &[],
         program,
         args,
     }
@@ -103,6 +113,17 @@ fn steps() -> Vec<Step> {
                 "warnings",
             ],
         ),
+        // Broken or private intra-doc links and bad doc markup fail like lints do.
+        Step {
+            env: &[("RUSTDOCFLAGS", "-D warnings")],
+            ..step(
+                "docs",
+                "rustdoc, warnings denied",
+                ".",
+                "cargo",
+                &["doc", "--workspace", "--no-deps", "--all-features"],
+            )
+        },
         step(
             "codegen-fresh",
             "generated files are fresh",
@@ -116,6 +137,15 @@ fn steps() -> Vec<Step> {
             ".",
             "cargo",
             &["xtask", "compat"],
+        ),
+        // A copy of the workspace with an optional field added to every schema object must
+        // compile: the runtime and the examples build generated types as apps must.
+        step(
+            "growth",
+            "compatible growth compiles everywhere in the workspace",
+            ".",
+            "cargo",
+            &["xtask", "growth"],
         ),
     ];
     // TypeScript first: the Rust end-to-end tests run node clients against these builds.
@@ -315,6 +345,7 @@ pub fn run(root: &Path, args: Args) -> ExitCode {
         );
         let status = Command::new(s.program)
             .args(s.args)
+            .envs(s.env.iter().copied())
             .current_dir(root.join(s.dir))
             .status();
         match status {
@@ -386,8 +417,10 @@ mod tests {
         for id in [
             "format",
             "lints",
+            "docs",
             "codegen-fresh",
             "compat",
+            "growth",
             "npm-ci:bindings/agent-contracts",
             "ts-build:bindings/agent-contracts",
             "ts-test:bindings/agent-contracts",
@@ -401,7 +434,19 @@ mod tests {
         ] {
             assert!(seen.contains(id), "no step `{id}`");
         }
-        assert_eq!(steps.len(), 4 + 3 * NPM_PACKAGES.len() + 7);
+        assert_eq!(steps.len(), 6 + 3 * NPM_PACKAGES.len() + 7);
+    }
+
+    #[test]
+    fn the_docs_step_follows_lints_and_prints_its_environment() {
+        let steps = steps();
+        let lints = find(&steps, "lints").unwrap();
+        let docs = &steps[find(&steps, "docs").unwrap()];
+        assert_eq!(find(&steps, "docs").unwrap(), lints + 1);
+        assert_eq!(
+            docs.command(),
+            "RUSTDOCFLAGS='-D warnings' cargo doc --workspace --no-deps --all-features"
+        );
     }
 
     #[test]
@@ -441,7 +486,7 @@ mod tests {
         let by_number = select(&steps, &[], Some(&(steps.len() - 2).to_string())).unwrap();
         assert_eq!(by_number, chosen);
         let npm = select(&steps, &[], Some("npm-ci:bindings/agent-contracts")).unwrap();
-        assert_eq!(npm.first(), Some(&4));
+        assert_eq!(npm.first(), Some(&6));
         assert_eq!(npm.last(), Some(&(steps.len() - 1)));
     }
 

@@ -339,11 +339,7 @@ impl<E: EventTable> Client<E> {
             shared: &self.shared,
             id,
         };
-        let frame = Request {
-            id: waiting.id.clone(),
-            r#type: method.to_owned(),
-            payload,
-        };
+        let frame = Request::new(waiting.id.clone(), method, payload);
         let text =
             serde_json::to_string(&frame).map_err(|e| ClientError::Send(SendError::Encode(e)))?;
         self.port
@@ -455,11 +451,9 @@ impl<E: EventTable> ChatThread<E> {
     /// Attaches: sends the last seq applied as `since`, if any. A snapshot replaces the thread,
     /// never appends to it; a `resumed` answer keeps it, and the missed events follow.
     pub async fn attach(&mut self) -> Result<Attached, ClientError> {
-        let payload = ChatAttachPayload {
-            chat_id: self.chat_id.clone(),
-            history_limit: self.history_limit,
-            since: self.seq,
-        };
+        let mut payload = ChatAttachPayload::new(self.chat_id.clone());
+        payload.history_limit = self.history_limit;
+        payload.since = self.seq;
         let result = self.client.request::<requests::ChatAttach>(payload).await?;
         Ok(self.apply_attach(result))
     }
@@ -474,9 +468,7 @@ impl<E: EventTable> ChatThread<E> {
     /// Sends chat.detach; the thread stays as it is.
     pub async fn detach(&mut self) -> Result<(), ClientError> {
         self.client
-            .request::<requests::ChatDetach>(ChatDetachPayload {
-                chat_id: self.chat_id.clone(),
-            })
+            .request::<requests::ChatDetach>(ChatDetachPayload::new(self.chat_id.clone()))
             .await?;
         Ok(())
     }

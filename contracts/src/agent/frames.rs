@@ -95,27 +95,18 @@ pub(crate) fn refusal_frame(refused: &Refused<RequestRef<'_>>) -> String {
 
 /// A success frame `{ id, ok: true, result }` as JSON text.
 pub fn reply_frame(id: &str, result: Box<RawValue>) -> String {
-    to_text(&ReplyOk {
-        id: id.to_owned(),
-        result: RawJson(result),
-    })
+    to_text(&ReplyOk::new(id, RawJson(result)))
 }
 
 /// A failure frame `{ id, ok: false, error }` as JSON text; `None` for an unreadable request.
 pub fn error_frame(id: Option<&str>, error: &WireError) -> String {
-    to_text(&ReplyError {
-        id: id.map(str::to_owned),
-        error: error.clone(),
-    })
+    to_text(&ReplyError::new(id.map(str::to_owned), error.clone()))
 }
 
 /// An event frame `{ type: 'event', event, payload }` as JSON text.
 pub fn event_frame<P: Serialize>(event: &str, payload: &P) -> String {
     let payload = RawJson::from_value(payload).unwrap_or_else(|_| RawJson::null());
-    to_text(&Event {
-        event: event.to_owned(),
-        payload,
-    })
+    to_text(&Event::new(event, payload))
 }
 
 /// An event frame as [`event_frame`] writes it, its payload checked first as a client will
@@ -130,10 +121,7 @@ pub fn event_frame_checked<P: Serialize>(event: &str, payload: &P) -> Result<Str
         Err(TableError::Invalid { error, .. }) => Err(WireError::internal(format!(
             "the {event} event is not valid, so it was not sent: {error}"
         ))),
-        Ok(_) | Err(TableError::UnknownName(_)) => Ok(to_text(&Event {
-            event: event.to_owned(),
-            payload,
-        })),
+        Ok(_) | Err(TableError::UnknownName(_)) => Ok(to_text(&Event::new(event, payload))),
     }
 }
 

@@ -369,10 +369,7 @@ impl Hub {
                 format!("a chat is called {chat_id:?} already"),
             ));
         }
-        let status = ChatStatusEvent {
-            chat_id: chat_id.clone(),
-            info: info.clone(),
-        };
+        let status = ChatStatusEvent::new(chat_id.clone(), info.clone());
         let frame = super::event_frame_checked(events::ChatStatus::NAME, &status)?;
         let limit = self.config.limits.max_frame_size;
         if frame.len() > limit {
@@ -710,10 +707,7 @@ impl Hub {
         let chat = s.chats.get(chat_id).ok_or_else(|| unknown_chat(chat_id))?;
         let mut bookmarks = chat.bookmarks.clone();
         let answer = change(&mut bookmarks)?;
-        let payload = super::ChatBookmarksEvent {
-            chat_id: chat_id.to_owned(),
-            bookmarks,
-        };
+        let payload = super::ChatBookmarksEvent::new(chat_id, bookmarks);
         let frame = super::event_frame_checked(events::ChatBookmarks::NAME, &payload)?;
         let limit = self.config.limits.max_frame_size;
         if frame.len() > limit {
@@ -757,10 +751,7 @@ impl Hub {
         let chat = s.chats.get(chat_id).ok_or_else(|| unknown_chat(chat_id))?;
         let mut visuals = chat.visuals.clone();
         let answer = change(&mut visuals)?;
-        let payload = super::ChatVisualsEvent {
-            chat_id: chat_id.to_owned(),
-            visuals,
-        };
+        let payload = super::ChatVisualsEvent::new(chat_id, visuals);
         let frame = super::event_frame_checked(events::ChatVisuals::NAME, &payload)?;
         let limit = self.config.limits.max_frame_size;
         if frame.len() > limit {
@@ -795,10 +786,7 @@ impl Hub {
 
     /// Tells a chat's attached clients to ask for the watched subagent page again.
     pub fn subagent_changed(&self, chat_id: &str, tool_use_id: &str) -> Result<(), WireError> {
-        let payload = super::ChatSubagentChangedEvent {
-            chat_id: chat_id.to_owned(),
-            tool_use_id: tool_use_id.to_owned(),
-        };
+        let payload = super::ChatSubagentChangedEvent::new(chat_id, tool_use_id);
         self.send_event(
             |c| c.attached.contains_key(chat_id),
             events::ChatSubagentChanged::NAME,
@@ -849,7 +837,7 @@ impl Hub {
         self.send_event(
             |c| c.usage,
             events::UsageChanged::NAME,
-            &super::UsageChangedEvent { scanned_at },
+            &super::UsageChangedEvent::new(scanned_at),
         )
     }
 
@@ -909,16 +897,11 @@ impl Hub {
                 });
             }
             c.attached.insert(chat_id.to_owned(), chat.seq);
-            return Ok(AttachResult {
-                info,
-                items: Vec::new(),
-                history: None,
-                pending: None,
-                bookmarks: Some(chat.bookmarks.clone()),
-                visuals: Some(chat.visuals.clone()),
-                seq: Some(chat.seq),
-                resumed: Some(true),
-            });
+            return Ok(AttachResult::new(info, Vec::new())
+                .bookmarks(chat.bookmarks.clone())
+                .visuals(chat.visuals.clone())
+                .seq(chat.seq)
+                .resumed(true));
         }
         c.attached.insert(chat_id.to_owned(), chat.seq);
         // The snapshot holds every event up to its seq: those still held for the client (made
@@ -933,17 +916,14 @@ impl Hub {
             .filter(|i| is_pending(i))
             .cloned()
             .collect();
-        let mut result = AttachResult {
-            info,
-            items: Vec::new(),
-            history: Some(widest_position()),
-            pending: Some(pending),
-            bookmarks: Some(chat.bookmarks.clone()),
-            visuals: Some(chat.visuals.clone()),
-            seq: Some(chat.seq),
-            // Said outright when `since` was sent: an empty `items` alone would read as resumed.
-            resumed: payload.since.map(|_| false),
-        };
+        let mut result = AttachResult::new(info, Vec::new())
+            .history(widest_position())
+            .pending(pending)
+            .bookmarks(chat.bookmarks.clone())
+            .visuals(chat.visuals.clone())
+            .seq(chat.seq);
+        // Said outright when `since` was sent: an empty `items` alone would read as resumed.
+        result.resumed = payload.since.map(|_| false);
         let limit = payload
             .history_limit
             .map_or(self.config.default_history_limit, |l| l as usize);
@@ -1028,10 +1008,7 @@ impl Hub {
         let limit = payload
             .limit
             .map_or(self.config.default_history_limit, |l| l as usize);
-        let mut result = ChatHistoryResult {
-            items: Vec::new(),
-            history: widest_position(),
-        };
+        let mut result = ChatHistoryResult::new(Vec::new(), widest_position());
         let start = self.fit(&chat.thread.items, end, limit, json_len(&result))?;
         result.items = chat.thread.items[start..end].to_vec();
         result.history = chat.position(start, &result.items);
@@ -1149,19 +1126,16 @@ impl Chat {
             .first()
             .and_then(history_index)
             .unwrap_or(start as i64);
-        HistoryPosition {
-            start: first,
-            cursor: (start > 0).then(|| format!("{}.{start}", self.reset_at)),
-        }
+        HistoryPosition::new(
+            first,
+            (start > 0).then(|| format!("{}.{start}", self.reset_at)),
+        )
     }
 }
 
 /// A position as large as any this hub writes, to measure a page's frame before its items.
 fn widest_position() -> HistoryPosition {
-    HistoryPosition {
-        start: i64::MAX,
-        cursor: Some(format!("{}.{}", i64::MAX, usize::MAX)),
-    }
+    HistoryPosition::new(i64::MAX, Some(format!("{}.{}", i64::MAX, usize::MAX)))
 }
 
 /// A value's size as compact JSON.
@@ -1177,11 +1151,7 @@ fn checked_chat_event_frame(
 ) -> Result<String, WireError> {
     super::event_frame_checked(
         events::ChatEvent::NAME,
-        &ChatEventEvent {
-            chat_id: chat_id.to_owned(),
-            event: event.clone(),
-            seq: Some(seq),
-        },
+        &ChatEventEvent::new(chat_id, event.clone()).seq(seq),
     )
 }
 
@@ -1190,11 +1160,7 @@ fn checked_chat_event_frame(
 fn chat_event_frame(chat_id: &str, seq: Seq, event: &ChatEvent) -> String {
     super::event_frame(
         events::ChatEvent::NAME,
-        &ChatEventEvent {
-            chat_id: chat_id.to_owned(),
-            event: event.clone(),
-            seq: Some(seq),
-        },
+        &ChatEventEvent::new(chat_id, event.clone()).seq(seq),
     )
 }
 
@@ -1205,10 +1171,7 @@ fn status_of(chat_id: &str, event: &ChatEvent) -> Option<ChatStatusEvent> {
         ChatEvent::Reset(e) => &e.info,
         _ => return None,
     };
-    Some(ChatStatusEvent {
-        chat_id: chat_id.to_owned(),
-        info: info.clone(),
-    })
+    Some(ChatStatusEvent::new(chat_id, info.clone()))
 }
 
 /// Locks the inbox; a panic elsewhere while it was held leaves it usable.

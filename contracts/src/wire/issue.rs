@@ -254,7 +254,7 @@ pub(crate) struct Mode {
 }
 
 /// The decoding context threaded through every seed: the current path, the issues so far,
-/// and the parse's [`Mode`].
+/// and the parse's mode (how it decodes: live tags, JavaScript markers).
 #[derive(Debug, Default)]
 pub struct Cx {
     path: Vec<Seg>,

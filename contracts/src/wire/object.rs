@@ -475,7 +475,7 @@ fn decode_object_into<'de>(
     accept(src, ObjectA { cx, slot: out }).map(|_| ())
 }
 
-/// Decodes a generated struct (see [`decode_object_into`]).
+/// Decodes a generated struct: `Invalid input: expected object` for anything but an object.
 #[inline]
 pub fn decode_object<'de, T: Object>(src: &mut dyn Src<'de>, cx: &mut Cx) -> Read<Option<T>> {
     let mut out = None;

@@ -30,7 +30,7 @@
 //! - Connections use the hub's [`Limits`](contracts::port::Limits): the same frame size limit,
 //!   the outgoing queue bound (a client that falls behind is closed as a slow consumer and
 //!   resumes with `since`), a heartbeat and an idle timeout.
-//! - [`EchoAgent::serve`] accepts with [`contracts::port::listen`]: accept errors (out of file
+//! - [`EchoAgent::serve`] accepts with [`contracts::port::listen()`]: accept errors (out of file
 //!   descriptors) waited out, a cap on connections, a handshake timeout. With
 //!   [`Options::access`] (what the binary always sets) a client must present the token, and a
 //!   browser page must come from an allowed origin, or the upgrade is refused (401, 403).

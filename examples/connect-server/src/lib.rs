@@ -6,7 +6,7 @@
 //! WebSocket). A WebSocket without a known token is answered with an `unauthorized` error frame
 //! and closed.
 //!
-//! Connections are accepted by [`contracts::port::listen`]: accept errors (out of file
+//! Connections are accepted by [`contracts::port::listen()`]: accept errors (out of file
 //! descriptors) are waited out, at most [`Settings::listen`]'s cap are served at once (more
 //! are answered 503), and a request head and WebSocket upgrade must come within its handshake
 //! timeout.

@@ -84,7 +84,7 @@ pub struct TsOptions {
     /// Test files compiled and run by `npm test` (a glob under `dist/`), if the package has any.
     pub has_tests: bool,
     /// Extra devDependencies by npm name with their pinned versions (the shared-corpus runner
-    /// needs `ajv`, see [`AJV_VERSION`]).
+    /// needs `ajv`, see [`AJV_VERSION`](super::AJV_VERSION)).
     pub dev_dependencies: BTreeMap<String, String>,
     /// Peer dependencies besides zod and the bases, by npm name (pin each in
     /// `dev_dependencies` too for the package's own tests).

@@ -49,7 +49,8 @@ pub enum Runtime {
 }
 
 impl Runtime {
-    /// The agent package's runtime, at [`RUNTIME_RANGE`]: what [`TsOptions::new`] starts with.
+    /// The agent package's runtime, at [`RUNTIME_RANGE`]: what
+    /// [`TsOptions::new`](super::TsOptions::new) starts with.
     pub fn agent() -> Runtime {
         Runtime::From(RuntimePackage::new(RUNTIME_PACKAGE, RUNTIME_RANGE))
     }
@@ -72,7 +73,8 @@ pub struct RuntimePackage {
     pub version: String,
     /// What the package's own build and tests install, when not the range (a path while the
     /// runtime's package is not published: `file:../agent-contracts`). A base package of the
-    /// same name ([`TsOptions::base_packages`]) gives its own instead.
+    /// same name ([`TsOptions::base_packages`](super::TsOptions::base_packages)) gives its own
+    /// instead.
     pub dev_version: Option<String>,
 }
 

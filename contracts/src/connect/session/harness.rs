@@ -71,18 +71,12 @@ impl<L: EventLog> Hub<L> {
             .get(&(workspace_id.to_owned(), harness_id.to_owned()))
             .cloned()
             .unwrap_or_default();
-        Presence {
-            participant_id: harness_id.to_owned(),
-            state: PresenceState {
-                connected: state.connected,
-                since: state.since.max(0),
-                trouble: state.trouble,
-                restarting: state.restarting.map(|(since, by)| PresenceStateRestarting {
-                    since: since.max(0),
-                    by,
-                }),
-            },
-        }
+        let mut presence = PresenceState::new(state.connected, state.since.max(0));
+        presence.trouble = state.trouble;
+        presence.restarting = state
+            .restarting
+            .map(|(since, by)| PresenceStateRestarting::new(since.max(0), by));
+        Presence::new(harness_id, presence)
     }
 
     /// Tells people the harness's presence now.
@@ -124,10 +118,7 @@ impl<L: EventLog> Hub<L> {
         asked_by: &str,
         now: Millis,
     ) -> Vec<Action> {
-        let restart = Restart {
-            asked_by: asked_by.to_owned(),
-            asked_at: now.max(0),
-        };
+        let restart = Restart::new(asked_by, now.max(0));
         let mut out = self.notify(
             workspace_id,
             Notice::Restart {

@@ -228,11 +228,7 @@ impl Identity {
             } => ParticipantKind::Guest,
             Principal::Person { .. } => ParticipantKind::Person,
         };
-        Participant {
-            participant_id: self.participant_id().to_owned(),
-            kind,
-            display_name: self.display_name.clone(),
-        }
+        Participant::new(self.participant_id(), kind, self.display_name.clone())
     }
 }
 
@@ -618,8 +614,8 @@ impl<L: EventLog> Hub<L> {
         }
         match frame {
             ClientFrame::Hello(hello) => self.hello(socket, hello, now),
-            ClientFrame::Ping(Ping { ts }) => {
-                let pong = ServerFrame::Pong(Ping { ts });
+            ClientFrame::Ping(ping) => {
+                let pong = ServerFrame::Pong(Ping::new(ping.ts));
                 match self.sockets.get_mut(&socket) {
                     Some(s) if s.subs.iter().any(|sub| sub.replay.is_some()) => {
                         s.held.push(pong);
@@ -665,7 +661,7 @@ impl<L: EventLog> Hub<L> {
                 s.last_ping = now;
                 out.push(Action::Send {
                     to: *id,
-                    frame: ServerFrame::Ping(Ping { ts: now.max(0) }),
+                    frame: ServerFrame::Ping(Ping::new(now.max(0))),
                 });
             }
         }
@@ -783,11 +779,11 @@ impl<L: EventLog> Hub<L> {
         if let Some(context) = hello.context {
             s.context = ContextBudget::from(context);
         }
-        let reply = HelloReply {
-            protocol: high,
-            participant: s.identity.participant(),
-            harness_id: s.identity.harness_id().map(str::to_owned),
-        };
+        let reply = HelloReply::new(
+            high,
+            s.identity.participant(),
+            s.identity.harness_id().map(str::to_owned),
+        );
         let mut out = send(socket, ServerFrame::Hello(reply));
         // The first socket of a harness: people hear that it is here.
         let identity = s.identity.clone();
@@ -915,22 +911,15 @@ pub fn error_frame(
     message: impl Into<String>,
     key: Option<String>,
 ) -> ServerFrame {
-    let frame = ErrorFrame {
-        code,
-        message: message.into(),
-        idempotency_key: key,
-    };
+    let mut frame = ErrorFrame::new(code, message);
+    frame.idempotency_key = key;
     // The schema says what a valid key is: a frame that does not parse back loses its key.
     let valid = serde_json::to_string(&frame)
         .is_ok_and(|t| crate::wire::from_str::<ErrorFrame>(&t).is_ok());
-    ServerFrame::Error(if valid {
-        frame
-    } else {
-        ErrorFrame {
-            idempotency_key: None,
-            ..frame
-        }
-    })
+    if !valid {
+        frame.idempotency_key = None;
+    }
+    ServerFrame::Error(frame)
 }
 
 /// Why a client frame was refused: `invalid_frame`, or `invalid_event` when only the event

@@ -59,6 +59,10 @@ impl<L: EventLog> Hub<L> {
     /// turns its subscription live, in the same call, so no event falls between the two.
     /// Empty when no replay is due. [`subscribe`](Self::receive) answers the first call; a
     /// server that paces replays calls this again each time the socket has room.
+    ///
+    /// [`Config::replay_budget`]: super::Config::replay_budget
+    /// [`Config::page_size`]: super::Config::page_size
+    /// [`Config::max_frame_bytes`]: super::Config::max_frame_bytes
     pub fn pump(&mut self, socket: SocketId) -> Vec<Action> {
         let mut out = Vec::new();
         let mut spent = 0usize;

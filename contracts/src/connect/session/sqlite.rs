@@ -40,7 +40,7 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use super::log::{EventLog, LogEntry, LogError, ReadError, Seq, TooFarBehind, Written};
 use crate::connect::ServerEvent;
 
-/// When a commit reaches the disk; see the [module docs](self).
+/// When a commit reaches the disk: [`SqliteLog`]'s promises, one per setting.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Durability {
     /// `synchronous = FULL`: fsync at every commit. Survives a power cut.
@@ -94,7 +94,8 @@ CREATE TABLE IF NOT EXISTS keys (
 CREATE INDEX IF NOT EXISTS keys_by_seq ON keys (workspace_id, seq);
 ";
 
-/// An event log in one SQLite file; see the [module docs](self).
+/// An event log in one SQLite file: a write is one transaction, acked only once committed
+/// ([`Durability`] says when a commit reaches the disk).
 #[derive(Debug)]
 pub struct SqliteLog {
     db: Connection,

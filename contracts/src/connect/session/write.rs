@@ -251,11 +251,7 @@ impl<L: EventLog> Hub<L> {
             After::Nothing => {}
             After::Receipt { run_id, outcome } => out.push(Action::Send {
                 to: socket,
-                frame: ServerFrame::Receipt(Receipt {
-                    idempotency_key: key,
-                    run_id,
-                    outcome,
-                }),
+                frame: ServerFrame::Receipt(Receipt::new(key, run_id, outcome)),
             }),
             After::RunStarted { space_id } => {
                 let run = Run {
@@ -279,14 +275,7 @@ impl<L: EventLog> Hub<L> {
 use super::Action;
 
 fn ack(socket: SocketId, key: String, seq: Seq, duplicate: bool) -> Vec<Action> {
-    send(
-        socket,
-        ServerFrame::Ack(Ack {
-            idempotency_key: key,
-            seq,
-            duplicate,
-        }),
-    )
+    send(socket, ServerFrame::Ack(Ack::new(key, seq, duplicate)))
 }
 
 /// A run's id: the seq of its `run.started`.

@@ -1,5 +1,5 @@
-//! `cargo xtask codegen [--check] | check | compat [--base REV] [--bless] | validate`: the
-//! app's protocol, its TypeScript package and its reference.
+//! `cargo xtask codegen [--check] | check | compat [--base REV] [--bless] | validate | expand`:
+//! the app's protocol, its TypeScript package and its reference.
 
 use contracts_codegen::emit::docs::DocsOptions;
 use contracts_codegen::emit::typescript::{BasePackage, Runtime, TsOptions};
