@@ -29,7 +29,7 @@ use crate::port::{Incoming, SendError};
 
 /// What an outgoing message relates to: where Streamable HTTP sends it.
 #[derive(Clone, Copy, Debug)]
-#[allow(dead_code)] // Read by the Streamable HTTP transport.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) enum Route<'a> {
     /// The response to the other side's request `id`.
     Response(&'a Id),
@@ -47,6 +47,10 @@ pub(crate) trait Transport: Send + Sync + 'static {
     fn close_stream(&self, id: &Id) -> bool {
         let _ = id;
         false
+    }
+    /// Request `id` was cancelled by the other side: it will never be answered.
+    fn cancelled(&self, id: &Id) {
+        let _ = id;
     }
     /// Lets go of the way out (and stops reading, where the transport reads).
     fn close(&self);
@@ -200,7 +204,7 @@ impl Core {
 
     /// Takes one message read elsewhere (a Streamable HTTP POST), waiting for room in the
     /// queues: the sender is held back instead of refused.
-    #[allow(dead_code)] // Called by the Streamable HTTP server.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) async fn receive(&self, message: Message) {
         match self.take(message) {
             Some(Taken::Request(waiting)) => {
@@ -275,13 +279,13 @@ impl Core {
         let Some(Ok(id)) = params.get(id_key).map(Id::deserialize) else {
             return;
         };
-        let slot = lock(&self.serving).remove(&id);
-        if let Some(Slot {
-            abort: Some(abort), ..
-        }) = slot
-        {
+        let Some(slot) = lock(&self.serving).remove(&id) else {
+            return;
+        };
+        if let Some(abort) = slot.abort {
             abort.abort();
         }
+        self.transport.cancelled(&id);
     }
 
     /// Forgets request `id` if it is still the one numbered `seq`: answers whether it was.
@@ -346,6 +350,21 @@ impl Core {
             return Err(Error::Send(e));
         }
         Ok((n, rx))
+    }
+
+    /// Fails call `n` (what carries it could not deliver it), if it still waits.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn fail_call(&self, n: i64, error: Error) {
+        let waiting = lock(&self.calls).waiting.remove(&n);
+        if let Some(answer) = waiting {
+            let _ = answer.send(Err(error));
+        }
+    }
+
+    /// Whether call `n` still waits for its answer.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn is_waiting(&self, n: i64) -> bool {
+        lock(&self.calls).waiting.contains_key(&n)
     }
 
     /// Sends a notification.

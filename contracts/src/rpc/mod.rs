@@ -50,6 +50,8 @@ pub use handler::Handler;
 
 #[cfg(feature = "rpc")]
 mod connection;
+#[cfg(feature = "http")]
+pub mod http;
 #[cfg(feature = "rpc")]
 mod message;
 #[cfg(feature = "rpc")]
