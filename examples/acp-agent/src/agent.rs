@@ -11,7 +11,7 @@ use contracts::acp::{
     McpCapabilities, NewSessionRequest, NewSessionResponse, PROTOCOL_VERSION, PromptCapabilities,
     PromptRequest, PromptResponse, SessionCapabilities, SessionCloseCapabilities,
 };
-use contracts::wire::Call;
+use contracts::wire::{Call, RawJson};
 use std::collections::HashMap;
 use std::fmt::Display;
 use std::sync::atomic::AtomicU64;
@@ -74,9 +74,12 @@ impl Drop for Running<'_> {
     }
 }
 
-/// The error ACP gives for a session the agent does not know.
+/// The error ACP gives for a session the agent does not know: resource not found, with the
+/// session's id as its data (as the SDK's `RequestError.sessionNotFound`).
 fn no_session(id: &str) -> JsonRpcError {
-    JsonRpcError::resource_not_found(format!("no session {id}"))
+    let data = RawJson::from_value(&serde_json::json!({ "sessionId": id }))
+        .unwrap_or_else(|_| RawJson::null());
+    JsonRpcError::resource_not_found(format!("no session {id}")).data(data)
 }
 
 /// Locks a mutex; a panic elsewhere while it was held leaves plain data, still usable.
