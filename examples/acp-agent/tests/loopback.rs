@@ -355,15 +355,16 @@ async fn bad_requests_get_acp_errors() {
         .await
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidParams);
-    assert_eq!(
-        code(
-            calls
-                .session_close(CloseSessionRequest::new("sess-9"))
-                .await
-        )
-        .0,
-        ErrorCode::ResourceNotFound
-    );
+    match calls
+        .session_close(CloseSessionRequest::new("sess-9"))
+        .await
+    {
+        Err(CallError::Call(e)) => {
+            assert_eq!(e.code, ErrorCode::ResourceNotFound);
+            assert_eq!(e.data.unwrap().get(), r#"{"sessionId":"sess-9"}"#);
+        }
+        other => panic!("{other:?}"),
+    }
     assert!(editor.take().is_empty(), "nothing reached the editor");
 }
 
