@@ -245,6 +245,31 @@ fn steps() -> Vec<Step> {
             "12000",
         ],
     ));
+    // The official ACP TypeScript SDK (tests/acp-sdk, pinned): its client drives the
+    // acp-agent example over stdio, and our generated Rust client drives its example agent
+    // (examples/acp-agent/tests/sdk_client.rs, sdk_agent.rs; each node run time-limited).
+    steps.push(step(
+        "npm-ci:tests/acp-sdk",
+        "npm install from the lock file",
+        "tests/acp-sdk",
+        "npm",
+        &["ci", "--no-audit", "--no-fund"],
+    ));
+    steps.push(step(
+        "acp-sdk",
+        "ACP: the official TypeScript SDK against acp-agent and our Rust client, both ways",
+        ".",
+        "cargo",
+        &[
+            "test",
+            "-p",
+            "acp-agent",
+            "--test",
+            "sdk_client",
+            "--test",
+            "sdk_agent",
+        ],
+    ));
     // Last: the template app as its users meet it, out of tree on the packaged crates (it
     // packs the agent package built above).
     steps.push(step(
@@ -430,11 +455,12 @@ mod tests {
             "official",
             "fuzz-figure",
             "fuzz-differential",
+            "acp-sdk",
             "test-app",
         ] {
             assert!(seen.contains(id), "no step `{id}`");
         }
-        assert_eq!(steps.len(), 6 + 3 * NPM_PACKAGES.len() + 7);
+        assert_eq!(steps.len(), 6 + 3 * NPM_PACKAGES.len() + 9);
     }
 
     #[test]
@@ -481,9 +507,15 @@ mod tests {
         let chosen = select(&steps, &[], Some("fuzz-figure")).unwrap();
         assert_eq!(
             ids(&steps, &chosen),
-            ["fuzz-figure", "fuzz-differential", "test-app"]
+            [
+                "fuzz-figure",
+                "fuzz-differential",
+                "npm-ci:tests/acp-sdk",
+                "acp-sdk",
+                "test-app"
+            ]
         );
-        let by_number = select(&steps, &[], Some(&(steps.len() - 2).to_string())).unwrap();
+        let by_number = select(&steps, &[], Some(&(steps.len() - 4).to_string())).unwrap();
         assert_eq!(by_number, chosen);
         let npm = select(&steps, &[], Some("npm-ci:bindings/agent-contracts")).unwrap();
         assert_eq!(npm.first(), Some(&6));

@@ -150,6 +150,7 @@ impl OutQueue {
     }
 
     /// Records why the port is closing without closing yet; the first reason is kept.
+    #[cfg(feature = "websocket")]
     pub(crate) fn note(&self, reason: CloseReason) {
         let mut s = lock(&self.state);
         if s.reason.is_none() {
@@ -163,6 +164,7 @@ impl OutQueue {
     }
 
     /// Whether frames are still taken.
+    #[cfg(feature = "websocket")]
     pub(crate) fn is_open(&self) -> bool {
         lock(&self.state).end == End::Open
     }
