@@ -27,6 +27,8 @@ enum Choice {
     /// Says it was asked (`Editor::asked`), waits until the test has sent `session/cancel`
     /// (`Editor::cancel_sent`), then answers `cancelled`, as ACP says a client must.
     CancelledAfterCancel,
+    /// Says it was asked and never answers (a client that breaks ACP's rule above).
+    Hold,
 }
 
 /// The test's client: files by path, a permission choice, and a transcript of all it heard.
@@ -164,6 +166,10 @@ impl acp::ClientHandler for Editor {
                 self.asked.notify_one();
                 self.cancel_sent.notified().await;
                 RequestPermissionOutcome::Cancelled(RequestPermissionOutcomeCancelled::new())
+            }
+            Choice::Hold => {
+                self.asked.notify_one();
+                std::future::pending().await
             }
         };
         Ok(RequestPermissionResponse::new(outcome))
@@ -576,6 +582,32 @@ async fn a_cancel_while_permission_is_asked_ends_the_turn_without_reading() {
         "{heard:#?}"
     );
     assert!(!heard.iter().any(|l| l.contains(" reads ")), "{heard:#?}");
+}
+
+#[tokio::test]
+async fn a_cancel_does_not_wait_for_a_permission_answer_that_never_comes() {
+    let editor = Editor::new(Choice::Hold);
+    let agent = agent(&editor, Options::default());
+    let to_agent = ToAgent(&agent);
+    let calls = ClientCalls(&to_agent);
+    let session = open(&calls, true).await;
+    let turn = async {
+        tokio::join!(
+            calls.session_prompt(PromptRequest::new(&session, text("read /p/a.txt"))),
+            async {
+                editor.asked.notified().await;
+                calls
+                    .session_cancel(CancelNotification::new(&session))
+                    .await
+                    .unwrap();
+            }
+        )
+    };
+    // A bound, so an agent that waited for the answer fails here instead of hanging.
+    let (answer, ()) = tokio::time::timeout(Duration::from_secs(30), turn)
+        .await
+        .expect("the turn ends once cancelled");
+    assert_eq!(answer.unwrap().stop_reason, StopReason::Cancelled);
 }
 
 #[tokio::test]
