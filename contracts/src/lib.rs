@@ -23,7 +23,16 @@ pub mod jsonrpc;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod port;
+#[cfg(feature = "rpc")]
 pub mod rpc;
+/// Without feature `rpc`, only the trait a two-sided protocol's generated `HostSide` and
+/// `ClientSide` implement.
+#[cfg(not(feature = "rpc"))]
+#[doc(hidden)]
+pub mod rpc {
+    mod handler;
+    pub use handler::Handler;
+}
 pub mod verdict;
 pub mod wire;
 

@@ -48,27 +48,18 @@ mod handler;
 
 pub use handler::Handler;
 
-#[cfg(feature = "rpc")]
 mod connection;
 #[cfg(feature = "http")]
 pub mod http;
-#[cfg(feature = "rpc")]
 mod message;
-#[cfg(feature = "rpc")]
 mod options;
-#[cfg(feature = "rpc")]
 mod peer;
-#[cfg(feature = "rpc")]
 mod port;
 
-#[cfg(feature = "rpc")]
 pub use message::{
     ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, Id, METHOD_NOT_FOUND, OVERLOADED,
     PARSE_ERROR,
 };
-#[cfg(feature = "rpc")]
 pub use options::{Cancel, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_WAITING, Options};
-#[cfg(feature = "rpc")]
 pub use peer::{Error, Peer, current_request};
-#[cfg(feature = "rpc")]
 pub use port::{connect, serve};

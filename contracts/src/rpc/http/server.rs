@@ -327,7 +327,10 @@ async fn post(state: &State, request: Request<Incoming>) -> Response<Body> {
                     ),
                 );
             };
+            // A POST dropped while the request waits for room takes its stream along.
+            let handing = Handing(&session.streams, Some(id.clone()));
             session.peer.core.receive(message).await;
+            handing.done();
             match reply.await {
                 Ok(Reply::Json(frame)) => with_type(Response::new(full(frame)), "application/json"),
                 Ok(Reply::Sse(events)) => event_stream(events),
@@ -348,6 +351,24 @@ async fn post(state: &State, request: Request<Incoming>) -> Response<Body> {
         response.headers_mut().insert(SESSION_ID, value);
     }
     response
+}
+
+/// A request on its way to the connection: dropped before [`Handing::done`], its stream is
+/// forgotten.
+struct Handing<'a>(&'a Streams, Option<crate::rpc::Id>);
+
+impl Handing<'_> {
+    fn done(mut self) {
+        self.1 = None;
+    }
+}
+
+impl Drop for Handing<'_> {
+    fn drop(&mut self) {
+        if let Some(id) = &self.1 {
+            self.0.forget_request(id);
+        }
+    }
 }
 
 /// A new session, if there is room (sessions idle too long are ended first).

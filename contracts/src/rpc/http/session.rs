@@ -173,6 +173,15 @@ impl Streams {
         Some(rx)
     }
 
+    /// Forgets the stream of a request that never reached the connection (its POST was
+    /// dropped while it waited for room).
+    pub(crate) fn forget_request(&self, id: &Id) {
+        let mut inner = self.lock();
+        if let Some(no) = inner.by_request.remove(id) {
+            inner.streams.remove(&no);
+        }
+    }
+
     /// Turns a pending stream into an event stream: the POST is answered with it, the
     /// priming event first when the client can resume.
     fn go_live(&self, no: u64, stream: &mut Stream, resumable: bool) {
