@@ -12,6 +12,7 @@ use contracts::mcp::{
     ImageContent, JsonRpcError, Prompt as PromptDef, PromptArgument, PromptMessage, Role,
     TextContent, TextResourceContents,
 };
+use contracts::wire::Decode;
 
 /// Every prompt, in the order `prompts/list` lists them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,6 +136,7 @@ impl Prompt {
                     "Embedded resource content for testing.",
                 )
                 .mime_type("text/plain");
+                let contents = as_read(contents, "resourceUri")?;
                 vec![
                     user(EmbeddedResource::new(contents).into()),
                     user(text("Please process the embedded resource above.")),
@@ -208,6 +210,15 @@ pub fn complete(params: &CompleteRequestParams) -> Result<CompleteResult, JsonRp
 
 fn text(text: impl Into<String>) -> ContentBlock {
     TextContent::new(text).into()
+}
+
+/// `value` as the client will read it: checked by its type's rules (a resource's URI has a
+/// scheme), a value that breaks one refused as invalid params naming the argument it came from.
+fn as_read<T: Decode + serde::Serialize>(value: T, argument: &str) -> Result<T, JsonRpcError> {
+    let text = serde_json::to_string(&value)
+        .map_err(|e| JsonRpcError::new(ErrorCode::InternalError, e.to_string()))?;
+    contracts::wire::from_str::<T>(&text)
+        .map_err(|e| invalid(format!("argument `{argument}` does not fit: {e}")))
 }
 
 fn invalid(message: String) -> JsonRpcError {

@@ -766,3 +766,20 @@ async fn a_cursor_never_issued_is_invalid_params() {
         assert!(message.contains("cursor"), "{message}");
     }
 }
+
+#[tokio::test]
+async fn a_prompt_argument_that_cannot_be_a_uri_is_invalid_params() {
+    let pair = Pair::full().await;
+    let (code, message) = pair
+        .refused(
+            "prompts/get",
+            json!({"name": "test_prompt_with_embedded_resource", "arguments": {"resourceUri": "no scheme"}}),
+        )
+        .await;
+    assert_eq!(code, -32602);
+    assert!(
+        message.starts_with("argument `resourceUri` does not fit: ✖ Invalid string"),
+        "{message}"
+    );
+    assert!(message.ends_with("→ at uri"), "{message}");
+}

@@ -20,8 +20,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
+  CallToolResultSchema,
   LoggingMessageNotificationSchema,
   McpError,
+  ProgressNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 
 const BIN = process.env.MCP_SERVER_BIN;
@@ -53,9 +55,15 @@ function makeClient() {
     { name: 'sdk-interop-test', version: '1.0.0' },
     { capabilities: { sampling: {}, elicitation: {} } },
   );
-  const heard = { logs: [], sampling: [], elicitation: [] };
+  const heard = { logs: [], progress: [], sampling: [], elicitation: [] };
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
     heard.logs.push(n.params);
+  });
+  // Every progress notification, heard directly (as the conformance suite's collector does):
+  // the SDK's own `onprogress` drops one that arrives in the same read as its response
+  // (modelcontextprotocol/typescript-sdk#2580), which stdio does with the last one.
+  client.setNotificationHandler(ProgressNotificationSchema, (n) => {
+    heard.progress.push(n.params);
   });
   client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
     heard.sampling.push(request.params);
@@ -141,10 +149,12 @@ async function exercise(client, heard) {
   for (const tool of tools) {
     assert.equal(tool.inputSchema.type, 'object');
     const args = Object.fromEntries((tool.inputSchema.required ?? []).map((name) => [name, `a ${name}`]));
-    const progress = [];
-    const result = await client.callTool({ name: tool.name, arguments: args }, undefined, {
-      onprogress: (p) => progress.push(p),
-    });
+    const progressToken = `progress-of-${tool.name}`;
+    const result = await client.request(
+      { method: 'tools/call', params: { name: tool.name, arguments: args, _meta: { progressToken } } },
+      CallToolResultSchema,
+    );
+    const progress = heard.progress.filter((p) => p.progressToken === progressToken);
     const kinds = result.content.map((c) => c.type);
     switch (tool.name) {
       case 'test_simple_text':
@@ -241,7 +251,7 @@ async function exercise(client, heard) {
   const { prompts } = await client.listPrompts();
   assert.equal(prompts.length, 4);
   for (const prompt of prompts) {
-    const args = Object.fromEntries((prompt.arguments ?? []).map((a) => [a.name, `value of ${a.name}`]));
+    const args = Object.fromEntries((prompt.arguments ?? []).map((a) => [a.name, `test://value-of-${a.name}`]));
     const got = await client.getPrompt({ name: prompt.name, arguments: args });
     assert.ok(got.messages.length > 0);
     for (const value of Object.values(args)) {
