@@ -3,6 +3,9 @@
 //! to sample an LLM, ask the user a question through the client. Each goes through the
 //! generated typed callers ([`HostCalls`]) over the connection's way back to the client.
 //!
+//! Over Streamable HTTP a handler may also end its request's response stream early
+//! ([`ResponseStream`]), for the client to reconnect and read the rest.
+//!
 //! A notification that cannot be sent is logged here (the client went away: nothing to
 //! answer); a request the client cannot take or refuses is an error for the handler, which
 //! turns it into a tool result with `isError: true`.
@@ -17,6 +20,20 @@ use contracts::mcp::{
 use contracts::wire::{Call, RawJson};
 use std::fmt::Display;
 
+/// A way back to the client that may end the response stream of the request being served
+/// before its answer (Streamable HTTP's SSE polling: the client reconnects and gets the rest).
+pub trait ResponseStream {
+    /// Ends the current request's response stream, the request going on: whether there was
+    /// one to end (stdio has none).
+    fn close_response_stream(&self) -> bool;
+}
+
+impl ResponseStream for contracts::rpc::Peer {
+    fn close_response_stream(&self) -> bool {
+        self.close_sse_stream()
+    }
+}
+
 /// The name the server's log messages carry (`logger`).
 pub const LOGGER: &str = "mcp-server";
 
@@ -28,7 +45,7 @@ pub struct Context<'a, C> {
     progress_token: Option<ProgressToken>,
 }
 
-impl<'a, C: Call> Context<'a, C>
+impl<'a, C: Call + ResponseStream> Context<'a, C>
 where
     C::Error: Display,
 {
@@ -66,6 +83,11 @@ where
         if let Err(e) = HostCalls(self.client).notifications_progress(params).await {
             tracing::debug!("a progress notification was not sent: {e}");
         }
+    }
+
+    /// Ends the request's response stream early, when the transport has one: whether it did.
+    pub fn close_response_stream(&self) -> bool {
+        self.client.close_response_stream()
     }
 
     /// Asks the client to sample an LLM with `prompt` as the user's message (at most

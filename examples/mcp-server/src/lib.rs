@@ -11,8 +11,8 @@
 //! (`elicitation/create`), each through the generated typed callers
 //! ([`HostCalls`](contracts::mcp::HostCalls)).
 //!
-//! The catalogue, one file each: [`tools`] (thirteen tools: content of every kind, logging,
-//! progress, an error, sampling, elicitation, a JSON Schema 2020-12 input schema),
+//! The catalogue, one file each: [`tools`] (fourteen tools: content of every kind, logging,
+//! progress, an error, SSE polling, sampling, elicitation, a JSON Schema 2020-12 input schema),
 //! [`resources`] (three resources and a template, subscriptions), [`prompts`] (four prompts
 //! and the completion of their arguments). What is refused is refused as MCP says: an unknown
 //! tool or prompt, a missing argument and a cursor never issued are invalid params (-32602),

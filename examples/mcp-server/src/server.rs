@@ -6,7 +6,7 @@
 //! resources with subscriptions, prompts, logging and completions. Lists come in one page, so
 //! a cursor is one this server never issued: invalid params.
 
-use crate::context::{Context, LOGGER};
+use crate::context::{Context, LOGGER, ResponseStream};
 use crate::session::Session;
 use crate::{prompts, resources, tools};
 use contracts::mcp::{
@@ -58,7 +58,7 @@ impl<C> Server<C> {
     }
 }
 
-impl<C: Call> Server<C>
+impl<C: Call + ResponseStream> Server<C>
 where
     C::Error: Display,
 {
@@ -68,7 +68,7 @@ where
     }
 }
 
-impl<C: Call> Host for Server<C>
+impl<C: Call + ResponseStream> Host for Server<C>
 where
     C::Error: Display,
 {

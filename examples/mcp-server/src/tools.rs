@@ -6,7 +6,7 @@
 //! tools page says; arguments a tool cannot use, and a tool that fails, answer a result with
 //! `isError: true` and the reason as text, which a model can read and correct.
 
-use crate::context::Context;
+use crate::context::{Context, ResponseStream};
 use crate::media;
 use contracts::mcp::{
     BooleanSchema, CallToolRequestParams, CallToolResult, ContentBlock, ElicitRequestFormParams,
@@ -43,6 +43,8 @@ pub enum Tool {
     Progress,
     /// `test_error_handling`: always fails.
     ErrorHandling,
+    /// `test_reconnection`: ends its response stream before answering (SSE polling).
+    Reconnection,
     /// `test_sampling`: asks the client's LLM.
     Sampling,
     /// `test_elicitation`: asks the user for a name and an email address.
@@ -60,12 +62,16 @@ pub enum Tool {
 /// notifications arrive while the call runs.
 const STEP: Duration = Duration::from_millis(50);
 
+/// How long `test_reconnection` waits after closing its stream, so the client reconnects
+/// while the call still runs.
+const RECONNECT_WAIT: Duration = Duration::from_millis(100);
+
 /// The JSON Schema dialect MCP assumes for input schemas, written out by one tool.
 const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
 impl Tool {
     /// Every tool, in order.
-    pub const ALL: [Tool; 13] = [
+    pub const ALL: [Tool; 14] = [
         Tool::SimpleText,
         Tool::Image,
         Tool::Audio,
@@ -74,6 +80,7 @@ impl Tool {
         Tool::Logging,
         Tool::Progress,
         Tool::ErrorHandling,
+        Tool::Reconnection,
         Tool::Sampling,
         Tool::Elicitation,
         Tool::ElicitationDefaults,
@@ -92,6 +99,7 @@ impl Tool {
             Tool::Logging => "test_tool_with_logging",
             Tool::Progress => "test_tool_with_progress",
             Tool::ErrorHandling => "test_error_handling",
+            Tool::Reconnection => "test_reconnection",
             Tool::Sampling => "test_sampling",
             Tool::Elicitation => "test_elicitation",
             Tool::ElicitationDefaults => "test_elicitation_sep1034_defaults",
@@ -117,6 +125,10 @@ impl Tool {
             Tool::Logging => "Tests tool that emits log messages during execution",
             Tool::Progress => "Tests tool that reports progress notifications",
             Tool::ErrorHandling => "Tests error response handling",
+            Tool::Reconnection => {
+                "Tests SSE stream disconnection and client reconnection (SEP-1699): the server \
+                 closes the stream mid-call and sends the result after the client reconnects"
+            }
             Tool::Sampling => "Tests server-initiated sampling (LLM completion request)",
             Tool::Elicitation => "Tests server-initiated elicitation (user input request)",
             Tool::ElicitationDefaults => "Tests elicitation with default values per SEP-1034",
@@ -168,7 +180,7 @@ impl Tool {
     }
 
     /// Runs the tool with `params.arguments`; the result says whether it failed.
-    pub async fn call<C: Call>(
+    pub async fn call<C: Call + ResponseStream>(
         self,
         cx: &Context<'_, C>,
         params: &CallToolRequestParams,
@@ -213,6 +225,16 @@ impl Tool {
             Tool::ErrorHandling => {
                 Err("This tool intentionally returns an error for testing".into())
             }
+            Tool::Reconnection => {
+                let closed = cx.close_response_stream();
+                tokio::time::sleep(RECONNECT_WAIT).await;
+                Ok(text(if closed {
+                    "Reconnection test completed successfully. If you received this, the client \
+                     properly reconnected after stream closure."
+                } else {
+                    "Reconnection test completed: this transport has no stream to close."
+                }))
+            }
             Tool::Sampling => match args.string("prompt") {
                 Ok(prompt) => cx
                     .sample(&prompt, 100)
@@ -252,7 +274,7 @@ pub fn list() -> Vec<ToolDef> {
 }
 
 /// Runs the tool `params.name`; a name no tool has is refused as MCP says.
-pub async fn call<C: Call>(
+pub async fn call<C: Call + ResponseStream>(
     cx: &Context<'_, C>,
     params: &CallToolRequestParams,
 ) -> Result<CallToolResult, JsonRpcError>
@@ -269,7 +291,7 @@ where
 }
 
 /// Logs the tool's three steps at `info`, a pause between each.
-async fn run_with_logging<C: Call>(cx: &Context<'_, C>)
+async fn run_with_logging<C: Call + ResponseStream>(cx: &Context<'_, C>)
 where
     C::Error: Display,
 {
@@ -281,7 +303,7 @@ where
 }
 
 /// Reports progress 0, 50 and 100 of 100, a pause between each.
-async fn run_with_progress<C: Call>(cx: &Context<'_, C>)
+async fn run_with_progress<C: Call + ResponseStream>(cx: &Context<'_, C>)
 where
     C::Error: Display,
 {

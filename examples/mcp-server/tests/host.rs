@@ -114,6 +114,12 @@ impl Call for Loopback {
     }
 }
 
+impl mcp_server::context::ResponseStream for Loopback {
+    fn close_response_stream(&self) -> bool {
+        false
+    }
+}
+
 /// A server and its client, the server initialized with the client's `capabilities`.
 struct Pair {
     server: Server<Loopback>,
@@ -226,6 +232,7 @@ async fn tools_list_names_every_tool_with_a_description_and_an_object_schema() {
             "test_tool_with_logging",
             "test_tool_with_progress",
             "test_error_handling",
+            "test_reconnection",
             "test_sampling",
             "test_elicitation",
             "test_elicitation_sep1034_defaults",
@@ -237,11 +244,11 @@ async fn tools_list_names_every_tool_with_a_description_and_an_object_schema() {
         assert!(tool["description"].as_str().is_some_and(|d| !d.is_empty()));
         assert_eq!(tool["inputSchema"]["type"], "object", "{tool}");
     }
-    let sampling = &tools[8]["inputSchema"];
+    let sampling = &tools[9]["inputSchema"];
     assert_eq!(sampling["required"], json!(["prompt"]));
     assert_eq!(sampling["properties"]["prompt"]["type"], "string");
     // SEP-1613: the dialect, the definitions and additionalProperties are kept.
-    let schema = &tools[12]["inputSchema"];
+    let schema = &tools[13]["inputSchema"];
     assert_eq!(
         schema["$schema"],
         "https://json-schema.org/draft/2020-12/schema"
@@ -316,6 +323,16 @@ async fn the_error_tool_answers_is_error_and_an_unknown_tool_is_invalid_params()
         pair.refused("tools/call", json!({"name": "no_such_tool"}))
             .await,
         (-32602, "Unknown tool: no_such_tool".to_owned())
+    );
+}
+
+#[tokio::test]
+async fn the_reconnection_tool_answers_where_there_is_no_stream_to_close() {
+    let pair = Pair::full().await;
+    let done = pair.call("test_reconnection", json!({})).await;
+    assert_eq!(
+        only_text(&done),
+        "Reconnection test completed: this transport has no stream to close."
     );
 }
 

@@ -1,8 +1,15 @@
-//! The generated Rust MCP client against software nobody here wrote: a server built with the
-//! official TypeScript SDK's `McpServer` (`tests/conformance/sdk/server.mjs`, the SDK pinned
-//! by `tests/conformance/package-lock.json`), reached over stdio through `contracts::rpc`:
-//! initialize, `tools/list`, `tools/call` (text, structured content), a tool that asks this
-//! client to sample an LLM (answered by the generated `ClientHandler`), and an unknown tool.
+//! The server and the generated Rust MCP client against software nobody here wrote, the
+//! official TypeScript SDK (`@modelcontextprotocol/sdk`, pinned by
+//! `tests/conformance/package-lock.json`), both ways:
+//!
+//! - the SDK's `Client` against the `mcp-server` binary over stdio and Streamable HTTP
+//!   (`tests/conformance/sdk/client.test.mjs`): initialize, every tool listed and called,
+//!   every resource read, every prompt got, completion, the refusals MCP asks for;
+//! - the generated client over `contracts::rpc` against a server built with the SDK's
+//!   `McpServer` (`tests/conformance/sdk/server.mjs`), over stdio (`rpc::connect` on its
+//!   pipes) and over the SDK's Streamable HTTP transport (`rpc::http::connect`): initialize,
+//!   `tools/list`, `tools/call` (text, structured content), a tool that asks this client to
+//!   sample an LLM (answered by the generated `ClientHandler`), and an unknown tool.
 //!
 //! Skipped, saying so, only when `node` is missing. `cargo xtask test` installs the package
 //! (step `npm-ci:tests/conformance`); run alone, this test runs `npm ci` there when it has no
@@ -22,7 +29,7 @@ use std::collections::BTreeMap;
 use std::process::Stdio;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
-use test_support::{has, root};
+use test_support::{has, node_test, root};
 
 /// Installs the suite's package once for every test of this file.
 fn prepare() -> std::path::PathBuf {
@@ -94,24 +101,51 @@ fn texts(content: &[ContentBlock]) -> Vec<&str> {
         .collect()
 }
 
+#[test]
+fn the_sdk_client_calls_every_tool_resource_and_prompt_over_stdio_and_http() {
+    if !has("node") {
+        eprintln!("SKIPPED the SDK's client against mcp-server: node is not installed");
+        return;
+    }
+    let dir = prepare();
+    let report = node_test(
+        &dir,
+        &["sdk/client.test.mjs"],
+        &[
+            ("MCP_SERVER_BIN", env!("CARGO_BIN_EXE_mcp-server")),
+            ("RUST_LOG", "warn"),
+        ],
+        Duration::from_secs(180),
+    );
+    assert!(
+        report.contains("# pass 2"),
+        "not both transports passed:\n{report}"
+    );
+}
+
+/// Starts the SDK's server (`sdk/server.mjs` with `args`), killed when dropped.
+fn sdk_server(dir: &std::path::Path, args: &[&str]) -> tokio::process::Child {
+    tokio::process::Command::new("node")
+        .arg("sdk/server.mjs")
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("node starts")
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_generated_client_talks_to_an_sdk_server_and_answers_its_sampling() {
+async fn the_generated_client_talks_to_an_sdk_server_over_stdio() {
     if !has("node") {
         eprintln!(
             "SKIPPED the generated MCP client against the SDK's server: node is not installed"
         );
         return;
     }
-    let dir = prepare();
-    let mut server = tokio::process::Command::new("node")
-        .arg("sdk/server.mjs")
-        .current_dir(&dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("node starts");
+    let mut server = sdk_server(&prepare(), &[]);
     let port = NdjsonPort::from_parts(
         server.stdout.take().expect("piped stdout"),
         server.stdin.take().expect("piped stdin"),
@@ -120,8 +154,42 @@ async fn the_generated_client_talks_to_an_sdk_server_and_answers_its_sampling() 
     let sampler = Sampler::default();
     let handler = sampler.clone();
     let peer = rpc::connect(port, Options::mcp(), move |_| mcp::ClientSide(handler));
-    let calls = ClientCalls(&peer);
+    exercise(&peer, &sampler).await;
+    peer.close();
+    drop(server);
+}
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_generated_client_talks_to_an_sdk_server_over_streamable_http() {
+    use tokio::io::AsyncBufReadExt as _;
+    if !has("node") {
+        eprintln!(
+            "SKIPPED the generated MCP client against the SDK's server: node is not installed"
+        );
+        return;
+    }
+    let mut server = sdk_server(&prepare(), &["--http"]);
+    let mut lines = tokio::io::BufReader::new(server.stdout.take().expect("piped stdout")).lines();
+    let first = bounded(lines.next_line())
+        .await
+        .expect("the SDK server's stdout")
+        .expect("the SDK server prints its URL");
+    let url = first
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line: {first:?}"));
+    let sampler = Sampler::default();
+    let handler = sampler.clone();
+    let peer = rpc::http::connect(url, Options::mcp(), move |_| mcp::ClientSide(handler))
+        .expect("a valid URL");
+    exercise(&peer, &sampler).await;
+    peer.close();
+    drop(server);
+}
+
+/// What the generated client does against the SDK's server, over a connected `peer` whose
+/// handler is `sampler`.
+async fn exercise(peer: &rpc::Peer, sampler: &Sampler) {
+    let calls = ClientCalls(peer);
     let capabilities = ClientCapabilities::new().sampling(ClientCapabilitiesSampling::new());
     let init = InitializeRequestParams::new(
         mcp::LATEST_PROTOCOL_VERSION,
@@ -196,7 +264,4 @@ async fn the_generated_client_talks_to_an_sdk_server_and_answers_its_sampling() 
     );
     assert_eq!(unknown.is_error, Some(true));
     assert!(texts(&unknown.content)[0].contains("no_such_tool"));
-
-    peer.close();
-    drop(server);
 }

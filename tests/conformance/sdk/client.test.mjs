@@ -123,6 +123,7 @@ const TOOLS = [
   'test_tool_with_logging',
   'test_tool_with_progress',
   'test_error_handling',
+  'test_reconnection',
   'test_sampling',
   'test_elicitation',
   'test_elicitation_sep1034_defaults',
@@ -130,8 +131,11 @@ const TOOLS = [
   'json_schema_2020_12_tool',
 ];
 
-/** Everything a client does, over a connected `client`. */
-async function exercise(client, heard) {
+/**
+ * Everything a client does, over a connected `client`; `streams` says whether the transport
+ * has response streams the server can end early (Streamable HTTP) or not (stdio).
+ */
+async function exercise(client, heard, streams) {
   // initialize: what the server said about itself.
   assert.equal(client.getServerVersion().name, 'mcp-server');
   const caps = client.getServerCapabilities();
@@ -191,6 +195,15 @@ async function exercise(client, heard) {
       case 'test_error_handling':
         assert.equal(result.isError, true);
         assert.equal(onlyText(result), 'This tool intentionally returns an error for testing');
+        break;
+      case 'test_reconnection':
+        // Over HTTP the server ends the call's stream and the SDK reconnects for the answer.
+        assert.equal(
+          onlyText(result),
+          streams
+            ? 'Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure.'
+            : 'Reconnection test completed: this transport has no stream to close.',
+        );
         break;
       case 'test_sampling':
         assert.equal(onlyText(result), 'LLM response: a reply from the SDK client');
@@ -274,7 +287,7 @@ test('the SDK client over stdio', async () => {
   const { client, heard } = makeClient();
   await client.connect(transport);
   try {
-    await exercise(client, heard);
+    await exercise(client, heard, false);
   } finally {
     await client.close();
   }
@@ -288,7 +301,7 @@ test('the SDK client over Streamable HTTP', async () => {
     await client.connect(transport);
     assert.ok(transport.sessionId, 'the server gave a session id');
     assert.equal(transport.protocolVersion, '2025-11-25');
-    await exercise(client, heard);
+    await exercise(client, heard, true);
     // DELETE ends the session: a request in it is then refused (404, as MCP says).
     const session = transport.sessionId;
     await transport.terminateSession();
