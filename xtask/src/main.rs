@@ -29,6 +29,7 @@
 mod bench_build;
 mod bench_use;
 mod codegen;
+mod conformance;
 mod fuzz;
 mod growth;
 mod serde_baseline;
@@ -101,6 +102,9 @@ enum Command {
     /// Measure what the generated code costs to build against plain serde types of the same
     /// schemas, and its lines per schema line (docs/benchmarks.md, "Build cost").
     BenchBuild(bench_build::Args),
+    /// Run the official MCP conformance suite (tests/conformance, pinned) against
+    /// examples/mcp-server over Streamable HTTP.
+    Conformance(conformance::Args),
 }
 
 /// This repository as the library sees it: four protocols under `schema/` (the agent's, Agent
@@ -156,5 +160,6 @@ fn main() -> ExitCode {
         Command::TestApp { update } => template_app::run(&root, update),
         Command::Site { no_browser } => site::run(&root, !no_browser),
         Command::BenchBuild(args) => bench_build::run(&root, args),
+        Command::Conformance(args) => conformance::run(&root, args),
     }
 }

@@ -270,6 +270,24 @@ fn steps() -> Vec<Step> {
             "sdk_agent",
         ],
     ));
+    // The official MCP conformance suite (tests/conformance, pinned by its lock) against
+    // examples/mcp-server over Streamable HTTP: every server scenario, the active ones and
+    // the two the suite still calls pending, passes, but for those
+    // tests/conformance/expected-failures.yml lists with their reasons.
+    steps.push(step(
+        "npm-ci:tests/conformance",
+        "npm install from the lock file",
+        "tests/conformance",
+        "npm",
+        &["ci", "--no-audit", "--no-fund"],
+    ));
+    steps.push(step(
+        "conformance",
+        "MCP: the official conformance suite against examples/mcp-server",
+        ".",
+        "cargo",
+        &["xtask", "conformance", "--suite", "all"],
+    ));
     // Last: the template app as its users meet it, out of tree on the packaged crates (it
     // packs the agent package built above).
     steps.push(step(
@@ -456,11 +474,12 @@ mod tests {
             "fuzz-figure",
             "fuzz-differential",
             "acp-sdk",
+            "conformance",
             "test-app",
         ] {
             assert!(seen.contains(id), "no step `{id}`");
         }
-        assert_eq!(steps.len(), 6 + 3 * NPM_PACKAGES.len() + 9);
+        assert_eq!(steps.len(), 6 + 3 * NPM_PACKAGES.len() + 11);
     }
 
     #[test]
@@ -512,10 +531,12 @@ mod tests {
                 "fuzz-differential",
                 "npm-ci:tests/acp-sdk",
                 "acp-sdk",
+                "npm-ci:tests/conformance",
+                "conformance",
                 "test-app"
             ]
         );
-        let by_number = select(&steps, &[], Some(&(steps.len() - 4).to_string())).unwrap();
+        let by_number = select(&steps, &[], Some(&(steps.len() - 6).to_string())).unwrap();
         assert_eq!(by_number, chosen);
         let npm = select(&steps, &[], Some("npm-ci:bindings/agent-contracts")).unwrap();
         assert_eq!(npm.first(), Some(&6));
