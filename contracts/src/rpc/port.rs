@@ -56,11 +56,13 @@ where
 /// #     async fn notification(&self, _: &str, _: &serde_json::value::RawValue)
 /// #         -> Result<(), Self::Error> { Ok(()) }
 /// # }
-/// use contracts::port::{NdjsonOptions, NdjsonPort};
+/// use contracts::port::memory_pair;
 /// use contracts::rpc::{self, Options};
 ///
-/// let stdio = NdjsonPort::from_parts(tokio::io::stdin(), tokio::io::stdout(), &NdjsonOptions::default());
-/// rpc::serve(stdio, Options::mcp(), |peer| MyServer { client: peer }).await;
+/// // Over stdio: `NdjsonPort::from_parts(stdin, stdout, &NdjsonOptions::default())`
+/// // (feature `ndjson`). Here one end of an in-memory pair.
+/// let (port, _client_end) = memory_pair();
+/// rpc::serve(port, Options::mcp(), |peer| MyServer { client: peer }).await;
 /// # }
 /// ```
 pub async fn serve<P, H, F>(port: P, options: Options, make: F)
