@@ -21,6 +21,9 @@
 //!   `contracts` publishes (`DEP_CONTRACTS_SCHEMA_<NAME>`); when it is unset, the error gives
 //!   the `build.rs` line.
 //! - `runtime`: the runtime's hidden path, by default `::contracts::__private`.
+//! - `default_error`: the error a host answers with when neither the protocol nor a base
+//!   declares an `#[error]` with integer codes, by default `::contracts::agent::WireError`
+//!   (the runtime's `protocol!` passes `$crate::agent::WireError`).
 //!
 //! Every file read is included with `include_str!` so an edit rebuilds the crate. Schema
 //! errors are reported as one `compile_error!` per diagnostic, which rustc prints as
@@ -61,6 +64,7 @@ struct Input {
     name: Option<LitStr>,
     dir: Option<LitStr>,
     runtime: Option<syn::Path>,
+    default_error: Option<syn::Path>,
     bases: Vec<Base>,
 }
 
@@ -74,6 +78,7 @@ impl Parse for Input {
                 "name" => out.name = Some(input.parse()?),
                 "dir" => out.dir = Some(input.parse()?),
                 "runtime" => out.runtime = Some(input.parse()?),
+                "default_error" => out.default_error = Some(input.parse()?),
                 "extends" => {
                     let content;
                     braced!(content in input);
@@ -97,7 +102,7 @@ impl Parse for Input {
                     return Err(syn::Error::new(
                         key.span(),
                         format!(
-                            "unknown key `{other}`: expected `name`, `dir`, `extends` or `runtime`"
+                            "unknown key `{other}`: expected `name`, `dir`, `extends`, `runtime` or `default_error`"
                         ),
                     ));
                 }
@@ -232,6 +237,9 @@ fn expand_inner(input: &Input) -> Result<TokenStream2, TokenStream2> {
     let mut options = RustOptions::default();
     if let Some(rt) = &input.runtime {
         options.runtime = quote!(#rt);
+    }
+    if let Some(error) = &input.default_error {
+        options.default_error = quote!(#error);
     }
     let mut bases = Vec::new();
     for b in &input.bases {

@@ -1,15 +1,46 @@
-//! The only path generated code uses to reach the runtime. Not a public API.
+//! The only path generated code uses to reach the runtime, protocol-neutral. Not a public
+//! API: `contracts::wire`'s items (what an app names) and the machinery beside them (schemas,
+//! decoders, fast readers, views' traits), each re-exported from the module that has it.
 
 pub use crate::wire::*;
+
+pub use crate::wire::drive::{
+    decode_with, default_from_json, deserialize, from_str_with, parse_with,
+};
+pub use crate::wire::issue::{Cx, Expect, dot_path, more_issues, prettify};
+pub use crate::wire::js::AsJs;
+pub use crate::wire::object::{
+    Object, ObjectCx, ObjectRef, RestSlot, WriteFields, decode_object, decode_object_ref,
+    scan_object, serialize_object, serialize_tagged,
+};
+pub use crate::wire::scan::{Items, Key, Keys, MAX_SCAN_DEPTH, Scanner, same_name, scan_str};
+pub use crate::wire::schema::{
+    Array, Bool, Boxed, FormatStr, Int, Int64, LitBool, LitInt, LitNull, LitStr, Map, NONOPTIONAL,
+    Named, Nullable, Number, Schema, SchemaRef, Str, StrFormat, StrRef, Uint64, Unknown,
+    UnknownRef,
+};
+pub use crate::wire::source::{
+    DeSrc, Key as SrcKey, Map as SrcMap, Num, Read, Seq as SrcSeq, Sink, Src, Stop,
+};
+pub use crate::wire::typed::{
+    EntrySlot, decode_from_base, empty_object, parse_by_name, read_typed_once, scan_empty_entry,
+    scan_entry, scan_from_base, scan_typed_once, typed_from_view, unknown_entry,
+};
+pub use crate::wire::union::{
+    Entries, EntriesOf, LentEntries, Literal, ObjectVariant, ObjectVariantRef, Tagged, TryVariant,
+    decode_enum, decode_int_enum, decode_open_enum, decode_open_int_enum, decode_raw,
+    decode_raw_with, decode_tagged, decode_untagged, decode_untagged_objects,
+    decode_untagged_objects_ref,
+};
+pub use crate::wire::view::{
+    NamedRef, ObjectView, Own, ScanRef, convert_vec, lent_str, owned_str, scan_object_view,
+    view_agrees,
+};
 /// The proc macro behind [`crate::protocol!`], which hands it this module's path.
 pub use contracts_macros::protocol as protocol_impl;
 pub use serde;
 pub use serde_json;
 pub use serde_json::value::RawValue;
-
-/// The error a generated host answers with when its protocol declares no `#[error]` of its
-/// own nor has a base that does: the agent protocol's `WireError`.
-pub use crate::agent::WireError;
 
 /// What a two-sided protocol's `HostSide` and `ClientSide` implement: a side as a JSON-RPC
 /// connection serves it.

@@ -59,7 +59,11 @@ pub mod wire;
 #[macro_export]
 macro_rules! protocol {
     ($($input:tt)*) => {
-        $crate::__private::protocol_impl! { runtime: $crate::__private, $($input)* }
+        $crate::__private::protocol_impl! {
+            runtime: $crate::__private,
+            default_error: $crate::agent::WireError,
+            $($input)*
+        }
     };
 }
 pub use wire::{Event, Request};

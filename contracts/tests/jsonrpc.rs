@@ -281,17 +281,17 @@ fn plain_requests_are_read_in_one_pass() {
     // The decoder's one-pass loop answers (the untagged `RequestId` has no fast reader yet,
     // so the frame's fast reader defers to it), the key before or after the payload.
     for text in [REQUESTS[0], REQUESTS[1], REQUESTS[2], REQUESTS[15]] {
-        let once = wire::read_typed_once::<JSONRPCRequestTyped<'_>>(text);
+        let once = contracts::__private::read_typed_once::<JSONRPCRequestTyped<'_>>(text);
         assert!(once.is_some(), "{text}");
     }
     for text in [MESSAGES[0], MESSAGES[2], MESSAGES[6]] {
-        let once = wire::read_typed_once::<JSONRPCNotificationTyped<'_>>(text);
+        let once = contracts::__private::read_typed_once::<JSONRPCNotificationTyped<'_>>(text);
         assert!(once.is_some(), "{text}");
     }
     // Not a request's: an extra key, a name read by a payload that was then renamed.
     for text in [REQUESTS[19], REQUESTS[21]] {
         assert!(
-            wire::read_typed_once::<JSONRPCRequestTyped<'_>>(text).is_none(),
+            contracts::__private::read_typed_once::<JSONRPCRequestTyped<'_>>(text).is_none(),
             "{text}"
         );
     }
@@ -351,7 +351,7 @@ fn an_open_request_read_in_one_pass_has_the_two_stages_verdict() {
     // Read in one pass: an extra key no longer leaves the frame to the two stages.
     for text in [EXTRA[0], EXTRA[1], EXTRA[2]] {
         assert!(
-            wire::read_typed_once::<OpenRequestTyped<'_>>(text).is_some(),
+            contracts::__private::read_typed_once::<OpenRequestTyped<'_>>(text).is_some(),
             "{text}"
         );
     }
@@ -451,9 +451,9 @@ fn an_open_message_is_written_back_as_it_was_read() {
 fn by_name_reads_an_empty_object_for_an_entry_without_params() {
     let p = <RequestPayload as ByName<'_>>::read_named("ping", "{}").unwrap();
     assert_eq!(p.name(), "ping");
-    assert!(wire::scan_empty_entry::<RequestPayload>("ping").is_some());
-    assert!(wire::scan_empty_entry::<RequestPayload>("tools/call").is_none());
-    assert_eq!(wire::empty_object().get(), "{}");
+    assert!(contracts::__private::scan_empty_entry::<RequestPayload>("ping").is_some());
+    assert!(contracts::__private::scan_empty_entry::<RequestPayload>("tools/call").is_none());
+    assert_eq!(contracts::__private::empty_object().get(), "{}");
 }
 
 /// Every line's verdict, as `tests/jsonrpc.verdicts.jsonl` records it for Zod to be compared

@@ -136,9 +136,9 @@ fn enums_are_closed() {
 /// answers only when it is sure, and then agrees).
 fn int_enum_ways<T: Decode + std::fmt::Debug + PartialEq>(json: &str) -> Result<T, String> {
     let whole = wire::from_str::<T>(json).map_err(|e| e.to_string());
-    let decoded = wire::decode_with(json, T::decode).map_err(|e| e.to_string());
+    let decoded = contracts::__private::decode_with(json, T::decode).map_err(|e| e.to_string());
     assert_eq!(whole, decoded, "the decoder's verdict on {json}");
-    if let Some(fast) = wire::scan_str(json, T::scan) {
+    if let Some(fast) = contracts::__private::scan_str(json, T::scan) {
         assert_eq!(Ok(&fast), whole.as_ref(), "the fast reader on {json}");
     }
     whole
@@ -493,7 +493,7 @@ fn required_unknown_must_be_present() {
 
 /// The decoder alone's verdict on `json` as `T` (no fast reader), as its message.
 fn decoded<T: Decode>(json: &str) -> Result<T, String> {
-    wire::decode_with(json, |src, cx| T::decode(src, cx)).map_err(|e| e.to_string())
+    contracts::__private::decode_with(json, |src, cx| T::decode(src, cx)).map_err(|e| e.to_string())
 }
 
 #[test]
@@ -566,7 +566,7 @@ fn literals_held_as_values_are_their_types() {
     assert_eq!(serde_json::to_string(&ok::<OneOrName>("1")).unwrap(), "1");
     // Its view holds the literal owned (it has no text), read by the view's fast reader too.
     for json in ["1", r#""a""#, "2"] {
-        let (accepted, _) = wire::view_agrees::<OneOrNameRef<'_>>(json);
+        let (accepted, _) = contracts::__private::view_agrees::<OneOrNameRef<'_>>(json);
         assert_eq!(accepted, json != "2", "{json}");
     }
 }
@@ -598,7 +598,7 @@ fn scalar_variants_and_null() {
         (r#""abcd""#, r#""abcd""#),
     ] {
         assert_eq!(serde_json::to_string(&ok::<Scalar>(json)).unwrap(), back);
-        let (accepted, _) = wire::view_agrees::<ScalarRef<'_>>(json);
+        let (accepted, _) = contracts::__private::view_agrees::<ScalarRef<'_>>(json);
         assert!(accepted, "{json}");
     }
     // `null` as a type: exactly null, as `z.null()` says; held as `()`.
@@ -619,7 +619,8 @@ fn scalar_variants_and_null() {
         msg::<Nulls>(r#"{"none":"x"}"#),
         "✖ Invalid input: expected null, received undefined\n  → at nothing\n✖ Invalid input: expected null, received string\n  → at none"
     );
-    let (accepted, _) = wire::view_agrees::<NullsRef<'_>>(r#"{"nothing":null,"id":"x"}"#);
+    let (accepted, _) =
+        contracts::__private::view_agrees::<NullsRef<'_>>(r#"{"nothing":null,"id":"x"}"#);
     assert!(accepted);
 }
 
@@ -1083,7 +1084,10 @@ fn a_type_whose_views_name_is_taken_is_held_owned_by_views() {
     // text is there, has none either (it compiles: no view without a borrow), and
     // `MixedTaken`'s view holds a `Taken`.
     let text = r#"{"t":{"s":"a"},"name":"b"}"#;
-    assert_eq!(wire::view_agrees::<MixedTakenRef<'_>>(text), (true, true));
+    assert_eq!(
+        contracts::__private::view_agrees::<MixedTakenRef<'_>>(text),
+        (true, true)
+    );
     let view: MixedTakenRef<'_> = wire::from_str_ref(text).unwrap();
     assert_eq!(view.t, Taken::new("a"));
     assert!(matches!(view.name, std::borrow::Cow::Borrowed("b")));
@@ -1095,7 +1099,7 @@ fn a_type_whose_views_name_is_taken_is_held_owned_by_views() {
 fn a_views_default_is_the_owned_types_default() {
     for text in [r#"{}"#, r#"{"name":"x"}"#, r#"{"tags":[],"n":1}"#] {
         assert_eq!(
-            wire::view_agrees::<TextDefaultsRef<'_>>(text),
+            contracts::__private::view_agrees::<TextDefaultsRef<'_>>(text),
             (true, true),
             "{text}"
         );
@@ -1173,11 +1177,11 @@ fn an_app_on_two_bases_reads_each_bases_entries_through_its_table() {
     // The events' table and its view: the first base has the event with text, the second too.
     let e = two::EventPayload::parse("other.pinged", r#"{"n":2,"note":"hi"}"#).unwrap();
     assert!(matches!(&e, two::EventPayload::OtherPinged(v) if v.note.as_deref() == Some("hi")));
-    let view = wire::scan_str(r#"{"n":2,"note":"hi"}"#, |r| {
+    let view = contracts::__private::scan_str(r#"{"n":2,"note":"hi"}"#, |r| {
         <two::EventPayloadRef<'_> as ByName<'_>>::scan_named("other.pinged", r)
     });
     assert!(matches!(view, Some(two::EventPayloadRef::OtherPinged(_))));
-    let none = wire::scan_str("{}", |r| {
+    let none = contracts::__private::scan_str("{}", |r| {
         <two::EventPayloadRef<'_> as ByName<'_>>::scan_named("nope", r)
     });
     assert!(none.is_none());
@@ -1189,7 +1193,8 @@ fn an_app_on_two_bases_reads_each_bases_entries_through_its_table() {
         ("two.own", r#"{"note":"y"}"#),
     ] {
         let frame = format!(r#"{{"id":"1","type":"{name}","payload":{payload}}}"#);
-        let once = wire::read_typed_once::<RequestTyped<'_, two::RequestPayload>>(&frame);
+        let once =
+            contracts::__private::read_typed_once::<RequestTyped<'_, two::RequestPayload>>(&frame);
         assert_eq!(once.map(|f| f.payload.name()), Some(name), "{frame}");
         let typed = parse_request_typed::<two::RequestPayload>(&frame).unwrap();
         assert_eq!(

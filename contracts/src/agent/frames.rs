@@ -565,7 +565,8 @@ mod tests {
     /// compared with the decoder's value; whether either answered.
     fn server_frame_scans_agree(text: &str) -> bool {
         let owned = wire::without_scanner(|| parse_server_frame(text).ok());
-        let view = wire::scan_str(text, <ServerFrameRef<'_> as wire::DecodeRef<'_>>::scan);
+        let view =
+            crate::__private::scan_str(text, <ServerFrameRef<'_> as wire::DecodeRef<'_>>::scan);
         if let Some(v) = &view {
             assert_eq!(
                 Some(v.clone().into_owned()),
@@ -573,7 +574,7 @@ mod tests {
                 "the view's fast reader: {text}"
             );
         }
-        let fast = wire::scan_str(text, <ServerFrame as wire::Decode>::scan);
+        let fast = crate::__private::scan_str(text, <ServerFrame as wire::Decode>::scan);
         if let Some(v) = &fast {
             assert_eq!(Some(v), owned.as_ref(), "the owned fast reader: {text}");
         }
@@ -648,10 +649,10 @@ mod tests {
     #[test]
     fn the_one_pass_read_leaves_a_frame_with_a_key_of_its_own_to_the_two_stages() {
         let extra = r#"{"id":"1","type":"chat.list","payload":{},"extra":1}"#;
-        assert!(wire::read_typed_once::<RequestTyped<'_>>(extra).is_none());
+        assert!(crate::__private::read_typed_once::<RequestTyped<'_>>(extra).is_none());
         assert!(parse_request_typed::<RequestPayload>(extra).is_ok());
         let reply = r#"{"type":"event","event":"chat.event","payload":{"chatId":"c","event":{"type":"delta","itemId":"i","text":"t"}},"id":"1","ok":true,"result":null}"#;
-        assert!(wire::read_typed_once::<EventTyped<'_>>(reply).is_none());
+        assert!(crate::__private::read_typed_once::<EventTyped<'_>>(reply).is_none());
         assert!(matches!(
             parse_server_frame_typed::<EventPayload>(reply),
             Ok(ServerFrameTyped::ReplyOk(_))
@@ -664,12 +665,13 @@ mod tests {
         // two stages' value.
         let requests = include_str!("../../benches/data/requests.jsonl");
         for line in requests.lines() {
-            let once = wire::read_typed_once::<RequestTyped<'_>>(line);
+            let once = crate::__private::read_typed_once::<RequestTyped<'_>>(line);
             assert!(once.is_some(), "{line}");
-            let fast = wire::scan_str(line, <RequestTyped<'_> as ObjectTyped<'_>>::scan);
+            let fast =
+                crate::__private::scan_str(line, <RequestTyped<'_> as ObjectTyped<'_>>::scan);
             assert!(fast.is_some(), "the fast reader: {line}");
             // The payload's view too, borrowing: what the bench's `generated` line reads.
-            let view = wire::scan_str(
+            let view = crate::__private::scan_str(
                 line,
                 <RequestTyped<'_, RequestPayloadRef> as ObjectTyped<'_>>::scan,
             );
@@ -679,11 +681,11 @@ mod tests {
         }
         let events = include_str!("../../benches/data/server.jsonl");
         for line in events.lines() {
-            let once = wire::read_typed_once::<EventTyped<'_>>(line);
+            let once = crate::__private::read_typed_once::<EventTyped<'_>>(line);
             assert!(once.is_some(), "{line}");
-            let fast = wire::scan_str(line, <EventTyped<'_> as ObjectTyped<'_>>::scan);
+            let fast = crate::__private::scan_str(line, <EventTyped<'_> as ObjectTyped<'_>>::scan);
             assert!(fast.is_some(), "the fast reader: {line}");
-            let view = wire::scan_str(
+            let view = crate::__private::scan_str(
                 line,
                 <EventTyped<'_, EventPayloadRef> as ObjectTyped<'_>>::scan,
             );
@@ -928,7 +930,7 @@ mod tests {
         let slow = E::parse_named(name, t).map_err(|e| e.to_string());
         let got = E::read_named(name, t).map_err(|e| e.to_string());
         assert_eq!(got, slow, "{name} {t}");
-        let fast = wire::scan_str(t, |r| E::scan_named(name, r));
+        let fast = crate::__private::scan_str(t, |r| E::scan_named(name, r));
         if let Some(v) = &fast {
             assert_eq!(Ok(v), slow.as_ref(), "the fast reader: {name} {t}");
         }
@@ -946,11 +948,11 @@ mod tests {
         let owned = E::parse_named(name, t).map_err(|e| e.to_string());
         let view = V::read_named(name, t).map(&into).map_err(|e| e.to_string());
         assert_eq!(view, owned, "{name} {t}");
-        let fast = wire::scan_str(t, |r| V::scan_named(name, r)).map(&into);
+        let fast = crate::__private::scan_str(t, |r| V::scan_named(name, r)).map(&into);
         if let Some(v) = &fast {
             assert_eq!(Ok(v), owned.as_ref(), "the view's fast reader: {name} {t}");
         }
-        let fast_owned = wire::scan_str(t, |r| E::scan_named(name, r));
+        let fast_owned = crate::__private::scan_str(t, |r| E::scan_named(name, r));
         assert_eq!(fast.is_some(), fast_owned.is_some(), "{name} {t}");
     }
 
@@ -974,8 +976,9 @@ mod tests {
             "request" => {
                 let slow = request_in_two_stages(t);
                 typed_frames_agree(t);
-                let fast = wire::scan_str(t, <RequestTyped<'_> as ObjectTyped<'_>>::scan);
-                let view = wire::scan_str(
+                let fast =
+                    crate::__private::scan_str(t, <RequestTyped<'_> as ObjectTyped<'_>>::scan);
+                let view = crate::__private::scan_str(
                     t,
                     <RequestTyped<'_, RequestPayloadRef> as ObjectTyped<'_>>::scan,
                 );
@@ -985,8 +988,8 @@ mod tests {
             "server" => {
                 let slow = event_in_two_stages(t);
                 typed_frames_agree(t);
-                let fast = wire::scan_str(t, <EventTyped<'_> as ObjectTyped<'_>>::scan);
-                let view = wire::scan_str(
+                let fast = crate::__private::scan_str(t, <EventTyped<'_> as ObjectTyped<'_>>::scan);
+                let view = crate::__private::scan_str(
                     t,
                     <EventTyped<'_, EventPayloadRef> as ObjectTyped<'_>>::scan,
                 );

@@ -78,12 +78,12 @@ mod tests {
             Side::Client => {
                 let slow = outcome(wire::without_scanner(|| parse_client_frame(text)));
                 assert_eq!(outcome(parse_client_frame(text)), slow, "{text}");
-                let fast = wire::scan_str(text, |r| {
-                    wire::Schema::scan(wire::Named::<ClientFrame>::new(), r)
+                let fast = crate::__private::scan_str(text, |r| {
+                    crate::__private::Schema::scan(crate::__private::Named::<ClientFrame>::new(), r)
                 });
                 // The borrowed view: the same verdict, value and fast-reader coverage.
                 assert_eq!(
-                    wire::view_agrees::<ClientFrameRef<'_>>(text),
+                    crate::__private::view_agrees::<ClientFrameRef<'_>>(text),
                     (slow.is_ok(), fast.is_some())
                 );
                 (slow.is_ok(), fast.is_some())
@@ -91,11 +91,11 @@ mod tests {
             Side::Server => {
                 let slow = outcome(wire::without_scanner(|| parse_server_frame(text)));
                 assert_eq!(outcome(parse_server_frame(text)), slow, "{text}");
-                let fast = wire::scan_str(text, |r| {
-                    wire::Schema::scan(wire::Named::<ServerFrame>::new(), r)
+                let fast = crate::__private::scan_str(text, |r| {
+                    crate::__private::Schema::scan(crate::__private::Named::<ServerFrame>::new(), r)
                 });
                 assert_eq!(
-                    wire::view_agrees::<ServerFrameRef<'_>>(text),
+                    crate::__private::view_agrees::<ServerFrameRef<'_>>(text),
                     (slow.is_ok(), fast.is_some())
                 );
                 (slow.is_ok(), fast.is_some())

@@ -1,9 +1,10 @@
 //! The request and event tables' traits, the errors of parse-by-name, and the hooks a host's
 //! dispatcher refuses with.
 
+use super::drive::{ParseError, parse_with};
+use super::issue::Cx;
 use super::scan::Scanner;
-use super::{Cx, ParseError};
-use super::{Read, Src};
+use super::source::{Read, Src};
 use serde::Serialize;
 use std::any::Any;
 use std::fmt;
@@ -19,11 +20,11 @@ pub trait Request: 'static {
     /// Parses and validates a payload: the fast reader, then the decoder when it is not sure.
     /// Provided, so the fast reader is compiled only in a crate that calls it.
     fn parse_payload(json: &str) -> Result<Self::Payload, ParseError> {
-        super::parse_with(json, Self::scan_payload, Self::decode_payload)
+        parse_with(json, Self::scan_payload, Self::decode_payload)
     }
     /// Parses and validates a result, as [`Request::parse_payload`] does a payload.
     fn parse_result(json: &str) -> Result<Self::Result, ParseError> {
-        super::parse_with(json, Self::scan_result, Self::decode_result)
+        parse_with(json, Self::scan_result, Self::decode_result)
     }
     /// Decodes and validates a payload from a frame being read (see `wire::typed`).
     fn decode_payload(src: &mut dyn Src<'_>, cx: &mut Cx) -> Read<Option<Self::Payload>>;
@@ -44,7 +45,7 @@ pub trait Event: 'static {
     /// Parses and validates a payload: the fast reader, then the decoder when it is not sure.
     /// Provided, so the fast reader is compiled only in a crate that calls it.
     fn parse_payload(json: &str) -> Result<Self::Payload, ParseError> {
-        super::parse_with(json, Self::scan_payload, Self::decode_payload)
+        parse_with(json, Self::scan_payload, Self::decode_payload)
     }
     /// Decodes and validates a payload from a frame being read (see `wire::typed`).
     fn decode_payload(src: &mut dyn Src<'_>, cx: &mut Cx) -> Read<Option<Self::Payload>>;

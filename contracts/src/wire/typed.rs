@@ -39,7 +39,7 @@ pub trait ByName<'de>: Sized {
     /// reader's speed on plain, valid text. Provided, so the fast readers are compiled only in
     /// a crate that calls it.
     fn read_named(name: &str, json: &'de str) -> Result<Self, TableError> {
-        match super::scan_str(json, |r| scan_entry::<Self>(name, r)) {
+        match scan_str(json, |r| scan_entry::<Self>(name, r)) {
             Some(v) => Ok(v),
             None => Self::parse_named(name, json),
         }
@@ -448,7 +448,7 @@ pub fn parse_by_name<'de, B: ByName<'de>>(
     let Some(&known) = names.iter().find(|n| **n == name) else {
         return Err(TableError::UnknownName(name.to_owned()));
     };
-    super::decode_with(json, |src, cx| {
+    super::drive::decode_with(json, |src, cx| {
         let mut out = None;
         B::decode_named(known, src, cx, &mut out)?;
         Ok(out)
@@ -555,8 +555,12 @@ mod tests {
         ) -> Read<()> {
             match name {
                 "a" => {
-                    *out = crate::wire::Schema::decode(crate::wire::Int::default(), src, cx)?
-                        .map(|v| Composed(v as u8));
+                    *out = crate::__private::Schema::decode(
+                        crate::__private::Int::default(),
+                        src,
+                        cx,
+                    )?
+                    .map(|v| Composed(v as u8));
                     Ok(())
                 }
                 _ => unknown_entry(src, cx),

@@ -780,7 +780,7 @@ impl<'a> Scanner<'a> {
 
 /// One variant of an untagged union whose variants are all structs.
 pub struct ObjectVariant<T> {
-    /// The variant's required literal keys ([`Object::LITERALS`](super::Object::LITERALS)).
+    /// The variant's required literal keys ([`Object::LITERALS`](super::object::Object::LITERALS)).
     pub literals: &'static [(&'static str, Literal)],
     /// Decodes the object as this variant.
     pub decode: for<'a> fn(Entries<'a>, &mut Cx) -> Read<Option<T>>,
@@ -851,7 +851,7 @@ pub fn decode_untagged_objects<'de, T>(
 /// reads entries that lend the input, `owned` decodes the owned variant (entries that do not
 /// lend, such as a key with escapes) and views it.
 pub struct ObjectVariantRef<'de, T> {
-    /// The variant's required literal keys ([`Object::LITERALS`](super::Object::LITERALS)).
+    /// The variant's required literal keys ([`Object::LITERALS`](super::object::Object::LITERALS)).
     pub literals: &'static [(&'static str, Literal)],
     /// Decodes the object as this variant's view, borrowing from the input.
     pub decode: for<'s> fn(LentEntries<'s, 'de>, &mut Cx) -> Read<Option<T>>,
@@ -999,9 +999,9 @@ mod tests {
     /// The verdict of a parse with every tagged union captured first (streaming off).
     fn captured<T: crate::wire::Decode>(json: &str) -> Result<T, String> {
         crate::wire::decode_in(
-            crate::wire::Named::<T>::new(),
+            crate::__private::Named::<T>::new(),
             json,
-            &mut crate::wire::Cx::new(),
+            &mut crate::__private::Cx::new(),
         )
         .map_err(|e| e.to_string())
     }
@@ -1053,15 +1053,15 @@ mod tests {
     struct InTrial(ChatEvent);
 
     impl crate::wire::Decode for InTrial {
-        const EXPECT: crate::wire::Expect = crate::wire::Expect::Fixed("Invalid input");
+        const EXPECT: crate::__private::Expect = crate::__private::Expect::Fixed("Invalid input");
         fn decode<'de>(
-            src: &mut dyn crate::wire::Src<'de>,
-            cx: &mut crate::wire::Cx,
-        ) -> crate::wire::Read<Option<Self>> {
+            src: &mut dyn crate::__private::Src<'de>,
+            cx: &mut crate::__private::Cx,
+        ) -> crate::__private::Read<Option<Self>> {
             let v = super::decode_untagged(
                 src,
                 cx,
-                &[|raw, cx| crate::wire::decode_raw::<ChatEvent>(raw, cx)],
+                &[|raw, cx| crate::__private::decode_raw::<ChatEvent>(raw, cx)],
             )?;
             Ok(v.map(InTrial))
         }
@@ -1117,13 +1117,13 @@ mod tests {
     struct TryAll(ServerFrame);
 
     impl crate::wire::Decode for TryAll {
-        const EXPECT: crate::wire::Expect = crate::wire::Expect::Fixed("Invalid input");
+        const EXPECT: crate::__private::Expect = crate::__private::Expect::Fixed("Invalid input");
         fn decode<'de>(
-            src: &mut dyn crate::wire::Src<'de>,
-            cx: &mut crate::wire::Cx,
-        ) -> crate::wire::Read<Option<Self>> {
+            src: &mut dyn crate::__private::Src<'de>,
+            cx: &mut crate::__private::Cx,
+        ) -> crate::__private::Read<Option<Self>> {
+            use crate::__private::{Named, decode_raw_with};
             use crate::agent::{Event, ReplyError, ReplyOk};
-            use crate::wire::{Named, decode_raw_with};
             let v = super::decode_untagged(
                 src,
                 cx,

@@ -181,11 +181,11 @@ where
         .map(V::into_owned)
         .map_err(|e| e.to_string());
     assert_eq!(view, owned, "{name}: {json}");
-    let fast = super::scan_str(json, V::scan).map(V::into_owned);
+    let fast = super::scan::scan_str(json, V::scan).map(V::into_owned);
     if let Some(v) = &fast {
         assert_eq!(Ok(v), owned.as_ref(), "{name}'s fast reader: {json}");
     }
-    let fast_owned = super::scan_str(json, <V::Owned as super::Decode>::scan);
+    let fast_owned = super::scan::scan_str(json, <V::Owned as super::Decode>::scan);
     assert_eq!(
         fast.is_some(),
         fast_owned.is_some(),

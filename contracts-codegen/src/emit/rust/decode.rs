@@ -102,6 +102,7 @@ impl Emitter<'_> {
             self.struct_scan(s, fields)
         };
         quote! {
+            #[doc(hidden)]
             #[allow(deprecated)]
             impl #rt::Object for #name {
                 const FIELDS: &'static [&'static str] = &[#(#wire),*];
@@ -227,6 +228,7 @@ impl Emitter<'_> {
             Some(self.tagged_scan(field, tags, variants, at)),
         );
         quote! {
+            #[doc(hidden)]
             #[allow(deprecated)]
             impl #rt::Tagged for #name {
                 const TAG_KEY: &'static str = Self::TAG;
@@ -366,6 +368,7 @@ impl Emitter<'_> {
             }
         });
         quote! {
+            #[doc(hidden)]
             #[allow(deprecated)]
             impl #rt::Decode for #name {
                 const EXPECT: #rt::Expect = #expect;

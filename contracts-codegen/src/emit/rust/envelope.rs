@@ -232,6 +232,7 @@ impl Emitter<'_> {
 
             #inherent
 
+            #[doc(hidden)]
             #[allow(deprecated)]
             impl<'de> #rt::ObjectRef<'de> for #view<'de> {
                 const FIELDS: &'static [&'static str] = <#name as #rt::Object>::FIELDS;

@@ -173,7 +173,7 @@ impl Emitter<'_> {
     /// error) for a result it cannot send. Each is the set's value of that number, else, in
     /// an `#[open]` set, the integer itself (`check` refuses a closed set without them). A
     /// string set's codes mean what its protocol says: its `HostError` is written by hand
-    /// (the agent's `WireError`'s is the runtime's).
+    /// (the agent's `WireError`'s is in the runtime's `agent` module).
     fn host_error(&self, name: &Ident, code: &TokenStream, e: &Enum) -> TokenStream {
         if !e.is_int() {
             return TokenStream::new();

@@ -73,9 +73,8 @@ impl Side {
 
 impl Emitter<'_> {
     /// The path of the error a host answers with: the protocol's `#[error]` struct (its own or
-    /// a base's), else the agent's `WireError`.
+    /// a base's), else `RustOptions::default_error` (the agent's `WireError`).
     pub(super) fn error_path(&self) -> TokenStream {
-        let rt = &self.rt;
         match self.model.model().error_type() {
             Some((owner, def)) => {
                 let r = TypeRef {
@@ -84,7 +83,7 @@ impl Emitter<'_> {
                 };
                 self.type_path(self.model, &r, At::Root)
             }
-            None => quote!(#rt::WireError),
+            None => self.default_error.clone(),
         }
     }
 
@@ -298,17 +297,29 @@ impl Emitter<'_> {
             }
         };
         // A trait's bases: each base's trait of the same side (a base with one side has no
-        // client's trait).
-        let supers: Vec<TokenStream> = self
+        // client's trait), named by an alias of the base's name (`AgentHost`), so the trait's
+        // page reads `trait Host: AgentHost`, not `trait Host: Host`.
+        let (supers, super_uses): (Vec<Ident>, Vec<TokenStream>) = self
             .model
             .bases
             .iter()
             .filter(|b| side == Side::Host || b.two_sided())
             .map(|b| {
                 let base = self.base_path(&b.name);
-                quote!(#base::#trait_name)
+                let alias = format_ident!("{}{trait_name}", rust_type_name(&b.name));
+                let doc = format!(
+                    " The `{}` protocol's `{trait_name}`, a supertrait of this protocol's \
+                     [`{trait_name}`].",
+                    b.name
+                );
+                let item = quote! {
+                    #[doc = #doc]
+                    #[doc(no_inline)]
+                    pub use #base::#trait_name as #alias;
+                };
+                (alias, item)
             })
-            .collect();
+            .unzip();
         let heard: Vec<&(&Model, &Event)> = events.iter().filter(|(_, e)| side.hears(e)).collect();
         let notify_fn = if heard.is_empty() {
             TokenStream::new()
@@ -341,8 +352,8 @@ impl Emitter<'_> {
                 " What a host does: one method per request of this protocol it receives \
                  (and one per event a client sends it). Every request method refuses as \
                  unsupported unless the host implements it; an event's does nothing. The entries \
-                 of a base protocol are the methods of its `Host`, a supertrait: a host \
-                 implements both, and [`dispatch`] routes every name."
+                 of a base protocol are the methods of its `Host`, a supertrait (`AgentHost` for \
+                 the `agent` base): a host implements both, and [`dispatch`] routes every name."
             }
             Side::Client => {
                 " What a client does when the host asks: one method per request the \
@@ -367,6 +378,8 @@ impl Emitter<'_> {
              only the other side receives is refused as an unknown name."
         );
         quote! {
+            #(#super_uses)*
+
             #[doc = #trait_doc]
             #[allow(deprecated)]
             pub trait #trait_name: #(#supers +)* ::core::marker::Sync {

@@ -20,7 +20,9 @@
 //! | `usage.rs`    | code a user writes against the generated Rust (for `compat_rust`)     |
 //!
 //! Generated code reaches the runtime only through one path (`RustOptions::runtime`, by
-//! default `::contracts::__private`). Every type decodes through the runtime's schemas, which
+//! default `::contracts::__private`). Its impls of the runtime's machinery traits (`Decode`,
+//! `Object`, `WriteFields`, the views' and typed frames' traits) are `#[doc(hidden)]`: a
+//! type's page shows its fields, constructor, setters and serde impls. Every type decodes through the runtime's schemas, which
 //! collect every issue with its path, and serialises by hand so literal fields and union tags
 //! are written. The emitter never fails and knows no protocol by name.
 
@@ -58,6 +60,11 @@ pub struct RustOptions {
     /// For each base protocol, the Rust path of the module it was generated in
     /// (`"agent" -> "::contracts::agent"`).
     pub bases: BTreeMap<String, String>,
+    /// The error a host answers with when neither its protocol nor a base declares an
+    /// `#[error]` with integer codes: a type that implements the runtime's `HostError`. By
+    /// default `::contracts::agent::WireError`, the agent protocol's (the runtime's own
+    /// `protocol!` passes `$crate::agent::WireError`).
+    pub default_error: TokenStream,
 }
 
 impl Default for RustOptions {
@@ -65,6 +72,7 @@ impl Default for RustOptions {
         RustOptions {
             runtime: quote!(::contracts::__private),
             bases: BTreeMap::new(),
+            default_error: quote!(::contracts::agent::WireError),
         }
     }
 }
@@ -132,6 +140,8 @@ enum At<'a> {
 struct Emitter<'a> {
     model: &'a Checked,
     rt: TokenStream,
+    /// The error of a host whose protocol has no integer-coded `#[error]` (`RustOptions`).
+    default_error: TokenStream,
     bases: &'a BTreeMap<String, String>,
     /// What each hoisted type of this model is, as its doc's first line ("The payload of
     /// [`ChatCreate`] (`chat.create`)."): a hoisted type has no doc comment of its own.
@@ -201,6 +211,7 @@ impl<'a> Emitter<'a> {
         let mut e = Emitter {
             model,
             rt: options.runtime.clone(),
+            default_error: options.default_error.clone(),
             bases: &options.bases,
             roles: BTreeMap::new(),
         };

@@ -531,7 +531,12 @@ impl Emitter<'_> {
             .map(|n| format_ident!("{}", rust_type_name(n)))
             .collect();
         let (module, trait_) = b.module_and_trait(&self.rt);
-        let assoc = b.side.assoc();
+        // Each variant holds its entry's type, written as it is (`Box<ChatInfo>`), so the
+        // enum's page shows it, not the entry's associated type.
+        let tys: Vec<TokenStream> = entries
+            .iter()
+            .map(|(_, owner, ty)| self.rust_ty(owner, ty, At::Root, false))
+            .collect();
         let decode = format_ident!("decode_{}", b.side.word());
         let scan = format_ident!("scan_{}", b.side.word());
         let rt = &self.rt;
@@ -611,7 +616,7 @@ impl Emitter<'_> {
             #[non_exhaustive]
             #[allow(deprecated)]
             pub enum #name {
-                #(#[doc = #entry_docs] #idents(::std::boxed::Box<<#module::#idents as #trait_>::#assoc>),)*
+                #(#[doc = #entry_docs] #idents(::std::boxed::Box<#tys>),)*
             }
 
             #[allow(deprecated)]

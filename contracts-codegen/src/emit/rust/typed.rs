@@ -195,6 +195,7 @@ impl Emitter<'_> {
                 #(#members)*
             }
 
+            #[doc(hidden)]
             #[allow(deprecated)]
             impl<'de, E: #rt::ByName<'de>> #rt::ObjectRef<'de> for #typed<'de, E> {
                 const FIELDS: &'static [&'static str] = <#name as #rt::Object>::FIELDS;
@@ -231,6 +232,7 @@ impl Emitter<'_> {
                 }
             }
 
+            #[doc(hidden)]
             #[allow(deprecated)]
             impl<'de, E: #rt::ByName<'de>> #rt::ObjectTyped<'de> for #typed<'de, E> {
                 type View = #view<'de>;
@@ -328,6 +330,7 @@ impl Emitter<'_> {
                 #last_id(#typed_struct<'a, E>),
             }
 
+            #[doc(hidden)]
             #[allow(deprecated)]
             impl<'de, E: #rt::ByName<'de>> #rt::UnionTyped<'de> for #typed_name<'de, E> {
                 type View = #view<'de>;
@@ -485,6 +488,7 @@ impl Emitter<'_> {
                 #(#members)*
             }
 
+            #[doc(hidden)]
             #[allow(deprecated)]
             impl<'de, #(#params: #rt::ByName<'de>),*> #rt::VariantsTyped<'de> for #typed_name<'de, #(#params),*> {
                 type View = #view<'de>;

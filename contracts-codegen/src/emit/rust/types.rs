@@ -208,6 +208,7 @@ impl Emitter<'_> {
 
             #decode
 
+            #[doc(hidden)]
             #[allow(deprecated)]
             impl #rt::WriteFields for #name {
                 fn write_fields<M: #rt::serde::ser::SerializeMap>(&self, #write_param: &mut M) -> ::core::result::Result<(), M::Error> {

@@ -178,6 +178,7 @@ impl Emitter<'_> {
     pub(super) fn object_view_impl(&self, view: &Ident, body: TokenStream) -> TokenStream {
         let rt = &self.rt;
         quote! {
+            #[doc(hidden)]
             #[allow(deprecated)]
             impl<'de> #rt::ObjectView<'de> for #view<'de> {
                 #[inline]
@@ -376,6 +377,7 @@ impl Emitter<'_> {
             }
         });
         quote! {
+            #[doc(hidden)]
             #[allow(deprecated)]
             impl<'de> #rt::DecodeRef<'de> for #view<'de> {
                 type Owned = #name;
