@@ -11,7 +11,7 @@
 //! | `types.rs`    | the type items: structs with `new` and setters, enums, unions, serde  |
 //! | `decode.rs`   | `Decode` for every type, a struct's `Object`, a union's `Tagged`      |
 //! | `scan.rs`     | the fast readers (`wire::scan`)                                       |
-//! | `view.rs`     | borrowed views `NameRef<'a>` and the by-name views                    |
+//! | `view.rs`     | borrowed views `NameRef<'a>` (each module's `views`), by-name views   |
 //! | `envelope.rs` | the flat views of the frame envelopes (`RequestRef<'a>`)              |
 //! | `typed.rs`    | typed frames `NameTyped<'a, E>` (`wire::typed`)                       |
 //! | `tables.rs`   | request and event tables, by-name enums, `check_type`                 |
@@ -222,27 +222,41 @@ impl<'a> Emitter<'a> {
     /// The whole generated tree: the root's types, one module per schema directory, then the
     /// tables and `check_type`.
     fn protocol(&self) -> TokenStream {
-        let mut root = Vec::new();
-        let mut modules: Vec<(String, Vec<TokenStream>)> = Vec::new();
+        let mut root = (Vec::new(), Vec::new());
+        let mut modules: Vec<(String, (Vec<TokenStream>, Vec<TokenStream>))> = Vec::new();
         for def in &self.model.types {
-            match &def.module {
-                None => root.push(self.type_def(def, At::Root)),
+            let (at, into) = match &def.module {
+                None => (At::Root, &mut root),
                 Some(m) => {
-                    let items = self.type_def(def, At::Module(m));
-                    match modules.iter_mut().find(|(n, _)| n == m) {
-                        Some((_, v)) => v.push(items),
-                        None => modules.push((m.clone(), vec![items])),
-                    }
+                    let i = match modules.iter().position(|(n, _)| n == m) {
+                        Some(i) => i,
+                        None => {
+                            modules.push((m.clone(), Default::default()));
+                            modules.len() - 1
+                        }
+                    };
+                    (At::Module(m), &mut modules[i].1)
                 }
-            }
+            };
+            let (item, view) = self.type_def(def, at);
+            into.0.push(item);
+            into.1.push(view);
         }
-        let modules = modules.into_iter().map(|(m, items)| {
+        let root_views = views_module(&root.1, "the protocol's");
+        let root = root.0;
+        let modules = modules.into_iter().map(|(m, (items, views))| {
             let doc = format!(" The types of the schema's `{m}/` directory.");
+            let views = views_module(&views, &format!("the `{m}/` directory's"));
             let m = module_ident(&m);
+            // The root's items by name, as the views of this module (`views`, below) write a
+            // root type: `super::ChatId` from `m::views` is `m::ChatId`.
             quote! {
                 #[doc = #doc]
                 pub mod #m {
+                    #[allow(unused_imports)]
+                    use super::*;
                     #(#items)*
+                    #views
                 }
             }
         });
@@ -267,6 +281,7 @@ impl<'a> Emitter<'a> {
         quote! {
             #(#consts)*
             #(#root)*
+            #root_views
             #(#modules)*
             #tables
             #check_type
@@ -274,31 +289,32 @@ impl<'a> Emitter<'a> {
     }
 
     /// Everything generated for one type of the schema, in the module `at`: its items (with
-    /// their decoders, fast readers and views) and its error items.
-    fn type_def(&self, def: &TypeDef, at: At<'_>) -> TokenStream {
+    /// their decoders, fast readers and error items), and apart its view, if any.
+    fn type_def(&self, def: &TypeDef, at: At<'_>) -> (TokenStream, TokenStream) {
         let errors = self.error_items(def, at);
-        let item = match &def.kind {
+        let (item, view) = match &def.kind {
             TypeDefKind::Alias(ty) => {
                 let docs = self.def_docs(def);
                 let meta = meta_attrs(&def.meta);
                 let name = format_ident!("{}", rust_type_name(&def.name));
                 let ty = self.rust_ty(self.model, ty, at, false);
-                quote! {
+                let item = quote! {
                     #docs
                     #meta
                     #[allow(deprecated)]
                     pub type #name = #ty;
-                }
+                };
+                (item, TokenStream::new())
             }
             TypeDefKind::Struct(s) => self.struct_def(def, s, at),
-            TypeDefKind::Enum(e) => self.enum_def(def, e),
+            TypeDefKind::Enum(e) => (self.enum_def(def, e), TokenStream::new()),
             TypeDefKind::Union(u) => {
-                let union = self.union_def(def, u, at);
+                let (union, view) = self.union_def(def, u, at);
                 let froms = self.union_froms(def, u, at);
-                quote!(#union #froms)
+                (quote!(#union #froms), view)
             }
         };
-        quote!(#item #errors)
+        (quote!(#item #errors), view)
     }
 
     /// The fields of this model's struct `def` (`s`), written in the module `at`.
@@ -374,5 +390,30 @@ impl<'a> Emitter<'a> {
             (true, _, None) => Store::Optional,
             (false, _, _) => Store::Required,
         }
+    }
+}
+
+/// A module's views, grouped in a child module `views` (so the module's page lists its types,
+/// and the views on a page of their own), each also reachable where its type is, by a hidden
+/// re-export (`agent::ChatInfoRef` is `agent::views::ChatInfoRef`). The views are written as
+/// in their type's module: `use super::*` gives them its names. Nothing when no type has one.
+fn views_module(views: &[TokenStream], whose: &str) -> TokenStream {
+    if views.iter().all(TokenStream::is_empty) {
+        return TokenStream::new();
+    }
+    let doc = format!(
+        " Borrowed views of {whose} types (`ChatInfoRef<'a>` of `ChatInfo`): read with \
+         `wire::from_str_ref`, their strings and raw values borrow from the input when they \
+         can. Each is also reachable beside its type."
+    );
+    quote! {
+        #[doc = #doc]
+        pub mod views {
+            #[allow(unused_imports)]
+            use super::*;
+            #(#views)*
+        }
+        #[doc(hidden)]
+        pub use self::views::*;
     }
 }

@@ -144,8 +144,14 @@ impl Emitter<'_> {
     }
 
     /// A struct: its item (every field a member but a required literal's), its constructor and
-    /// setters, its decoder and fast reader (`decode.rs`), how it is written, and its view.
-    pub(super) fn struct_def(&self, def: &TypeDef, s: &Struct, at: At<'_>) -> TokenStream {
+    /// setters, its decoder and fast reader (`decode.rs`), how it is written; and apart, its
+    /// view (for the module's `views`).
+    pub(super) fn struct_def(
+        &self,
+        def: &TypeDef,
+        s: &Struct,
+        at: At<'_>,
+    ) -> (TokenStream, TokenStream) {
         let rt = &self.rt;
         let docs = self.def_docs(def);
         let meta = meta_attrs(&def.meta);
@@ -192,7 +198,7 @@ impl Emitter<'_> {
         };
         let common = self.common_impls(&name);
         let view = self.struct_view(def, s, at, &fields);
-        quote! {
+        let item = quote! {
             #docs
             #meta
             #[derive(Debug, Clone, PartialEq)]
@@ -225,9 +231,8 @@ impl Emitter<'_> {
             }
 
             #common
-
-            #view
-        }
+        };
+        (item, view)
     }
 
     /// A struct's member for a field, by how it is stored (a required literal has none).
@@ -590,8 +595,14 @@ impl Emitter<'_> {
     }
 
     /// A union: its item (a variant per schema variant, a recursive one boxed), a tagged
-    /// union's tags and capabilities, its decoder (`decode.rs`), how it is written, and its view.
-    pub(super) fn union_def(&self, def: &TypeDef, u: &Union, at: At<'_>) -> TokenStream {
+    /// union's tags and capabilities, its decoder (`decode.rs`), how it is written; and apart,
+    /// its view.
+    pub(super) fn union_def(
+        &self,
+        def: &TypeDef,
+        u: &Union,
+        at: At<'_>,
+    ) -> (TokenStream, TokenStream) {
         let rt = &self.rt;
         let grows = self.grows(def);
         let docs = self.def_docs(def);
@@ -724,7 +735,7 @@ impl Emitter<'_> {
         } else {
             quote!(match self { #(#ser_arms)* })
         };
-        quote! {
+        let item = quote! {
             #docs
             #meta
             #[derive(Debug, Clone, PartialEq)]
@@ -746,9 +757,8 @@ impl Emitter<'_> {
             }
 
             #common
-
-            #view
-        }
+        };
+        (item, view)
     }
 }
 
