@@ -2,7 +2,8 @@
 //! protocol `tests/rpc_http` (MCP's shape in small): the session rules (header required,
 //! unknown and ended sessions, DELETE, the revision header), refusals by HTTP status, `Host`
 //! and `Origin` checks, answers as JSON or as an event stream carrying related messages,
-//! resumption by `Last-Event-ID` (SSE polling), and the Rust client against the Rust server.
+//! resumption by `Last-Event-ID` (SSE polling), idle sessions ended on a timer, and the Rust
+//! client against the Rust server.
 //! Every wait is bounded; nothing asserts a timing.
 
 mod proto {
@@ -37,6 +38,8 @@ struct Shared {
     /// `hold` handlers that started, and that were dropped unfinished.
     started: AtomicUsize,
     dropped: AtomicUsize,
+    /// Each session's peer, in the order the sessions were made.
+    sessions: Mutex<Vec<Peer>>,
 }
 
 struct Server {
@@ -132,6 +135,7 @@ async fn start(options: HttpOptions) -> (String, Arc<Shared>) {
     let shared = Arc::new(Shared::default());
     let state = shared.clone();
     let server = HttpServer::bind("127.0.0.1:0", options, move |client| {
+        state.sessions.lock().unwrap().push(client.clone());
         proto::HostSide(Server {
             client,
             shared: state.clone(),
@@ -360,6 +364,39 @@ async fn sessions_start_with_initialize_and_end_with_delete() {
         StatusCode::NOT_FOUND
     );
     assert_eq!(raw.delete(Some(&session)).await, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn idle_sessions_end_on_a_timer() {
+    let options = HttpOptions::default().idle_timeout(Duration::from_millis(100));
+    let (url, shared) = start(options).await;
+    let raw = Raw::new(&url);
+    // One session reads its GET stream all along; the other is left alone after it is made.
+    let listening = raw.initialize("2025-11-25").await;
+    let stream = raw.get(&listening, None).await;
+    assert_eq!(stream.status(), StatusCode::OK);
+    let idle = raw.initialize("2025-11-25").await;
+    let peers = shared.sessions.lock().unwrap().clone();
+    assert_eq!(peers.len(), 2);
+    // No request comes and no session is made: the idle one ends by itself, its connection
+    // closed.
+    bounded(peers[1].closed()).await;
+    assert_eq!(
+        raw.post(Some(&idle), &call(1, "echo")).await.status(),
+        StatusCode::NOT_FOUND
+    );
+    // The one listening had been idle longer (its last request came first), and lives on.
+    assert!(!peers[0].is_closed());
+    let response = raw.post(Some(&listening), &call(2, "echo")).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(body_json(response).await["result"]["text"], "echo");
+    // Its stream closed, it ends in its turn.
+    drop(stream);
+    bounded(peers[0].closed()).await;
+    assert_eq!(
+        raw.post(Some(&listening), &call(3, "echo")).await.status(),
+        StatusCode::NOT_FOUND
+    );
 }
 
 #[tokio::test]

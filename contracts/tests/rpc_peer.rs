@@ -1,8 +1,9 @@
 //! `contracts::rpc` over ports (feature `rpc`), with the two-sided test protocol
 //! (`tests/two_sided`): calls both ways at once (a server that calls its client back while it
-//! serves), cancellation both ways, every refusal code, garbage, newline-delimited JSON over a
-//! duplex stream (as stdio) and WebSocket. Every wait is bounded by [`bounded`]; nothing
-//! asserts a timing.
+//! serves), answers that never overtake the notifications before them, cancellation both ways
+//! (MCP's unanswered, ACP's answered -32800, a handler that takes its cancellation over),
+//! every refusal code, garbage, newline-delimited JSON over a duplex stream (as stdio) and
+//! WebSocket. Every wait is bounded by [`bounded`]; nothing asserts a timing.
 
 mod proto {
     contracts::protocol! { name: "rpc", dir: "tests/two_sided" }
@@ -34,9 +35,12 @@ struct Shared {
     barrier: Mutex<Option<Arc<Barrier>>>,
     /// Released by the test for `tools/call` named `hold`.
     release: Notify,
-    /// Handlers of `hold` that started, and that were dropped before they finished.
+    /// Handlers of `hold` (and `stoppable`) that started, and that were dropped before they
+    /// finished.
     started: AtomicUsize,
     dropped: AtomicUsize,
+    /// Handlers of `stoppable` that saw their cancellation and ended.
+    stopped: AtomicUsize,
     heard: Mutex<Vec<String>>,
 }
 
@@ -88,6 +92,44 @@ impl proto::Host for Server {
                 guard.1 = true;
                 Ok(proto::ToolsCallResult::new("released"))
             }
+            // Sends `progress` events `N` times, then answers.
+            name if name.starts_with("notify ") => {
+                let (token, n) = name[7..].split_once(' ').unwrap();
+                let n: i64 = n.parse().unwrap();
+                for done in 1..=n {
+                    proto::HostCalls(&self.client)
+                        .progress(proto::ProgressEvent::new(token, done))
+                        .await
+                        .map_err(|e| RpcFailure::internal_error(e.to_string()))?;
+                }
+                Ok(proto::ToolsCallResult::new(format!("sent {n}")))
+            }
+            // Takes its cancellation over: once cancelled, says so and answers.
+            "stoppable" => {
+                let stop = rpc::take_cancellation().expect("a handler's request");
+                assert!(!stop.is_cancelled());
+                shared.started.fetch_add(1, Ordering::SeqCst);
+                let mut guard = DropCount(&shared.dropped, false);
+                stop.cancelled().await;
+                guard.1 = true;
+                proto::HostCalls(&self.client)
+                    .progress(proto::ProgressEvent::new("stopping", 0))
+                    .await
+                    .map_err(|e| RpcFailure::internal_error(e.to_string()))?;
+                shared.stopped.fetch_add(1, Ordering::SeqCst);
+                Ok(proto::ToolsCallResult::new("stopped"))
+            }
+            // Asks the client to ping back while it hears a log line, and logs another after.
+            "ping back" => {
+                let calls = proto::HostCalls(&self.client);
+                for line in ["ping back", "after"] {
+                    calls
+                        .log(proto::LogEvent::new(line))
+                        .await
+                        .map_err(|e| RpcFailure::internal_error(e.to_string()))?;
+                }
+                Ok(proto::ToolsCallResult::new("asked"))
+            }
             "whoami" => Ok(proto::ToolsCallResult::new(format!(
                 "{:?} {:?}",
                 rpc::current_request(),
@@ -115,10 +157,14 @@ impl proto::Host for Server {
     }
 }
 
-/// A client that answers sampling by upper-casing, and keeps the log lines it hears.
+/// A client that answers sampling by upper-casing, keeps the log lines and the progress it
+/// hears (progress slowly: a few turns of the scheduler each), and, given the server, pings
+/// it while hearing a log line that says `ping back`.
 #[derive(Default)]
 struct Client {
     lines: Arc<Mutex<Vec<String>>>,
+    progress: Arc<Mutex<Vec<String>>>,
+    server: Option<Peer>,
 }
 
 impl proto::ClientHandler for Client {
@@ -132,7 +178,28 @@ impl proto::ClientHandler for Client {
     }
 
     async fn log(&self, payload: proto::LogEvent) {
+        if payload.line == "ping back"
+            && let Some(server) = &self.server
+        {
+            let pinged = proto::ClientCalls(server)
+                .ping(proto::PingPayload::new())
+                .await;
+            self.lines
+                .lock()
+                .unwrap()
+                .push(format!("pinged: {}", pinged.is_ok()));
+        }
         self.lines.lock().unwrap().push(payload.line);
+    }
+
+    async fn progress(&self, payload: proto::ProgressEvent) {
+        for _ in 0..3 {
+            tokio::task::yield_now().await;
+        }
+        self.progress
+            .lock()
+            .unwrap()
+            .push(format!("{} {}", payload.token, payload.done));
     }
 }
 
@@ -188,6 +255,58 @@ async fn calls_go_both_ways_at_once() {
     })
     .await;
     assert_eq!(*shared.heard.lock().unwrap(), ["t 0", "t 1", "t 2"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_never_overtakes_the_notifications_before_it() {
+    let (a, b) = memory_pair();
+    let (_server, _) = server(a, Options::default());
+    let client = Client::default();
+    let progress = client.progress.clone();
+    let to_server = rpc::connect(b, Options::default(), |_| proto::ClientSide(client));
+    let calls = proto::ClientCalls(&to_server);
+    // The server sends N notifications, then answers: each time, when the call returns, the
+    // client's handler has heard all N (it hears them slowly; the answer came right after).
+    const N: i64 = 20;
+    for round in 0..200 {
+        let token = format!("r{round}");
+        let reply =
+            bounded(calls.tools_call(proto::ToolsCallPayload::new(format!("notify {token} {N}"))))
+                .await
+                .unwrap();
+        assert_eq!(reply.text, format!("sent {N}"));
+        let heard = std::mem::take(&mut *progress.lock().unwrap());
+        let expected: Vec<String> = (1..=N).map(|done| format!("{token} {done}")).collect();
+        assert_eq!(heard, expected, "round {round}");
+    }
+}
+
+#[tokio::test]
+async fn a_call_made_while_hearing_a_notification_is_answered_at_once() {
+    let (a, b) = memory_pair();
+    let (_server, _) = server(a, Options::default());
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let heard = lines.clone();
+    let to_server = rpc::connect(b, Options::default(), move |server| {
+        proto::ClientSide(Client {
+            lines: heard,
+            server: Some(server),
+            ..Client::default()
+        })
+    });
+    // The client pings the server while it hears "ping back"; the ping's answer comes after
+    // "after", which cannot be heard before "ping back" is: it resolves at once, and the
+    // call's answer waits for both lines.
+    let reply = bounded(
+        proto::ClientCalls(&to_server).tools_call(proto::ToolsCallPayload::new("ping back")),
+    )
+    .await
+    .unwrap();
+    assert_eq!(reply.text, "asked");
+    assert_eq!(
+        *lines.lock().unwrap(),
+        ["pinged: true", "ping back", "after"]
+    );
 }
 
 #[tokio::test]
@@ -359,6 +478,129 @@ async fn a_cancel_notification_aborts_the_handler_and_nothing_is_answered() {
     );
     raw.send(json!({"jsonrpc":"2.0","id":3,"method":"ping"}));
     assert_eq!(raw.next().await["id"], 3);
+}
+
+/// Waits until `count` reaches `n`.
+async fn reaches(count: &AtomicUsize, n: usize) {
+    bounded(async {
+        while count.load(Ordering::SeqCst) < n {
+            tokio::task::yield_now().await;
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn acp_cancel_aborts_the_handler_and_still_answers_request_cancelled() {
+    let (a, b) = memory_pair();
+    let (_server, shared) = server(a, Options::acp().max_in_flight(1));
+    let raw = Raw::new(b);
+    // Served, then cancelled: the handler is dropped, and the request answered -32800.
+    raw.send(json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hold"}}));
+    reaches(&shared.started, 1).await;
+    raw.send(json!({"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":1}}));
+    assert_eq!(
+        raw.next().await,
+        json!({"jsonrpc":"2.0","id":1,"error":{"code":-32800,"message":"Request cancelled"}})
+    );
+    reaches(&shared.dropped, 1).await;
+    // One served and one waiting for its place: the waiting one, cancelled, is answered
+    // -32800 at once and never served; the served one goes on.
+    raw.send(json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hold"}}));
+    reaches(&shared.started, 2).await;
+    raw.send(json!({"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"hold"}}));
+    raw.send(json!({"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"w"}}));
+    assert_eq!(
+        raw.next().await,
+        json!({"jsonrpc":"2.0","id":"w","error":{"code":-32800,"message":"Request cancelled"}})
+    );
+    // A second cancel of it, and a cancel of nothing served, change nothing.
+    raw.send(json!({"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"w"}}));
+    raw.send(json!({"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":99}}));
+    shared.release.notify_waiters();
+    assert_eq!(
+        raw.next().await,
+        json!({"jsonrpc":"2.0","id":2,"result":{"text":"released"}})
+    );
+    raw.send(json!({"jsonrpc":"2.0","id":3,"method":"ping"}));
+    assert_eq!(
+        raw.next().await,
+        json!({"jsonrpc":"2.0","id":3,"result":{}})
+    );
+    assert_eq!(shared.started.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn a_handler_that_takes_its_cancellation_over_ends_as_it_sees_fit() {
+    // ACP: the handler is not aborted; it sends what it still has to, and its own answer
+    // goes out after.
+    let (a, b) = memory_pair();
+    let (_server, shared) = server(a, Options::acp());
+    let raw = Raw::new(b);
+    raw.send(json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"stoppable"}}));
+    reaches(&shared.started, 1).await;
+    raw.send(json!({"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":1}}));
+    assert_eq!(
+        raw.next().await,
+        json!({"jsonrpc":"2.0","method":"progress","params":{"token":"stopping","done":0}})
+    );
+    assert_eq!(
+        raw.next().await,
+        json!({"jsonrpc":"2.0","id":1,"result":{"text":"stopped"}})
+    );
+    assert_eq!(shared.dropped.load(Ordering::SeqCst), 0);
+
+    // MCP: the same handler ends the same way, and its answer is not sent.
+    let (a, b) = memory_pair();
+    let (_server, shared) = server(a, Options::mcp());
+    let raw = Raw::new(b);
+    raw.send(json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"stoppable"}}));
+    reaches(&shared.started, 1).await;
+    raw.send(json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}));
+    assert_eq!(raw.next().await["params"]["token"], "stopping");
+    reaches(&shared.stopped, 1).await;
+    raw.send(json!({"jsonrpc":"2.0","id":2,"method":"ping"}));
+    assert_eq!(
+        raw.next().await,
+        json!({"jsonrpc":"2.0","id":2,"result":{}})
+    );
+    assert_eq!(shared.dropped.load(Ordering::SeqCst), 0);
+
+    // Outside a handler there is nothing to take.
+    assert!(rpc::take_cancellation().is_none());
+}
+
+#[tokio::test]
+async fn dropping_a_call_sends_acp_cancel_request() {
+    let (a, b) = memory_pair();
+    let caller = rpc::connect(a, Options::acp(), |_| proto::ClientSide(Client::default()));
+    let raw = Raw::new(b);
+    let params = serde_json::value::to_raw_value(&json!({"name":"slow"})).unwrap();
+    {
+        let call = caller.request("tools/call", &params);
+        tokio::select! {
+            _ = call => panic!("answered"),
+            request = raw.next() => assert_eq!(request["id"], 1),
+        }
+    }
+    assert_eq!(
+        raw.next().await,
+        json!({"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":1}})
+    );
+    // The -32800 that follows is dropped: the next call gets its own answer.
+    raw.send(json!({"jsonrpc":"2.0","id":1,"error":{"code":-32800,"message":"Request cancelled"}}));
+    let ping = tokio::spawn({
+        let caller = caller.clone();
+        async move {
+            proto::ClientCalls(&caller)
+                .ping(proto::PingPayload::new())
+                .await
+        }
+    });
+    let request = raw.next().await;
+    assert_eq!(request["id"], 2);
+    raw.send(json!({"jsonrpc":"2.0","id":2,"result":{}}));
+    assert!(bounded(ping).await.unwrap().is_ok());
 }
 
 #[tokio::test]

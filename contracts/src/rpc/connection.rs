@@ -2,7 +2,8 @@
 //! Streamable HTTP session): it reads each incoming message, answers the other side's
 //! requests on tasks of their own (a bound on how many at once, the rest waiting in a bounded
 //! queue), hears its notifications in order on one task, routes responses to the calls
-//! waiting for them, and aborts a request its cancel notification names.
+//! waiting for them once the notifications before them are heard ([`Order`]), and cancels a
+//! request its cancel notification names.
 //!
 //! # Phases
 //!
@@ -10,7 +11,7 @@
 //! waiting fail) → done (every request answered; the transport is let go of). Closing here
 //! ([`Core::close`]) skips the serving: handlers are aborted, nothing more is answered.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -23,8 +24,9 @@ use tokio::task::AbortHandle;
 
 use super::handler::Handler;
 use super::message::{self, Answer, ErrorObject, INTERNAL_ERROR, Id, Message, OVERLOADED, Refusal};
-use super::options::Options;
-use super::peer::{Error, serving};
+use super::options::{Cancel, Options};
+use super::peer::Error;
+use super::serving::{self, Cancellation, Serving};
 use crate::port::{Incoming, SendError};
 
 /// What an outgoing message relates to: where Streamable HTTP sends it.
@@ -64,8 +66,11 @@ enum Phase {
     Done,
 }
 
+/// A call's outcome: the other side's result, or why there is none.
+type Outcome = Result<Box<RawValue>, Error>;
+
 /// Where the answer to a call of ours comes.
-pub(crate) type Answered = oneshot::Receiver<Result<Box<RawValue>, Error>>;
+pub(crate) type Answered = oneshot::Receiver<Outcome>;
 
 /// A request taken, waiting for a place among those served.
 struct Waiting {
@@ -73,6 +78,7 @@ struct Waiting {
     seq: u64,
     method: String,
     params: Box<RawValue>,
+    cancellation: Cancellation,
 }
 
 /// A notification waiting to be heard.
@@ -82,17 +88,42 @@ struct Heard {
 }
 
 /// A request of the other side taken and not yet answered: `seq` tells it from a later
-/// request that reuses its id; `abort` stops its task once it runs.
+/// request that reuses its id; `abort` stops its task once it runs; `cancellation` is set
+/// instead when its handler took it over, and `cancelled` says that happened.
 struct Slot {
     seq: u64,
     abort: Option<AbortHandle>,
+    cancellation: Cancellation,
+    cancelled: bool,
+}
+
+/// A call of ours waiting for its answer.
+struct Call {
+    answer: oneshot::Sender<Outcome>,
+    /// Its answer waits for the notifications received before it to be heard (not for a
+    /// call made while hearing one: those behind it cannot be heard before it ends).
+    ordered: bool,
 }
 
 /// Calls of ours waiting for their answers, and whether answers can still come.
 #[derive(Default)]
 struct Calls {
     ended: bool,
-    waiting: HashMap<i64, oneshot::Sender<Result<Box<RawValue>, Error>>>,
+    waiting: HashMap<i64, Call>,
+}
+
+/// Keeps responses behind the notifications that came before them: notifications counted as
+/// they are queued and as they are heard, and the answers that came before their turn, each
+/// with the count it waits for. At most one answer per call of ours is kept.
+#[derive(Default)]
+struct Order {
+    /// Notifications queued so far.
+    received: u64,
+    /// Notifications heard so far (the queue is heard in order).
+    heard: u64,
+    /// Answers waiting for `heard` to reach their count, in the order they came (so counts
+    /// never decrease along it).
+    early: VecDeque<(u64, oneshot::Sender<Outcome>, Outcome)>,
 }
 
 /// The receiving halves of a connection's queues, handed to its tasks.
@@ -110,6 +141,7 @@ pub(crate) struct Core {
     next_id: AtomicI64,
     next_seq: AtomicU64,
     calls: Mutex<Calls>,
+    order: Mutex<Order>,
     serving: Mutex<HashMap<Id, Slot>>,
     requests: mpsc::Sender<Waiting>,
     notifications: mpsc::Sender<Heard>,
@@ -134,6 +166,7 @@ impl Core {
             next_id: AtomicI64::new(1),
             next_seq: AtomicU64::new(0),
             calls: Mutex::new(Calls::default()),
+            order: Mutex::new(Order::default()),
             serving: Mutex::new(HashMap::new()),
             requests,
             notifications,
@@ -175,7 +208,7 @@ impl Core {
                 if let Err(mpsc::error::TrySendError::Full(waiting)) =
                     self.requests.try_send(waiting)
                 {
-                    self.forget(&waiting.id, waiting.seq);
+                    let _ = self.forget(&waiting.id, waiting.seq);
                     let error = ErrorObject::new(
                         OVERLOADED,
                         format!(
@@ -187,9 +220,13 @@ impl Core {
                 }
             }
             Some(Taken::Notification(heard)) => {
-                if let Err(mpsc::error::TrySendError::Full(heard)) =
-                    self.notifications.try_send(heard)
-                {
+                let mut order = lock(&self.order);
+                let queued = self.notifications.try_send(heard);
+                if queued.is_ok() {
+                    order.received += 1;
+                }
+                drop(order);
+                if let Err(mpsc::error::TrySendError::Full(heard)) = queued {
                     tracing::warn!(
                         method = %heard.method,
                         waiting = self.options.max_waiting,
@@ -211,7 +248,12 @@ impl Core {
                 let _ = self.requests.send(waiting).await;
             }
             Some(Taken::Notification(heard)) => {
-                let _ = self.notifications.send(heard).await;
+                // Queued and counted at once, so the count follows the queue's order.
+                if let Ok(room) = self.notifications.reserve().await {
+                    let mut order = lock(&self.order);
+                    room.send(heard);
+                    order.received += 1;
+                }
             }
             None => {}
         }
@@ -241,7 +283,7 @@ impl Core {
                 if let Some(cancel) = &self.options.cancel
                     && method == cancel.method
                 {
-                    self.cancelled(&params, &cancel.id_key);
+                    self.cancelled(&params, cancel);
                 }
                 Some(Taken::Notification(Heard { method, params }))
             }
@@ -257,50 +299,86 @@ impl Core {
                     return None;
                 }
                 let seq = self.next_seq.fetch_add(1, Ordering::Relaxed);
-                serving.insert(id.clone(), Slot { seq, abort: None });
+                let cancellation = Cancellation::new();
+                serving.insert(
+                    id.clone(),
+                    Slot {
+                        seq,
+                        abort: None,
+                        cancellation: cancellation.clone(),
+                        cancelled: false,
+                    },
+                );
                 Some(Taken::Request(Waiting {
                     id,
                     seq,
                     method,
                     params,
+                    cancellation,
                 }))
             }
         }
     }
 
-    /// The other side cancelled a request of its own: its handler is stopped, and it is
-    /// never answered.
-    fn cancelled(&self, params: &RawValue, id_key: &str) {
+    /// The other side cancelled a request of its own: its handler is aborted and the request
+    /// answered as `cancel` says (never, or with its error), or, when the handler took its
+    /// cancellation over, the cancellation is set and the handler answers.
+    fn cancelled(&self, params: &RawValue, cancel: &Cancel) {
         let Ok(params) =
             serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(params.get())
         else {
             return;
         };
-        let Some(Ok(id)) = params.get(id_key).map(Id::deserialize) else {
+        let Some(Ok(id)) = params.get(cancel.id_key.as_ref()).map(Id::deserialize) else {
             return;
         };
-        let Some(slot) = lock(&self.serving).remove(&id) else {
+        let mut serving = lock(&self.serving);
+        let Some(slot) = serving.get_mut(&id).filter(|slot| !slot.cancelled) else {
             return;
         };
+        if slot.cancellation.is_taken() {
+            slot.cancelled = true;
+            let cancellation = slot.cancellation.clone();
+            drop(serving);
+            cancellation.set();
+            if cancel.answer.is_none() {
+                self.transport.cancelled(&id);
+            }
+            return;
+        }
+        let slot = serving.remove(&id).expect("found above");
+        drop(serving);
         if let Some(abort) = slot.abort {
             abort.abort();
         }
-        self.transport.cancelled(&id);
+        match &cancel.answer {
+            Some(error) => self.answer_error(&id, error),
+            None => self.transport.cancelled(&id),
+        }
     }
 
-    /// Forgets request `id` if it is still the one numbered `seq`: answers whether it was.
+    /// Forgets request `id` if it is still the one numbered `seq`: answers whether its
+    /// handler's answer is to be sent (not when the request was cancelled and aborted, or
+    /// cancelled where the protocol answers nothing, or the connection closed).
     fn forget(&self, id: &Id, seq: u64) -> bool {
         let mut serving = lock(&self.serving);
         match serving.get(id) {
             Some(slot) if slot.seq == seq => {
+                let cancelled = slot.cancelled;
                 serving.remove(id);
-                true
+                let answers = self
+                    .options
+                    .cancel
+                    .as_ref()
+                    .is_some_and(|c| c.answer.is_some());
+                !cancelled || answers
             }
             _ => false,
         }
     }
 
-    /// Routes a response to the call waiting for it.
+    /// Routes a response to the call waiting for it, at once when every notification received
+    /// before it has been heard, else once they have.
     fn resolve(&self, id: Option<Id>, outcome: Result<Box<RawValue>, Answer>) {
         let outcome = outcome.map_err(|answer| match answer {
             Answer::Error(e) => Error::Remote(e),
@@ -316,13 +394,45 @@ impl Core {
             return;
         };
         let waiting = lock(&self.calls).waiting.remove(&n);
-        match waiting {
-            Some(answer) => {
-                let _ = answer.send(outcome);
+        let Some(Call { answer, ordered }) = waiting else {
+            tracing::debug!(id = n, "JSON-RPC response to no call waiting dropped");
+            return;
+        };
+        if ordered {
+            let mut order = lock(&self.order);
+            if order.heard < order.received {
+                let after = order.received;
+                order.early.push_back((after, answer, outcome));
+                return;
             }
-            None => {
-                tracing::debug!(id = n, "JSON-RPC response to no call waiting dropped");
-            }
+        }
+        let _ = answer.send(outcome);
+    }
+
+    /// One more notification heard: the answers that waited for it go to their calls.
+    fn heard_one(&self) {
+        let ready: Vec<_> = {
+            let mut order = lock(&self.order);
+            order.heard += 1;
+            let heard = order.heard;
+            let due = order
+                .early
+                .iter()
+                .take_while(|(after, ..)| *after <= heard)
+                .count();
+            order.early.drain(..due).collect()
+        };
+        for (_, answer, outcome) in ready {
+            let _ = answer.send(outcome);
+        }
+    }
+
+    /// Hands the answers still waiting for notifications to their calls: with the outcome
+    /// when no notification is left to hear, else failed (the connection closed first).
+    fn release_early(&self, closed: bool) {
+        let early = std::mem::take(&mut lock(&self.order).early);
+        for (_, answer, outcome) in early {
+            let _ = answer.send(if closed { Err(Error::Closed) } else { outcome });
         }
     }
 
@@ -337,12 +447,19 @@ impl Core {
     ) -> Result<(i64, Answered), Error> {
         let n = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
+        let ordered = !serving::is_hearing(self.connection);
         {
             let mut calls = lock(&self.calls);
             if calls.ended {
                 return Err(Error::Closed);
             }
-            calls.waiting.insert(n, tx);
+            calls.waiting.insert(
+                n,
+                Call {
+                    answer: tx,
+                    ordered,
+                },
+            );
         }
         let frame = message::request(&Id::Number(n), method, params);
         if let Err(e) = self.transport.send(frame, route) {
@@ -356,8 +473,8 @@ impl Core {
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn fail_call(&self, n: i64, error: Error) {
         let waiting = lock(&self.calls).waiting.remove(&n);
-        if let Some(answer) = waiting {
-            let _ = answer.send(Err(error));
+        if let Some(call) = waiting {
+            let _ = call.answer.send(Err(error));
         }
     }
 
@@ -434,9 +551,11 @@ impl Core {
         });
     }
 
-    /// Closes here: handlers stop, calls fail, the transport is let go of.
+    /// Closes here: handlers stop, calls fail (those answered early too: the notifications
+    /// before their answers will not be heard), the transport is let go of.
     pub(crate) fn close(&self) {
         self.fail_calls();
+        self.release_early(true);
         let closing = self.phase.send_if_modified(|phase| {
             let before = *phase < Phase::Closing;
             if before {
@@ -461,8 +580,8 @@ impl Core {
             calls.ended = true;
             std::mem::take(&mut calls.waiting)
         };
-        for answer in waiting.into_values() {
-            let _ = answer.send(Err(Error::Closed));
+        for call in waiting.into_values() {
+            let _ = call.answer.send(Err(Error::Closed));
         }
     }
 
@@ -504,6 +623,7 @@ async fn run<H: Handler>(core: Arc<Core>, handler: Arc<H>, queues: Queues) {
         .acquire_many(u32::try_from(max).unwrap_or(u32::MAX))
         .await;
     core.fail_calls();
+    core.release_early(core.is_closing());
     core.phase.send_replace(Phase::Done);
     core.transport.close();
 }
@@ -557,14 +677,16 @@ async fn serve_one<H: Handler>(
         seq,
         method,
         params,
+        cancellation,
     } = waiting;
-    let outcome = AssertUnwindSafe(serving(
-        core.connection,
-        id.clone(),
-        handler.request(&method, &params),
-    ))
-    .catch_unwind()
-    .await;
+    let served = Serving {
+        connection: core.connection,
+        id: id.clone(),
+        cancellation,
+    };
+    let outcome = AssertUnwindSafe(serving::serving(served, handler.request(&method, &params)))
+        .catch_unwind()
+        .await;
     if !core.forget(&id, seq) {
         return;
     }
@@ -597,11 +719,16 @@ async fn hear_notifications<H: Handler>(
     mut queue: mpsc::Receiver<Heard>,
 ) {
     while let Some(Heard { method, params }) = next(core, &mut queue).await {
-        let heard = AssertUnwindSafe(handler.notification(&method, &params)).catch_unwind();
+        let heard = AssertUnwindSafe(serving::hearing(
+            core.connection,
+            handler.notification(&method, &params),
+        ))
+        .catch_unwind();
         let outcome = tokio::select! {
             outcome = heard => outcome,
             () = core.reached(Phase::Closing) => break,
         };
+        core.heard_one();
         match outcome {
             Ok(Ok(())) => {}
             Ok(Err(error)) => {

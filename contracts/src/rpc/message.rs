@@ -23,6 +23,9 @@ pub const INTERNAL_ERROR: i64 = -32603;
 /// The code a connection answers a request with when too many wait to be served (in the
 /// range JSON-RPC leaves to implementations, -32000 to -32099).
 pub const OVERLOADED: i64 = -32000;
+/// The code of a request cancelled by its caller and answered all the same (ACP's and LSP's
+/// "Request cancelled").
+pub const REQUEST_CANCELLED: i64 = -32800;
 
 /// A request's id: a string or an integer (JSON-RPC allows `null` and fractions; MCP does not,
 /// and neither does this connection).

@@ -30,16 +30,23 @@
 //!   [`Options::max_in_flight`]; more wait in a bounded queue ([`Options::max_waiting`]).
 //!   Notifications are heard one at a time, in the order they came.
 //! - Our calls get ids of our own (integers from 1); responses are matched by id, so any
-//!   number of calls wait at once, both ways.
+//!   number of calls wait at once, both ways. A call's answer resolves only once every
+//!   notification that came before it has been heard (a prompt turn's last updates, a tool's
+//!   last progress reach the handler before the call returns; [`Options`], "Order").
 //! - What cannot be read is refused with JSON-RPC's codes: -32700 (not JSON, id `null`),
 //!   -32600 (not a request object, a batch: MCP 2025-11-25 has none). The generated side
 //!   answers -32601 (method not found), -32602 (invalid params) and -32603 (internal), and
 //!   the protocol's own codes. A handler that panics is answered -32603. Garbage never ends
 //!   the connection; the end of its input does.
 //! - Cancellation ([`Options::cancel`], [`Cancel`]): a cancel notification naming a request
-//!   being served aborts its handler, and no response is sent (as MCP says); dropping the
-//!   future of a call before its answer sends one. ACP's `session/cancel` is an ordinary
-//!   notification: it reaches the agent's handler, which ends the prompt turn itself.
+//!   being served aborts its handler, and no response is sent (MCP's
+//!   `notifications/cancelled`), or the request is still answered, -32800 "Request
+//!   cancelled" (ACP's `$/cancel_request`, [`Options::acp`]); dropping the future of a call
+//!   before its answer sends one. A handler that would rather end cleanly takes its
+//!   request's cancellation over ([`take_cancellation`]): the notification then sets it, and
+//!   the handler answers (ACP: a result with a cancellation marker). ACP's `session/cancel`
+//!   is an ordinary notification: it reaches the agent's handler, which ends the prompt turn
+//!   itself.
 //! - A handler learns the id of the request it serves ([`current_request`]); what it sends
 //!   through the [`Peer`] meanwhile is related to that request (over Streamable HTTP it goes
 //!   on that request's response stream).
@@ -55,11 +62,13 @@ mod message;
 mod options;
 mod peer;
 mod port;
+mod serving;
 
 pub use message::{
     ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, Id, METHOD_NOT_FOUND, OVERLOADED,
-    PARSE_ERROR,
+    PARSE_ERROR, REQUEST_CANCELLED,
 };
 pub use options::{Cancel, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_WAITING, Options};
-pub use peer::{Error, Peer, current_request};
+pub use peer::{Error, Peer};
 pub use port::{connect, serve};
+pub use serving::{Cancellation, current_request, take_cancellation};

@@ -1,7 +1,9 @@
 //! How a connection runs: its bounds ([`Options`]) and the notification that cancels a
-//! request ([`Cancel`]), if its protocol has one.
+//! request ([`Cancel`]), if its protocol has one, with the answer a cancelled request gets.
 
 use std::borrow::Cow;
+
+use super::message::{ErrorObject, REQUEST_CANCELLED};
 
 /// The bounds of a connection and its cancel notification.
 ///
@@ -10,10 +12,23 @@ use std::borrow::Cow;
 ///
 /// // MCP: `notifications/cancelled` with `requestId`, 32 requests served at once.
 /// let mcp = Options::mcp().max_in_flight(32);
+/// // ACP: `$/cancel_request` with `requestId`, a cancelled request answered -32800.
+/// let acp = Options::acp();
 /// // LSP: `$/cancelRequest` with `id`.
 /// let lsp = Options::default().cancel(Cancel::lsp());
-/// # let _ = (mcp, lsp);
+/// # let _ = (mcp, acp, lsp);
 /// ```
+///
+/// # Order
+///
+/// Notifications are heard one at a time, in the order they came, and the answer to a call
+/// of ours resolves only once every notification that came before it has been heard: a
+/// server's progress or a prompt turn's updates reach the handler before the call that
+/// caused them returns. Responses wait for nothing else, and hold nothing but the calls that
+/// wait for them. A call made while hearing a notification is answered at once (the
+/// notifications after the one heard cannot be heard before it ends); one made by a task
+/// the notification handler waits for, or while the handler waits for the caller, would
+/// wait forever: do not make a notification handler wait for a call.
 #[derive(Clone, Debug)]
 pub struct Options {
     pub(crate) max_in_flight: usize,
@@ -43,6 +58,13 @@ impl Options {
         Options::default().cancel(Cancel::mcp())
     }
 
+    /// The defaults with ACP's cancel notification ([`Cancel::acp`]): `$/cancel_request`,
+    /// a cancelled request still answered. ACP's `session/cancel` is an ordinary
+    /// notification the agent's handler hears.
+    pub fn acp() -> Self {
+        Options::default().cancel(Cancel::acp())
+    }
+
     /// The most requests of the other side served at once (at least 1). One more waits until
     /// one of them is answered.
     pub fn max_in_flight(mut self, requests: usize) -> Self {
@@ -61,16 +83,17 @@ impl Options {
     }
 
     /// The notification that cancels a request, both ways: one that arrives aborts the
-    /// handler serving it (no response is sent), and a call whose future is dropped before
-    /// its answer sends it.
+    /// handler serving it (unless the handler took its cancellation over:
+    /// [`take_cancellation`](super::take_cancellation)) and the request gets
+    /// [`Cancel::answer`]'s answer, or none; a call whose future is dropped before its answer
+    /// sends it (and its answer, if one comes, is dropped).
     pub fn cancel(mut self, cancel: Cancel) -> Self {
         self.cancel = Some(cancel);
         self
     }
 
     /// No cancel notification: a dropped call is only forgotten here, and every notification
-    /// goes to the handler (ACP's `session/cancel` is such an ordinary notification: the
-    /// agent's handler stops the session's prompt turn itself).
+    /// goes to the handler alone.
     pub fn without_cancel(mut self) -> Self {
         self.cancel = None;
         self
@@ -78,12 +101,16 @@ impl Options {
 }
 
 /// A protocol's cancel notification: its method, the member of its params that names the
-/// request, and optionally the member that says why.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// request, optionally the member that says why, and whether a cancelled request is still
+/// answered.
+///
+/// The notification also reaches the handler, as any other.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Cancel {
     pub(crate) method: Cow<'static, str>,
     pub(crate) id_key: Cow<'static, str>,
     pub(crate) reason_key: Option<Cow<'static, str>>,
+    pub(crate) answer: Option<ErrorObject>,
 }
 
 impl Cancel {
@@ -93,6 +120,7 @@ impl Cancel {
             method: method.into(),
             id_key: id_key.into(),
             reason_key: None,
+            answer: None,
         }
     }
 
@@ -102,9 +130,26 @@ impl Cancel {
         self
     }
 
-    /// MCP's `notifications/cancelled` `{ requestId, reason }`.
+    /// A cancelled request is still answered: with `error` once its handler is aborted
+    /// (the handler's own answer when it took its cancellation over). Without it (the
+    /// default) a cancelled request is never answered, as MCP says.
+    pub fn answer(mut self, error: ErrorObject) -> Self {
+        self.answer = Some(error);
+        self
+    }
+
+    /// MCP's `notifications/cancelled` `{ requestId, reason }`: a cancelled request is not
+    /// answered.
     pub fn mcp() -> Self {
         Cancel::new("notifications/cancelled", "requestId").reason("reason")
+    }
+
+    /// ACP's `$/cancel_request` `{ requestId }`: a cancelled request is still answered, as
+    /// ACP requires, with -32800 "Request cancelled" (as ACP's SDK and this repository's
+    /// TypeScript runtime answer) or the handler's own result (a cancellation marker).
+    pub fn acp() -> Self {
+        Cancel::new("$/cancel_request", "requestId")
+            .answer(ErrorObject::new(REQUEST_CANCELLED, "Request cancelled"))
     }
 
     /// LSP's `$/cancelRequest` `{ id }`.

@@ -9,33 +9,8 @@ use serde_json::value::RawValue;
 
 use super::connection::{Core, Route};
 use super::message::{ErrorObject, Id};
+use super::serving::served_on;
 use crate::port::SendError;
-
-tokio::task_local! {
-    /// The request the current task serves, set by the connection around each handler.
-    static SERVING: Serving;
-}
-
-/// What [`SERVING`] holds: the connection and the id of the request served.
-#[derive(Clone, Debug)]
-pub(crate) struct Serving {
-    pub(crate) connection: u64,
-    pub(crate) id: Id,
-}
-
-/// Runs `future` as serving request `id` of `connection`.
-pub(crate) async fn serving<F: Future>(connection: u64, id: Id, future: F) -> F::Output {
-    SERVING.scope(Serving { connection, id }, future).await
-}
-
-/// The id of the request the current task serves, in a handler's `request` (and in what it
-/// awaits), on any connection; `None` elsewhere.
-///
-/// A task the handler spawns does not inherit it: capture it first and send through
-/// [`Peer::related_to`].
-pub fn current_request() -> Option<Id> {
-    SERVING.try_with(|s| s.id.clone()).ok()
-}
 
 /// Why a call (or a notification) failed.
 #[derive(Debug)]
@@ -121,7 +96,9 @@ impl Peer {
     }
 
     /// Calls `method` with `params` and answers the other side's result, unchecked (the
-    /// generated callers check it by the request's table).
+    /// generated callers check it by the request's table). It resolves once every
+    /// notification that came before the answer has been heard by the handler (at once for
+    /// a call made while hearing one: [`Options`](super::Options), "Order").
     pub async fn request(&self, method: &str, params: &RawValue) -> Result<Box<RawValue>, Error> {
         let related = self.relation();
         let (id, answer) = self.core.call(method, params, route(related.as_ref()))?;
@@ -145,7 +122,8 @@ impl Peer {
     }
 
     /// This handle, its messages related to request `id` (as those sent while serving it
-    /// are): for a task a handler spawns, which does not inherit [`current_request`].
+    /// are): for a task a handler spawns, which does not inherit
+    /// [`current_request`](super::current_request).
     pub fn related_to(&self, id: Id) -> Peer {
         Peer {
             core: self.core.clone(),
@@ -157,12 +135,9 @@ impl Peer {
     /// [`related_to`](Self::related_to), else the one the current task serves on this
     /// connection.
     pub fn relation(&self) -> Option<Id> {
-        self.related.clone().or_else(|| {
-            SERVING
-                .try_with(|s| (s.connection == self.core.connection).then(|| s.id.clone()))
-                .ok()
-                .flatten()
-        })
+        self.related
+            .clone()
+            .or_else(|| served_on(self.core.connection))
     }
 
     /// Ends the response stream of the request this handle's messages relate to, without

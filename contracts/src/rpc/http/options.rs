@@ -108,7 +108,10 @@ impl HttpOptions {
         self
     }
 
-    /// How long a session lives without a request and without a stream read.
+    /// How long a session lives without a request and without a stream read. The server
+    /// looks for idle sessions every quarter of it (between 10 ms and a minute) while it
+    /// runs, and ends them (their handlers stop); a session a connection still uses (a
+    /// stream read, a POST waiting for its answer) is not idle.
     pub fn idle_timeout(mut self, idle: Duration) -> Self {
         self.idle_timeout = idle;
         self

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited, StreamBody, combinators::UnsyncBoxBody};
@@ -54,7 +54,7 @@ impl Session {
             .unwrap_or_else(PoisonError::into_inner) = Instant::now();
     }
 
-    fn idle_for(&self) -> std::time::Duration {
+    fn idle_for(&self) -> Duration {
         self.last_seen
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -160,9 +160,19 @@ impl HttpServer {
         }
     }
 
-    /// Accepts connections and serves them until the task is dropped. Accept errors (out of
-    /// descriptors) are waited out; connections over the cap wait to be accepted.
+    /// Accepts connections and serves them until the task is dropped, and ends idle sessions
+    /// ([`HttpOptions::idle_timeout`]) as it goes. Accept errors (out of descriptors) are
+    /// waited out; connections over the cap wait to be accepted.
     pub async fn run(self) -> std::io::Result<()> {
+        // Both in this one future: the sweep ends with the server.
+        tokio::select! {
+            never = sweep(&self.state) => match never {},
+            ended = self.accept() => ended,
+        }
+    }
+
+    /// Accepts connections, each served on a task of its own.
+    async fn accept(&self) -> std::io::Result<()> {
         let places = Arc::new(Semaphore::new(self.state.options.max_connections));
         loop {
             let place = places
@@ -174,7 +184,7 @@ impl HttpServer {
                 Ok((stream, _)) => stream,
                 Err(e) => {
                     tracing::warn!(error = %e, "Streamable HTTP accept failed");
-                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                    tokio::time::sleep(Duration::from_millis(100)).await;
                     continue;
                 }
             };
@@ -371,20 +381,40 @@ impl Drop for Handing<'_> {
     }
 }
 
+/// How often idle sessions are looked for: a quarter of the idle timeout, between 10 ms and
+/// a minute. A session ends at most that long after its timeout.
+fn sweep_period(idle: Duration) -> Duration {
+    (idle / 4).clamp(Duration::from_millis(10), Duration::from_secs(60))
+}
+
+/// Ends idle sessions every [`sweep_period`], for as long as it is polled.
+async fn sweep(state: &State) -> Infallible {
+    let mut ticks = tokio::time::interval(sweep_period(state.options.idle_timeout));
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        end_idle(&state.options, &mut state.sessions());
+    }
+}
+
+/// Ends the sessions without a request or a stream read for longer than the idle timeout,
+/// unless an HTTP connection uses them now.
+fn end_idle(options: &HttpOptions, sessions: &mut HashMap<String, Arc<Session>>) {
+    sessions.retain(|id, session| {
+        let idle = session.idle_for() > options.idle_timeout && !session.streams.is_in_use();
+        if idle {
+            tracing::debug!(session = %id, "Streamable HTTP session idle too long: ended");
+            session.peer.close();
+        }
+        !idle
+    });
+}
+
 /// A new session, if there is room (sessions idle too long are ended first).
 fn open_session(state: &State) -> Result<(String, Arc<Session>), Box<Response<Body>>> {
     let options = &state.options;
     let mut sessions = state.sessions();
-    let idle: Vec<String> = sessions
-        .iter()
-        .filter(|(_, s)| s.idle_for() > options.idle_timeout && !s.streams.is_listening())
-        .map(|(id, _)| id.clone())
-        .collect();
-    for id in idle {
-        if let Some(session) = sessions.remove(&id) {
-            session.peer.close();
-        }
-    }
+    end_idle(options, &mut sessions);
     if sessions.len() >= options.max_sessions {
         return Err(Box::new(refusal(
             StatusCode::SERVICE_UNAVAILABLE,

@@ -296,13 +296,15 @@ impl Streams {
         self.lock().ended
     }
 
-    /// Whether a connection reads the session's `GET` stream now.
-    pub(crate) fn is_listening(&self) -> bool {
+    /// Whether an HTTP connection uses the session now: one reads one of its streams, or a
+    /// POST waits for its answer. Such a session is not idle.
+    pub(crate) fn is_in_use(&self) -> bool {
         let inner = self.lock();
-        inner
-            .streams
-            .values()
-            .any(|s| matches!(&s.out, Out::Live(tx) if !tx.is_closed()))
+        inner.streams.values().any(|s| match &s.out {
+            Out::Live(tx) => !tx.is_closed(),
+            Out::Pending(reply, _) => !reply.is_closed(),
+            Out::Detached => false,
+        })
     }
 
     /// Reads the negotiated revision off the initialize response.
