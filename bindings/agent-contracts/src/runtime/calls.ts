@@ -62,8 +62,10 @@ function has(table: object, name: string): boolean {
     return Object.prototype.hasOwnProperty.call(table, name);
 }
 
+/** A thrown failure: a number `code` and a string `message` (a `DOMException`, whose legacy `code` is no JSON-RPC code, is not one). */
 function isFailure(e: unknown): e is RpcFailure {
-    return typeof e === 'object' && e !== null && typeof (e as RpcFailure).code === 'number' && typeof (e as RpcFailure).message === 'string';
+    if (typeof e !== 'object' || e === null || e instanceof DOMException) return false;
+    return typeof (e as RpcFailure).code === 'number' && typeof (e as RpcFailure).message === 'string';
 }
 
 /** Sends request `method` through `call` and reads its result by `table`; throws {@link InvalidResultError} when the table refuses it. */

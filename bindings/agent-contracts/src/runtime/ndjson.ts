@@ -31,7 +31,6 @@ export interface LineInput {
     on(event: 'error', listener: (error: Error) => void): unknown;
     off(event: 'data', listener: (chunk: Uint8Array | string) => void): unknown;
     off(event: 'end' | 'close', listener: () => void): unknown;
-    off(event: 'error', listener: (error: Error) => void): unknown;
 }
 
 /** What {@link ndjsonPort} writes: a Node `Writable`. */
@@ -40,6 +39,8 @@ export interface LineOutput {
     /** `false` once the stream has ended, or failed: nothing more can be sent. */
     readonly writable?: boolean;
     end?(): unknown;
+    /** A write's failure (a broken pipe) ends the port. */
+    on?(event: 'error', listener: (error: Error) => void): unknown;
 }
 
 /** Options of {@link ndjsonPort}. */
@@ -64,7 +65,7 @@ const DECODER = new TextDecoder();
  * One JSON text per line over `input` and `output`: a frame sent is written with a `\n`
  * (throwing {@link FrameTooLarge} over the limit, or an `Error` once the output is no longer
  * writable); each line read is delivered as its text, a line over the limit as a
- * {@link FrameTooLarge}. The input's end or failure settles `closed`.
+ * {@link FrameTooLarge}. The input's end or failure, or the output's failure, settles `closed`.
  */
 export function ndjsonPort(input: LineInput, output: LineOutput, options: NdjsonOptions = {}): NdjsonPort {
     const limit = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
@@ -120,10 +121,10 @@ export function ndjsonPort(input: LineInput, output: LineOutput, options: Ndjson
         // The last line may end without a line break.
         if (size > 0 || over) endLine();
         done = true;
+        // The error listeners stay: a stream that fails later must not throw an unhandled 'error'.
         input.off('data', onData);
         input.off('end', finish);
         input.off('close', finish);
-        input.off('error', finish);
         listeners.clear();
         settle();
     };
@@ -131,6 +132,7 @@ export function ndjsonPort(input: LineInput, output: LineOutput, options: Ndjson
     input.on('end', finish);
     input.on('close', finish);
     input.on('error', finish);
+    output.on?.('error', finish);
 
     return {
         send(frame: string) {

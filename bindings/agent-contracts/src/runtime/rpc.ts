@@ -76,9 +76,12 @@ export interface RpcCancel {
     /** Its method: MCP's `notifications/cancelled`, ACP's `$/cancel_request`. */
     readonly method: string;
     /**
-     * The answer to a request the other side cancelled whose handler then failed with an
-     * internal error (it threw what is not an `RpcFailure`, such as the signal's reason): ACP
-     * answers every request (-32800). Without it, nothing is sent for a cancelled request (MCP).
+     * Whether the protocol answers a cancelled request, and how: ACP answers every request
+     * (-32800), MCP none. With it, a request the other side cancelled is answered with what its
+     * handler gives, this failure instead of an internal error (a throw that is not an
+     * `RpcFailure`, such as the signal's reason); and a call this side cancels waits for the
+     * other side's answer (a result or an error). Without it, nothing is sent for a cancelled
+     * request, and a cancelled call rejects at once with its signal's reason.
      */
     readonly answer?: RpcFailure;
 }
@@ -140,8 +143,10 @@ export class RpcConnection implements RawCall {
     /**
      * Sends request `method` and answers its result; rejects with {@link RpcError} when the
      * other side answers an error, {@link ConnectionClosedError} when the connection closes
-     * first, the signal's reason when `options.signal` aborts (sending the cancel
-     * notification, when the connection has one), or what the port's `send` threw.
+     * first, or what the port's `send` threw. When `options.signal` aborts, the cancel
+     * notification is sent (if the connection has one) and the call rejects with the signal's
+     * reason, or, where the protocol answers a cancelled request ({@link RpcCancel.answer}),
+     * settles with that answer.
      */
     request(method: string, params: unknown, options: RpcCallOptions = {}): Promise<unknown> {
         if (this.isClosed) return Promise.reject(new ConnectionClosedError());
@@ -189,22 +194,37 @@ export class RpcConnection implements RawCall {
         this.settle();
     }
 
-    /** A request of this side's whose caller aborted: forgotten, and cancelled at the other side. */
+    /**
+     * A request of this side's whose caller aborted: cancelled at the other side (when the
+     * connection has a cancel notification). Where the protocol answers a cancelled request
+     * (`cancel.answer`: ACP), the call waits for that answer, as ACP's SDK does; otherwise it
+     * rejects at once with the signal's reason, and a late answer is dropped unreported.
+     */
     private abandon(id: number, reason: unknown): void {
         const p = this.pending.get(id);
         if (p === undefined) return;
+        const cancel = this.options.cancel;
+        const waits = cancel?.answer !== undefined;
+        if (cancel !== undefined && !this.isClosed) {
+            const params = typeof reason === 'string' ? { requestId: id, reason } : { requestId: id };
+            try {
+                this.port.send(JSON.stringify({ jsonrpc: '2.0', method: cancel.method, params }));
+            } catch (e) {
+                this.invalid(`the cancellation of ${p.method} (id ${id}) could not be sent: ${messageOf(e)}`, params);
+                if (waits) this.forget(id, p, reason);
+                return;
+            }
+        }
+        if (!waits) this.forget(id, p, reason);
+    }
+
+    /** A request no longer waited for: rejected with `reason`; its late answer dropped unreported. */
+    private forget(id: number, p: Pending, reason: unknown): void {
         this.pending.delete(id);
+        p.unlisten();
         this.cancelled.add(id);
         if (this.cancelled.size > CANCELLED_REMEMBERED) this.cancelled.delete(this.cancelled.values().next().value!);
         p.reject(reason);
-        const cancel = this.options.cancel;
-        if (cancel === undefined || this.isClosed) return;
-        const params = typeof reason === 'string' ? { requestId: id, reason } : { requestId: id };
-        try {
-            this.port.send(JSON.stringify({ jsonrpc: '2.0', method: cancel.method, params }));
-        } catch (e) {
-            this.invalid(`the cancellation of ${p.method} (id ${id}) could not be sent: ${messageOf(e)}`, params);
-        }
     }
 
     /** One incoming frame: read, judged, then answered, heard or matched. */
