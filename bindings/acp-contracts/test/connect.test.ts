@@ -117,7 +117,7 @@ test('refusals carry their codes; an unreadable message is answered with a null 
     assert.deepEqual(rest.sort((x, y) => byId(x).localeCompare(byId(y))), [
         { jsonrpc: '2.0', id: 1, error: { code: -32602, message: '✖ Invalid input: expected string, received number\n  → at cwd' } },
         { jsonrpc: '2.0', id: 2, error: { code: -32601, message: 'method not found: fs/read_text_file' } },
-        { jsonrpc: '2.0', id: null, error: { code: -32600, message: '✖ Too big: expected int to be <9223372036854775808\n  → at id' } },
+        { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'invalid request: ✖ Too big: expected int to be <9223372036854775808\n  → at id' } },
         // A null id is an id ACP admits (SHOULD NOT): the request is answered.
         { jsonrpc: '2.0', id: null, result: { sessionId: 'session-1' } },
     ]);

@@ -7,7 +7,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPortPair } from '@adecore/agent-contracts';
-import { ConnectionClosedError, InvalidResultError, RPC_CODES, RpcError, type RpcPort } from '@adecore/agent-contracts/runtime';
+import { PassThrough } from 'node:stream';
+import { ConnectionClosedError, InvalidResultError, ndjsonPort, RPC_CODES, RpcError, type RpcPort } from '@adecore/agent-contracts/runtime';
 import { connectMcpClient, connectMcpHost, LATEST_PROTOCOL_VERSION, type McpHostHandlers } from '@adecore/mcp-contracts';
 
 /** Every frame a port sends, parsed, in order; `next` waits for the next one. */
@@ -220,7 +221,8 @@ test('a peer that sends garbage, batches or invalid envelopes is answered as JSO
     const reports: string[] = [];
     const server = connectMcpHost(b, { handlers: serverHandlers(() => server, {}), onInvalidFrame: (m) => reports.push(m) });
     const p = peer(a);
-    // Not JSON: -32700 with JSON.parse's message; MCP's error response has no id for it.
+    // Not JSON: -32700 with JSON.parse's message; MCP's error response has no id for it (MCP
+    // 2025-11-25's id is optional, never null).
     p.sendText('{"jsonrpc": "2.0", "id": 1,');
     const garbage = (await p.next()) as { jsonrpc: string; id?: unknown; error: { code: number; message: string } };
     assert.equal(garbage.error.code, RPC_CODES.parseError);
@@ -231,20 +233,26 @@ test('a peer that sends garbage, batches or invalid envelopes is answered as JSO
     } catch (e) {
         expected = (e as Error).message;
     }
-    assert.deepEqual(garbage, { jsonrpc: '2.0', error: { code: -32700, message: expected } });
+    assert.deepEqual(garbage, { jsonrpc: '2.0', error: { code: -32700, message: `parse error: ${expected}` } });
     p.send([{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
     assert.deepEqual(await p.next(), {
         jsonrpc: '2.0',
-        error: { code: -32600, message: 'a batch (a JSON array of messages) is not a message: this protocol has no batches; send each message on its own' },
+        error: { code: -32600, message: 'invalid request: a batch (a JSON array of messages) is not supported; send each message on its own' },
     });
     // The message union refuses: its message; the id answered when it can be read.
     p.send({ jsonrpc: '1.0', id: 7, method: 'ping' });
-    assert.deepEqual(await p.next(), { jsonrpc: '2.0', id: 7, error: { code: -32600, message: '✖ Invalid input' } });
+    assert.deepEqual(await p.next(), { jsonrpc: '2.0', id: 7, error: { code: -32600, message: 'invalid request: ✖ Invalid input' } });
     p.send({ jsonrpc: '2.0', method: 5 });
-    assert.deepEqual(await p.next(), { jsonrpc: '2.0', error: { code: -32600, message: '✖ Invalid input' } });
+    assert.deepEqual(await p.next(), { jsonrpc: '2.0', error: { code: -32600, message: 'invalid request: ✖ Invalid input' } });
+    p.sendText('5');
+    assert.deepEqual(await p.next(), { jsonrpc: '2.0', error: { code: -32600, message: 'invalid request: ✖ Invalid input' } });
     // An id the request refuses (the union reads it as a notification's extra key).
     p.send({ jsonrpc: '2.0', id: { x: 1 }, method: 'ping' });
-    assert.deepEqual(await p.next(), { jsonrpc: '2.0', error: { code: -32600, message: '✖ Invalid input\n  → at id' } });
+    assert.deepEqual(await p.next(), { jsonrpc: '2.0', error: { code: -32600, message: 'invalid request: ✖ Invalid input\n  → at id' } });
+    // An id already being served: refused without the id (it is the first request's).
+    p.send({ jsonrpc: '2.0', id: 'dup', method: 'tools/call', params: { name: 'wait' } });
+    p.send({ jsonrpc: '2.0', id: 'dup', method: 'ping' });
+    assert.deepEqual(await p.next(), { jsonrpc: '2.0', error: { code: -32600, message: 'invalid request: request "dup" is already being served; an id is used once' } });
     // Absent params are read as `{}`; a request answered after all that.
     p.send({ jsonrpc: '2.0', id: 'a', method: 'ping' });
     assert.deepEqual(await p.next(), { jsonrpc: '2.0', id: 'a', result: {} });
@@ -259,6 +267,32 @@ test('a peer that sends garbage, batches or invalid envelopes is answered as JSO
         'a response to no request in flight (id 99)',
     ]);
     server.close();
+});
+
+test('over NDJSON, a line over the limit is answered -32600 and the next one is served', { timeout: 10_000 }, async () => {
+    const toServer = new PassThrough();
+    const fromServer = new PassThrough();
+    // The limit holds for what is sent too: the refusal must fit in it.
+    const server = connectMcpHost(ndjsonPort(toServer, fromServer, { maxFrameBytes: 128 }), { handlers: { ping: async () => ({}) } });
+    const lines: unknown[] = [];
+    let two!: () => void;
+    const answered = new Promise<void>((resolve) => (two = resolve));
+    fromServer.on('data', (chunk: Buffer) => {
+        for (const line of chunk.toString().split('\n')) {
+            if (line !== '' && lines.push(JSON.parse(line)) === 2) two();
+        }
+    });
+    const long = `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'x'.repeat(100)}"}}`;
+    toServer.write(`${long}\r\n`);
+    toServer.write('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+    await answered;
+    assert.deepEqual(lines, [
+        { jsonrpc: '2.0', error: { code: -32600, message: `invalid request: frame too large: ${long.length} bytes, the limit is 128 bytes` } },
+        { jsonrpc: '2.0', id: 2, result: {} },
+    ]);
+    // The input's end closes the connection.
+    toServer.end();
+    await server.closed;
 });
 
 test('a response the envelope or the table refuses fails its request', { timeout: 10_000 }, async () => {

@@ -4,19 +4,21 @@
 // package's own message schema. What a generated `connect<Side>` (MCP's, ACP's) is built on.
 // Hand-written, part of `@adecore/agent-contracts/runtime`.
 //
-// Verdicts, each answered as JSON-RPC 2.0 says (the codes and, where the Rust peer's are the
-// same functions, its messages):
-// - text that is not JSON: -32700, JSON.parse's message;
+// Verdicts, each answered as JSON-RPC 2.0 says, with the codes and the words of the Rust peer
+// (`contracts::rpc`), which reads the envelope by hand where this reads it by the schema:
+// - text that is not JSON: -32700, `parse error: ` and JSON.parse's message;
 // - a batch (a JSON array): -32600; no protocol generated here has batches;
 // - an object the message schema refuses, or one with a `method` and an `id` the request
-//   schema refuses: -32600 with the schema's refusal (`✖ ...`, the message the Rust side gives);
-//   a frame over the port's size limit: -32600 with `FrameTooLarge`'s message;
+//   schema refuses: -32600, `invalid request: ` and the schema's refusal (`✖ ...`); a frame
+//   over the port's size limit: -32600 with `FrameTooLarge`'s message; a request whose id is
+//   already being served: -32600, without the id;
 // - a request: the dispatcher's answer (its result, or -32601, -32602, -32603 as the generated
 //   dispatcher refuses, words of `calls.ts`);
 // - a notification: heard by the listeners, never answered (a refused one is reported);
 // - a response: settles the request of its id; one for no request in flight is reported.
 // An answer to a message whose id cannot be read carries `"id": null` when the protocol's
-// message schema admits it (JSON-RPC 2.0, ACP), and no id otherwise (MCP 2025-11-25).
+// message schema admits it (JSON-RPC 2.0, ACP), and no id otherwise (MCP 2025-11-25, whose
+// error response has an optional id that is never null; the Rust peer writes null for both).
 
 import type { z } from 'zod';
 import { parseWith } from './parse.js';
@@ -230,21 +232,18 @@ export class RpcConnection implements RawCall {
     /** One incoming frame: read, judged, then answered, heard or matched. */
     private receive(frame: unknown): void {
         if (this.isClosed) return;
-        if (frame instanceof FrameTooLarge) return this.answerUnreadable(RPC_CODES.invalidRequest, frame.message);
+        if (frame instanceof FrameTooLarge) return this.answerUnreadable(RPC_CODES.invalidRequest, `invalid request: ${frame.message}`);
         if (typeof frame !== 'string') {
-            return this.answerUnreadable(RPC_CODES.parseError, `a frame is JSON text, not ${frame === null ? 'null' : typeof frame}`);
+            return this.answerUnreadable(RPC_CODES.parseError, `parse error: a frame is JSON text, not ${frame === null ? 'null' : typeof frame}`);
         }
         let value: unknown;
         try {
             value = JSON.parse(frame);
         } catch (e) {
-            return this.answerUnreadable(RPC_CODES.parseError, messageOf(e));
+            return this.answerUnreadable(RPC_CODES.parseError, `parse error: ${messageOf(e)}`);
         }
         if (Array.isArray(value)) {
-            return this.answerUnreadable(
-                RPC_CODES.invalidRequest,
-                'a batch (a JSON array of messages) is not a message: this protocol has no batches; send each message on its own',
-            );
+            return this.answerUnreadable(RPC_CODES.invalidRequest, 'invalid request: a batch (a JSON array of messages) is not supported; send each message on its own');
         }
         const verdict = parseWith(this.envelope.message, value);
         if (!verdict.ok) return this.refused(value, verdict.message);
@@ -264,7 +263,8 @@ export class RpcConnection implements RawCall {
     /** A request of the other side's: answered with the dispatcher's answer, unless cancelled first. */
     private async serve(id: Id, method: string, params: unknown): Promise<void> {
         if (this.serving.has(id)) {
-            return this.answer(id, { ok: false, error: { code: RPC_CODES.invalidRequest, message: `a request with id ${JSON.stringify(id)} is already in flight` } });
+            // Answered without the id: it is the one being served's.
+            return this.answerUnreadable(RPC_CODES.invalidRequest, `invalid request: request ${JSON.stringify(id)} is already being served; an id is used once`);
         }
         const entry = { controller: new AbortController(), cancelled: false };
         this.serving.set(id, entry);
@@ -327,8 +327,9 @@ export class RpcConnection implements RawCall {
         if (!response) {
             const id = o?.id;
             const readable = typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id));
-            if (readable) return this.answer(id, { ok: false, error: { code: RPC_CODES.invalidRequest, message } });
-            return this.answerUnreadable(RPC_CODES.invalidRequest, message);
+            const error = { code: RPC_CODES.invalidRequest, message: `invalid request: ${message}` };
+            if (readable) return this.answer(id, { ok: false, error });
+            return this.answerUnreadable(error.code, error.message);
         }
         const id = o.id;
         const p = typeof id === 'number' ? this.pending.get(id) : undefined;
