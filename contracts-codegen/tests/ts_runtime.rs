@@ -142,8 +142,13 @@ fn packages() -> Vec<(String, Runtime, Vec<GeneratedFile>)> {
     )
     .expect("rpc");
     let mut r = TsOptions::new("@fixture/rpc-contracts", "RPC");
-    r.runtime = from;
-    [(agent, a), (connect, c), (app, d), (rpc, r)]
+    r.runtime = from.clone();
+    // A JSON-RPC protocol (a message union of its frames) imports the runtime's connection too.
+    let mcp = contracts_codegen::generate::Protocol::load("mcp", repo::root().join("schema/mcp"))
+        .expect("mcp");
+    let mut m = TsOptions::new("@adecore/mcp-contracts", "MCP");
+    m.runtime = from;
+    [(agent, a), (connect, c), (app, d), (rpc, r), (mcp, m)]
         .into_iter()
         .map(|(p, o)| {
             let files = typescript::emit(&p.model, &o);

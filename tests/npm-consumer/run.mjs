@@ -7,8 +7,8 @@
 //    on each tarball, from the package's own dev dependencies (installed by its lock file);
 // 3. a temporary copy of this directory is installed from its lock file (`npm ci`), then the
 //    tarballs are added to it (`--no-save`: the agent package, the app package built against
-//    it, the connect package), with exactly one zod (the consumer's: it is a peer) and one
-//    agent package (the runtime's: the connect and app packages have it as a peer);
+//    it, the connect, MCP and ACP packages), with exactly one zod (the consumer's: it is a
+//    peer) and one agent package (the runtime's: the other packages have it as a peer);
 // 4. src/main.ts is type-checked with `tsc --strict` under nodenext and bundler resolution,
 //    compiled, and run.
 //
@@ -28,6 +28,8 @@ const ROOT = join(HERE, '..', '..');
 const PACKAGES = [
     'bindings/agent-contracts',
     'bindings/connect-frames',
+    'bindings/mcp-contracts',
+    'bindings/acp-contracts',
     'examples/documents-app/bindings/documents-contracts',
 ];
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';

@@ -4,7 +4,7 @@
 
 import { z } from 'zod';
 import { AuthenticateRequestSchema, AuthenticateResponseSchema, CancelNotificationSchema, CancelRequestNotificationSchema, CloseSessionRequestSchema, CloseSessionResponseSchema, CompleteElicitationNotificationSchema, CreateElicitationRequestSchema, CreateElicitationResponseSchema, CreateTerminalRequestSchema, CreateTerminalResponseSchema, DeleteSessionRequestSchema, DeleteSessionResponseSchema, InitializeRequestSchema, InitializeResponseSchema, KillTerminalRequestSchema, KillTerminalResponseSchema, ListSessionsRequestSchema, ListSessionsResponseSchema, LoadSessionRequestSchema, LoadSessionResponseSchema, LogoutRequestSchema, LogoutResponseSchema, NewSessionRequestSchema, NewSessionResponseSchema, PromptRequestSchema, PromptResponseSchema, ReadTextFileRequestSchema, ReadTextFileResponseSchema, ReleaseTerminalRequestSchema, ReleaseTerminalResponseSchema, RequestPermissionRequestSchema, RequestPermissionResponseSchema, ResumeSessionRequestSchema, ResumeSessionResponseSchema, SessionNotificationSchema, SetSessionConfigOptionRequestSchema, SetSessionConfigOptionResponseSchema, SetSessionModeRequestSchema, SetSessionModeResponseSchema, TerminalOutputRequestSchema, TerminalOutputResponseSchema, WaitForTerminalExitRequestSchema, WaitForTerminalExitResponseSchema, WriteTextFileRequestSchema, WriteTextFileResponseSchema } from './schemas.js';
-import { callTyped, dispatchTyped, notifyTyped, parseWith, type DispatchAnswer, type ParseResult, type RawCall } from '@adecore/agent-contracts/runtime';
+import { callTyped, dispatchTyped, notifyTyped, parseWith, type DispatchAnswer, type ParseResult, type RawCall, type RpcCallOptions, type RpcHandlerContext } from '@adecore/agent-contracts/runtime';
 
 /** Every request by name: its payload and result schemas. */
 export const ACP_REQUEST_SCHEMAS = {
@@ -231,41 +231,41 @@ export type AcpServerRequestType = { [K in AcpRequestType]: (typeof ACP_REQUEST_
 /** The name of an event the server sends. */
 export type AcpServerEventType = { [K in AcpEventType]: (typeof ACP_EVENT_SENDERS)[K] extends 'client' ? never : K }[AcpEventType];
 
-/** What the host (the server) answers: a handler per request the other side sends. A missing one is refused as method not found. */
+/** What the host (the server) answers: a handler per request the other side sends, told its payload and a signal that aborts when the request is cancelled. A missing one is refused as method not found. */
 export type AcpHostHandlers = {
-    readonly [K in AcpClientRequestType]?: (payload: AcpRequestPayload<K>) => Promise<AcpRequestResult<K>>;
+    readonly [K in AcpClientRequestType]?: (payload: AcpRequestPayload<K>, context: RpcHandlerContext) => Promise<AcpRequestResult<K>>;
 };
 /** What the host (the server) hears: a listener per event (notification) the other side sends. */
 export type AcpHostListeners = {
     readonly [K in AcpClientEventType]?: (payload: AcpEventPayload<K>) => void;
 };
 
-/** What the client answers: a handler per request the other side sends. A missing one is refused as method not found. */
+/** What the client answers: a handler per request the other side sends, told its payload and a signal that aborts when the request is cancelled. A missing one is refused as method not found. */
 export type AcpClientHandlers = {
-    readonly [K in AcpServerRequestType]?: (payload: AcpRequestPayload<K>) => Promise<AcpRequestResult<K>>;
+    readonly [K in AcpServerRequestType]?: (payload: AcpRequestPayload<K>, context: RpcHandlerContext) => Promise<AcpRequestResult<K>>;
 };
 /** What the client hears: a listener per event (notification) the other side sends. */
 export type AcpClientListeners = {
     readonly [K in AcpServerEventType]?: (payload: AcpEventPayload<K>) => void;
 };
 
-/** What a client sends its host, typed: a request answers its result (read by the request's table; a result it refuses throws `InvalidResultError`), an event is a notification. */
+/** What a client sends its host, typed: a request answers its result (read by the request's table; a result it refuses throws `InvalidResultError`; `options.signal` aborts it), an event is a notification. */
 export interface AcpClientCalls {
-    request<K extends AcpClientRequestType>(method: K, payload: AcpRequestPayload<K>): Promise<AcpRequestResult<K>>;
+    request<K extends AcpClientRequestType>(method: K, payload: AcpRequestPayload<K>, options?: RpcCallOptions): Promise<AcpRequestResult<K>>;
     notify<K extends AcpClientEventType>(event: K, payload: AcpEventPayload<K>): Promise<void>;
 }
 
 /** AcpClientCalls through a connection (`RawCall`: a JSON-RPC connection). */
 export function createAcpClientCalls(call: RawCall): AcpClientCalls {
     return {
-        request: (method, payload) => callTyped(ACP_REQUEST_SCHEMAS, call, method, payload) as never,
+        request: (method, payload, options) => callTyped(ACP_REQUEST_SCHEMAS, call, method, payload, options) as never,
         notify: (event, payload) => call.notify(event, payload),
     };
 }
 
-/** Answers a request the other side sent with the host's handler, as the Rust dispatcher does: JSON-RPC's codes and messages (`dispatchTyped`). */
-export function dispatchAcpHost(handlers: AcpHostHandlers, method: string, params: unknown): Promise<DispatchAnswer> {
-    return dispatchTyped(ACP_REQUEST_SCHEMAS, (name) => ACP_REQUEST_SENDERS[name as AcpRequestType] !== 'server', handlers as never, method, params);
+/** Answers a request the other side sent with the host's handler, as the Rust dispatcher does: JSON-RPC's codes and messages (`dispatchTyped`); the handler is told `context`. */
+export function dispatchAcpHost(handlers: AcpHostHandlers, method: string, params: unknown, context?: RpcHandlerContext): Promise<DispatchAnswer> {
+    return dispatchTyped(ACP_REQUEST_SCHEMAS, (name) => ACP_REQUEST_SENDERS[name as AcpRequestType] !== 'server', handlers as never, method, params, context);
 }
 
 /** Hears an event the other side sent with the host's listener (`notifyTyped`). */
@@ -273,23 +273,23 @@ export function notifyAcpHost(listeners: AcpHostListeners, event: string, params
     return notifyTyped(ACP_EVENT_SCHEMAS, (name) => ACP_EVENT_SENDERS[name as AcpEventType] !== 'server', listeners as never, event, params);
 }
 
-/** What a host sends its client, typed: a request answers its result (read by the request's table; a result it refuses throws `InvalidResultError`), an event is a notification. */
+/** What a host sends its client, typed: a request answers its result (read by the request's table; a result it refuses throws `InvalidResultError`; `options.signal` aborts it), an event is a notification. */
 export interface AcpHostCalls {
-    request<K extends AcpServerRequestType>(method: K, payload: AcpRequestPayload<K>): Promise<AcpRequestResult<K>>;
+    request<K extends AcpServerRequestType>(method: K, payload: AcpRequestPayload<K>, options?: RpcCallOptions): Promise<AcpRequestResult<K>>;
     notify<K extends AcpServerEventType>(event: K, payload: AcpEventPayload<K>): Promise<void>;
 }
 
 /** AcpHostCalls through a connection (`RawCall`: a JSON-RPC connection). */
 export function createAcpHostCalls(call: RawCall): AcpHostCalls {
     return {
-        request: (method, payload) => callTyped(ACP_REQUEST_SCHEMAS, call, method, payload) as never,
+        request: (method, payload, options) => callTyped(ACP_REQUEST_SCHEMAS, call, method, payload, options) as never,
         notify: (event, payload) => call.notify(event, payload),
     };
 }
 
-/** Answers a request the other side sent with the client's handler, as the Rust dispatcher does: JSON-RPC's codes and messages (`dispatchTyped`). */
-export function dispatchAcpClient(handlers: AcpClientHandlers, method: string, params: unknown): Promise<DispatchAnswer> {
-    return dispatchTyped(ACP_REQUEST_SCHEMAS, (name) => ACP_REQUEST_SENDERS[name as AcpRequestType] !== 'client', handlers as never, method, params);
+/** Answers a request the other side sent with the client's handler, as the Rust dispatcher does: JSON-RPC's codes and messages (`dispatchTyped`); the handler is told `context`. */
+export function dispatchAcpClient(handlers: AcpClientHandlers, method: string, params: unknown, context?: RpcHandlerContext): Promise<DispatchAnswer> {
+    return dispatchTyped(ACP_REQUEST_SCHEMAS, (name) => ACP_REQUEST_SENDERS[name as AcpRequestType] !== 'client', handlers as never, method, params, context);
 }
 
 /** Hears an event the other side sent with the client's listener (`notifyTyped`). */

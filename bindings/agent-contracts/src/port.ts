@@ -1,5 +1,7 @@
 // Hand-written (not generated): the FramePort the spec names, and an in-memory pair of ports.
-// Typed against the generated frame types, so a change of envelope fails the build here.
+// Typed against the generated frame types, so a change of envelope fails the build here. The
+// frames it sends are a parameter: the agent's by default, JSON texts for a JSON-RPC connection
+// (`FramePort<string>`, the runtime's `RpcPort`).
 
 import type { Request, ServerFrame } from './schemas.js';
 
@@ -7,10 +9,10 @@ import type { Request, ServerFrame } from './schemas.js';
  * Two ends that pass frames, such as a MessagePort between a window and the process that runs
  * the chats. A frame arrives as `unknown` because the receiving end checks it. `onFrame`
  * answers the function that stops listening. The port knows nothing of connecting, closing,
- * timeouts or who is on the other end.
+ * timeouts or who is on the other end. `F` is what it sends: the agent's frames by default.
  */
-export interface FramePort {
-    send(frame: Request | ServerFrame): void;
+export interface FramePort<F = Request | ServerFrame> {
+    send(frame: F): void;
     onFrame(listener: (frame: unknown) => void): () => void;
 }
 
@@ -19,9 +21,9 @@ export interface FramePort {
  * structured clone (as a MessagePort passes it). For tests and for a host and a client in one
  * process.
  */
-export function createPortPair(): [FramePort, FramePort] {
+export function createPortPair<F = Request | ServerFrame>(): [FramePort<F>, FramePort<F>] {
     const listeners: [Set<(frame: unknown) => void>, Set<(frame: unknown) => void>] = [new Set(), new Set()];
-    const end = (mine: 0 | 1): FramePort => ({
+    const end = (mine: 0 | 1): FramePort<F> => ({
         send(frame) {
             const copy = structuredClone(frame);
             queueMicrotask(() => {

@@ -124,7 +124,10 @@ test('dispatchTyped answers with JSON-RPC codes and the Rust dispatcher\'s messa
     } as const;
     const receives = (name: string) => name !== 'sampling/create';
     const handlers = {
-        'tools/call': async (p: { name: string }) => (p.name === 'bad' ? { text: 7 } : { text: `ran ${p.name}` }),
+        'tools/call': async (p: { name: string }, context: runtime.RpcHandlerContext) => {
+            if (p.name === 'aborted') throw context.signal.reason;
+            return p.name === 'bad' ? { text: 7 } : { text: `ran ${p.name}` };
+        },
     };
     const d = (method: string, params: unknown) => runtime.dispatchTyped(table, receives, handlers as never, method, params);
     assert.deepEqual(await d('tools/call', { name: 'x' }), { ok: true, result: { text: 'ran x' } });
@@ -145,6 +148,14 @@ test('dispatchTyped answers with JSON-RPC codes and the Rust dispatcher\'s messa
         assert.equal(bad.error.code, -32603);
         assert.ok(bad.error.message.startsWith("the host's result of tools/call is not valid, so it was not sent: "));
     }
+    // The handler is told the context; a DOMException (an abort's reason) is no RpcFailure, for
+    // all its numeric legacy `code`: -32603 with its message.
+    const stopped = new AbortController();
+    stopped.abort(new DOMException('stopped by the caller', 'AbortError'));
+    assert.deepEqual(await runtime.dispatchTyped(table, receives, handlers as never, 'tools/call', { name: 'aborted' }, { signal: stopped.signal }), {
+        ok: false,
+        error: { code: -32603, message: 'stopped by the caller' },
+    });
     // A typed call reads the result by the table, and throws on one it refuses.
     const call = { request: async () => ({ text: 7 }), notify: async () => {} };
     await assert.rejects(runtime.callTyped(table, call, 'tools/call', { name: 'x' }), (e: unknown) => e instanceof runtime.InvalidResultError && e.method === 'tools/call');

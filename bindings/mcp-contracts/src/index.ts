@@ -317,3 +317,4 @@ export {
 export { type ParseResult, type TypedParseResult, noTableEntry, quoteName, parseWith } from '@adecore/agent-contracts/runtime';
 export * from './tables.js';
 export * from './frames.js';
+export * from './connect.js';

@@ -4,7 +4,7 @@
 
 import { z } from 'zod';
 import { CallToolOutcomeSchema, CallToolRequestParamsSchema, CancelTaskRequestParamsSchema, CancelTaskResultSchema, CancelledNotificationParamsSchema, CompleteRequestParamsSchema, CompleteResultSchema, CreateMessageOutcomeSchema, CreateMessageRequestParamsSchema, ElicitOutcomeSchema, ElicitRequestParamsSchema, ElicitationCompleteNotificationParamsSchema, EmptyResultSchema, GetPromptRequestParamsSchema, GetPromptResultSchema, GetTaskPayloadRequestParamsSchema, GetTaskPayloadResultSchema, GetTaskRequestParamsSchema, GetTaskResultSchema, InitializeRequestParamsSchema, InitializeResultSchema, ListPromptsResultSchema, ListResourceTemplatesResultSchema, ListResourcesResultSchema, ListRootsResultSchema, ListTasksResultSchema, ListToolsResultSchema, LoggingMessageNotificationParamsSchema, NotificationParamsSchema, PaginatedRequestParamsSchema, ProgressNotificationParamsSchema, ReadResourceRequestParamsSchema, ReadResourceResultSchema, RequestParamsSchema, ResourceUpdatedNotificationParamsSchema, SetLevelRequestParamsSchema, SubscribeRequestParamsSchema, TaskStatusNotificationParamsSchema, UnsubscribeRequestParamsSchema } from './schemas.js';
-import { callTyped, dispatchTyped, notifyTyped, parseWith, type DispatchAnswer, type ParseResult, type RawCall } from '@adecore/agent-contracts/runtime';
+import { callTyped, dispatchTyped, notifyTyped, parseWith, type DispatchAnswer, type ParseResult, type RawCall, type RpcCallOptions, type RpcHandlerContext } from '@adecore/agent-contracts/runtime';
 
 /** Every request by name: its payload and result schemas. */
 export const MCP_REQUEST_SCHEMAS = {
@@ -278,41 +278,41 @@ export type McpServerRequestType = { [K in McpRequestType]: (typeof MCP_REQUEST_
 /** The name of an event the server sends. */
 export type McpServerEventType = { [K in McpEventType]: (typeof MCP_EVENT_SENDERS)[K] extends 'client' ? never : K }[McpEventType];
 
-/** What the host (the server) answers: a handler per request the other side sends. A missing one is refused as method not found. */
+/** What the host (the server) answers: a handler per request the other side sends, told its payload and a signal that aborts when the request is cancelled. A missing one is refused as method not found. */
 export type McpHostHandlers = {
-    readonly [K in McpClientRequestType]?: (payload: McpRequestPayload<K>) => Promise<McpRequestResult<K>>;
+    readonly [K in McpClientRequestType]?: (payload: McpRequestPayload<K>, context: RpcHandlerContext) => Promise<McpRequestResult<K>>;
 };
 /** What the host (the server) hears: a listener per event (notification) the other side sends. */
 export type McpHostListeners = {
     readonly [K in McpClientEventType]?: (payload: McpEventPayload<K>) => void;
 };
 
-/** What the client answers: a handler per request the other side sends. A missing one is refused as method not found. */
+/** What the client answers: a handler per request the other side sends, told its payload and a signal that aborts when the request is cancelled. A missing one is refused as method not found. */
 export type McpClientHandlers = {
-    readonly [K in McpServerRequestType]?: (payload: McpRequestPayload<K>) => Promise<McpRequestResult<K>>;
+    readonly [K in McpServerRequestType]?: (payload: McpRequestPayload<K>, context: RpcHandlerContext) => Promise<McpRequestResult<K>>;
 };
 /** What the client hears: a listener per event (notification) the other side sends. */
 export type McpClientListeners = {
     readonly [K in McpServerEventType]?: (payload: McpEventPayload<K>) => void;
 };
 
-/** What a client sends its host, typed: a request answers its result (read by the request's table; a result it refuses throws `InvalidResultError`), an event is a notification. */
+/** What a client sends its host, typed: a request answers its result (read by the request's table; a result it refuses throws `InvalidResultError`; `options.signal` aborts it), an event is a notification. */
 export interface McpClientCalls {
-    request<K extends McpClientRequestType>(method: K, payload: McpRequestPayload<K>): Promise<McpRequestResult<K>>;
+    request<K extends McpClientRequestType>(method: K, payload: McpRequestPayload<K>, options?: RpcCallOptions): Promise<McpRequestResult<K>>;
     notify<K extends McpClientEventType>(event: K, payload: McpEventPayload<K>): Promise<void>;
 }
 
 /** McpClientCalls through a connection (`RawCall`: a JSON-RPC connection). */
 export function createMcpClientCalls(call: RawCall): McpClientCalls {
     return {
-        request: (method, payload) => callTyped(MCP_REQUEST_SCHEMAS, call, method, payload) as never,
+        request: (method, payload, options) => callTyped(MCP_REQUEST_SCHEMAS, call, method, payload, options) as never,
         notify: (event, payload) => call.notify(event, payload),
     };
 }
 
-/** Answers a request the other side sent with the host's handler, as the Rust dispatcher does: JSON-RPC's codes and messages (`dispatchTyped`). */
-export function dispatchMcpHost(handlers: McpHostHandlers, method: string, params: unknown): Promise<DispatchAnswer> {
-    return dispatchTyped(MCP_REQUEST_SCHEMAS, (name) => MCP_REQUEST_SENDERS[name as McpRequestType] !== 'server', handlers as never, method, params);
+/** Answers a request the other side sent with the host's handler, as the Rust dispatcher does: JSON-RPC's codes and messages (`dispatchTyped`); the handler is told `context`. */
+export function dispatchMcpHost(handlers: McpHostHandlers, method: string, params: unknown, context?: RpcHandlerContext): Promise<DispatchAnswer> {
+    return dispatchTyped(MCP_REQUEST_SCHEMAS, (name) => MCP_REQUEST_SENDERS[name as McpRequestType] !== 'server', handlers as never, method, params, context);
 }
 
 /** Hears an event the other side sent with the host's listener (`notifyTyped`). */
@@ -320,23 +320,23 @@ export function notifyMcpHost(listeners: McpHostListeners, event: string, params
     return notifyTyped(MCP_EVENT_SCHEMAS, (name) => MCP_EVENT_SENDERS[name as McpEventType] !== 'server', listeners as never, event, params);
 }
 
-/** What a host sends its client, typed: a request answers its result (read by the request's table; a result it refuses throws `InvalidResultError`), an event is a notification. */
+/** What a host sends its client, typed: a request answers its result (read by the request's table; a result it refuses throws `InvalidResultError`; `options.signal` aborts it), an event is a notification. */
 export interface McpHostCalls {
-    request<K extends McpServerRequestType>(method: K, payload: McpRequestPayload<K>): Promise<McpRequestResult<K>>;
+    request<K extends McpServerRequestType>(method: K, payload: McpRequestPayload<K>, options?: RpcCallOptions): Promise<McpRequestResult<K>>;
     notify<K extends McpServerEventType>(event: K, payload: McpEventPayload<K>): Promise<void>;
 }
 
 /** McpHostCalls through a connection (`RawCall`: a JSON-RPC connection). */
 export function createMcpHostCalls(call: RawCall): McpHostCalls {
     return {
-        request: (method, payload) => callTyped(MCP_REQUEST_SCHEMAS, call, method, payload) as never,
+        request: (method, payload, options) => callTyped(MCP_REQUEST_SCHEMAS, call, method, payload, options) as never,
         notify: (event, payload) => call.notify(event, payload),
     };
 }
 
-/** Answers a request the other side sent with the client's handler, as the Rust dispatcher does: JSON-RPC's codes and messages (`dispatchTyped`). */
-export function dispatchMcpClient(handlers: McpClientHandlers, method: string, params: unknown): Promise<DispatchAnswer> {
-    return dispatchTyped(MCP_REQUEST_SCHEMAS, (name) => MCP_REQUEST_SENDERS[name as McpRequestType] !== 'client', handlers as never, method, params);
+/** Answers a request the other side sent with the client's handler, as the Rust dispatcher does: JSON-RPC's codes and messages (`dispatchTyped`); the handler is told `context`. */
+export function dispatchMcpClient(handlers: McpClientHandlers, method: string, params: unknown, context?: RpcHandlerContext): Promise<DispatchAnswer> {
+    return dispatchTyped(MCP_REQUEST_SCHEMAS, (name) => MCP_REQUEST_SENDERS[name as McpRequestType] !== 'client', handlers as never, method, params, context);
 }
 
 /** Hears an event the other side sent with the client's listener (`notifyTyped`). */

@@ -1,9 +1,10 @@
 // A consumer of the packed packages, as an app's node client would use them: every entry point
 // imported, the consumer's own zod schemas passed to the agent package's client (one copy of
 // zod, the consumer's: the packages have it as a peer), one runtime (the agent package's
-// `./runtime`, which the connect and app packages import and re-export, the same functions),
-// and the app package's client over the
-// agent package's Node WebSocket port against a small host on 127.0.0.1. Compiled by run.mjs
+// `./runtime`, which the connect, MCP, ACP and app packages import and re-export, the same
+// functions), an MCP client and server and an ACP client and agent over the runtime's JSON-RPC
+// connection, and the app package's client over the agent package's Node WebSocket port
+// against a small host on 127.0.0.1. Compiled by run.mjs
 // with `tsc --strict` under nodenext and bundler resolution, then run; exits non-zero on the
 // first failed check. Every wait is bounded.
 
@@ -24,10 +25,13 @@ import { TerminalApprovalAnswerSchema, type TerminalApprovalAnswer } from '@adec
 import { TaskStateSchema, type TaskState } from '@adecore/agent-contracts/task';
 import { connectNodePort } from '@adecore/agent-contracts/node';
 import agentSchema from '@adecore/agent-contracts/schema.json' with { type: 'json' };
-import { parseWith, type ParseResult } from '@adecore/agent-contracts/runtime';
+import { parseWith, RpcError, type ParseResult } from '@adecore/agent-contracts/runtime';
 import * as agent from '@adecore/agent-contracts';
 import * as documents from '@adecore/documents-contracts';
 import * as connect from '@adecore/connect-frames';
+import * as mcp from '@adecore/mcp-contracts';
+import * as acp from '@adecore/acp-contracts';
+import mcpSchema from '@adecore/mcp-contracts/schema.json' with { type: 'json' };
 import { createDocumentsClient, DOCUMENTS_REQUEST_TYPES, parseDocumentsRequestPayload } from '@adecore/documents-contracts';
 import { parseClientFrame } from '@adecore/connect-frames';
 
@@ -82,7 +86,7 @@ assert.equal(parseClientFrame({}).ok, false);
 assert.ok(DOCUMENTS_REQUEST_TYPES.includes('chat.list') && DOCUMENTS_REQUEST_TYPES.includes('document.read'));
 
 // One runtime: the agent package's, imported by the connect and app packages, not copied.
-for (const [name, pkg] of [['agent', agent], ['documents', documents], ['connect', connect]] as const) {
+for (const [name, pkg] of [['agent', agent], ['documents', documents], ['connect', connect], ['mcp', mcp], ['acp', acp]] as const) {
     assert.equal(pkg.parseWith, parseWith, `${name}'s parseWith is the runtime's`);
     assert.equal(pkg.noTableEntry, agent.noTableEntry, `${name}'s noTableEntry is the runtime's`);
 }
@@ -108,6 +112,33 @@ const requests = {
     client.close();
 }
 
+// MCP and ACP: each side of the protocol over the runtime's JSON-RPC connection, in memory.
+assert.equal(mcpSchema.$schema, 'https://json-schema.org/draft/2020-12/schema');
+{
+    const [a, b] = createPortPair<string>();
+    const server = mcp.connectMcpHost(b, {
+        handlers: {
+            initialize: async (p) => ({ protocolVersion: p.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'server', version: '1' } }),
+            'tools/call': async (p) => ({ content: [{ type: 'text', text: `called ${p.name}` }] }),
+        },
+    });
+    const client = mcp.connectMcpClient(a);
+    const init = await within(2000, 'initialize', client.request('initialize', { protocolVersion: mcp.LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'client', version: '1' } }));
+    assert.equal(init.serverInfo.name, 'server');
+    assert.deepEqual(await within(2000, 'tools/call', client.request('tools/call', { name: 'x' })), { content: [{ type: 'text', text: 'called x' }] });
+    await assert.rejects(within(2000, 'tools/list', client.request('tools/list', {})), (e: unknown) => e instanceof RpcError && e.code === -32601);
+    client.close();
+    server.close();
+}
+{
+    const [a, b] = createPortPair<string>();
+    const agentSide = acp.connectAcpHost(b, { handlers: { initialize: async (p) => ({ protocolVersion: p.protocolVersion }) } });
+    const editor = acp.connectAcpClient(a);
+    assert.deepEqual(await within(2000, 'initialize', editor.request('initialize', { protocolVersion: acp.PROTOCOL_VERSION })), { protocolVersion: acp.PROTOCOL_VERSION });
+    editor.close();
+    agentSide.close();
+}
+
 // The app package's client over the Node WebSocket port, against a real socket.
 const h = await host();
 const port = await within(5000, 'connect', connectNodePort(h.url));
@@ -124,4 +155,4 @@ try {
     await within(5000, 'close', port.closed);
     await h.stop();
 }
-console.log('npm consumer: every entry point, one zod, one runtime, the app client over the Node port: ok');
+console.log('npm consumer: every entry point, one zod, one runtime, MCP and ACP over JSON-RPC, the app client over the Node port: ok');

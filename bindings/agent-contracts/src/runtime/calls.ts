@@ -6,14 +6,27 @@
 import type { z } from 'zod';
 import { parseWith } from './parse.js';
 
-/** A connection to the other side: a request answers its raw result, a notification nothing. A JSON-RPC connection implements it. */
+/** How a request is sent: `signal` aborts it (the call rejects with the signal's reason). */
+export interface RpcCallOptions {
+    readonly signal?: AbortSignal;
+}
+
+/** What a handler is told beside its payload: `signal` aborts when the other side cancels the request or the connection closes. */
+export interface RpcHandlerContext {
+    readonly signal: AbortSignal;
+}
+
+/**
+ * A connection to the other side: a request answers its raw result, a notification nothing.
+ * A JSON-RPC connection implements it (`RpcConnection`).
+ */
 export interface RawCall {
-    request(method: string, params: unknown): Promise<unknown>;
+    request(method: string, params: unknown, options?: RpcCallOptions): Promise<unknown>;
     notify(method: string, params: unknown): Promise<void>;
 }
 
-/** JSON-RPC's codes a generated dispatcher refuses with. */
-export const RPC_CODES = { methodNotFound: -32601, invalidParams: -32602, internalError: -32603 } as const;
+/** JSON-RPC's codes: those a connection answers an unreadable message with (`RpcConnection`), and those a generated dispatcher refuses with. */
+export const RPC_CODES = { parseError: -32700, invalidRequest: -32600, methodNotFound: -32601, invalidParams: -32602, internalError: -32603 } as const;
 
 /** A failure: a JSON-RPC error's code and message. A handler may throw one to answer with it. */
 export interface RpcFailure {
@@ -42,17 +55,22 @@ export type CallTable = { readonly [name: string]: { readonly payload: z.ZodType
 /** An event table: each name's payload schema. */
 export type NotifyTable = { readonly [name: string]: z.ZodType };
 
+/** The context of a handler called outside a connection: a signal that never aborts. */
+const DETACHED: RpcHandlerContext = { signal: new AbortController().signal };
+
 function has(table: object, name: string): boolean {
     return Object.prototype.hasOwnProperty.call(table, name);
 }
 
+/** A thrown failure: a number `code` and a string `message` (a `DOMException`, whose legacy `code` is no JSON-RPC code, is not one). */
 function isFailure(e: unknown): e is RpcFailure {
-    return typeof e === 'object' && e !== null && typeof (e as RpcFailure).code === 'number' && typeof (e as RpcFailure).message === 'string';
+    if (typeof e !== 'object' || e === null || e instanceof DOMException) return false;
+    return typeof (e as RpcFailure).code === 'number' && typeof (e as RpcFailure).message === 'string';
 }
 
 /** Sends request `method` through `call` and reads its result by `table`; throws {@link InvalidResultError} when the table refuses it. */
-export async function callTyped(table: CallTable, call: RawCall, method: string, payload: unknown): Promise<unknown> {
-    const raw = await call.request(method, payload);
+export async function callTyped(table: CallTable, call: RawCall, method: string, payload: unknown, options?: RpcCallOptions): Promise<unknown> {
+    const raw = await call.request(method, payload, options);
     const r = parseWith(table[method]!.result, raw);
     if (!r.ok) throw new InvalidResultError(method, r.message);
     return r.value;
@@ -63,14 +81,16 @@ export async function callTyped(table: CallTable, call: RawCall, method: string,
  * receive (`receives`) is -32601 (`method not found: <name>`), a missing handler -32601
  * (`method not found: <name> is not supported`), params the table refuses -32602 (absent params
  * read as `{}`), a result it refuses -32603 (never sent); a handler that throws an
- * {@link RpcFailure} answers with it, any other throw -32603 with its message.
+ * {@link RpcFailure} answers with it, any other throw -32603 with its message. The handler is
+ * called with its payload and `context` (a signal that never aborts when none is given).
  */
 export async function dispatchTyped(
     table: CallTable,
     receives: (name: string) => boolean,
-    handlers: { readonly [name: string]: ((payload: never) => Promise<unknown>) | undefined },
+    handlers: { readonly [name: string]: ((payload: never, context: RpcHandlerContext) => Promise<unknown>) | undefined },
     method: string,
     params: unknown,
+    context: RpcHandlerContext = DETACHED,
 ): Promise<DispatchAnswer> {
     if (!has(table, method) || !receives(method)) {
         return { ok: false, error: { code: RPC_CODES.methodNotFound, message: `method not found: ${method}` } };
@@ -84,7 +104,7 @@ export async function dispatchTyped(
     if (!p.ok) return { ok: false, error: { code: RPC_CODES.invalidParams, message: p.message } };
     let result: unknown;
     try {
-        result = await handler(p.value as never);
+        result = await handler(p.value as never, context);
     } catch (e) {
         if (isFailure(e)) return { ok: false, error: e };
         return { ok: false, error: { code: RPC_CODES.internalError, message: e instanceof Error ? e.message : String(e) } };

@@ -6,4 +6,6 @@
 export { type ParseResult, type TypedParseResult, MAX_ISSUES, noTableEntry, quoteName, parseWith, refusalMessage } from './parse.js';
 export { onString, onArray } from './limits.js';
 export { wholeI64, wholeU64 } from './ints.js';
-export { type RawCall, type RpcFailure, type DispatchAnswer, type CallTable, type NotifyTable, RPC_CODES, InvalidResultError, callTyped, dispatchTyped, notifyTyped } from './calls.js';
+export { type RawCall, type RpcCallOptions, type RpcHandlerContext, type RpcFailure, type DispatchAnswer, type CallTable, type NotifyTable, RPC_CODES, InvalidResultError, callTyped, dispatchTyped, notifyTyped } from './calls.js';
+export { type RpcPort, type RpcSide, type RpcEnvelope, type RpcCancel, type RpcOptions, type RpcSession, RpcConnection, RpcError, ConnectionClosedError, connectRpc } from './rpc.js';
+export { type LineInput, type LineOutput, type NdjsonOptions, type NdjsonPort, DEFAULT_MAX_FRAME_BYTES, FrameTooLarge, ndjsonPort } from './ndjson.js';

@@ -72,6 +72,9 @@ impl<'a> Emitter<'a> {
                 out.push_str("export * from './tables.js';\n");
             }
             out.push_str("export * from './frames.js';\n");
+            if self.rpc_envelope().is_some() {
+                out.push_str("export * from './connect.js';\n");
+            }
             for x in &self.options.extra_exports {
                 let _ = writeln!(out, "export * from {};", js_string(x));
             }

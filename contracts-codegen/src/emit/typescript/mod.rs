@@ -28,6 +28,9 @@
 //! src/frames.ts                 parse<Frame>() for the frame types, the alias exports, and the
 //!                               typed frames (below); for an untagged union, pick<Frame>()
 //!                               (below)
+//! src/connect.ts                connect<Prefix>Client and connect<Prefix>Host: each side over
+//!                               the runtime's JSON-RPC connection (only for a JSON-RPC protocol:
+//!                               tables with two sides and a message union of their frames)
 //! src/index.ts                  the root module's types, the tables, frames, hand-written extras
 //! src/<module>.ts               the types of one schema module (`./task`, `./agent`)
 //! ```
@@ -71,6 +74,7 @@
 //! schemas.rs    src/schemas.ts: every type's Zod schema and type, in dependency order
 //! tables.rs     src/tables.ts: the request and event tables, their types and parse functions
 //! frames.rs     src/frames.ts: parse<Frame>(), the aliases, pick<Union>()
+//! connect.rs    src/connect.ts: each side of a JSON-RPC protocol as a connection
 //! typed.rs      src/frames.ts's typed section: <Name>TypedSchema, parse<Name>Typed
 //! index.rs      src/index.ts and src/<module>.ts: the re-exports
 //! readme.rs     README.md and test/readme-example.ts, its example compiled
@@ -83,6 +87,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+mod connect;
 mod frames;
 mod index;
 mod js;
@@ -166,6 +171,9 @@ pub fn emit_with(
     ];
     if e.has_tables() {
         files.push(file("src/tables.ts", e.tables()));
+    }
+    if let Some(envelope) = e.rpc_envelope() {
+        files.push(file("src/connect.ts", e.connect(&envelope)));
     }
     let runtime = options.runtime.specifier();
     for f in &mut files {

@@ -111,6 +111,13 @@ impl<'a> Emitter<'a> {
                 code_list(&typed)
             );
         }
+        if self.rpc_envelope().is_some() {
+            let _ = writeln!(
+                out,
+                "- `connect{tp}Client` and `connect{tp}Host`: each side as a JSON-RPC 2.0 connection over a port of JSON texts (`RpcPort`, from `{}`: `ndjsonPort` over stdio, an in-memory pair, a WebSocket's text messages): the other side's typed calls, this side's handlers and listeners, cancellation by an `AbortSignal`.",
+                self.options.runtime.specifier()
+            );
+        }
         let _ = writeln!(
             out,
             "- A schema `<Name>Schema` and a type `<Name>` for each of the {} types of this protocol, with their documentation as JSDoc.",

@@ -34,6 +34,14 @@ pub const RUNTIME_IMPORTS: &[&str] = &[
     "notifyTyped",
     "DispatchAnswer",
     "RawCall",
+    "RpcCallOptions",
+    "RpcHandlerContext",
+    "connectRpc",
+    "RpcEnvelope",
+    "RpcFailure",
+    "RpcOptions",
+    "RpcPort",
+    "RpcSession",
 ];
 
 /// Where a package's runtime (`parseWith`, `ParseResult`, the limits' parameters) comes from.

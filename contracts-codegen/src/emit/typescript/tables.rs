@@ -117,7 +117,7 @@ impl<'a> Emitter<'a> {
             let _ = writeln!(out, "import {{ {} }} from './schemas.js';", list.join(", "));
         }
         let runtime_names = if self.model.two_sided() {
-            "callTyped, dispatchTyped, notifyTyped, parseWith, type DispatchAnswer, type ParseResult, type RawCall"
+            "callTyped, dispatchTyped, notifyTyped, parseWith, type DispatchAnswer, type ParseResult, type RawCall, type RpcCallOptions, type RpcHandlerContext"
         } else {
             "parseWith, type ParseResult"
         };
@@ -317,9 +317,9 @@ export type {tp}{side}EventType = {{ [K in {tp}EventType]: (typeof {p}_EVENT_SEN
             let _ = write!(
                 out,
                 "
-/** What the {who} answers: a handler per request the other side sends. A missing one is refused as method not found. */
+/** What the {who} answers: a handler per request the other side sends, told its payload and a signal that aborts when the request is cancelled. A missing one is refused as method not found. */
 export type {tp}{side}Handlers = {{
-    readonly [K in {tp}{sends}RequestType]?: (payload: {tp}RequestPayload<K>) => Promise<{tp}RequestResult<K>>;
+    readonly [K in {tp}{sends}RequestType]?: (payload: {tp}RequestPayload<K>, context: RpcHandlerContext) => Promise<{tp}RequestResult<K>>;
 }};
 /** What the {who} hears: a listener per event (notification) the other side sends. */
 export type {tp}{side}Listeners = {{
@@ -338,23 +338,23 @@ export type {tp}{side}Listeners = {{
             let _ = write!(
                 out,
                 "
-/** What {who}, typed: a request answers its result (read by the request's table; a result it refuses throws `InvalidResultError`), an event is a notification. */
+/** What {who}, typed: a request answers its result (read by the request's table; a result it refuses throws `InvalidResultError`; `options.signal` aborts it), an event is a notification. */
 export interface {tp}{side}Calls {{
-    request<K extends {tp}{sends}RequestType>(method: K, payload: {tp}RequestPayload<K>): Promise<{tp}RequestResult<K>>;
+    request<K extends {tp}{sends}RequestType>(method: K, payload: {tp}RequestPayload<K>, options?: RpcCallOptions): Promise<{tp}RequestResult<K>>;
     notify<K extends {tp}{sends}EventType>(event: K, payload: {tp}EventPayload<K>): Promise<void>;
 }}
 
 /** {tp}{side}Calls through a connection (`RawCall`: a JSON-RPC connection). */
 export function create{tp}{side}Calls(call: RawCall): {tp}{side}Calls {{
     return {{
-        request: (method, payload) => callTyped({p}_REQUEST_SCHEMAS, call, method, payload) as never,
+        request: (method, payload, options) => callTyped({p}_REQUEST_SCHEMAS, call, method, payload, options) as never,
         notify: (event, payload) => call.notify(event, payload),
     }};
 }}
 
-/** Answers a request the other side sent with the {lower}'s handler, as the Rust dispatcher does: JSON-RPC's codes and messages (`dispatchTyped`). */
-export function dispatch{tp}{to}(handlers: {tp}{to}Handlers, method: string, params: unknown): Promise<DispatchAnswer> {{
-    return dispatchTyped({p}_REQUEST_SCHEMAS, (name) => {p}_REQUEST_SENDERS[name as {tp}RequestType] !== '{own}', handlers as never, method, params);
+/** Answers a request the other side sent with the {lower}'s handler, as the Rust dispatcher does: JSON-RPC's codes and messages (`dispatchTyped`); the handler is told `context`. */
+export function dispatch{tp}{to}(handlers: {tp}{to}Handlers, method: string, params: unknown, context?: RpcHandlerContext): Promise<DispatchAnswer> {{
+    return dispatchTyped({p}_REQUEST_SCHEMAS, (name) => {p}_REQUEST_SENDERS[name as {tp}RequestType] !== '{own}', handlers as never, method, params, context);
 }}
 
 /** Hears an event the other side sent with the {lower}'s listener (`notifyTyped`). */
