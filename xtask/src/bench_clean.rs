@@ -11,8 +11,10 @@
 //! side first in odd rounds, the new first in even ones, so neither always follows the other):
 //!
 //! 1. the app from nothing (its target directory removed): `cargo build -p notes-app
-//!    --timings`, the wall time, the crates compiled and each package's time from cargo's
-//!    timing report (build scripts included);
+//!    --timings`, the wall time, the CPU time of cargo and everything it ran (user and system,
+//!    from `/proc/self/stat`: much less moved by the load of a shared machine than the wall
+//!    time), the crates compiled and each package's time from cargo's timing report (build
+//!    scripts included);
 //! 2. the macro from nothing (a target directory of its own): `cargo build -p
 //!    adecore-contracts-macros --timings`, the compiler and the proc macro with their
 //!    dependencies, as the first crate of an app that uses `protocol!` waits for them.
@@ -56,6 +58,8 @@ struct Side {
 /// of its units' in cargo's timing report).
 struct Run {
     wall: f64,
+    /// User and system CPU time of cargo and its children, NaN where `/proc` has none.
+    cpu: f64,
     crates: usize,
     packages: BTreeMap<String, f64>,
 }
@@ -91,10 +95,11 @@ pub fn run(
                 let r = side.build_clean(package, target)?;
                 load.push(loadavg());
                 println!(
-                    "round {}: {:<14} {package:<25} {:7.2} s, {} crates  (load {:.2})",
+                    "round {}: {:<14} {package:<25} {:7.2} s, CPU {:7.2} s, {} crates  (load {:.2})",
                     round + 1,
                     side.label,
                     r.wall,
+                    r.cpu,
                     r.crates,
                     load[load.len() - 1]
                 );
@@ -229,9 +234,11 @@ impl Side {
             .env_remove("RUSTFLAGS")
             // The profile's: the app incremental, its dependencies not.
             .env_remove("CARGO_INCREMENTAL");
+        let cpu_before = children_cpu();
         let start = Instant::now();
         let out = cmd.output().map_err(|e| format!("cargo: {e}"))?;
         let wall = start.elapsed().as_secs_f64();
+        let cpu = children_cpu() - cpu_before;
         let stderr = String::from_utf8_lossy(&out.stderr);
         if !out.status.success() {
             return Err(format!(
@@ -242,6 +249,7 @@ impl Side {
         let report = read(&target.join("cargo-timings").join("cargo-timing.html"))?;
         Ok(Run {
             wall,
+            cpu,
             crates: compiled(&stderr).len(),
             packages: package_times(&report)?,
         })
@@ -300,6 +308,11 @@ fn report(sides: &[Side; 2], old: &[Run], new: &[Run]) {
         old.iter().map(|r| r.wall).collect(),
         new.iter().map(|r| r.wall).collect(),
     );
+    line(
+        "CPU time",
+        old.iter().map(|r| r.cpu).collect(),
+        new.iter().map(|r| r.cpu).collect(),
+    );
     let crates = |v: &[Run]| v.first().map_or(0, |r| r.crates);
     println!(
         "crates compiled: {} {}, {} {}",
@@ -335,6 +348,37 @@ fn report(sides: &[Side; 2], old: &[Run], new: &[Run]) {
     }
 }
 
+/// The CPU time (user and system, in seconds) of this process's children that it waited for,
+/// and of theirs (`cutime` and `cstime` of `/proc/self/stat`); NaN without `/proc`.
+fn children_cpu() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return f64::NAN;
+    };
+    // The fields after the command's name (in parentheses, which may hold spaces) start at
+    // the third; cutime and cstime are the 16th and 17th.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or("", |(_, rest)| rest)
+        .split_whitespace()
+        .collect();
+    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok());
+    match (ticks(16 - 3), ticks(17 - 3)) {
+        (Some(user), Some(system)) => (user + system) / clock_ticks(),
+        _ => f64::NAN,
+    }
+}
+
+/// Clock ticks per second (`getconf CLK_TCK`; 100 where it does not answer).
+fn clock_ticks() -> f64 {
+    Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse().ok())
+        .filter(|t: &f64| *t > 0.0)
+        .unwrap_or(100.0)
+}
+
 fn read(path: &Path) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
 }
@@ -365,6 +409,22 @@ fn copy(from: &Path, to: &Path) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn children_cpu_grows_with_a_waited_child() {
+        let before = children_cpu();
+        if before.is_nan() {
+            // No `/proc` here: the figure is NaN and the report says so.
+            return;
+        }
+        // A child that spins for a while: its CPU time is counted once it is waited for.
+        let status = Command::new("sh")
+            .args(["-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done"])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        assert!(children_cpu() > before);
+    }
 
     #[test]
     fn package_times_add_up_each_packages_units() {
