@@ -133,8 +133,8 @@ pub fn project() -> Project {
             package: "adecore-contracts".into(),
             bin: "contracts-validate".into(),
             takes_protocol: true,
-            // MCP's and ACP's verdicts are behind the runtime's features.
-            features: vec!["mcp".into(), "acp".into()],
+            // Agent Connect's, MCP's and ACP's verdicts are behind the runtime's features.
+            features: vec!["connect".into(), "mcp".into(), "acp".into()],
         })
 }
 
