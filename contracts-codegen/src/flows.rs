@@ -29,7 +29,7 @@
 //! Merging is deep for objects; an array in the object replaces the example's, each of its
 //! objects merged onto the example's first item. Every frame of every flow becomes a line of
 //! the derived corpus ([`cases`]), so the three validators check each one; the reference draws
-//! the flow as a Mermaid sequence diagram and lists its frames ([`crate::emit::docs`]).
+//! the flow as a Mermaid sequence diagram and lists its frames (`emit::docs`).
 //! Every word of a diagram is the schema's: the entry names, the codes, and the flows file's
 //! own doc comments.
 

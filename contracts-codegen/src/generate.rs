@@ -39,6 +39,7 @@
 //! extra, deleted by `write` and reported by `check`.
 
 use crate::analysis::Checked;
+use crate::emit::MARKDOWN_HEADER;
 use crate::emit::docs::{self, DocsOptions};
 use crate::emit::json_schema::{self, JsonSchemaOptions};
 use crate::emit::typescript::{self, TsOptions};
@@ -437,7 +438,7 @@ impl Outputs {
 
 /// Whether a file's text starts with a header this crate writes.
 pub fn is_generated(text: &str) -> bool {
-    text.starts_with(typescript::HEADER) || text.starts_with(docs::HEADER)
+    text.starts_with(typescript::HEADER) || text.starts_with(MARKDOWN_HEADER)
 }
 
 /// Files directly in `root/dir` whose name ends with `.extension`, relative to `root`.

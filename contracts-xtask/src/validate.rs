@@ -10,7 +10,9 @@
 //!   app's package and on the runtime exactly as the app resolves it (read from `cargo
 //!   metadata`: the same source, version and features, the workspace's `Cargo.lock` and
 //!   profiles copied), and implements the runtime's `contracts::agent::Tables` over the module's
-//!   generated tables, the agent's entries and the app's. It runs it with `cargo run`: the
+//!   generated tables, the agent's entries and the app's; its command line is the runtime's
+//!   validator binary's (`src/bin/contracts-validate/lines.rs` and `agent.rs` in the runtime's
+//!   sources, included by `#[path]`: the library has no command line). It runs it with `cargo run`: the
 //!   verdict is the one the app's host gives, over its composed tables. Nothing is written
 //!   into the app's tree.
 //! - **A binary of the project** ([`Validator`]: this repository's `contracts-validate`).
@@ -240,6 +242,9 @@ pub struct Plan {
     pub package_dir: PathBuf,
     /// The runtime, as a dependency table's inline value (`{ path = "...", ... }`).
     pub runtime: String,
+    /// The runtime package's directory (its sources: the validator's command line is compiled
+    /// from its `src/bin/contracts-validate/`).
+    pub runtime_dir: PathBuf,
     pub target_dir: PathBuf,
 }
 
@@ -303,6 +308,7 @@ pub fn plan(metadata: &Value, protocol: &str, module: &str) -> Result<Plan, Stri
         .filter(|f| *f != "default")
         .map(|f| format!("{f:?}"))
         .collect();
+    let runtime_dir = dir_of(&runtime["manifest_path"]);
     let version = runtime["version"].as_str().unwrap_or_default();
     let source = match runtime["source"].as_str() {
         None => format!(
@@ -329,6 +335,7 @@ pub fn plan(metadata: &Value, protocol: &str, module: &str) -> Result<Plan, Stri
         package,
         package_dir,
         runtime,
+        runtime_dir,
         target_dir: PathBuf::from(metadata["target_directory"].as_str().unwrap_or("target")),
     })
 }
@@ -425,13 +432,28 @@ impl Plan {
         )
     }
 
-    /// The validator's `main.rs`: the runtime's validator over the module's tables.
+    /// The validator's `main.rs`: the runtime's validator over the module's tables, its
+    /// command line compiled from the runtime's validator binary.
     pub fn main_rs(&self) -> String {
         let m = &self.module;
+        let bin = self
+            .runtime_dir
+            .join("src")
+            .join("bin")
+            .join("contracts-validate");
+        // Rust string literals of the two files' paths.
+        let source = |file: &str| format!("{:?}", bin.join(file).display().to_string());
         format!(
             "//! Written by `cargo xtask validate` (contracts-xtask) on every run; do not edit.\n\
              //! The verdicts of the `{protocol}` protocol over the tables `protocol!` generated in\n\
              //! `{m}`: the agent's entries and the app's.\n\
+             \n\
+             // The command line of the runtime's `contracts-validate`: the stdin loop, and a\n\
+             // validator over agent-shaped tables.\n\
+             #[path = {lines}]\n\
+             mod lines;\n\
+             #[path = {agent}]\n\
+             mod agent;\n\
              \n\
              struct Protocol;\n\
              \n\
@@ -450,12 +472,16 @@ impl Plan {
              }}\n\
              \n\
              fn main() -> std::process::ExitCode {{\n    \
-                 contracts::agent::validator_main::<Protocol>(\n        \
+                 let args: Vec<String> = std::env::args().skip(1).collect();\n    \
+                 agent::run::<Protocol>(\n        \
                      \"xtask validate\",\n        \
-                     \"usage: cargo xtask validate --as request|server|payload|result|event|type [--type NAME]\",\n    \
+                     \"usage: cargo xtask validate --as request|server|payload|result|event|type [--type NAME]\",\n        \
+                     &args,\n    \
                  )\n\
              }}\n",
             protocol = self.protocol,
+            lines = source("lines.rs"),
+            agent = source("agent.rs"),
         )
     }
 }
@@ -536,6 +562,15 @@ mod tests {
         let main = p.main_rs();
         assert!(
             main.contains("type Request = notes_app::notes::RequestPayload;"),
+            "{main}"
+        );
+        // The command line is the runtime's validator binary's, from the runtime's sources.
+        assert_eq!(p.runtime_dir, PathBuf::from("/rt"));
+        assert!(
+            main.contains(
+                "#[path = \"/rt/src/bin/contracts-validate/lines.rs\"]\nmod lines;\n\
+                 #[path = \"/rt/src/bin/contracts-validate/agent.rs\"]\nmod agent;\n"
+            ),
             "{main}"
         );
     }

@@ -1,6 +1,6 @@
 //! What an ack costs: `message.post` frames through the session core to their acks, with the
 //! in-memory log and with the SQLite log on a file at each durability, side by side in one
-//! run (`cargo bench -p adecore-contracts --features sqlite --bench connect_log`).
+//! run (`cargo bench -p adecore-contracts --features connect,sqlite --bench connect_log`).
 //!
 //! Group `acks`: one iteration is one write with a fresh key: the frame parsed, the key looked
 //! up, the event made, stored (for SQLite, one transaction committed: with `Durability::Full`

@@ -198,39 +198,6 @@ pub fn unwritable(e: &dyn std::fmt::Display) -> Verdict {
     )
 }
 
-/// Reads a validator's arguments: `KIND [TYPE] [--echo]` (`--echo` anywhere). A TYPE is
-/// checked against the tables before any input (a usage error, not a verdict).
-pub fn validator_args<T: JsonRpcTables>(
-    args: &[String],
-) -> Result<(Kind, Option<String>, bool), String> {
-    let echo = args.iter().any(|a| a == "--echo");
-    let rest: Vec<&String> = args.iter().filter(|a| *a != "--echo").collect();
-    let [kind, rest @ ..] = rest.as_slice() else {
-        return Err("missing arguments".into());
-    };
-    let kind: Kind = kind.parse()?;
-    if rest.len() > 1 {
-        return Err("too many arguments".into());
-    }
-    let ty = rest.first().map(|t| (*t).clone());
-    match (&ty, kind) {
-        (Some(_), Kind::Message) => {
-            return Err("TYPE applies only to payload, result, event and type".into());
-        }
-        (None, Kind::Message) => {}
-        (None, _) => {
-            return Err(
-                "this kind needs a TYPE (a request or notification method, or a type's name)"
-                    .into(),
-            );
-        }
-        (Some(t), _) => {
-            verdict::<T>(kind, Some(t), "{}", false).map_err(|e| e.to_string())?;
-        }
-    }
-    Ok((kind, ty, echo))
-}
-
 /// Implements [`JsonRpcTables`] for a protocol generated in the current module, over its
 /// message union (`JSONRPCMessage`), that union's typed form and its request and notification
 /// variants.

@@ -1,8 +1,9 @@
 //! The runtime for generated wire contracts.
 //!
-//! Generated code reaches this crate only through [`__private`]. The agent and Agent Connect
-//! protocols are generated here by [`protocol!`] from `schema/agent` and `schema/connect`;
-//! behind features that are off by default, the Model Context Protocol 2025-11-25 (`mcp`:
+//! Generated code reaches this crate only through [`__private`]. The agent protocol is
+//! generated here by [`protocol!`] from `schema/agent`; behind features that are off by
+//! default, Agent Connect (`connect`: `contracts::connect`, from `schema/connect`, with the
+//! core of its server), the Model Context Protocol 2025-11-25 (`mcp`:
 //! `contracts::mcp`, from `schema/mcp`) and the Agent Client Protocol v1 (`acp`:
 //! `contracts::acp`, from `schema/acp`), with their verdict in `contracts::jsonrpc`, and
 //! JSON-RPC connections that serve and call them (`rpc`: `contracts::rpc`).
@@ -17,6 +18,7 @@ pub mod __private;
 #[cfg(feature = "acp")]
 pub mod acp;
 pub mod agent;
+#[cfg(feature = "connect")]
 pub mod connect;
 #[cfg(any(feature = "mcp", feature = "acp"))]
 pub mod jsonrpc;

@@ -4,7 +4,8 @@
 //! `tests/corpus/derived/{agent,connect}.jsonl` (derived from the model by `cargo xtask
 //! codegen`) is checked as `cargo xtask validate` checks it: agent lines by
 //! [`contracts::agent::verdict`] (`request`, `server`, `payload`, `result`, `event`), connect
-//! lines by [`contracts::connect::verdict`] (`client`, `server`; always the envelope stage).
+//! lines (feature `connect`) by `contracts::connect::verdict` (`client`, `server`; always the
+//! envelope stage).
 //! The verdict, the stage (where the line gives one) and the set of paths the issues name
 //! (where the line gives them; `[]` is one issue at the root) must be the line's: the runner is
 //! `common/mod.rs`, which compares as the node runner (`tests/corpus/runner.mjs`) compares the
@@ -27,6 +28,7 @@ fn agent_verdict(line: &Line) -> Verdict {
         .unwrap_or_else(|e| panic!("{}: {e}", line.place))
 }
 
+#[cfg(feature = "connect")]
 fn connect_verdict(line: &Line) -> Verdict {
     let side = contracts::connect::Side::from_name(&line.kind).unwrap_or_else(|| {
         panic!(
@@ -47,11 +49,13 @@ fn agent_derived_corpus() {
     run("derived/agent.jsonl", agent_verdict);
 }
 
+#[cfg(feature = "connect")]
 #[test]
 fn connect_corpus() {
     run("connect.jsonl", connect_verdict);
 }
 
+#[cfg(feature = "connect")]
 #[test]
 fn connect_derived_corpus() {
     run("derived/connect.jsonl", connect_verdict);

@@ -1,5 +1,6 @@
 //! `contracts-validate` (what `cargo xtask validate` runs): one verdict line per input line,
-//! a malformed line never stops the rest, and usage errors exit 2.
+//! a malformed line never stops the rest, and usage errors exit 2. Agent Connect's frames
+//! need the feature `connect` (`cargo xtask test` runs every feature).
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -77,6 +78,7 @@ fn bare_values_are_checked_by_name() {
     );
 }
 
+#[cfg(feature = "connect")]
 #[test]
 fn connect_frames() {
     let (code, lines) = run(
@@ -86,6 +88,13 @@ fn connect_frames() {
     assert_eq!(code, 0);
     assert_eq!(lines[0], r#"{"ok":true}"#);
     assert!(lines[1].contains(r#""stage":"envelope""#));
+}
+
+/// Without the feature, Agent Connect's frames are a usage error that names it.
+#[cfg(not(feature = "connect"))]
+#[test]
+fn connect_needs_its_feature() {
+    assert_eq!(run(&["connect", "client"], "{}\n").0, 2);
 }
 
 #[test]
@@ -98,6 +107,7 @@ fn usage_errors_exit_2() {
     assert_eq!(run(&["mqtt", "client"], "{}\n").0, 2);
 }
 
+#[cfg(feature = "connect")]
 #[test]
 fn malformed_lines_each_get_a_verdict() {
     // Broken JSON, not JSON, invalid UTF-8, CRLF, a blank line, an unknown frame, no final
@@ -119,6 +129,7 @@ fn malformed_lines_each_get_a_verdict() {
     }
 }
 
+#[cfg(feature = "connect")]
 #[test]
 fn a_leading_byte_order_mark_is_dropped_as_text_decoder_drops_it() {
     let input =

@@ -1,6 +1,7 @@
-//! `cargo xtask bench-build [--rounds N] [--parts ...] [--scratch DIR]`: what the generated
-//! code costs to build, against plain serde types of the same schemas (docs/benchmarks.md,
-//! "Build cost").
+//! `cargo xtask bench-build [--rounds N] [--parts ...] [--scratch DIR] [--against REV]`: what
+//! the generated code costs to build, against plain serde types of the same schemas
+//! (docs/benchmarks.md, "Build cost"); with `--parts clean --against REV`, an agent app's
+//! clean build with this checkout's crates and REV's, side by side ([`crate::bench_clean`]).
 //!
 //! Four crates in a scratch workspace under the target directory (outside this workspace, so
 //! its lock file and profiles stay out of it; built `--offline` from cargo's registry cache,
@@ -49,6 +50,9 @@ pub struct Args {
     /// The scratch workspace (default: `bench-build` in the target directory).
     #[arg(long)]
     scratch: Option<PathBuf>,
+    /// For `--parts clean`: the commit whose crates the working tree's are compared with.
+    #[arg(long, value_name = "REV")]
+    against: Option<String>,
 }
 
 /// A part of the report.
@@ -62,6 +66,9 @@ pub enum Part {
     Release,
     /// The app's rebuild after one schema edit, incremental.
     Edit,
+    /// An agent app (the template app) built from nothing, and the macro, against the crates
+    /// of `--against REV` (not in the default parts).
+    Clean,
 }
 
 /// The documents app's protocol, as the project names it.
@@ -86,13 +93,31 @@ fn bench(root: &Path, args: &Args) -> Result<(), String> {
     if args.rounds == 0 {
         return Err("--rounds must be at least 1".into());
     }
+    let clean = args.parts.contains(&Part::Clean);
+    if clean != args.against.is_some() {
+        return Err("--parts clean and --against REV go together".into());
+    }
     let protocols = crate::project().load(root)?;
     let (agent, connect, app) = (
         protocols.get("agent"),
         protocols.get("connect"),
         protocols.get(APP),
     );
-    println!("# cargo xtask bench-build --rounds {}", args.rounds);
+    let parts: Vec<String> = args
+        .parts
+        .iter()
+        .map(|p| format!("{p:?}").to_lowercase())
+        .collect();
+    let against = args
+        .against
+        .as_ref()
+        .map(|rev| format!(" --against {rev}"))
+        .unwrap_or_default();
+    println!(
+        "# cargo xtask bench-build --rounds {} --parts {}{against}",
+        args.rounds,
+        parts.join(",")
+    );
     let commit = Command::new("git")
         .current_dir(root)
         .args(["rev-parse", "--short", "HEAD"])
@@ -103,10 +128,6 @@ fn bench(root: &Path, args: &Args) -> Result<(), String> {
     if args.parts.contains(&Part::Lines) {
         lines_report(&[agent, connect, app])?;
     }
-    let measured = [Part::Debug, Part::Release, Part::Edit];
-    if !measured.iter().any(|p| args.parts.contains(p)) {
-        return Ok(());
-    }
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target"));
@@ -115,8 +136,37 @@ fn bench(root: &Path, args: &Args) -> Result<(), String> {
         None => target.join("bench-build"),
     };
     let scratch = std::path::absolute(&scratch).map_err(|e| e.to_string())?;
-    let ws = Scratch::write(root, &scratch, agent, connect)?;
     let mut load = Vec::new();
+    let measured = [Part::Debug, Part::Release, Part::Edit];
+    if measured.iter().any(|p| args.parts.contains(p)) {
+        against_baseline(root, args, &scratch, &mut load, [agent, connect])?;
+    }
+    if let Some(rev) = args.against.as_deref().filter(|_| clean) {
+        crate::bench_clean::run(root, &scratch, rev, args.rounds, &mut load)?;
+    }
+    if !load.is_empty() {
+        let mut sorted = load.clone();
+        sorted.sort_by(f64::total_cmp);
+        println!(
+            "\nload average (1 min) after each build: min {:.2}, median {:.2}, max {:.2}",
+            sorted[0],
+            median(&load),
+            sorted[sorted.len() - 1]
+        );
+    }
+    println!("finished {}", utc_now());
+    Ok(())
+}
+
+/// The debug, release and edit parts: the generated crates against the serde baseline.
+fn against_baseline(
+    root: &Path,
+    args: &Args,
+    scratch: &Path,
+    load: &mut Vec<f64>,
+    [agent, connect]: [&Protocol; 2],
+) -> Result<(), String> {
+    let ws = Scratch::write(root, scratch, agent, connect)?;
     for (part, release) in [(Part::Debug, false), (Part::Release, true)] {
         if !args.parts.contains(&part) {
             continue;
@@ -214,17 +264,6 @@ fn bench(root: &Path, args: &Args) -> Result<(), String> {
             median(&emitter)
         );
     }
-    if !load.is_empty() {
-        let mut sorted = load.clone();
-        sorted.sort_by(f64::total_cmp);
-        println!(
-            "\nload average (1 min) after each build: min {:.2}, median {:.2}, max {:.2}",
-            sorted[0],
-            median(&load),
-            sorted[sorted.len() - 1]
-        );
-    }
-    println!("finished {}", utc_now());
     Ok(())
 }
 
@@ -566,7 +605,7 @@ fn edit(text: &str, edited: bool) -> Result<String, String> {
 }
 
 /// The crates a cargo run compiled (its `Compiling name vX` lines).
-fn compiled(stderr: &str) -> Vec<&str> {
+pub(crate) fn compiled(stderr: &str) -> Vec<&str> {
     stderr
         .lines()
         .filter_map(|l| l.trim_start().strip_prefix("Compiling "))
@@ -653,7 +692,7 @@ fn ratio_line(name: &str, baseline: &str, times: &[Vec<f64>; 2]) {
 }
 
 /// The median (the mean of the middle two of an even count).
-fn median(v: &[f64]) -> f64 {
+pub(crate) fn median(v: &[f64]) -> f64 {
     let mut s = v.to_vec();
     s.sort_by(f64::total_cmp);
     match s.len() {
@@ -664,7 +703,7 @@ fn median(v: &[f64]) -> f64 {
 }
 
 /// The one-minute load average (`/proc/loadavg`), NaN where there is none.
-fn loadavg() -> f64 {
+pub(crate) fn loadavg() -> f64 {
     std::fs::read_to_string("/proc/loadavg")
         .ok()
         .and_then(|s| s.split_whitespace().next()?.parse().ok())

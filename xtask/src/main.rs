@@ -18,8 +18,10 @@
 //!                                      step and the ones after it
 //! cargo xtask test-app [--update]      the template app out of tree, on the packaged crates
 //! cargo xtask site [--no-browser]       the reference as a static site, opened in Chromium
-//! cargo xtask bench-build [--rounds N] [--parts lines,debug,release,edit] [--scratch DIR]
-//!                                      build cost: the generated crate against plain serde
+//! cargo xtask bench-build [--rounds N] [--parts lines,debug,release,edit,clean] [--scratch DIR]
+//!                         [--against REV]
+//!                                      build cost: the generated crate against plain serde;
+//!                                      clean: an agent app built from nothing, against REV's
 //! ```
 //!
 //! Built on `contracts-xtask`, the library an app's xtask is made of: `codegen` (planned by
@@ -27,6 +29,7 @@
 //! from the current directory, refused when this binary was built from another).
 
 mod bench_build;
+mod bench_clean;
 mod bench_use;
 mod codegen;
 mod conformance;
@@ -130,8 +133,8 @@ pub fn project() -> Project {
             package: "adecore-contracts".into(),
             bin: "contracts-validate".into(),
             takes_protocol: true,
-            // MCP's and ACP's verdicts are behind the runtime's features.
-            features: vec!["mcp".into(), "acp".into()],
+            // Agent Connect's, MCP's and ACP's verdicts are behind the runtime's features.
+            features: vec!["connect".into(), "mcp".into(), "acp".into()],
         })
 }
 

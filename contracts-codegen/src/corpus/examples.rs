@@ -8,7 +8,7 @@
 //! frame variant) and every union variant at the first place the walk reaches it, each as the
 //! corpus [`Case`] that carries it. `cargo xtask codegen` appends those cases to
 //! `tests/corpus/derived/<protocol>.jsonl`, so the three validators check every example the
-//! reference shows; the reference ([`crate::emit::docs`]) and the flows ([`crate::flows`])
+//! reference shows; the reference (`emit::docs`) and the flows ([`crate::flows`])
 //! show them.
 //!
 //! Everything here is a pure function of the model and the names in it.

@@ -333,51 +333,6 @@ pub fn verdict_in<T: Tables>(
     })
 }
 
-/// Reads a validator's arguments over the tables `T`, `KIND [TYPE]`: a bare kind's TYPE is
-/// checked against the tables before any input (a usage error, not a verdict).
-pub fn validator_args<T: Tables>(args: &[String]) -> Result<(Kind, Option<String>), String> {
-    let [kind, rest @ ..] = args else {
-        return Err("missing arguments".into());
-    };
-    let kind: Kind = kind.parse()?;
-    let ty = rest.first().cloned();
-    if rest.len() > 1 {
-        return Err("too many arguments".into());
-    }
-    let bare = !matches!(kind, Kind::Request | Kind::Server);
-    match (&ty, bare) {
-        (None, true) => {
-            return Err("this kind needs a TYPE (a request or event name, or a type's)".into());
-        }
-        (Some(_), false) => {
-            return Err("TYPE applies only to payload, result, event and type".into());
-        }
-        (Some(t), true) => {
-            // A usage error, not a verdict: checked with an empty input.
-            verdict_in::<T>(kind, Some(t), "{}").map_err(|e| e.to_string())?;
-        }
-        (None, false) => {}
-    }
-    Ok((kind, ty))
-}
-
-/// The whole of a validator binary over the tables `T`: `PROGRAM KIND [TYPE]` (the program's
-/// arguments), one verdict line per line on stdin ([`crate::verdict::judge_lines`]); exit 2
-/// for a usage error, with `usage` after the message.
-pub fn validator_main<T: Tables>(program: &str, usage: &str) -> std::process::ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let (kind, ty) = match validator_args::<T>(&args) {
-        Ok(parsed) => parsed,
-        Err(message) => {
-            eprintln!("{program}: {message}\n{usage}");
-            return std::process::ExitCode::from(2);
-        }
-    };
-    crate::verdict::judge_lines(program, |line| {
-        verdict_in::<T>(kind, ty.as_deref(), line).map_err(|e| e.to_string())
-    })
-}
-
 /// The verdict of the table stage. A bare value that is not JSON is refused at the envelope.
 fn table(outcome: Result<(), TableError>) -> Verdict {
     match outcome {

@@ -26,7 +26,7 @@ pub use crate::wire::Dispatch;
 pub use frames::{
     AgentDispatch, AgentTables, Kind, Tables, UnknownType, dispatch_frame, error_frame,
     event_frame, event_frame_checked, parse_request, parse_request_ref, parse_request_typed,
-    parse_server_frame, parse_server_frame_ref, parse_server_frame_typed, reply_frame,
-    validator_args, validator_main, verdict, verdict_in,
+    parse_server_frame, parse_server_frame_ref, parse_server_frame_typed, reply_frame, verdict,
+    verdict_in,
 };
 pub use thread::Thread;

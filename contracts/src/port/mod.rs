@@ -89,7 +89,8 @@ pub mod listen;
 mod memory;
 #[cfg(feature = "ndjson")]
 mod ndjson;
-#[cfg(feature = "tokio")]
+// The byte ports' outgoing queue.
+#[cfg(any(feature = "websocket", feature = "ndjson"))]
 mod queue;
 #[cfg(feature = "tokio")]
 mod receiver;

@@ -56,7 +56,11 @@ impl<'a> Emitter<'a> {
     pub(super) fn readme(&self, frames_ts: &str, example: Option<&Example>) -> String {
         let o = self.options;
         let (p, tp) = (self.prefix_const(), o.type_prefix());
-        let mut out = format!("{}\n\n# {}\n\n", crate::emit::docs::HEADER, o.package_name);
+        let mut out = format!(
+            "{}\n\n# {}\n\n",
+            crate::emit::MARKDOWN_HEADER,
+            o.package_name
+        );
         if !o.description.is_empty() {
             let _ = writeln!(out, "{}\n", o.description);
         }
