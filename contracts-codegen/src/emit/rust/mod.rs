@@ -224,8 +224,10 @@ impl<'a> Emitter<'a> {
     /// The whole generated tree: the root's types, one module per schema directory, then the
     /// tables and `check_type`.
     fn protocol(&self) -> TokenStream {
-        let mut root = (Vec::new(), Vec::new());
-        let mut modules: Vec<(String, (Vec<TokenStream>, Vec<TokenStream>))> = Vec::new();
+        // Each place's items and their views.
+        type Items = (Vec<TokenStream>, Vec<TokenStream>);
+        let mut root: Items = (Vec::new(), Vec::new());
+        let mut modules: Vec<(String, Items)> = Vec::new();
         for def in &self.model.types {
             let (at, into) = match &def.module {
                 None => (At::Root, &mut root),
