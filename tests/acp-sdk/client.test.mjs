@@ -42,9 +42,9 @@ async function withAgent(editor, work) {
       log.push({ kind: "update", params });
       editor.onUpdate?.(params, agent);
     })
-    .onRequest(acp.methods.client.session.requestPermission, ({ params, agent }) => {
+    .onRequest(acp.methods.client.session.requestPermission, ({ params, agent, signal }) => {
       log.push({ kind: "permission", params });
-      return editor.permission(params, agent);
+      return editor.permission(params, agent, signal, log);
     })
     .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
       log.push({ kind: "read", params });
@@ -76,8 +76,8 @@ async function open(ctx, readTextFile = true) {
   return { init, sessionId: session.sessionId };
 }
 
-const prompt = (ctx, sessionId, text) =>
-  ctx.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
+const prompt = (ctx, sessionId, text, options) =>
+  ctx.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] }, options);
 
 const allow = { permission: () => ({ outcome: { outcome: "selected", optionId: "allow" } }) };
 
@@ -89,6 +89,9 @@ function lines(log) {
     }
     if (entry.kind === "read") {
       return `read ${entry.params.path}`;
+    }
+    if (entry.kind === "aborted") {
+      return `aborted ${entry.code}`;
     }
     const u = entry.params.update;
     switch (u.sessionUpdate) {
@@ -207,6 +210,53 @@ test("a cancel while permission is asked: answered cancelled as ACP says, the tu
   const seen = lines(log);
   assert.equal(seen.at(-1), "permission call-1");
   assert.ok(!seen.some((l) => l.startsWith("read ")), seen.join("\n"));
+});
+
+test("$/cancel_request of a prompt (the SDK's cancellationSignal) ends its turn cancelled, not with an error", LIMIT, async () => {
+  const abort = new AbortController();
+  const editor = {
+    ...allow,
+    onUpdate(params) {
+      const u = params.update;
+      if (u.sessionUpdate === "agent_message_chunk" && u.content.text === "Waiting for session/cancel.") {
+        abort.abort();
+      }
+    },
+  };
+  const { out, log } = await withAgent(editor, async (ctx) => {
+    const { sessionId } = await open(ctx);
+    const cancelled = await prompt(ctx, sessionId, "wait\nnever said", { cancellationSignal: abort.signal });
+    const next = await prompt(ctx, sessionId, "again");
+    return { cancelled, next };
+  });
+  assert.deepEqual(out, { cancelled: { stopReason: "cancelled" }, next: { stopReason: "end_turn" } });
+  const said = lines(log).filter((l) => l.startsWith("agent_message_chunk"));
+  assert.deepEqual(said, ["agent_message_chunk Waiting for session/cancel.", "agent_message_chunk again"]);
+});
+
+test("a turn cancelled while permission is asked cancels that request with $/cancel_request: the handler's signal aborts", LIMIT, async () => {
+  const editor = {
+    // Cancels the turn, then answers only once the agent cancels this request (-32800 as the
+    // signal's reason), as a client may that waits for $/cancel_request.
+    async permission(params, agent, signal, log) {
+      await agent.notify(acp.methods.agent.session.cancel, { sessionId: params.sessionId });
+      await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+      log.push({ kind: "aborted", code: signal.reason?.code });
+      return { outcome: { outcome: "cancelled" } };
+    },
+  };
+  const { out, log } = await withAgent(editor, async (ctx) => {
+    const { sessionId } = await open(ctx);
+    const cancelled = await prompt(ctx, sessionId, `read ${file}\nnever said`);
+    const next = await prompt(ctx, sessionId, "again");
+    return { cancelled, next };
+  });
+  assert.deepEqual(out, { cancelled: { stopReason: "cancelled" }, next: { stopReason: "end_turn" } });
+  const aborted = log.findIndex((e) => e.kind === "aborted");
+  assert.ok(aborted > 0, JSON.stringify(log));
+  assert.equal(log[aborted].code, -32800);
+  assert.equal(log[aborted - 1].kind, "permission");
+  assert.ok(!log.some((e) => e.kind === "read"), JSON.stringify(log));
 });
 
 test("errors are ACP's: an unknown session, a relative cwd, a block the agent does not announce", LIMIT, async () => {

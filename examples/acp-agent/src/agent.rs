@@ -182,6 +182,11 @@ where
     }
 
     async fn session_prompt(&self, payload: PromptRequest) -> Result<PromptResponse, JsonRpcError> {
+        // Over a JSON-RPC connection with ACP's `$/cancel_request`: one naming this prompt
+        // ends the turn as `session/cancel` does (its pending updates sent, answered with the
+        // stop reason `cancelled`, ACP's cancellation marker for a prompt) instead of
+        // aborting it with -32800. Taken first, so a cancel that comes at once is not missed.
+        let by_request = contracts::rpc::take_cancellation();
         let session = self
             .session(&payload.session_id)
             .ok_or_else(|| no_session(&payload.session_id))?;
@@ -214,7 +219,20 @@ where
             can_read,
             wait_limit: self.options.wait_limit,
         };
-        let stop = turn.run(&steps).await?;
+        let stop = match by_request {
+            Some(by_request) => {
+                let mut run = std::pin::pin!(turn.run(&steps));
+                tokio::select! {
+                    biased;
+                    stop = &mut run => stop,
+                    () = by_request.cancelled() => {
+                        cancel.cancel();
+                        run.await
+                    }
+                }?
+            }
+            None => turn.run(&steps).await?,
+        };
         tracing::debug!(session = %payload.session_id, stop = %stop, "turn ended");
         Ok(PromptResponse::new(stop))
     }

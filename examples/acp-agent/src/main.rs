@@ -71,9 +71,11 @@ async fn main() {
         version = env!("CARGO_PKG_VERSION"),
         "acp-agent serving stdio"
     );
-    // No cancel notification: ACP's session/cancel is an ordinary notification the agent
-    // hears, and `$/cancel_request` is answered as the request would be.
-    rpc::serve(stdio, rpc::Options::default(), |peer| {
+    // ACP's `$/cancel_request`: a request it names is aborted and answered -32800, a prompt
+    // ends its turn `cancelled`; a request of ours the agent stops waiting for (a permission
+    // asked in a cancelled turn) is cancelled at the client the same way. `session/cancel`
+    // is an ordinary notification the agent hears.
+    rpc::serve(stdio, rpc::Options::acp(), |peer| {
         acp::HostSide(Agent::new(peer, options))
     })
     .await;

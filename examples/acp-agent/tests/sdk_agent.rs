@@ -8,8 +8,10 @@
 //!
 //! Three prompts, each in a session of its own: the permission allowed, rejected, and
 //! answered `cancelled` after `session/cancel` (the turn then ends `cancelled`); and a prompt
-//! to a session the agent does not know, refused with `-32002`. The node process must exit
-//! with status 0 once the connection is closed.
+//! to a session the agent does not know, refused with `-32002`. When a prompt's call returns,
+//! every update of its turn has been heard (the agent sends them before its answer, and the
+//! connection resolves an answer only after the notifications before it). The node process
+//! must exit with status 0 once the connection is closed.
 //!
 //! Skipped, saying so, only when `node` is missing; runs `npm ci` in `tests/acp-sdk` when it
 //! has no `node_modules` yet.
@@ -28,7 +30,6 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use test_support::{has, npm, root};
-use tokio::sync::mpsc;
 
 /// What the editor answers a permission request with, by session: `session-1` allows,
 /// `session-2` rejects, `session-3` cancels its turn first and answers `cancelled`.
@@ -40,16 +41,11 @@ fn choice(session: &str) -> &'static str {
     }
 }
 
-/// Our client: answers permission requests by [`choice`]; tells the test each update it
-/// hears (`SESSION KIND ID-OR-TEXT`) and records each permission request (`SESSION TOOL-CALL
-/// OPTIONS`).
-///
-/// Updates go through a channel: a connection hears notifications in order on a queue of
-/// their own, so the answer to `session/prompt` may reach the caller before the handler has
-/// heard the turn's last updates; the test reads them off the channel.
+/// Our client: answers permission requests by [`choice`]; records each update it hears
+/// (`SESSION KIND ID-OR-TEXT`) and each permission request (`SESSION TOOL-CALL OPTIONS`).
 struct Editor {
     agent: Peer,
-    updates: mpsc::UnboundedSender<String>,
+    updates: Arc<Mutex<Vec<String>>>,
     permissions: Arc<Mutex<Vec<String>>>,
 }
 
@@ -76,7 +72,7 @@ impl acp::ClientHandler for Editor {
             _ => String::new(),
         };
         let line = format!("{} {} {what}", payload.session_id, payload.update.tag());
-        let _ = self.updates.send(line);
+        self.updates.lock().unwrap().push(line);
     }
 
     async fn session_request_permission(
@@ -109,9 +105,9 @@ impl acp::ClientHandler for Editor {
     }
 }
 
-/// The example turn's updates, up to the permission request, in session `s`.
-fn before_permission(s: &str) -> Vec<String> {
-    vec![
+/// The example turn's updates in session `s`, whose permission is answered by [`choice`].
+fn turn_updates(s: &str) -> Vec<String> {
+    let mut updates = vec![
         format!(
             "{s} agent_message_chunk I'll help you with that. Let me start by reading some files to understand the current situation."
         ),
@@ -121,7 +117,18 @@ fn before_permission(s: &str) -> Vec<String> {
             "{s} agent_message_chunk  Now I understand the project structure. I need to make some changes to improve it."
         ),
         format!("{s} tool_call call_2 pending"),
-    ]
+    ];
+    match choice(s) {
+        "allow" => updates.extend([
+            format!("{s} tool_call_update call_2 completed"),
+            format!("{s} agent_message_chunk  Perfect! I've successfully updated the configuration. The changes have been applied."),
+        ]),
+        "reject" => updates.push(format!(
+            "{s} agent_message_chunk  I understand you prefer not to make that change. I'll skip the configuration update."
+        )),
+        _ => {}
+    }
+    updates
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -147,10 +154,10 @@ async fn our_client_drives_the_sdk_example_agent() {
         child.stdin.take().expect("piped stdin"),
         &NdjsonOptions::default(),
     );
-    let (updates, mut heard) = mpsc::unbounded_channel();
+    let heard = Arc::new(Mutex::new(Vec::new()));
     let permissions = Arc::new(Mutex::new(Vec::new()));
-    let asked = permissions.clone();
-    let agent = rpc::connect(port, Options::default(), move |peer| {
+    let (updates, asked) = (heard.clone(), permissions.clone());
+    let agent = rpc::connect(port, Options::acp(), move |peer| {
         acp::ClientSide(Editor {
             agent: peer,
             updates,
@@ -190,6 +197,9 @@ async fn our_client_drives_the_sdk_example_agent() {
                 .await
                 .expect("session/prompt");
             stops.push(answer.stop_reason);
+            // Every update of the turn was heard before its answer resolved.
+            let updates = std::mem::take(&mut *heard.lock().unwrap());
+            assert_eq!(updates, turn_updates(&session), "{session}");
         }
         assert_eq!(
             stops,
@@ -220,28 +230,6 @@ async fn our_client_drives_the_sdk_example_agent() {
         .await
         .expect("the conversation ends within a minute");
 
-    let mut updates = Vec::new();
-    for s in ["session-1", "session-2", "session-3"] {
-        updates.extend(before_permission(s));
-        match s {
-            "session-1" => updates.extend([
-                format!("{s} tool_call_update call_2 completed"),
-                format!("{s} agent_message_chunk  Perfect! I've successfully updated the configuration. The changes have been applied."),
-            ]),
-            "session-2" => updates.push(format!(
-                "{s} agent_message_chunk  I understand you prefer not to make that change. I'll skip the configuration update."
-            )),
-            _ => {}
-        }
-    }
-    let mut got = Vec::new();
-    while got.len() < updates.len() {
-        match tokio::time::timeout(Duration::from_secs(30), heard.recv()).await {
-            Ok(Some(line)) => got.push(line),
-            _ => break,
-        }
-    }
-    assert_eq!(got, updates);
     assert_eq!(
         *permissions.lock().unwrap(),
         [
@@ -258,5 +246,9 @@ async fn our_client_drives_the_sdk_example_agent() {
         .expect("the agent exits once its input ends")
         .expect("the agent's status");
     assert!(status.success(), "{status}");
-    assert_eq!(heard.try_recv().ok(), None, "no update after the turns");
+    assert_eq!(
+        *heard.lock().unwrap(),
+        Vec::<String>::new(),
+        "no update after the turns"
+    );
 }

@@ -3,7 +3,9 @@
 //! `node --test` with the binary's path in `ACP_AGENT_BIN`, and every one of its tests must
 //! pass: initialize, `session/new`, a prompt's plan, chunks, tool call, permission request and
 //! file read in order, a refused permission, `session/cancel` while a prompt waits and while
-//! permission is asked, and ACP's errors.
+//! permission is asked, `$/cancel_request` of a prompt (the SDK's `cancellationSignal`:
+//! answered `cancelled`) and of a permission request the cancelled turn stops waiting for (the
+//! SDK handler's signal aborts, -32800), and ACP's errors.
 //!
 //! Skipped, saying so, only when `node` is missing. `cargo xtask test` installs the package
 //! first (step `npm-ci:tests/acp-sdk`); run alone, this test runs `npm ci` there when it has
@@ -29,7 +31,7 @@ fn the_sdk_client_drives_the_agent_over_stdio() {
         Duration::from_secs(120),
     );
     assert!(
-        report.contains("# pass 5") && report.contains("# fail 0"),
+        report.contains("# pass 7") && report.contains("# fail 0"),
         "not every SDK client test passed:\n{report}"
     );
 }
