@@ -112,7 +112,6 @@ pub fn expansion(model: &Checked, options: &RustOptions, schema_dir: &str) -> To
 }
 
 /// Items formatted by prettyplease (as their tokens' text, should they not parse as a file).
-#[cfg(feature = "format")]
 pub fn format(tokens: TokenStream) -> String {
     match syn::parse2::<syn::File>(tokens.clone()) {
         Ok(file) => prettyplease::unparse(&file),
@@ -121,7 +120,6 @@ pub fn format(tokens: TokenStream) -> String {
 }
 
 /// Emits the protocol formatted by prettyplease, with an `@generated` header.
-#[cfg(feature = "format")]
 pub fn emit_pretty(model: &Checked, options: &RustOptions) -> String {
     let body = format(emit(model, options));
     format!(
@@ -224,10 +222,8 @@ impl<'a> Emitter<'a> {
     /// The whole generated tree: the root's types, one module per schema directory, then the
     /// tables and `check_type`.
     fn protocol(&self) -> TokenStream {
-        // Each place's items and their views.
-        type Items = (Vec<TokenStream>, Vec<TokenStream>);
-        let mut root: Items = (Vec::new(), Vec::new());
-        let mut modules: Vec<(String, Items)> = Vec::new();
+        let mut root = ModuleItems::default();
+        let mut modules: Vec<(String, ModuleItems)> = Vec::new();
         for def in &self.model.types {
             let (at, into) = match &def.module {
                 None => (At::Root, &mut root),
@@ -243,27 +239,29 @@ impl<'a> Emitter<'a> {
                 }
             };
             let (item, view) = self.type_def(def, at);
-            into.0.push(item);
-            into.1.push(view);
+            into.items.push(item);
+            into.views.push(view);
         }
-        let root_views = views_module(&root.1, "the protocol's");
-        let root = root.0;
-        let modules = modules.into_iter().map(|(m, (items, views))| {
-            let doc = format!(" The types of the schema's `{m}/` directory.");
-            let views = views_module(&views, &format!("the `{m}/` directory's"));
-            let m = module_ident(&m);
-            // The root's items by name, as the views of this module (`views`, below) write a
-            // root type: `super::ChatId` from `m::views` is `m::ChatId`.
-            quote! {
-                #[doc = #doc]
-                pub mod #m {
-                    #[allow(unused_imports)]
-                    use super::*;
-                    #(#items)*
-                    #views
+        let root_views = views_module(&root.views, "the protocol's");
+        let root = root.items;
+        let modules = modules
+            .into_iter()
+            .map(|(m, ModuleItems { items, views })| {
+                let doc = format!(" The types of the schema's `{m}/` directory.");
+                let views = views_module(&views, &format!("the `{m}/` directory's"));
+                let m = module_ident(&m);
+                // The root's items by name, as the views of this module (`views`, below) write a
+                // root type: `super::ChatId` from `m::views` is `m::ChatId`.
+                quote! {
+                    #[doc = #doc]
+                    pub mod #m {
+                        #[allow(unused_imports)]
+                        use super::*;
+                        #(#items)*
+                        #views
+                    }
                 }
-            }
-        });
+            });
         let tables = self.tables();
         let check_type = self.check_type();
         let consts = self.model.consts.iter().map(|k| {
@@ -395,6 +393,13 @@ impl<'a> Emitter<'a> {
             (false, _, _) => Store::Required,
         }
     }
+}
+
+/// What one module of the generated tree holds: its types' items, and their views apart.
+#[derive(Default)]
+struct ModuleItems {
+    items: Vec<TokenStream>,
+    views: Vec<TokenStream>,
 }
 
 /// A module's views, grouped in a child module `views` (so the module's page lists its types,
