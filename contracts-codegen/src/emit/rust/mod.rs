@@ -112,6 +112,7 @@ pub fn expansion(model: &Checked, options: &RustOptions, schema_dir: &str) -> To
 }
 
 /// Items formatted by prettyplease (as their tokens' text, should they not parse as a file).
+#[cfg(feature = "format")]
 pub fn format(tokens: TokenStream) -> String {
     match syn::parse2::<syn::File>(tokens.clone()) {
         Ok(file) => prettyplease::unparse(&file),
@@ -120,6 +121,7 @@ pub fn format(tokens: TokenStream) -> String {
 }
 
 /// Emits the protocol formatted by prettyplease, with an `@generated` header.
+#[cfg(feature = "format")]
 pub fn emit_pretty(model: &Checked, options: &RustOptions) -> String {
     let body = format(emit(model, options));
     format!(
