@@ -20,6 +20,10 @@
 //! cargo xtask site [--no-browser]       the reference as a static site, opened in Chromium
 //! cargo xtask bench-build [--rounds N] [--parts lines,debug,release,edit] [--scratch DIR]
 //!                                      build cost: the generated crate against plain serde
+//! cargo xtask bench-mcp [--rounds N] [--calls N] [--concurrency 1,8] [--clients rust,sdk]
+//!                       [--transports stdio,http]
+//!                                      tools/call round trips per second: examples/mcp-server
+//!                                      against the official TypeScript SDK's server
 //! ```
 //!
 //! Built on `contracts-xtask`, the library an app's xtask is made of: `codegen` (planned by
@@ -27,6 +31,7 @@
 //! from the current directory, refused when this binary was built from another).
 
 mod bench_build;
+mod bench_mcp;
 mod bench_use;
 mod codegen;
 mod conformance;
@@ -102,6 +107,10 @@ enum Command {
     /// Measure what the generated code costs to build against plain serde types of the same
     /// schemas, and its lines per schema line (docs/benchmarks.md, "Build cost").
     BenchBuild(bench_build::Args),
+    /// Measure tools/call round trips per second of examples/mcp-server against the official
+    /// TypeScript SDK's server, over stdio and Streamable HTTP (docs/benchmarks.md, "MCP
+    /// servers").
+    BenchMcp(bench_mcp::Args),
     /// Run the official MCP conformance suite (tests/conformance, pinned) against
     /// examples/mcp-server over Streamable HTTP.
     Conformance(conformance::Args),
@@ -160,6 +169,7 @@ fn main() -> ExitCode {
         Command::TestApp { update } => template_app::run(&root, update),
         Command::Site { no_browser } => site::run(&root, !no_browser),
         Command::BenchBuild(args) => bench_build::run(&root, args),
+        Command::BenchMcp(args) => bench_mcp::run(&root, args),
         Command::Conformance(args) => conformance::run(&root, args),
     }
 }
