@@ -176,7 +176,7 @@ fn parse_expected_failures(text: &str) -> Result<Vec<(String, String)>, String> 
 }
 
 /// `npm ci` in the suite's package when it has no `node_modules`.
-fn install(dir: &Path) -> Result<(), String> {
+pub(crate) fn install(dir: &Path) -> Result<(), String> {
     if dir.join("node_modules").exists() {
         return Ok(());
     }
@@ -225,7 +225,7 @@ fn build(root: &Path) -> Result<PathBuf, String> {
 }
 
 /// The cargo target directory: `CARGO_TARGET_DIR`, or the workspace's `target/`.
-fn target_dir(root: &Path) -> PathBuf {
+pub(crate) fn target_dir(root: &Path) -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {
         Some(d) => root.join(d),
         None => root.join("target"),
@@ -233,7 +233,7 @@ fn target_dir(root: &Path) -> PathBuf {
 }
 
 /// A child killed (and reaped) when dropped.
-struct KillOnDrop(Child);
+pub(crate) struct KillOnDrop(pub(crate) Child);
 
 impl Drop for KillOnDrop {
     fn drop(&mut self) {
@@ -245,15 +245,26 @@ impl Drop for KillOnDrop {
 /// Starts the server on a free port of 127.0.0.1, its stderr into `log`, and answers it with
 /// the URL of its first line.
 fn start(binary: &Path, log: &Path) -> Result<(KillOnDrop, String), String> {
+    let mut command = Command::new(binary);
+    command.args(["--http", "127.0.0.1:0"]);
+    start_listening(command, "mcp-server", log)
+}
+
+/// Starts `command`, a server whose first line on stdout is `listening on URL`, its stderr
+/// into `log`: the child, killed when dropped, and the URL. `what` names it in errors.
+pub(crate) fn start_listening(
+    mut command: Command,
+    what: &str,
+    log: &Path,
+) -> Result<(KillOnDrop, String), String> {
     let stderr =
         std::fs::File::create(log).map_err(|e| format!("cannot write {}: {e}", log.display()))?;
-    let mut child = Command::new(binary)
-        .args(["--http", "127.0.0.1:0"])
+    let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(stderr)
         .spawn()
-        .map_err(|e| format!("cannot start {}: {e}", binary.display()))?;
+        .map_err(|e| format!("cannot start {what}: {e}"))?;
     let stdout = child.stdout.take().ok_or("no stdout")?;
     let server = KillOnDrop(child);
     let (send, first) = mpsc::channel();
@@ -267,13 +278,13 @@ fn start(binary: &Path, log: &Path) -> Result<(KillOnDrop, String), String> {
         Ok(Some(Ok(line))) => line,
         Ok(_) => {
             return Err(format!(
-                "mcp-server exited before its URL; see {}",
+                "{what} exited before its URL; see {}",
                 log.display()
             ));
         }
         Err(_) => {
             return Err(format!(
-                "mcp-server printed no URL within {}s; see {}",
+                "{what} printed no URL within {}s; see {}",
                 START_LIMIT.as_secs(),
                 log.display()
             ));
@@ -281,13 +292,13 @@ fn start(binary: &Path, log: &Path) -> Result<(KillOnDrop, String), String> {
     };
     let url = line
         .strip_prefix("listening on ")
-        .ok_or_else(|| format!("mcp-server's first line is not `listening on URL`: {line:?}"))?;
+        .ok_or_else(|| format!("{what}'s first line is not `listening on URL`: {line:?}"))?;
     Ok((server, url.trim().to_owned()))
 }
 
 /// Waits for `child` at most `limit`, killing it after: its status, or `None` when it ran
 /// out of time.
-fn wait(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
+pub(crate) fn wait(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
     let deadline = Instant::now() + limit;
     loop {
         if let Ok(Some(status)) = child.try_wait() {

@@ -22,6 +22,10 @@
 //!                         [--against REV]
 //!                                      build cost: the generated crate against plain serde;
 //!                                      clean: an agent app built from nothing, against REV's
+//! cargo xtask bench-mcp [--rounds N] [--calls N] [--concurrency 1,8] [--clients rust,sdk]
+//!                       [--transports stdio,http]
+//!                                      tools/call round trips per second: examples/mcp-server
+//!                                      against the official TypeScript SDK's server
 //! ```
 //!
 //! Built on `contracts-xtask`, the library an app's xtask is made of: `codegen` (planned by
@@ -30,6 +34,7 @@
 
 mod bench_build;
 mod bench_clean;
+mod bench_mcp;
 mod bench_use;
 mod codegen;
 mod conformance;
@@ -105,6 +110,10 @@ enum Command {
     /// Measure what the generated code costs to build against plain serde types of the same
     /// schemas, and its lines per schema line (docs/benchmarks.md, "Build cost").
     BenchBuild(bench_build::Args),
+    /// Measure tools/call round trips per second of examples/mcp-server against the official
+    /// TypeScript SDK's server, over stdio and Streamable HTTP (docs/benchmarks.md, "MCP
+    /// servers").
+    BenchMcp(bench_mcp::Args),
     /// Run the official MCP conformance suite (tests/conformance, pinned) against
     /// examples/mcp-server over Streamable HTTP.
     Conformance(conformance::Args),
@@ -163,6 +172,7 @@ fn main() -> ExitCode {
         Command::TestApp { update } => template_app::run(&root, update),
         Command::Site { no_browser } => site::run(&root, !no_browser),
         Command::BenchBuild(args) => bench_build::run(&root, args),
+        Command::BenchMcp(args) => bench_mcp::run(&root, args),
         Command::Conformance(args) => conformance::run(&root, args),
     }
 }
