@@ -39,7 +39,11 @@ struct Excerpt {
 /// Every excerpt of `doc`; a marker not followed by a code block is an error.
 fn excerpts(doc: &Path) -> Result<Vec<Excerpt>, String> {
     let text = fs::read_to_string(doc).map_err(|e| format!("{}: {e}", doc.display()))?;
-    let name = doc.strip_prefix(root()).unwrap_or(doc).display().to_string();
+    let name = doc
+        .strip_prefix(root())
+        .unwrap_or(doc)
+        .display()
+        .to_string();
     let mut out = Vec::new();
     let mut lines = text.lines().enumerate();
     while let Some((n, line)) = lines.next() {
@@ -65,7 +69,9 @@ fn excerpts(doc: &Path) -> Result<Vec<Excerpt>, String> {
             block.push(l.to_owned());
         }
         if !closed || block.is_empty() {
-            return Err(format!("{at}: the excerpt's code block is empty or never closed"));
+            return Err(format!(
+                "{at}: the excerpt's code block is empty or never closed"
+            ));
         }
         out.push(Excerpt {
             at,
@@ -157,7 +163,10 @@ fn every_excerpt_in_the_docs_is_a_run_of_its_source() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(in_readme > 0, "README.md shows no excerpt (<!-- excerpt: PATH -->)");
+    assert!(
+        in_readme > 0,
+        "README.md shows no excerpt (<!-- excerpt: PATH -->)"
+    );
     eprintln!("{checked} excerpts checked");
 }
 
@@ -179,7 +188,11 @@ fn doc_comments_and_hidden_lines_are_read_as_rustdoc_shows_them() {
     let dir = std::env::temp_dir().join(format!("excerpts-{}", std::process::id()));
     fs::create_dir_all(&dir).unwrap();
     let file = dir.join("a.rs");
-    fs::write(&file, "//! ```\n//! # hidden();\n//! shown();\n//!\n//! too();\n//! ```\n").unwrap();
+    fs::write(
+        &file,
+        "//! ```\n//! # hidden();\n//! shown();\n//!\n//! too();\n//! ```\n",
+    )
+    .unwrap();
     let lines = source_lines(&file).unwrap();
     let _ = fs::remove_dir_all(&dir);
     assert_eq!(lines, ["```", "shown();", "", "too();", "```"]);
