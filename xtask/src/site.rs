@@ -25,6 +25,20 @@ pub const MDBOOK: &str = "0.5.4";
 /// Where Debian puts Chromium.
 const CHROMIUM: &str = "/usr/bin/chromium";
 
+/// The guides in `docs/guide/`, each a page of the site: its path, its page, its title.
+const GUIDES: &[(&str, &str, &str)] = &[
+    (
+        crate::template_app::GUIDE,
+        "guide-apps.md",
+        "Guide: an app on the agent protocol",
+    ),
+    (
+        "docs/guide/json-rpc.md",
+        "guide-json-rpc.md",
+        "Guide: MCP and ACP over JSON-RPC",
+    ),
+];
+
 /// The page the screenshot shows.
 const SCREENSHOT_OF: &str = "agent.html#flow-reconnect";
 
@@ -136,16 +150,15 @@ pub fn pages(root: &Path) -> Result<Vec<(String, String, String, usize)>, String
     let app = protocols.get(codegen::EXAMPLE_APP);
     let text = docs::emit(&app.model, &codegen::example_app_docs("agent.md"));
     out.push(("documents.md".into(), "An app: documents".into(), text, 0));
-    // The guide to an app of one's own, as the repository keeps it (its code blocks are the
-    // template app's files, checked by `cargo xtask test-app`).
-    let guide = root.join(crate::template_app::GUIDE);
-    let text = std::fs::read_to_string(&guide).map_err(|e| format!("{}: {e}", guide.display()))?;
-    out.push((
-        "guide-apps.md".into(),
-        "Guide: an app on the agent protocol".into(),
-        text,
-        0,
-    ));
+    // The guides, as the repository keeps them (their code blocks are the template app's
+    // files, checked by `cargo xtask test-app`, or excerpts of compiled code, checked by
+    // `xtask/tests/excerpts.rs`).
+    for (path, file, title) in GUIDES {
+        let guide = root.join(path);
+        let text =
+            std::fs::read_to_string(&guide).map_err(|e| format!("{}: {e}", guide.display()))?;
+        out.push(((*file).into(), (*title).into(), text, 0));
+    }
     Ok(out)
 }
 

@@ -6,23 +6,52 @@
 //!
 //! A two-sided protocol (MCP, ACP) generates a `Host` trait (what a server answers), a
 //! `ClientHandler` trait (what a client answers), and for each an adapter to this module's
-//! [`Handler`]: `HostSide(host)` and `ClientSide(client)`. An MCP server over stdio:
+//! [`Handler`]: `HostSide(host)` and `ClientSide(client)`. An MCP server over stdio (features
+//! `mcp`, `rpc`, `ndjson`; the README shows the same):
 //!
-//! ```ignore
-//! use contracts::{mcp, port::{NdjsonOptions, NdjsonPort}, rpc::{self, Options, Peer}};
+#![cfg_attr(feature = "mcp", doc = "```no_run")]
+#![cfg_attr(not(feature = "mcp"), doc = "```ignore")]
+//! use contracts::mcp::{self, CallToolOutcome, CallToolRequestParams, CallToolResult};
+//! use contracts::mcp::{Implementation, InitializeRequestParams, InitializeResult, JsonRpcError};
+//! use contracts::mcp::{ListToolsResult, PaginatedRequestParams, ServerCapabilities};
+//! use contracts::mcp::{ServerCapabilitiesTools, TextContent, Tool, ToolInputSchema};
+//! use contracts::port::{NdjsonOptions, NdjsonPort};
+//! use contracts::rpc::{self, Options};
 //!
-//! struct Server { client: Peer }
-//! impl mcp::Host for Server { /* initialize, tools/list, tools/call, ... */ }
+//! struct Server;
 //!
-//! let stdio = NdjsonPort::from_parts(tokio::io::stdin(), tokio::io::stdout(), &NdjsonOptions::default());
-//! rpc::serve(stdio, Options::mcp(), |peer| mcp::HostSide(Server { client: peer })).await;
+//! // What it leaves out is answered -32601 (method not found).
+//! impl mcp::Host for Server {
+//!     async fn initialize(&self, _: InitializeRequestParams) -> Result<InitializeResult, JsonRpcError> {
+//!         let capabilities = ServerCapabilities::new().tools(ServerCapabilitiesTools::new());
+//!         let me = Implementation::new("hello", "0.1.0");
+//!         Ok(InitializeResult::new(mcp::LATEST_PROTOCOL_VERSION, capabilities, me))
+//!     }
+//!
+//!     async fn tools_list(&self, _: PaginatedRequestParams) -> Result<ListToolsResult, JsonRpcError> {
+//!         Ok(ListToolsResult::new(vec![Tool::new("hello", ToolInputSchema::new())]))
+//!     }
+//!
+//!     async fn tools_call(&self, call: CallToolRequestParams) -> Result<CallToolOutcome, JsonRpcError> {
+//!         let text = TextContent::new(format!("hello from {}", call.name));
+//!         Ok(CallToolResult::new(vec![text.into()]).into())
+//!     }
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() {
+//!     let stdio = NdjsonPort::from_parts(tokio::io::stdin(), tokio::io::stdout(), &NdjsonOptions::default());
+//!     // `peer` calls the client back (sampling, logging, progress): `mcp::HostCalls(&peer)`.
+//!     rpc::serve(stdio, Options::mcp(), |_peer| mcp::HostSide(Server)).await;
+//! }
 //! ```
 //!
-//! The server keeps the [`Peer`] to call its client while it serves a request (sampling,
-//! elicitation) and to notify it (logging, progress): `mcp::HostCalls(&self.client)` is the
-//! typed caller. A client is the same the other way round:
+//! `make` is given the connection's [`Peer`]: a server keeps it to call its client while it
+//! serves a request (sampling, elicitation) and to notify it (logging, progress), through the
+//! typed caller `mcp::HostCalls(&peer)`. A client is the same the other way round:
 //! `let server = rpc::connect(port, Options::mcp(), |_| mcp::ClientSide(MyClient));` then
-//! `mcp::ClientCalls(&server).tools_list(..)`.
+//! `mcp::ClientCalls(&server).tools_list(..)`. `docs/guide/json-rpc.md` walks through both
+//! sides, Streamable HTTP (module `http`) and ACP.
 //!
 //! # What a connection does
 //!

@@ -19,10 +19,11 @@
 //! compiler in a debug one (`#[cfg_attr(debug_assertions, inline)]`), here and in the modules
 //! beside it. Forced inlining is what the fast reader's speed is made of, and in a debug build
 //! it is only a cost: it copied each step into every generated reader of the app that calls
-//! them (docs/benchmarks.md, "the apps in use"). One step is out of line in every build: a
+//! them (docs/benchmarks-history.md, "the apps in use"). One step is out of line in every build: a
 //! string's reader (`schema::scan_string`, `scan_str_ref`), the step every field of text
 //! takes. Inlined, it was more than a quarter of what an app compiles for the readers it calls;
-//! as a call, it costs a valid frame 6-11% more instructions (docs/benchmarks.md).
+//! as a call, it costs a valid frame 6-11% more instructions (docs/benchmarks-history.md,
+//! 2026-12-06, third stop).
 //!
 //! The bottom of the wire modules: it uses none of them. So [`MAX_SAFE`] is here, and the
 //! readers of an array's items and a map's entries ([`scan_items`], [`scan_entries`]) that the

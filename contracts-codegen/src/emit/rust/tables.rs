@@ -384,7 +384,7 @@ impl Emitter<'_> {
             .map(|(_, ev)| ev.name.as_str());
         // `decode_payload` and `decode_named` are out of line: the by-name match stays a small
         // dispatch instead of every payload's decoder inlined into it, which keeps a mixed run
-        // of frames in the instruction cache (docs/benchmarks.md).
+        // of frames in the instruction cache (docs/benchmarks-history.md).
         let by_name = BY_NAME.map(|b| self.by_name_enum(b));
         let views = [BY_NAME[0], BY_NAME[2]].map(|b| self.by_name_view(b));
         let host = self.host();
