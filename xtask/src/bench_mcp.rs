@@ -15,12 +15,16 @@
 //!    event streams, the SDK's default; `--http --json`, answers as JSON, as ours gives a
 //!    call that sends nothing else). Each driver initializes, finds the tool, calls it once;
 //!    the results must be the same from every server, or nothing is measured;
-//! 4. a warm-up of `--warmup` calls on each connection at each concurrency, not measured;
+//! 4. a warm-up of `--warmup` calls on each connection at each concurrency, not measured but
+//!    for its second half's rate, which sets the connection's calls per turn: as many as take
+//!    about `--turn` seconds (at least [`MIN_CALLS`], at most [`MAX_CALLS`]), fixed for the
+//!    run, so a server 100 times faster is not measured over a turn 100 times shorter, more
+//!    exposed to a hiccup of the machine (`--calls N` fixes every turn at N calls instead);
 //! 5. `--rounds` rounds: in each, for each client, transport and concurrency, every server
-//!    takes `--calls` calls in turn, the order reversed every other round, so that the servers
-//!    compared are measured next to each other in time on a machine others share. Each
-//!    turn's wall time, and the CPU time its server and its driver spent (`/proc/PID/stat`,
-//!    Linux), is one sample;
+//!    takes its turn, the order rotated by one server every round (each server comes first,
+//!    in the middle and last as often), so that the servers compared are measured next to
+//!    each other in time on a machine others share. Each turn's wall time, and the CPU time
+//!    its server and its driver spent (`/proc/PID/stat`, Linux), is one sample;
 //! 6. the report: per client, transport and concurrency, each server's median calls per
 //!    second, the ratio ours / SDK (the median of each round's ratio, and every round's), CPU
 //!    per call on both sides, with the machine's state (load before and after); the samples
@@ -49,6 +53,10 @@ const SDK_SERVER: &str = "sdk/bench-server.mjs";
 /// The SDK's driver, from the conformance package.
 const SDK_DRIVER: &str = "sdk/bench-client.mjs";
 
+/// The fewest and the most calls of a turn set from the warm-up.
+const MIN_CALLS: usize = 100;
+const MAX_CALLS: usize = 100_000;
+
 /// How long a driver has to end after its stdin closes.
 const CLOSE_LIMIT: Duration = Duration::from_secs(5);
 
@@ -56,12 +64,17 @@ const CLOSE_LIMIT: Duration = Duration::from_secs(5);
 pub struct Args {
     /// Measured rounds; each measures every server once per client, transport and
     /// concurrency.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 9)]
     rounds: usize,
-    /// Calls per server and round (the same for every server).
-    #[arg(long, default_value_t = 3000)]
-    calls: usize,
-    /// Calls per connection and concurrency before the rounds, not measured (JIT and caches).
+    /// Every turn this many calls, instead of as many as last about `--turn` seconds.
+    #[arg(long)]
+    calls: Option<usize>,
+    /// The seconds a turn should last: each connection's calls per turn are set from its
+    /// warm-up's rate.
+    #[arg(long, default_value_t = 1.0)]
+    turn: f64,
+    /// Calls per connection and concurrency before the rounds (JIT, caches); the second half's
+    /// rate sets the calls per turn.
     #[arg(long, default_value_t = 1000)]
     warmup: usize,
     /// Calls in flight at a time, a list: each is measured.
@@ -269,8 +282,17 @@ fn bench(root: &Path, args: &Args) -> Result<(), String> {
 
 /// Refuses arguments that would measure nothing.
 fn check(args: &Args) -> Result<(), String> {
-    if args.rounds == 0 || args.calls == 0 {
+    if args.rounds == 0 || args.calls == Some(0) {
         return Err("--rounds and --calls must be at least 1".into());
+    }
+    if args.calls.is_none()
+        && (args.warmup < 2 || args.turn.is_nan() || args.turn <= 0.0 || args.turn > 60.0)
+    {
+        return Err(
+            "without --calls, the calls per turn come from the warm-up: --warmup must be at \
+             least 2 and --turn between 0 and 60 seconds"
+                .into(),
+        );
     }
     if args.concurrency.is_empty() || args.concurrency.contains(&0) {
         return Err("--concurrency needs numbers of at least 1".into());
@@ -423,6 +445,8 @@ struct Connected {
     kind: Client,
     driver: Driver,
     pids: BTreeMap<(Transport, Server), Option<u32>>,
+    /// Each connection's calls per turn at each concurrency, set by the warm-up.
+    calls: BTreeMap<(Transport, Server, usize), usize>,
     names: BTreeMap<Server, String>,
     /// Dropped after the driver (field order): the session ends before its server.
     _http: Vec<KillOnDrop>,
@@ -457,6 +481,7 @@ fn connect(
         kind,
         driver: Driver::start(command, log)?,
         pids: BTreeMap::new(),
+        calls: BTreeMap::new(),
         names: BTreeMap::new(),
         _http: Vec::new(),
     };
@@ -533,11 +558,10 @@ fn connect(
     Ok(client)
 }
 
-/// Runs `--warmup` calls on every connection at every concurrency, unmeasured.
+/// Runs `--warmup` calls on every connection at every concurrency, unmeasured, and sets each
+/// connection's calls per turn: `--calls`, or as many as the warm-up's second half says take
+/// `--turn` seconds.
 fn warm_up(clients: &mut [Connected], args: &Args, limit: Duration) -> Result<(), String> {
-    if args.warmup == 0 {
-        return Ok(());
-    }
     eprintln!(
         "bench-mcp: warm-up, {} calls per connection and concurrency",
         args.warmup
@@ -546,13 +570,25 @@ fn warm_up(clients: &mut [Connected], args: &Args, limit: Duration) -> Result<()
         for &transport in &args.transports {
             for &server in transport.servers() {
                 for &concurrency in &args.concurrency {
-                    let round = serde_json::json!({
-                        "op": "round",
-                        "name": connection(transport, server),
-                        "calls": args.warmup,
-                        "concurrency": concurrency,
-                    });
-                    client.driver.ask(&round, limit)?;
+                    let half = args.warmup / 2;
+                    let mut seconds = 0.0;
+                    for calls in [args.warmup - half, half] {
+                        if calls == 0 {
+                            continue;
+                        }
+                        let round = serde_json::json!({
+                            "op": "round",
+                            "name": connection(transport, server),
+                            "calls": calls,
+                            "concurrency": concurrency,
+                        });
+                        let answer = client.driver.ask(&round, limit)?;
+                        seconds = answer["seconds"].as_f64().unwrap_or(0.0);
+                    }
+                    let calls = args
+                        .calls
+                        .unwrap_or_else(|| calls_per_turn(half, seconds, args.turn));
+                    client.calls.insert((transport, server, concurrency), calls);
                 }
             }
         }
@@ -560,8 +596,18 @@ fn warm_up(clients: &mut [Connected], args: &Args, limit: Duration) -> Result<()
     Ok(())
 }
 
-/// One round: each client, transport and concurrency, every server in turn (reversed on odd
-/// rounds), one sample each.
+/// The calls that take about `turn` seconds at the rate of `calls` in `seconds`, rounded to
+/// a hundred, between [`MIN_CALLS`] and [`MAX_CALLS`].
+fn calls_per_turn(calls: usize, seconds: f64, turn: f64) -> usize {
+    if seconds.is_nan() || seconds <= 0.0 {
+        return MIN_CALLS;
+    }
+    let wanted = (calls as f64 / seconds * turn / 100.0).round() * 100.0;
+    (wanted as usize).clamp(MIN_CALLS, MAX_CALLS)
+}
+
+/// One round: each client, transport and concurrency, every server in turn (the order rotated
+/// by `round`), one sample each.
 fn measure_round(
     clients: &mut [Connected],
     args: &Args,
@@ -575,14 +621,14 @@ fn measure_round(
         for &transport in &args.transports {
             for &concurrency in &args.concurrency {
                 let mut order = transport.servers().to_vec();
-                if round % 2 == 1 {
-                    order.reverse();
-                }
+                let first = round % order.len();
+                order.rotate_left(first);
                 for server in order {
+                    let calls = client.calls[&(transport, server, concurrency)];
                     let command = serde_json::json!({
                         "op": "round",
                         "name": connection(transport, server),
-                        "calls": args.calls,
+                        "calls": calls,
                         "concurrency": concurrency,
                     });
                     let server_pid = client.pids[&(transport, server)];
@@ -600,7 +646,7 @@ fn measure_round(
                         concurrency,
                         server,
                         round,
-                        calls: args.calls,
+                        calls,
                         seconds,
                         server_cpu: spent(cpu_before.0, cpu_after.0),
                         client_cpu: spent(cpu_before.1, cpu_after.1),
@@ -711,11 +757,14 @@ fn command_line(args: &Args) -> String {
     let concurrency: Vec<String> = args.concurrency.iter().map(ToString::to_string).collect();
     let clients: Vec<&str> = args.clients.iter().map(|c| c.name()).collect();
     let transports: Vec<&str> = args.transports.iter().map(|t| t.name()).collect();
+    let per_turn = match args.calls {
+        Some(calls) => format!("--calls {calls}"),
+        None => format!("--turn {}", args.turn),
+    };
     format!(
-        "cargo xtask bench-mcp --rounds {} --calls {} --warmup {} --concurrency {} --clients {} \
+        "cargo xtask bench-mcp --rounds {} {per_turn} --warmup {} --concurrency {} --clients {} \
          --transports {}",
         args.rounds,
-        args.calls,
         args.warmup,
         concurrency.join(","),
         clients.join(","),
@@ -823,11 +872,19 @@ fn report(
         "### tools/call round trips per second, {}\n",
         before.utc
     );
+    let calls = samples.iter().map(|s| s.calls);
+    let (fewest, most) = (calls.clone().min().unwrap_or(0), calls.max().unwrap_or(0));
+    let per_turn = match args.calls {
+        Some(n) => format!("{n} calls per turn"),
+        None => format!(
+            "{fewest} to {most} calls per turn, as many as the warm-up said take {} s",
+            args.turn
+        ),
+    };
     let _ = writeln!(
         out,
-        "`{}`: {rounds} round(s) of {} calls per server.\n",
+        "`{}`: {rounds} round(s), {per_turn}.\n",
         command_line(args),
-        args.calls
     );
     let _ = writeln!(
         out,
@@ -921,6 +978,17 @@ mod tests {
         assert_eq!(median(&[5.0, 1.0, 3.0]), Some(3.0));
         assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
         assert_eq!(median(&[f64::NAN, 2.0]), Some(2.0));
+    }
+
+    #[test]
+    fn a_turn_lasts_about_the_time_asked() {
+        assert_eq!(calls_per_turn(500, 0.5, 1.0), 1000);
+        assert_eq!(calls_per_turn(500, 0.5, 0.5), 500);
+        assert_eq!(calls_per_turn(1234, 1.0, 1.0), 1200);
+        assert_eq!(calls_per_turn(10, 1.0, 1.0), MIN_CALLS);
+        assert_eq!(calls_per_turn(500, 0.000_1, 1.0), MAX_CALLS);
+        assert_eq!(calls_per_turn(500, 0.0, 1.0), MIN_CALLS);
+        assert_eq!(calls_per_turn(500, f64::NAN, 1.0), MIN_CALLS);
     }
 
     #[test]
