@@ -191,6 +191,10 @@ pub fn load_files(
     run(name, out, options, diags)
 }
 
+/// The modules the generated Rust declares beside a directory's: the request and event
+/// tables' markers, and the borrowed views.
+const GENERATED_MODULES: &[&str] = &["requests", "events", "views"];
+
 /// The module for a file whose directory, relative to the protocol's, is `rel`: `None` at the
 /// root, the directory's name one level down; deeper nesting is refused.
 fn module_of(rel: &Path, display: &Arc<str>, diags: &mut Diagnostics) -> Option<String> {
@@ -215,6 +219,8 @@ fn module_of(rel: &Path, display: &Arc<str>, diags: &mut Diagnostics) -> Option<
                 && !crate::names::is_rust_keyword(m);
             if !ok {
                 diags.error(&loc, format!("the directory `{m}` names a module, so it must be a lowercase identifier (not a keyword)"));
+            } else if GENERATED_MODULES.contains(&m.as_str()) {
+                diags.error(&loc, format!("the directory `{m}` names a module, and the generated code declares a module `{m}` beside it (the tables' `requests` and `events`, the views' `views`); rename the directory"));
             }
             Some(m.clone())
         }
