@@ -5,7 +5,8 @@
 //! of `cargo xtask test`.
 //!
 //! 1. `npm ci` in `tests/conformance` when it has no `node_modules`; `cargo build --release`
-//!    of the `mcp-server` binary and of the Rust driver, the example `mcp-bench-client`;
+//!    of the Rust driver, the example `mcp-bench-client`, then apart of the `mcp-server`
+//!    binary (as a user builds it: without the dev-dependencies' features an example brings);
 //! 2. one driver process per client, both speaking the line protocol of
 //!    `examples/mcp-server/examples/mcp-bench-client.rs`: the generated Rust client
 //!    (`mcp-bench-client`) and the SDK's `Client` (`tests/conformance/sdk/bench-client.mjs`);
@@ -312,42 +313,44 @@ struct Bins {
     driver: PathBuf,
 }
 
-/// Builds `mcp-server` and `mcp-bench-client` in release, their paths as cargo reports them.
+/// Builds `mcp-bench-client`, then `mcp-server`, in release, their paths as cargo reports
+/// them. Two builds: an example brings its package's dev-dependencies' features in (tokio's
+/// `process`), and the server measured is the binary `cargo build --release -p mcp-server`
+/// gives; the server comes last, so its path holds that build.
 fn build(root: &Path) -> Result<Bins, String> {
+    let driver = cargo_build(root, &["--example", "mcp-bench-client"])?;
+    let server = cargo_build(root, &["--bin", "mcp-server"])?;
+    Ok(Bins { server, driver })
+}
+
+/// `cargo build --release -p mcp-server` of one `target` (`--bin NAME`, `--example NAME`):
+/// its executable's path.
+fn cargo_build(root: &Path, target: &[&str; 2]) -> Result<PathBuf, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let args = [
-        "build",
-        "--release",
-        "-p",
-        "mcp-server",
-        "--bin",
-        "mcp-server",
-        "--example",
-        "mcp-bench-client",
-        "--message-format=json-render-diagnostics",
-    ];
-    eprintln!("bench-mcp: cargo {}", args[..8].join(" "));
+    let mut args = vec!["build", "--release", "-p", "mcp-server"];
+    args.extend(target);
+    eprintln!("bench-mcp: cargo {}", args.join(" "));
     let out = Command::new(cargo)
-        .args(args)
+        .args(&args)
+        .arg("--message-format=json-render-diagnostics")
         .current_dir(root)
         .stderr(Stdio::inherit())
         .output()
         .map_err(|e| format!("cannot start cargo: {e}"))?;
     if !out.status.success() {
-        return Err(format!("`cargo build --release` failed ({})", out.status));
+        return Err(format!(
+            "`cargo {}` failed ({})",
+            args.join(" "),
+            out.status
+        ));
     }
-    let executable = |name: &str| {
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-            .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == name)
-            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
-            .ok_or_else(|| format!("cargo reported no {name} executable"))
-    };
-    Ok(Bins {
-        server: executable("mcp-server")?,
-        driver: executable("mcp-bench-client")?,
-    })
+    let name = target[1];
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == name)
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .ok_or_else(|| format!("cargo reported no {name} executable"))
 }
 
 /// A driver process: its stdin for commands, its answers read on a thread.
