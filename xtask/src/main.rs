@@ -22,8 +22,8 @@
 //!                         [--against REV]
 //!                                      build cost: the generated crate against plain serde;
 //!                                      clean: an agent app built from nothing, against REV's
-//! cargo xtask bench-mcp [--rounds N] [--calls N] [--concurrency 1,8] [--clients rust,sdk]
-//!                       [--transports stdio,http]
+//! cargo xtask bench-mcp [--rounds N] [--turn SECS | --calls N] [--concurrency 1,8]
+//!                       [--clients rust,sdk] [--transports stdio,http]
 //!                                      tools/call round trips per second: examples/mcp-server
 //!                                      against the official TypeScript SDK's server
 //! ```
