@@ -174,33 +174,31 @@ fn package(root: &Path, target: &Path) -> Result<Vec<(String, PathBuf)>, String>
     // (another checkout's target directory has a registry of its own, which is left alone:
     // its run may be reading it); when one holds other sources than this run packaged, it is
     // removed and the packages verified again.
-    let stale: Vec<PathBuf> = unpacked_sources(&stderr)
-        .into_iter()
-        .filter(|(name, dir)| !same_tree(dir, &packaged(name)))
-        .map(|(_, dir)| dir)
-        .collect();
-    let verified = if stale.is_empty() {
-        verified
-    } else {
-        for dir in &stale {
+    let mut found = stale_sources(&stderr, &packaged);
+    let mut verified = verified;
+    // A crate whose dependency failed to verify was never compiled, so its directory shows
+    // only on a later pass: each pass removes what it found, and the passes are bounded.
+    for _ in 0..=PUBLISHED.len() {
+        if found.is_empty() {
+            break;
+        }
+        for dir in &found {
             eprintln!(
                 "test-app: {} holds an earlier run's sources: removed",
                 dir.display()
             );
             std::fs::remove_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         }
-        let (verified, stderr) = package_and_verify(root)?;
-        if let Some((_, dir)) = unpacked_sources(&stderr)
-            .into_iter()
-            .find(|(name, dir)| !same_tree(dir, &packaged(name)))
-        {
-            return Err(format!(
-                "cargo package verified {} again, not this run's sources",
-                dir.display()
-            ));
-        }
-        verified
-    };
+        let (again, stderr) = package_and_verify(root)?;
+        verified = again;
+        found = stale_sources(&stderr, &packaged);
+    }
+    if let Some(dir) = found.first() {
+        return Err(format!(
+            "cargo package verified {} again, not this run's sources",
+            dir.display()
+        ));
+    }
     verified?;
     PUBLISHED
         .iter()
@@ -213,6 +211,31 @@ fn package(root: &Path, target: &Path) -> Result<Vec<(String, PathBuf)>, String>
             }
         })
         .collect()
+}
+
+/// The directories under cargo's temporary registries that hold other sources than this run
+/// packaged: every published crate's directory in each registry the output names, compiled in
+/// this pass or not (a crate after a failed one was not, and would fail the next pass).
+fn stale_sources(stderr: &str, packaged: &dyn Fn(&str) -> PathBuf) -> Vec<PathBuf> {
+    let version = env!("CARGO_PKG_VERSION");
+    let mut registries: Vec<PathBuf> = Vec::new();
+    for (_, dir) in unpacked_sources(stderr) {
+        if let Some(parent) = dir.parent() {
+            if !registries.iter().any(|r| r == parent) {
+                registries.push(parent.to_path_buf());
+            }
+        }
+    }
+    let mut stale = Vec::new();
+    for registry in &registries {
+        for p in PUBLISHED {
+            let dir = registry.join(format!("{p}-{version}"));
+            if dir.is_dir() && !same_tree(&dir, &packaged(p)) {
+                stale.push(dir);
+            }
+        }
+    }
+    stale
 }
 
 /// `cargo package` of the published crates, each verified by a build; answers whether they
