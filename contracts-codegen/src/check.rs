@@ -475,7 +475,18 @@ fn constraints_fit_their_type(t: &TypeExpr, diags: &mut Diagnostics) {
             }
             Arg::Range { min, max, loc } => {
                 if !ranges {
-                    diags.error(loc, format!("a range is written on `int` and `number`; write `{what}(min = 1, max = 10)`"));
+                    // The fix-it spells this range's own bounds as named ones.
+                    let bounds: Vec<String> = [("min", min), ("max", max)]
+                        .into_iter()
+                        .filter_map(|(k, n)| n.as_ref().map(|n| format!("{k} = {}", n.value)))
+                        .collect();
+                    diags.error(
+                        loc,
+                        format!(
+                            "a range is written on `int` and `number`; write `{what}({})`",
+                            bounds.join(", ")
+                        ),
+                    );
                     continue;
                 }
                 (min.is_some(), max.is_some(), loc)
