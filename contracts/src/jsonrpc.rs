@@ -66,26 +66,22 @@ pub trait JsonRpcTables {
     const REQUEST_NAMES: &'static [&'static str];
     /// Every notification method (`EVENT_NAMES`).
     const EVENT_NAMES: &'static [&'static str];
-    /// The protocol's types no table entry reaches (`check_type`).
+    /// The protocol's structs, enums and unions by name (`check_type`).
     fn check_type(name: &str, json: &str) -> Option<Result<(), ParseError>>;
     /// Reads one message, its params by its method; with `echo`, the message as the generated
     /// types write it back. `Err`: the refusal's verdict.
     fn message(text: &str, echo: bool) -> Result<Option<RawJson>, Verdict>;
 }
 
-/// `--type NAME` names no request, no notification, or (for `type`) no type outside the
-/// tables: a usage error, not a verdict.
+/// `--type NAME` names no request, no notification, or (for `type`) no struct, enum or
+/// union: a usage error, not a verdict.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownType(pub String, pub Kind);
 
 impl std::fmt::Display for UnknownType {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.1 {
-            Kind::Type => write!(
-                f,
-                "no type outside the tables is called {:?} (a type a table entry reaches is checked through the entry)",
-                self.0
-            ),
+            Kind::Type => f.write_str(&crate::verdict::no_named_type(&self.0)),
             _ => f.write_str(&crate::verdict::no_table_entry(&self.0)),
         }
     }

@@ -12,6 +12,14 @@ pub fn no_table_entry(name: &str) -> String {
     format!("no table entry is called {quoted}")
 }
 
+/// The refusal of a name `validate --as type` does not know: no struct, enum or union is
+/// called so (an alias is checked where a type uses it: it has no reader of its own).
+pub fn no_named_type(name: &str) -> String {
+    format!(
+        "no struct, enum or union is called {name:?} (an alias is checked where a type uses it)"
+    )
+}
+
 /// Where a refusal happened: the frame itself, or its payload checked by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -161,8 +161,21 @@ fn a_type_outside_the_tables_is_checked_by_its_name() {
         "{}",
         lines[1]
     );
-    // A type a table entry reaches is checked through the entry: a usage error here.
-    assert_eq!(run(&["agent", "type", "ChatInfo"], "{}\n").0, 2);
+    // A type a table entry reaches is checked by its name too, as the package's schema of
+    // the same name checks it.
+    let (code, lines) = run(&["agent", "type", "ChatInfo"], "{}\n\"x\"\n");
+    assert_eq!(code, 0);
+    assert!(
+        lines[0].starts_with(r#"{"ok":false,"stage":"table","message":"#)
+            && lines[0].contains("id"),
+        "{}",
+        lines[0]
+    );
+    assert!(lines[1].contains("expected object"), "{}", lines[1]);
+    // An alias has no reader of its own; an unknown name is a usage error.
+    let (code, _) = run(&["agent", "type", "ChatId"], "\"c\"\n");
+    assert_eq!(code, 2);
+    assert_eq!(run(&["agent", "type", "NoSuchType"], "{}\n").0, 2);
     assert_eq!(run(&["agent", "type"], "{}\n").0, 2);
 }
 

@@ -200,8 +200,8 @@ pub enum Kind {
     Result,
     /// A bare event payload of `--type NAME`.
     Event,
-    /// A bare value of the named type `--type NAME`, one no table entry reaches (a frame, or a
-    /// contract kept outside the tables: `TaskChangedEvent`); see `check_type`.
+    /// A bare value of the named type `--type NAME`: any struct, enum or union of the protocol
+    /// or its bases (a frame, `ChatInfo`, `TaskChangedEvent`); see `check_type`.
     Type,
 }
 
@@ -224,19 +224,15 @@ impl std::str::FromStr for Kind {
     }
 }
 
-/// `--type NAME` names no request (for payload and result), no event, or (for type) no type
-/// outside the tables; the kind it was given for.
+/// `--type NAME` names no request (for payload and result), no event, or (for type) no
+/// struct, enum or union; the kind it was given for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownType(pub String, pub Kind);
 
 impl std::fmt::Display for UnknownType {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.1 {
-            Kind::Type => write!(
-                f,
-                "no type outside the tables is called {:?} (a type a table entry reaches is checked through the entry)",
-                self.0
-            ),
+            Kind::Type => f.write_str(&crate::verdict::no_named_type(&self.0)),
             _ => f.write_str(&crate::verdict::no_table_entry(&self.0)),
         }
     }

@@ -7,7 +7,7 @@ use super::docs::{docs_attrs, meta_attrs};
 use super::paths::map_some;
 use super::scan::match_name;
 use super::{At, Emitter};
-use crate::model::{Docs, Meta, Model, TableKind, Ty, TypeDef, TypeRef};
+use crate::model::{Docs, Meta, Model, TableKind, Ty, TypeDef, TypeDefKind, TypeRef};
 use crate::names::rust_field;
 use crate::names::rust_type_name;
 use proc_macro2::{Ident, TokenStream};
@@ -229,11 +229,14 @@ fn entry_docs(docs: &Docs, name: &str) -> TokenStream {
 }
 
 impl Emitter<'_> {
-    /// `check_type`: the types no table entry reaches (`Model::outside_tables`), each read from
-    /// JSON by its schema name, so the corpus checks them as bare values (`"as": "type"`).
+    /// `check_type`: every named type of the protocol but its aliases, each read from JSON by its
+    /// schema name, so `validate --as type` and the corpus check them as bare values (`"as":
+    /// "type"`), as the TypeScript package's schema of the same name does.
     pub(super) fn check_type(&self) -> TokenStream {
         let rt = &self.rt;
-        let outside = self.model.outside_tables();
+        let outside: Vec<&TypeDef> = (self.model.types.iter())
+            .filter(|d| !matches!(d.kind, TypeDefKind::Alias(_)))
+            .collect();
         let names = outside.iter().map(|d| d.name.as_str());
         let paths = outside.iter().map(|d| {
             let r = TypeRef {
@@ -275,9 +278,9 @@ impl Emitter<'_> {
                 }
             }
 
-            /// Reads `json` as the type called `name`, one of the types no table entry reaches
-            /// (the frames, and the contracts kept outside the tables on purpose): its verdict
-            /// as a bare value. `None`: no such type.
+            /// Reads `json` as the type called `name`, any named type of the protocol but an alias (a base
+            /// protocol's types are its own `check_type`'s): its verdict as a bare value.
+            /// `None`: no such type.
             #[allow(deprecated)]
             pub fn check_type(
                 name: &str,
