@@ -364,18 +364,37 @@ pub fn resolve_base(root: &Path, given: Option<&str>) -> Result<Base, String> {
             &format!("{rev}^{{commit}}"),
         ],
     )
-    .map_err(|_| {
-        format!(
-            "compat: unknown revision `{rev}` (from {why}); fetch the history it needs \
-             (in CI: a full clone, e.g. actions/checkout with fetch-depth: 0)"
-        )
-    })?;
+    .map_err(|_| unknown_revision(root, &rev, &why))?;
     Ok(Base {
         rev,
         commit: commit.trim().to_string(),
         why,
         snapshot: None,
     })
+}
+
+/// Why `rev` does not resolve, and what to do: a repository without a commit has no earlier
+/// schema at all (commit it, or bless a baseline); a shallow or partial clone lacks history.
+fn unknown_revision(root: &Path, rev: &str, why: &str) -> String {
+    if git(root, &["rev-parse", "--is-inside-work-tree"]).is_err() {
+        return format!(
+            "compat: {} is not in a git repository, so there is no earlier schema to compare \
+             with; commit the schema in git, or write a baseline with `compat --bless`",
+            root.display()
+        );
+    }
+    let commits = git(root, &["rev-list", "-n", "1", "--all"]).unwrap_or_default();
+    if commits.trim().is_empty() {
+        return format!(
+            "compat: the repository has no commit yet, so there is no earlier schema to compare \
+             with (`{rev}`, from {why}); commit the schema first (that commit is the base of the \
+             next change), or write a baseline with `compat --bless`"
+        );
+    }
+    format!(
+        "compat: unknown revision `{rev}` (from {why}); fetch the history it needs \
+         (in CI: a full clone, e.g. actions/checkout with fetch-depth: 0)"
+    )
 }
 
 fn default_base(root: &Path) -> Result<(String, String), String> {
@@ -944,6 +963,19 @@ mod tests {
         let err = check(&root, &a).err().unwrap_or_default();
         assert!(err.contains("no schema directory there"), "{err}");
         let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_repository_without_a_commit_says_so() {
+        let dir = std::env::temp_dir().join(format!("xtask-compat-empty-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap_or_default();
+        git(&dir, &["init", "-q", "-b", "main"]).unwrap_or_default();
+        write(&dir, &[("schema/demo/api.contract", V1)]);
+        let err = check(&dir, &args(None)).err().unwrap_or_default();
+        assert!(err.contains("has no commit yet"), "{err}");
+        assert!(!err.contains("fetch the history"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
