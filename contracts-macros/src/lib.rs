@@ -182,8 +182,15 @@ fn expand(input: Input) -> Result<TokenStream2, TokenStream2> {
     expand_inner(&input)
 }
 
-/// Loads the schema directory `path`; a failure is one `compile_error!` per diagnostic.
-fn load(path: &Path, name: Option<String>, bases: Vec<Arc<Model>>) -> Result<Model, TokenStream2> {
+/// Loads the schema directory `path`; a failure is one `compile_error!` per diagnostic, each
+/// at `span`: the invocation's line that names the directory, so rustc's pointer under the
+/// schema's own is that one line, not the whole invocation with a macro-backtrace note.
+fn load(
+    path: &Path,
+    name: Option<String>,
+    bases: Vec<Arc<Model>>,
+    span: Span,
+) -> Result<Model, TokenStream2> {
     let options = LoadOptions {
         name,
         bases,
@@ -193,7 +200,7 @@ fn load(path: &Path, name: Option<String>, bases: Vec<Arc<Model>>) -> Result<Mod
         let mut out = TokenStream2::new();
         for d in &err.diagnostics.items {
             let text = d.render_for_rustc(&err.files);
-            out.extend(error(Span::call_site(), text.trim_end()));
+            out.extend(error(span, text.trim_end()));
         }
         out
     })
@@ -254,7 +261,8 @@ fn expand_inner(input: &Input) -> Result<TokenStream2, TokenStream2> {
             })?,
             None => base_dir_from_env(b)?,
         };
-        let model = load(&dir, Some(name.clone()), Vec::new())?;
+        let span = b.dir.as_ref().map_or(b.name.span(), LitStr::span);
+        let model = load(&dir, Some(name.clone()), Vec::new(), span)?;
         let path = &b.path;
         options
             .bases
@@ -269,7 +277,12 @@ fn expand_inner(input: &Input) -> Result<TokenStream2, TokenStream2> {
             &tried,
         )
     })?;
-    let model = load(&schema_dir, input.name.as_ref().map(LitStr::value), bases)?;
+    let model = load(
+        &schema_dir,
+        input.name.as_ref().map(LitStr::value),
+        bases,
+        dir.span(),
+    )?;
     let schema_dir = std::path::absolute(&schema_dir)
         .unwrap_or(schema_dir)
         .to_string_lossy()
