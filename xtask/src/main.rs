@@ -44,6 +44,7 @@ mod serde_baseline;
 mod site;
 mod template_app;
 mod test;
+mod workflow;
 
 use clap::{Parser, Subcommand};
 use contracts_xtask::validate::Validator;

@@ -6,15 +6,16 @@
 //!    written into the copy's `.cargo/config.toml`: no workspace path is used.
 //! 2. The template is copied to a temporary directory, made a git repository with a release
 //!    tag `v0.1.0`.
-//! 3. There it runs what the app's CI runs: `cargo xtask codegen --check`, `cargo xtask compat
-//!    --base v0.1.0` and `cargo test`, then `cargo xtask expand notes` and the app's `cargo
-//!    xtask validate` (no validator of the app's: the library generates one over its tables).
-//!    Then it grows the schema: a new optional payload field
-//!    passes compat and the app still builds and passes its tests; a new required payload
-//!    field fails compat with exit 1 and the rule's id.
-//! 4. The app's TypeScript package is built against the agent package's tarball, and its node
-//!    client runs against the app's host over a real socket (see [`node`]), each installed by
-//!    `npm ci` from the template's lock file.
+//! 3. There it runs the app's CI workflow (`.github/workflows/ci.yml`) step by step as
+//!    written ([`crate::workflow`]): `cargo xtask codegen --check`, `cargo xtask compat` against
+//!    the release tag, `cargo test`, the agent package packed from a stand-in checkout of this
+//!    repository, the app's package packed, and the node client built and run against the
+//!    app's host over a real socket, each installed by `npm ci` from the template's lock.
+//! 4. Then `cargo xtask expand notes`, the app's `cargo xtask validate` (no validator of the
+//!    app's: the library generates one over its tables), the reference's examples through
+//!    Rust, Zod and ajv. Then it grows the schema: a new optional payload field passes compat
+//!    and the app still builds and passes its tests; a new required payload field fails compat
+//!    with exit 1 and the rule's id.
 //!
 //! `--update` first regenerates the template's generated files (its TypeScript package and
 //! reference) with its own xtask in the copy, and copies them back with the app's `Cargo.lock`
@@ -93,12 +94,14 @@ fn run_all(root: &Path, update: bool) -> Step {
     git(&app, &["commit", "-q", "-m", "notes app v0.1.0"])?;
     git(&app, &["tag", "v0.1.0"])?;
 
-    expect(
-        cargo(&["xtask", "codegen", "--check"]),
-        0,
-        "codegen --check",
-    )?;
-    expect(cargo(&["xtask", "compat", "--base", "v0.1.0"]), 0, "compat")?;
+    if update {
+        // The npm locks, written before the workflow's `npm ci` reads them.
+        node::update_locks(root, &app, &root.join(TEMPLATE))?;
+    }
+    // The app's CI, step by step as its workflow file says: codegen --check, compat against
+    // the release tag, cargo test, both packages packed and the node client against the host.
+    crate::workflow::run(root, &app, &[("CARGO_TARGET_DIR", &app_target)])?;
+    eprintln!("test-app: the app's workflow passed, every step as written");
     // What the app's protocol! writes, formatted: its types on the agent's module.
     let out = cargo(&["xtask", "expand", "notes"])?;
     if out.code != 0
@@ -110,9 +113,9 @@ fn run_all(root: &Path, update: bool) -> Step {
             out.code, out.stderr
         ));
     }
-    expect(cargo(&["test", "--quiet"]), 0, "cargo test")?;
     validate(&app, &app_target, root)?;
     examples_in_rust(&app, &app_target)?;
+    node::examples_in_zod(root, &app)?;
 
     // A compatible change: a new optional payload field. The generated files follow, compat
     // passes, and the app's own code still builds.
@@ -155,8 +158,6 @@ fn run_all(root: &Path, update: bool) -> Step {
     }
     eprintln!("test-app: a new required field fails compat (exit 1, field-added-required)");
     git(&app, &["checkout", "-q", "--", "."])?;
-    let template = update.then(|| root.join(TEMPLATE));
-    node::run(root, &app, &app_target, template.as_deref())?;
     let _ = std::fs::remove_dir_all(app.parent().unwrap_or(&app));
     readme_blocks(root)
 }
@@ -220,10 +221,10 @@ fn stale_sources(stderr: &str, packaged: &dyn Fn(&str) -> PathBuf) -> Vec<PathBu
     let version = env!("CARGO_PKG_VERSION");
     let mut registries: Vec<PathBuf> = Vec::new();
     for (_, dir) in unpacked_sources(stderr) {
-        if let Some(parent) = dir.parent() {
-            if !registries.iter().any(|r| r == parent) {
-                registries.push(parent.to_path_buf());
-            }
+        if let Some(parent) = dir.parent()
+            && !registries.iter().any(|r| r == parent)
+        {
+            registries.push(parent.to_path_buf());
         }
     }
     let mut stale = Vec::new();
@@ -703,11 +704,8 @@ pub fn readme_blocks(root: &Path) -> Step {
 }
 
 pub mod node {
-    //! The app's TypeScript side, out of tree, installed as its users install it: the agent
-    //! package's tarball (`npm pack` of `bindings/agent-contracts`, built by its `prepare`)
-    //! and the app's package, built against it and packed in turn, both into the app's
-    //! `vendor/`; the node client installed with the two, built and run against the app's
-    //! host over a real socket.
+    //! The app's TypeScript side beyond its workflow: the npm locks `--update` writes, and the
+    //! reference's examples through the app's Zod schemas and JSON Schema.
     //!
     //! Every install is `npm ci` from a lock file the template commits (the package's and the
     //! client's), so the registry's packages are the locked ones. The locks resolve the two
@@ -716,10 +714,8 @@ pub mod node {
     //! reading the file. `--update` writes the locks ([`lock`]).
 
     use super::{Output, Step, run_cmd};
-    use std::io::{BufRead, BufReader};
     use std::path::{Path, PathBuf};
-    use std::process::{Command, Stdio};
-    use std::time::{Duration, Instant};
+    use std::process::Command;
 
     /// Where the app keeps the tarballs of the packages that are not on npm yet.
     pub const VENDOR: &str = "vendor";
@@ -734,9 +730,10 @@ pub mod node {
         ),
     ];
 
-    /// Builds and runs the app's TypeScript side; with `update`, first writes the lock files
-    /// and copies them into the template at `template`.
-    pub fn run(root: &Path, app: &Path, target: &Path, template: Option<&Path>) -> Step {
+    /// Writes the app's npm lock files (`--update`) and copies them into the template: the
+    /// agent package's tarball packed from this checkout, the app's package installed with it
+    /// and packed in turn, each lock resolving the two from `vendor/` without an integrity.
+    pub fn update_locks(root: &Path, app: &Path, template: &Path) -> Step {
         let vendor = app.join(VENDOR);
         std::fs::create_dir_all(&vendor).map_err(|e| e.to_string())?;
         let agent_dir = root.join("bindings/agent-contracts");
@@ -746,58 +743,24 @@ pub mod node {
         }
         let agent = pack(&agent_dir, &vendor)?;
         let package = app.join("bindings/notes-contracts");
-        if template.is_some() {
-            lock(&package, &[("@adecore/agent-contracts", &agent)])?;
-        }
+        lock(&package, &[("@adecore/agent-contracts", &agent)])?;
         // Its `prepare` builds it.
         ci(&package)?;
         let notes = pack(&package, &vendor)?;
         let client = app.join("client");
-        if template.is_some() {
-            lock(
-                &client,
-                &[
-                    ("@adecore/agent-contracts", &agent),
-                    ("@acme/notes-contracts", &notes),
-                ],
-            )?;
+        lock(
+            &client,
+            &[
+                ("@adecore/agent-contracts", &agent),
+                ("@acme/notes-contracts", &notes),
+            ],
+        )?;
+        for (dir, _) in LOCKED {
+            let lock = Path::new(dir).join("package-lock.json");
+            std::fs::copy(app.join(&lock), template.join(&lock))
+                .map_err(|e| format!("copying {} back: {e}", lock.display()))?;
         }
-        ci(&client)?;
-        npm(&client, &["run", "build"])?;
-        examples_in_zod(root, app)?;
-        if let Some(template) = template {
-            for (dir, _) in LOCKED {
-                let lock = Path::new(dir).join("package-lock.json");
-                std::fs::copy(app.join(&lock), template.join(&lock))
-                    .map_err(|e| format!("copying {} back: {e}", lock.display()))?;
-            }
-            eprintln!("test-app: the template's npm lock files are updated");
-        }
-
-        // The host, as `cargo run` starts it, on a port of its own.
-        let binary = target.join("debug/notes-app");
-        let mut host = Command::new(&binary)
-            .arg("127.0.0.1:0")
-            .current_dir(app)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .map_err(|e| format!("{}: {e}", binary.display()))?;
-        let url = listening(&mut host);
-        let result = url.and_then(|url| {
-            eprintln!("test-app: the node client against {url}");
-            let out = run_cmd(
-                Command::new("npm")
-                    .args(["test"])
-                    .current_dir(&client)
-                    .env("NOTES_URL", &url),
-            )?;
-            check(out, "the node client")
-        });
-        let _ = host.kill();
-        let _ = host.wait();
-        result?;
-        eprintln!("test-app: the node client talked to the host over a real socket");
+        eprintln!("test-app: the template's npm lock files are updated");
         Ok(())
     }
 
@@ -807,7 +770,7 @@ pub mod node {
     /// Every example of the app's reference through the app's Zod schemas and its JSON
     /// Schema, by the shared corpus runner (`tests/corpus/runner.mjs`), from the client, where
     /// the packages are installed as its users install them.
-    fn examples_in_zod(root: &Path, app: &Path) -> Step {
+    pub fn examples_in_zod(root: &Path, app: &Path) -> Step {
         let corpus = app.join("../corpus");
         let derived = corpus.join("derived");
         let messages = corpus.join("messages/derived");
@@ -954,25 +917,6 @@ fs.writeFileSync('package-lock.json', JSON.stringify(lock, null, 2) + '\n');
                 .map(|c| c.as_os_str().to_string_lossy().into_owned()),
         );
         parts.join("/")
-    }
-
-    /// The `listening on ws://...` line the host prints once bound, within 30 s.
-    fn listening(host: &mut std::process::Child) -> Result<String, String> {
-        let stdout = host.stdout.take().ok_or("the host has no stdout")?;
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = tx.send(line);
-        });
-        let start = Instant::now();
-        let line = rx
-            .recv_timeout(Duration::from_secs(30))
-            .map_err(|_| format!("the host printed no address in {:?}", start.elapsed()))?;
-        line.trim()
-            .strip_prefix("listening on ")
-            .map(str::to_owned)
-            .ok_or_else(|| format!("the host printed {line:?}, not its address"))
     }
 
     /// `npm pack` of `dir` into `into`; answers the tarball's path.
