@@ -15,8 +15,9 @@
 //!
 //! All cases are one tsc program under `CARGO_TARGET_TMPDIR/compat-ts`: each case's packages
 //! (`emit::typescript`), each usage file importing its side's package by relative path, zod
-//! and the runtime from `bindings/agent-contracts` (its committed lock installed by `npm ci`;
-//! without its `node_modules` the test says so and checks nothing).
+//! and the runtime from `bindings/agent-contracts` (zod and tsc from the repository's workspace
+//! install, `npm ci` at the root; without its `node_modules` the test says so and checks
+//! nothing).
 
 mod compat_corpus;
 
@@ -430,10 +431,12 @@ fn tsc(root: &Path, tsc: &Path) -> BTreeMap<String, Vec<String>> {
 #[test]
 fn compatible_changes_keep_typescript_source_exactly_when_compat_says_so() {
     let bindings = repo().join("bindings/agent-contracts");
-    let tsc_bin = bindings.join("node_modules/.bin/tsc");
+    // The repository's workspace install (`npm ci` at the root) holds zod and tsc.
+    let node_modules = repo().join("node_modules");
+    let tsc_bin = node_modules.join(".bin/tsc");
     if !tsc_bin.exists() {
         eprintln!(
-            "compat_ts: {} is missing; run `npm ci` in bindings/agent-contracts (its committed lock) to type-check the corpus",
+            "compat_ts: {} is missing; run `npm ci` at the repository's root (its committed lock) to type-check the corpus",
             tsc_bin.display()
         );
         return;
@@ -478,7 +481,7 @@ fn compatible_changes_keep_typescript_source_exactly_when_compat_says_so() {
     #[cfg(unix)]
     {
         let _ =
-            std::os::unix::fs::symlink(bindings.join("node_modules"), root.join("node_modules"));
+            std::os::unix::fs::symlink(&node_modules, root.join("node_modules"));
     }
     let runtime = bindings.join("src/runtime/index.ts");
     write(

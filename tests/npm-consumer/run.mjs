@@ -4,7 +4,7 @@
 //    must build it) and its tarball holds the build, the sources, schema.json and the license
 //    files, and no tests;
 // 2. publint (--strict) and arethetypeswrong (the ESM-only profile: the packages are ESM) run
-//    on each tarball, from the package's own dev dependencies (installed by its lock file);
+//    on each tarball, from the packages' dev dependencies (the root's workspace install);
 // 3. a temporary copy of this directory is installed from its lock file (`npm ci`), then the
 //    tarballs are added to it (`--no-save`: the agent package, the app package built against
 //    it, the connect, MCP and ACP packages), with exactly one zod (the consumer's: it is a
@@ -12,7 +12,7 @@
 // 4. src/main.ts is type-checked with `tsc --strict` under nodenext and bundler resolution,
 //    compiled, and run.
 //
-// Needs each package's `node_modules` (`npm ci` in it) and this directory's. Every command
+// Needs the repository's workspace install (`npm ci` at the root) and this directory's. Every command
 // has a time limit; the temporary directory is removed at the end unless KEEP_NPM_CONSUMER is
 // set.
 
@@ -57,9 +57,9 @@ try {
     const tarballs = [];
     for (const pkg of PACKAGES) {
         const dir = join(ROOT, pkg);
-        const bin = (name) => join(dir, 'node_modules', '.bin', name);
+        const bin = (name) => join(ROOT, 'node_modules', '.bin', name);
         if (!existsSync(bin('tsc'))) {
-            throw new Error(`npm consumer: ${pkg} has no node_modules; run \`npm ci\` in it first`);
+            throw new Error('npm consumer: the repository has no node_modules; run `npm ci` at its root first');
         }
         // As from a clean checkout: dist/ is ignored by git, so prepare must build it.
         rmSync(join(dir, 'dist'), { recursive: true, force: true });

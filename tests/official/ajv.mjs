@@ -1,6 +1,6 @@
-// ajv's draft 2020-12 class, from a package's committed lock: the first of these packages
-// with its node_modules installed (`npm ci`). No package of its own: tests/official adds no
-// dependency.
+// ajv's draft 2020-12 class, from the repository's workspace install (`npm ci` at the root,
+// from its committed lock: the generated packages' dev dependency). No package of its own:
+// tests/official adds no dependency.
 
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -8,8 +8,8 @@ import { pathToFileURL } from 'node:url';
 
 const ROOT = new URL('../../', import.meta.url);
 
-/** Where ajv may be installed, in order. */
-export const AJV_PACKAGES = ['bindings/mcp-contracts', 'bindings/acp-contracts', 'bindings/agent-contracts'];
+/** Where ajv may be installed, in order: the workspace's root, then a package (installed alone). */
+export const AJV_PACKAGES = ['.', 'bindings/mcp-contracts', 'bindings/acp-contracts', 'bindings/agent-contracts'];
 
 /** The package directory (a URL) whose node_modules holds ajv, or null. */
 export function ajvPackage() {
@@ -24,7 +24,7 @@ export function ajvPackage() {
 export async function ajv2020() {
     const pkg = ajvPackage();
     if (pkg === null) {
-        throw new Error(`no ajv installed: run npm ci in one of ${AJV_PACKAGES.join(', ')}`);
+        throw new Error('no ajv installed: run npm ci at the repository\'s root');
     }
     const require = createRequire(new URL('package.json', pkg));
     const mod = await import(pathToFileURL(require.resolve('ajv/dist/2020.js')).href);

@@ -737,9 +737,10 @@ pub mod node {
         let vendor = app.join(VENDOR);
         std::fs::create_dir_all(&vendor).map_err(|e| e.to_string())?;
         let agent_dir = root.join("bindings/agent-contracts");
-        if !agent_dir.join("node_modules").is_dir() {
-            // Its `prepare` builds it with its dev dependencies, from its lock file.
-            npm(&agent_dir, &["ci", "--no-audit", "--no-fund"])?;
+        if !root.join("node_modules").is_dir() {
+            // The repository's workspaces, from the root's lock: the dev dependencies its
+            // `prepare` builds it with (when `npm pack` runs it).
+            npm(root, &["ci", "--no-audit", "--no-fund", "--ignore-scripts"])?;
         }
         let agent = pack(&agent_dir, &vendor)?;
         let package = app.join("bindings/notes-contracts");
@@ -784,7 +785,7 @@ pub mod node {
         let script = app.join("client/corpus-check.mjs");
         std::fs::write(&script, NOTES_CORPUS).map_err(|e| format!("{}: {e}", script.display()))?;
         let url = |p: PathBuf| format!("file://{}", p.display());
-        let ajv = root.join("bindings/agent-contracts/node_modules/ajv/dist/2020.js");
+        let ajv = root.join("node_modules/ajv/dist/2020.js");
         eprintln!("test-app: the reference's examples through Zod and ajv");
         let out = run_cmd(
             Command::new("node")

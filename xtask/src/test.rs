@@ -3,7 +3,8 @@
 //!
 //! Steps run in order and stop at the first failure, naming the step and the command that
 //! failed so it can be run again by hand or through xtask. Each step has a number and a stable
-//! id (`format`, `npm-ci:bindings/agent-contracts`, `rust-tests`, ...), which `--list` prints.
+//! id (`format`, `npm-ci`, `ts-build:bindings/agent-contracts`, `rust-tests`, ...), which
+//! `--list` prints.
 //! `--only` runs the steps it names (an id or a number, as often as needed) and `--from` a
 //! step and every one after it; either way the selected steps run in the list's order, since
 //! later steps use what earlier ones built (`npm ci` before `npm run build`, the npm builds
@@ -31,7 +32,7 @@ pub struct Args {
 struct Step {
     id: String,
     name: &'static str,
-    dir: &'static str,
+    dir: String,
     env: &'static [(&'static str, &'static str)],
     program: &'static str,
     args: &'static [&'static str],
@@ -60,33 +61,33 @@ impl Step {
 fn step(
     id: impl Into<String>,
     name: &'static str,
-    dir: &'static str,
+    dir: impl Into<String>,
     program: &'static str,
     args: &'static [&'static str],
 ) -> Step {
     Step {
         id: id.into(),
         name,
-        dir,
+        dir: dir.into(),
         env: &[],
         program,
         args,
     }
 }
 
-/// The npm packages under test, in dependency order (a package built before the ones that
-/// depend on it through `file:`), each installed from its own lock file.
-const NPM_PACKAGES: &[&str] = &[
-    "bindings/agent-contracts",
-    "bindings/connect-frames",
-    // MCP's and ACP's: their official examples through Zod and ajv.
-    "bindings/mcp-contracts",
-    "bindings/acp-contracts",
-    "examples/documents-app/bindings/documents-contracts",
-    "examples/agent-host/client-test",
-    "examples/connect-server/client",
-    "examples/documents-app/client",
-];
+/// The npm packages under test: the root `package.json`'s workspaces, in its order, which is
+/// dependency order (a package built before the ones that depend on it through `file:`). One
+/// `npm ci` at the root installs them all from the root's lock file.
+fn npm_packages() -> Vec<String> {
+    let manifest: serde_json::Value =
+        serde_json::from_str(include_str!("../../package.json")).unwrap_or_default();
+    manifest["workspaces"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|w| w.as_str().map(str::to_owned))
+        .collect()
+}
 
 /// Every step, in the order they run.
 fn steps() -> Vec<Step> {
@@ -148,19 +149,21 @@ fn steps() -> Vec<Step> {
             &["xtask", "growth"],
         ),
     ];
-    // TypeScript first: the Rust end-to-end tests run node clients against these builds.
-    for dir in NPM_PACKAGES {
-        steps.push(step(
-            format!("npm-ci:{dir}"),
-            "npm install from the lock file",
-            dir,
-            "npm",
-            &["ci", "--no-audit", "--no-fund"],
-        ));
+    // TypeScript first: the Rust end-to-end tests run node clients against these builds. One
+    // install for every workspace; their `prepare` scripts (a build each) are left to the
+    // build steps, which run in dependency order.
+    steps.push(step(
+        "npm-ci",
+        "npm install of every workspace package from the root's lock file",
+        ".",
+        "npm",
+        &["ci", "--no-audit", "--no-fund", "--ignore-scripts"],
+    ));
+    for dir in npm_packages() {
         steps.push(step(
             format!("ts-build:{dir}"),
             "TypeScript build (tsc --strict)",
-            dir,
+            dir.clone(),
             "npm",
             &["run", "build"],
         ));
@@ -172,7 +175,7 @@ fn steps() -> Vec<Step> {
             &["test"],
         ));
     }
-    // Installed by the lock files above; see tests/npm-consumer/run.mjs.
+    // Packs the workspace packages installed above; see tests/npm-consumer/run.mjs.
     steps.push(step(
         "npm-consumer",
         "npm packages packed, publint and attw on each tarball, a consumer installed from them",
@@ -389,7 +392,7 @@ pub fn run(root: &Path, args: Args) -> ExitCode {
         let status = Command::new(s.program)
             .args(s.args)
             .envs(s.env.iter().copied())
-            .current_dir(root.join(s.dir))
+            .current_dir(root.join(&s.dir))
             .status();
         match status {
             Ok(st) if st.success() => {}
@@ -464,7 +467,7 @@ mod tests {
             "codegen-fresh",
             "compat",
             "growth",
-            "npm-ci:bindings/agent-contracts",
+            "npm-ci",
             "ts-build:bindings/agent-contracts",
             "ts-test:bindings/agent-contracts",
             "npm-consumer",
@@ -479,7 +482,8 @@ mod tests {
         ] {
             assert!(seen.contains(id), "no step `{id}`");
         }
-        assert_eq!(steps.len(), 6 + 3 * NPM_PACKAGES.len() + 11);
+        assert!(npm_packages().contains(&"bindings/agent-contracts".to_owned()));
+        assert_eq!(steps.len(), 6 + 1 + 2 * npm_packages().len() + 11);
     }
 
     #[test]
@@ -538,7 +542,7 @@ mod tests {
         );
         let by_number = select(&steps, &[], Some(&(steps.len() - 6).to_string())).unwrap();
         assert_eq!(by_number, chosen);
-        let npm = select(&steps, &[], Some("npm-ci:bindings/agent-contracts")).unwrap();
+        let npm = select(&steps, &[], Some("npm-ci")).unwrap();
         assert_eq!(npm.first(), Some(&6));
         assert_eq!(npm.last(), Some(&(steps.len() - 1)));
     }

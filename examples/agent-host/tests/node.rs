@@ -4,9 +4,9 @@
 //! wrote to its data directory, as `Authorization: Bearer`.
 //!
 //! Skipped, saying so, only when `node` is missing. `cargo xtask test` installs and builds the
-//! packages first; run alone, this test does so when they are not yet: `npm ci` and
-//! `npm run build` in `bindings/agent-contracts` (when its `node_modules` or `dist` is
-//! missing), then in `examples/agent-host/client-test`.
+//! packages first; run alone, this test does so when they are not yet: `npm ci` at the root
+//! (when its `node_modules` is missing), `npm run build` in `bindings/agent-contracts` (when
+//! its `dist` is missing), then in `examples/agent-host/client-test`.
 
 use std::time::Duration;
 use test_support::{Build, has, node_test, prepare, root, start};

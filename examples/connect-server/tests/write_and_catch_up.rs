@@ -1,11 +1,10 @@
 //! The sample client `write-and-catch-up` (TypeScript, node) against the real server binary,
 //! across a `kill -9` and a restart of the server.
 //!
-//! Skipped, saying so, only when `node` is missing. The package the client uses is installed
-//! and built when it is not yet: `npm ci` and `npm run build` in `bindings/connect-frames`
-//! (when its `node_modules` or `dist` is missing); then the client in
-//! `examples/connect-server/client` is installed when its `node_modules` is missing and built
-//! every time, so it is never stale.
+//! Skipped, saying so, only when `node` is missing. The repository's npm workspaces are
+//! installed when they are not yet (`npm ci` at the root), the package the client uses built
+//! when its `dist` is missing (`bindings/connect-frames`), and the client in
+//! `examples/connect-server/client` built every time, so it is never stale.
 
 mod common;
 

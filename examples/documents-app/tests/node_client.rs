@@ -3,8 +3,9 @@
 //! it calls `chat.create`, `chat.list`, `document.write`, `document.read` and
 //! `document.attachToChat`, and receives `chat.status` and `document.changed`.
 //!
-//! Skipped, saying so, only when `node` is missing. Each package is installed from its lock
-//! file when its `node_modules` is missing (`npm ci`), then built, in dependency order:
+//! Skipped, saying so, only when `node` is missing. The repository's npm workspaces are
+//! installed from the root's lock file when they are not yet (`npm ci`), then each package is
+//! built, in dependency order:
 //! `bindings/agent-contracts` (built only when its `dist` is missing), then
 //! `examples/documents-app/bindings/documents-contracts`, then `examples/documents-app/client`.
 

@@ -154,7 +154,7 @@ pub fn judge_script(root: &Path, protocol: &str) -> Result<(PathBuf, PathBuf), S
     let test = pkg.join("dist/test/corpus.test.js");
     if !test.exists() {
         return Err(format!(
-            "{} is missing: build the package first (npm ci && npm run build in {})",
+            "{} is missing: build the package first (npm ci at the root, npm run build in {})",
             test.display(),
             pkg.display()
         ));

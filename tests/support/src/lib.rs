@@ -66,11 +66,14 @@ pub enum Build {
     Always,
 }
 
-/// Installs a package from its lock file when it has no `node_modules` yet (`npm ci`), then
-/// builds it as `build` says (`npm run build`). Prepare packages in dependency order.
+/// Installs the repository's npm workspaces (every package `dir` may be) from the root's
+/// lock file when they are not yet (`npm ci` at the root, its `prepare` scripts left to the
+/// builds), then builds `dir` as `build` says (`npm run build`). Prepare packages in
+/// dependency order.
 pub fn prepare(dir: &Path, build: Build) {
-    if !dir.join("node_modules").exists() {
-        npm(dir, &["ci", "--no-audit", "--no-fund"]);
+    let root = root();
+    if !root.join("node_modules").exists() {
+        npm(&root, &["ci", "--no-audit", "--no-fund", "--ignore-scripts"]);
     }
     if build == Build::Always || !dir.join("dist").exists() {
         npm(dir, &["run", "build"]);
