@@ -103,9 +103,24 @@ const SCHEMA: &str = "
     ) WITHOUT ROWID;
 ";
 
-/// Adds one to the counter `?1` in `meta`, answering its new value.
-const BUMP: &str = "INSERT INTO meta (key, value) VALUES (?1, 1)
-    ON CONFLICT (key) DO UPDATE SET value = value + 1 RETURNING value";
+/// Adds one to the counter `key` in `meta` and answers its new value, in a transaction whose
+/// commit is checked: an `INSERT .. RETURNING` read with `query_row` answers its row before
+/// the commit, and a commit that fails then (a full disk) would go unseen.
+fn bump(db: &mut Connection, key: &str) -> rusqlite::Result<i64> {
+    let tx = db.transaction()?;
+    tx.execute(
+        "INSERT INTO meta (key, value) VALUES (?1, 1)
+         ON CONFLICT (key) DO UPDATE SET value = value + 1",
+        params![key],
+    )?;
+    let value = tx.query_row(
+        "SELECT value FROM meta WHERE key = ?1",
+        params![key],
+        |row| row.get(0),
+    )?;
+    tx.commit()?;
+    Ok(value)
+}
 
 /// The queue a stored `info` or `reset` event carries, which is stored apart.
 fn queue_of(event: &ChatEvent) -> Option<&Vec<QueuedMessage>> {
@@ -303,10 +318,7 @@ impl SqliteStore {
     /// refuses, at the first write ([`SqliteStore::prepare`]).
     fn new_life(&mut self) -> Result<u64, StoreError> {
         if !self.setup_pending {
-            match self
-                .db
-                .query_row(BUMP, params!["life"], |row| row.get::<_, i64>(0))
-            {
+            match bump(&mut self.db, "life") {
                 Ok(life) => return Ok(life as u64),
                 Err(e) if storage::is_write_fault(&e) => {
                     self.refused.get_or_insert_with(|| storage::describe(&e));
@@ -331,12 +343,9 @@ impl SqliteStore {
     }
 
     /// Adds one to a counter in `meta` and answers it.
-    fn bump(&mut self, key: &str) -> Result<u64, StoreError> {
+    fn count(&mut self, key: &str) -> Result<u64, StoreError> {
         self.prepare()?;
-        let value: i64 = self
-            .db
-            .query_row(BUMP, params![key], |row| row.get(0))
-            .map_err(failed)?;
+        let value = bump(&mut self.db, key).map_err(failed)?;
         Ok(value as u64)
     }
 
@@ -442,7 +451,7 @@ impl Store for SqliteStore {
     }
 
     fn next_serial(&mut self) -> Result<u64, StoreError> {
-        self.bump("serial")
+        self.count("serial")
     }
 
     fn create_chat(
@@ -451,7 +460,7 @@ impl Store for SqliteStore {
         epoch: i64,
         info: &ChatInfo,
     ) -> Result<(), StoreError> {
-        let made = self.bump("made")?;
+        let made = self.count("made")?;
         self.db
             .execute(
                 "INSERT INTO chats (chat_id, made, epoch, info, seq) VALUES (?1, ?2, ?3, ?4, ?5)",

@@ -21,6 +21,10 @@
 //! drop(server);
 //! ```
 
+mod disk;
+
+pub use disk::SmallDisk;
+
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};

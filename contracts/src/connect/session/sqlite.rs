@@ -203,7 +203,6 @@ impl SqliteLog {
             self.setup().map_err(failed)?;
             self.setup_pending = false;
             self.empty = false;
-            tracing::info!("the event log takes writes again (it opened read-only)");
         }
         Ok(())
     }
