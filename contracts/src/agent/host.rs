@@ -54,8 +54,17 @@
 //! # Logs
 //!
 //! [`serve`] logs (with `tracing`) each request refused or failed with its type and code, the
-//! message only of an `internal` one, and never a payload; a store that fails is logged where
-//! it fails.
+//! message only of an `internal` one, and never a payload. A store that fails (a full disk) is
+//! logged once per episode, when it begins and when it ends; the requests it refuses meanwhile
+//! without the message.
+//!
+//! # A full disk
+//!
+//! A change the store refuses is answered `internal` with the store's error (which names the
+//! cause) and changes nothing: nothing is applied or sent. Reads never touch the store. Each
+//! change tries the store again, so changes are taken again by themselves once it can; a hub
+//! opens on a store that cannot write (serving reads), and [`Hub::close_interrupted`] closes
+//! the replies a restart cut short once it can.
 //!
 //! History cursors name the chat's last reset and a position, so they need no table, survive a
 //! restart, and die with a reset (chat.clear): an older cursor is `history-expired`.
