@@ -21,7 +21,7 @@
 //!
 //! A write the disk refuses (full, over quota) fails whole, its transaction rolled back, with
 //! an error that names the cause; reads go on, and the next write tries again. The store opens
-//! on a full disk too, read-only ([`crate::storage`]): what opening writes (the tables on a new
+//! on a full disk too, read-only (`crate::storage`): what opening writes (the tables on a new
 //! file, WAL mode, the count of lives) waits for the first write that gets through.
 
 use super::store::{Loaded, QueueSpan, Store, StoreError, StoredChat};

@@ -249,7 +249,7 @@ impl EchoAgent {
 
     /// Starts the turns a restart left to run (a message whose reply had not begun, the queued
     /// messages), each chat's on a task of its own, and the task that retries what waits for
-    /// the store ([`EchoAgent::mend`]). [`EchoAgent::open`] calls it when it runs in a Tokio
+    /// the store (`mend`). [`EchoAgent::open`] calls it when it runs in a Tokio
     /// runtime, [`EchoAgent::serve`] and [`EchoAgent::serve_port`] otherwise.
     pub fn resume(self: &Arc<Self>) {
         let resumable =

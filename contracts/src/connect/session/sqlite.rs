@@ -37,7 +37,7 @@
 //!
 //! A write the disk refuses (full, over quota) fails whole, rolled back, with an error that
 //! names the cause, so it is not acked; reads go on, and the next write tries again. The log
-//! opens on a full disk too, read-only ([`crate::storage`]): what opening writes (the tables
+//! opens on a full disk too, read-only (`crate::storage`): what opening writes (the tables
 //! on a new file, WAL mode, the schema version) waits for the first write that gets through,
 //! and a file without tables reads as an empty log meanwhile.
 
@@ -133,8 +133,9 @@ fn failed(e: rusqlite::Error) -> LogError {
 
 impl SqliteLog {
     /// Opens (or makes) the log in the file `path`, with the promise `durability`. On a full
-    /// disk it opens read-only (see the [module docs](self)); a file that cannot be read, or
-    /// of a newer version, is an error.
+    /// disk it opens read-only: it serves reads, and what opening could not write is written
+    /// at the first write that gets through. A file that cannot be read, or of a newer
+    /// version, is an error.
     pub fn open(path: &Path, durability: Durability) -> Result<SqliteLog, LogError> {
         let opened = storage::open(path, &pragmas(durability))
             .map_err(|e| LogError(format!("{}: {}", path.display(), storage::describe(&e))))?;
