@@ -35,6 +35,8 @@ pub mod rpc {
     mod handler;
     pub use handler::Handler;
 }
+#[cfg(feature = "sqlite")]
+mod storage;
 pub mod verdict;
 pub mod wire;
 

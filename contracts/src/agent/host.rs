@@ -54,14 +54,23 @@
 //! # Logs
 //!
 //! [`serve`] logs (with `tracing`) each request refused or failed with its type and code, the
-//! message only of an `internal` one, and never a payload; a store that fails is logged where
-//! it fails.
+//! message only of an `internal` one, and never a payload. A store that fails (a full disk) is
+//! logged once per episode, when it begins and when it ends; the requests it refuses meanwhile
+//! without the message.
+//!
+//! # A full disk
+//!
+//! A change the store refuses is answered `internal` with the store's error (which names the
+//! cause) and changes nothing: nothing is applied or sent. Reads never touch the store. Each
+//! change tries the store again, so changes are taken again by themselves once it can; a hub
+//! opens on a store that cannot write (serving reads), and [`Hub::close_interrupted`] closes
+//! the replies a restart cut short once it can.
 //!
 //! History cursors name the chat's last reset and a position, so they need no table, survive a
 //! restart, and die with a reset (chat.clear): an older cursor is `history-expired`.
 
 use super::store::{MemoryStore, QueueSpan, Store, StoreError, StoredChat};
-use super::thread::{Thread, history_index, is_pending};
+use super::thread::{Thread, history_index, is_pending, item_id};
 use super::{
     AttachResult, Bookmark, ChatAttachPayload, ChatEvent, ChatEventEvent, ChatEventItem,
     ChatHistoryPayload, ChatHistoryResult, ChatInfo, ChatItem, ChatStatusEvent, ErrorCode,
@@ -147,6 +156,37 @@ struct State {
     clients: HashMap<ClientId, Client>,
     chats: BTreeMap<String, Chat>,
     store: Box<dyn Store>,
+    /// The last change the store was given failed: an episode (a full disk, say) logged once.
+    store_failing: bool,
+    /// The replies and thoughts a restart found streaming and the store has not closed yet
+    /// (chat id, item id): closed by [`Hub::close_interrupted`].
+    interrupted: Vec<(String, String)>,
+}
+
+impl State {
+    /// A store call's answer, and the store's health: the first failure of an episode is
+    /// logged with its error, and the first success after it; a failure is answered as the
+    /// request's error (`internal`, naming the cause). Each change is tried, so changes are
+    /// taken again by themselves once the store takes them.
+    fn stored<T>(&mut self, result: Result<T, StoreError>) -> Result<T, WireError> {
+        match result {
+            Ok(value) => {
+                if std::mem::take(&mut self.store_failing) {
+                    tracing::info!("the store takes changes again");
+                }
+                Ok(value)
+            }
+            Err(error) => {
+                if !std::mem::replace(&mut self.store_failing, true) {
+                    tracing::warn!(
+                        error = %error,
+                        "the store cannot write: changes are refused until it can, reads go on"
+                    );
+                }
+                Err(WireError::from(error))
+            }
+        }
+    }
 }
 
 /// A frame on its way to one client, with the key a newer frame replaces it by.
@@ -199,10 +239,13 @@ struct Chat {
     visuals: Vec<Visual>,
 }
 
-/// A store that failed (a full disk, say): logged for the operator, answered `internal`.
-fn store_failed(error: StoreError) -> WireError {
-    tracing::warn!(error = %error, "store failed");
-    WireError::from(error)
+/// Whether an item is a reply or a thought still streaming.
+fn streaming(item: &ChatItem) -> bool {
+    match item {
+        ChatItem::Reply(r) => r.streaming == Some(true),
+        ChatItem::Thought(t) => t.streaming == Some(true),
+        _ => false,
+    }
 }
 
 /// `unknown-chat`, naming the chat.
@@ -236,7 +279,9 @@ impl Hub {
 
     /// A hub on what `store` holds: every chat rebuilt from its events, seqs continuing. A
     /// reply or thought left streaming (the host stopped mid-turn) is closed with an `item`
-    /// event, stored and numbered like any other.
+    /// event, stored and numbered like any other; when the store cannot write (a full disk),
+    /// the hub opens all the same, serving reads, and [`Hub::close_interrupted`] closes them
+    /// once it can.
     pub fn open(config: HubConfig, store: impl Store + 'static) -> Result<Arc<Hub>, StoreError> {
         let mut store: Box<dyn Store> = Box::new(store);
         let loaded = store.load()?;
@@ -245,6 +290,16 @@ impl Hub {
             let chat = Chat::load(&stored, &config);
             chats.insert(stored.chat_id, chat);
         }
+        let interrupted = chats
+            .iter()
+            .flat_map(|(chat_id, chat)| {
+                chat.thread
+                    .items
+                    .iter()
+                    .filter(|item| streaming(item))
+                    .map(move |item| (chat_id.clone(), item_id(item).to_owned()))
+            })
+            .collect();
         let hub = Arc::new(Hub {
             inbox: Mutex::new(Vec::new()),
             config,
@@ -254,38 +309,54 @@ impl Hub {
                 clients: HashMap::new(),
                 chats,
                 store,
+                store_failing: false,
+                interrupted,
             }),
         });
-        hub.close_interrupted().map_err(|e| StoreError(e.message))?;
+        if let Err(e) = hub.close_interrupted() {
+            tracing::warn!(
+                error = %e.message,
+                "replies a restart cut short stay open until the store takes changes"
+            );
+        }
         Ok(hub)
     }
 
-    /// Closes every reply and thought left streaming.
-    fn close_interrupted(&self) -> Result<(), WireError> {
+    /// Closes every reply and thought a restart found streaming ([`Hub::open`] does, and
+    /// again, when the store could not write then, whoever calls this). Each is an `item`
+    /// event with `streaming: false`; the ones stored are not closed again. An error: some
+    /// are still open.
+    pub fn close_interrupted(&self) -> Result<(), WireError> {
         let mut s = self.lock();
-        let open: Vec<(String, ChatItem)> = s
-            .chats
-            .iter()
-            .flat_map(|(chat_id, chat)| {
-                chat.thread.items.iter().filter_map(move |item| {
-                    let mut item = item.clone();
-                    let streaming = match &mut item {
-                        ChatItem::Reply(r) => &mut r.streaming,
-                        ChatItem::Thought(t) => &mut t.streaming,
-                        _ => return None,
-                    };
-                    if *streaming != Some(true) {
-                        return None;
-                    }
-                    *streaming = Some(false);
-                    Some((chat_id.clone(), item))
-                })
-            })
-            .collect();
-        for (chat_id, item) in open {
-            self.publish_locked(&mut s, &chat_id, ChatEvent::Item(ChatEventItem { item }))?;
+        while let Some((chat_id, item_id)) = s.interrupted.first().cloned() {
+            let item = s
+                .chats
+                .get(&chat_id)
+                .and_then(|chat| chat.thread.item(&item_id))
+                .filter(|item| streaming(item))
+                .cloned();
+            if let Some(mut item) = item {
+                match &mut item {
+                    ChatItem::Reply(r) => r.streaming = Some(false),
+                    ChatItem::Thought(t) => t.streaming = Some(false),
+                    _ => {}
+                }
+                self.publish_locked(&mut s, &chat_id, ChatEvent::Item(ChatEventItem { item }))?;
+            }
+            s.interrupted.remove(0);
         }
         Ok(())
+    }
+
+    /// Whether replies a restart cut short wait to be closed ([`Hub::close_interrupted`]).
+    pub fn has_interrupted(&self) -> bool {
+        !self.lock().interrupted.is_empty()
+    }
+
+    /// Whether the last change the store was given failed (a full disk, say): the hub
+    /// refuses changes it cannot store, and serves reads.
+    pub fn store_failing(&self) -> bool {
+        self.lock().store_failing
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -355,7 +426,9 @@ impl Hub {
 
     /// A chat id never given before by this hub's store, across restarts.
     pub fn new_chat_id(&self) -> Result<String, WireError> {
-        let serial = self.lock().store.next_serial().map_err(store_failed)?;
+        let mut s = self.lock();
+        let serial = s.store.next_serial();
+        let serial = s.stored(serial)?;
         Ok(format!("c{serial}"))
     }
 
@@ -375,11 +448,11 @@ impl Hub {
         if frame.len() > limit {
             return Err(too_large("the chat's chat.status", frame.len(), limit));
         }
-        let serial = s.store.next_serial().map_err(store_failed)?;
+        let serial = s.store.next_serial();
+        let serial = s.stored(serial)?;
         let epoch = (serial % EPOCH_MAX + 1) as i64;
-        s.store
-            .create_chat(&chat_id, epoch, &info)
-            .map_err(store_failed)?;
+        let created = s.store.create_chat(&chat_id, epoch, &info);
+        s.stored(created)?;
         let seq = epoch << EPOCH_SHIFT;
         s.chats.insert(
             chat_id.clone(),
@@ -401,7 +474,8 @@ impl Hub {
     /// Forgets a chat; its attached clients are detached.
     pub fn remove_chat(&self, chat_id: &str) -> Result<(), WireError> {
         let mut s = self.lock();
-        s.store.remove_chat(chat_id).map_err(store_failed)?;
+        let removed = s.store.remove_chat(chat_id);
+        s.stored(removed)?;
         s.chats.remove(chat_id);
         for c in s.clients.values_mut() {
             c.attached.remove(chat_id);
@@ -547,8 +621,7 @@ impl Hub {
             [(chat_id, seq, event)] => s.store.append(chat_id, *seq, event),
             _ => s.store.append_all(&events),
         };
-        if let Err(e) = stored {
-            let e = store_failed(e);
+        if let Err(e) = s.stored(stored) {
             for (i, _, _) in &staged {
                 answer(
                     &group[*i],
@@ -609,7 +682,7 @@ impl Hub {
                     .collect::<Vec<_>>(),
             ),
         };
-        stored.map_err(store_failed)?;
+        s.stored(stored)?;
         for ((seq, event), frame) in made.into_iter().zip(frames) {
             self.deliver_event(s, chat_id, seq, event, frame);
         }
@@ -713,9 +786,8 @@ impl Hub {
         if frame.len() > limit {
             return Err(too_large("the chat.bookmarks", frame.len(), limit));
         }
-        s.store
-            .set_bookmarks(chat_id, &payload.bookmarks)
-            .map_err(store_failed)?;
+        let stored = s.store.set_bookmarks(chat_id, &payload.bookmarks);
+        s.stored(stored)?;
         if let Some(chat) = s.chats.get_mut(chat_id) {
             chat.bookmarks = payload.bookmarks;
         }
@@ -757,9 +829,8 @@ impl Hub {
         if frame.len() > limit {
             return Err(too_large("the chat.visuals", frame.len(), limit));
         }
-        s.store
-            .set_visuals(chat_id, &payload.visuals)
-            .map_err(store_failed)?;
+        let stored = s.store.set_visuals(chat_id, &payload.visuals);
+        s.stored(stored)?;
         if let Some(chat) = s.chats.get_mut(chat_id) {
             chat.visuals = payload.visuals;
         }
@@ -1336,7 +1407,7 @@ async fn answer<D: super::AgentDispatch>(
     let reply = match host.dispatch_payload(request.payload).await {
         Ok(result) => super::reply_frame(&request.id, result),
         Err(error) => {
-            log_failure(client, &request.r#type, &error);
+            log_failure(client, &request.r#type, &error, hub.store_failing());
             super::error_frame(Some(&request.id), &error)
         }
     };
@@ -1344,9 +1415,10 @@ async fn answer<D: super::AgentDispatch>(
 }
 
 /// Logs a request the host answered with a failure: its type and code, and the message of an
-/// `internal` one (a store that failed: the disk), never a payload.
-fn log_failure(client: ClientId, request: &str, error: &WireError) {
-    if error.code == ErrorCode::Internal {
+/// `internal` one, never a payload. While the store fails (a full disk), its refusals are
+/// logged without the message: the store's error was logged once, when it began failing.
+fn log_failure(client: ClientId, request: &str, error: &WireError, store_failing: bool) {
+    if error.code == ErrorCode::Internal && !store_failing {
         tracing::warn!(
             client = client.0,
             request,

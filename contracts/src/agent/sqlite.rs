@@ -16,9 +16,17 @@
 //! queue's depth (the module docs of [`store`](super::store) say why it matters). A queue
 //! whose order changed other than by adding at the end and taking off anywhere is written
 //! again whole (nothing in the hub does that).
+//!
+//! # A full disk
+//!
+//! A write the disk refuses (full, over quota) fails whole, its transaction rolled back, with
+//! an error that names the cause; reads go on, and the next write tries again. The store opens
+//! on a full disk too, read-only (`crate::storage`): what opening writes (the tables on a new
+//! file, WAL mode, the count of lives) waits for the first write that gets through.
 
 use super::store::{Loaded, QueueSpan, Store, StoreError, StoredChat};
 use super::{Bookmark, ChatEvent, ChatInfo, QueuedMessage, Seq, Visual};
+use crate::storage;
 use rusqlite::{Connection, Transaction, params};
 use serde::Serialize;
 use std::collections::HashSet;
@@ -27,6 +35,14 @@ use std::path::Path;
 /// A store in one SQLite file.
 pub struct SqliteStore {
     db: Connection,
+    /// The tables or WAL mode could not be made when it opened (a full disk): made before the
+    /// first write.
+    setup_pending: bool,
+    /// This life's number, when the disk refused to store it at [`Store::load`]: stored
+    /// before the first write, so a later life never repeats it.
+    life_unstored: Option<u64>,
+    /// Why the store opened read-only, said once in the log by [`Store::load`].
+    refused: Option<String>,
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -37,12 +53,13 @@ impl std::fmt::Debug for SqliteStore {
     }
 }
 
-fn failed(error: impl std::fmt::Display) -> StoreError {
-    StoreError(error.to_string())
+/// A SQLite error as the store answers it: a full disk says so ([`storage::describe`]).
+fn failed(error: rusqlite::Error) -> StoreError {
+    StoreError(storage::describe(&error))
 }
 
 fn json<T: Serialize + ?Sized>(value: &T) -> Result<String, StoreError> {
-    serde_json::to_string(value).map_err(failed)
+    serde_json::to_string(value).map_err(|e| StoreError(e.to_string()))
 }
 
 /// Reads a stored JSON column back through the generated decoder.
@@ -85,6 +102,25 @@ const SCHEMA: &str = "
         PRIMARY KEY (chat_id, added, position)
     ) WITHOUT ROWID;
 ";
+
+/// Adds one to the counter `key` in `meta` and answers its new value, in a transaction whose
+/// commit is checked: an `INSERT .. RETURNING` read with `query_row` answers its row before
+/// the commit, and a commit that fails then (a full disk) would go unseen.
+fn bump(db: &mut Connection, key: &str) -> rusqlite::Result<i64> {
+    let tx = db.transaction()?;
+    tx.execute(
+        "INSERT INTO meta (key, value) VALUES (?1, 1)
+         ON CONFLICT (key) DO UPDATE SET value = value + 1",
+        params![key],
+    )?;
+    let value = tx.query_row(
+        "SELECT value FROM meta WHERE key = ?1",
+        params![key],
+        |row| row.get(0),
+    )?;
+    tx.commit()?;
+    Ok(value)
+}
 
 /// The queue a stored `info` or `reset` event carries, which is stored apart.
 fn queue_of(event: &ChatEvent) -> Option<&Vec<QueuedMessage>> {
@@ -219,39 +255,102 @@ fn store_queue(
 }
 
 impl SqliteStore {
-    /// Opens (or makes) the database at `path`.
+    /// Opens (or makes) the database at `path`. On a full disk it opens read-only (see the
+    /// [module docs](self)); a database that cannot be read is an error.
     pub fn open(path: impl AsRef<Path>) -> Result<SqliteStore, StoreError> {
-        let db = Connection::open(path).map_err(failed)?;
-        db.pragma_update(None, "journal_mode", "WAL")
-            .map_err(failed)?;
-        db.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(failed)?;
-        db.execute_batch(SCHEMA).map_err(failed)?;
-        Ok(SqliteStore { db })
+        let opened =
+            storage::open(path.as_ref(), "PRAGMA synchronous = NORMAL;").map_err(failed)?;
+        let mut store = SqliteStore {
+            db: opened.db,
+            setup_pending: false,
+            life_unstored: None,
+            refused: opened.refused,
+        };
+        match store.setup() {
+            Ok(()) => {}
+            Err(e) if storage::is_write_fault(&e) => {
+                store.setup_pending = true;
+                store.refused.get_or_insert_with(|| storage::describe(&e));
+            }
+            Err(e) => return Err(failed(e)),
+        }
+        Ok(store)
     }
 
     /// An in-memory database, for tests of the SQL.
     pub fn open_in_memory() -> Result<SqliteStore, StoreError> {
         let db = Connection::open_in_memory().map_err(failed)?;
         db.execute_batch(SCHEMA).map_err(failed)?;
-        Ok(SqliteStore { db })
+        Ok(SqliteStore {
+            db,
+            setup_pending: false,
+            life_unstored: None,
+            refused: None,
+        })
+    }
+
+    /// WAL mode and the tables: writes nothing when they are there already.
+    fn setup(&self) -> rusqlite::Result<()> {
+        storage::ensure_wal(&self.db)?;
+        self.db.execute_batch(SCHEMA)
+    }
+
+    /// Before a write: what opening could not write, written now.
+    fn prepare(&mut self) -> Result<(), StoreError> {
+        if self.setup_pending {
+            self.setup().map_err(failed)?;
+            self.setup_pending = false;
+        }
+        if let Some(life) = self.life_unstored {
+            self.db
+                .execute(
+                    "INSERT INTO meta (key, value) VALUES ('life', ?1)
+                     ON CONFLICT (key) DO UPDATE SET value = max(value, ?1)",
+                    params![life as i64],
+                )
+                .map_err(failed)?;
+            self.life_unstored = None;
+        }
+        Ok(())
+    }
+
+    /// This life's number: one more than the stored count, stored now, or, when the disk
+    /// refuses, at the first write ([`SqliteStore::prepare`]).
+    fn new_life(&mut self) -> Result<u64, StoreError> {
+        if !self.setup_pending {
+            match bump(&mut self.db, "life") {
+                Ok(life) => return Ok(life as u64),
+                Err(e) if storage::is_write_fault(&e) => {
+                    self.refused.get_or_insert_with(|| storage::describe(&e));
+                }
+                Err(e) => return Err(failed(e)),
+            }
+        }
+        let stored: i64 = if storage::has_table(&self.db, "meta").map_err(failed)? {
+            self.db
+                .query_row(
+                    "SELECT coalesce(max(value), 0) FROM meta WHERE key = 'life'",
+                    [],
+                    |row| row.get(0),
+                )
+                .map_err(failed)?
+        } else {
+            0
+        };
+        let life = stored as u64 + 1;
+        self.life_unstored = Some(life);
+        Ok(life)
     }
 
     /// Adds one to a counter in `meta` and answers it.
-    fn bump(&self, key: &str) -> Result<u64, StoreError> {
-        let value: i64 = self
-            .db
-            .query_row(
-                "INSERT INTO meta (key, value) VALUES (?1, 1)
-                 ON CONFLICT (key) DO UPDATE SET value = value + 1 RETURNING value",
-                params![key],
-                |row| row.get(0),
-            )
-            .map_err(failed)?;
+    fn count(&mut self, key: &str) -> Result<u64, StoreError> {
+        self.prepare()?;
+        let value = bump(&mut self.db, key).map_err(failed)?;
         Ok(value as u64)
     }
 
-    fn update(&self, sql: &str, chat_id: &str, value: &str) -> Result<(), StoreError> {
+    fn update(&mut self, sql: &str, chat_id: &str, value: &str) -> Result<(), StoreError> {
+        self.prepare()?;
         let changed = self
             .db
             .execute(sql, params![chat_id, value])
@@ -265,8 +364,19 @@ impl SqliteStore {
 
 impl Store for SqliteStore {
     fn load(&mut self) -> Result<Loaded, StoreError> {
-        let life = self.bump("life")?;
+        let life = self.new_life()?;
+        if let Some(why) = &self.refused {
+            tracing::warn!(
+                path = ?self.db.path(),
+                error = %why,
+                "the store opened read-only: serving what it holds, refusing changes until the disk takes writes again"
+            );
+        }
         let mut chats = Vec::new();
+        if !storage::has_table(&self.db, "chats").map_err(failed)? {
+            // A new file the disk refused to make the tables in: nothing stored yet.
+            return Ok(Loaded { life, chats });
+        }
         let mut rows = self
             .db
             .prepare(
@@ -341,7 +451,7 @@ impl Store for SqliteStore {
     }
 
     fn next_serial(&mut self) -> Result<u64, StoreError> {
-        self.bump("serial")
+        self.count("serial")
     }
 
     fn create_chat(
@@ -350,7 +460,7 @@ impl Store for SqliteStore {
         epoch: i64,
         info: &ChatInfo,
     ) -> Result<(), StoreError> {
-        let made = self.bump("made")?;
+        let made = self.count("made")?;
         self.db
             .execute(
                 "INSERT INTO chats (chat_id, made, epoch, info, seq) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -361,6 +471,7 @@ impl Store for SqliteStore {
     }
 
     fn append(&mut self, chat_id: &str, seq: Seq, event: &ChatEvent) -> Result<(), StoreError> {
+        self.prepare()?;
         let tx = self.db.transaction().map_err(failed)?;
         store_event(&tx, chat_id, seq, event)?;
         tx.commit().map_err(failed)
@@ -368,6 +479,7 @@ impl Store for SqliteStore {
 
     fn append_all(&mut self, events: &[(&str, Seq, &ChatEvent)]) -> Result<(), StoreError> {
         // One transaction: one commit for all of them (group commit), or none stored.
+        self.prepare()?;
         let tx = self.db.transaction().map_err(failed)?;
         for (chat_id, seq, event) in events {
             store_event(&tx, chat_id, *seq, event)?;
@@ -392,6 +504,7 @@ impl Store for SqliteStore {
     }
 
     fn remove_chat(&mut self, chat_id: &str) -> Result<(), StoreError> {
+        self.prepare()?;
         let tx = self.db.transaction().map_err(failed)?;
         tx.execute("DELETE FROM events WHERE chat_id = ?1", params![chat_id])
             .map_err(failed)?;

@@ -21,6 +21,13 @@
 //!   message queued is. A queued message leaves the queue in the same change that publishes
 //!   its user item ([`Hub::publish_with`]: one transaction), so a crash between the two
 //!   cannot lose it or answer it twice.
+//! - A full disk refuses changes, never wedges a chat: a send or a turn whose events cannot
+//!   be stored is refused with the store's error (nothing acked that is not stored), and a
+//!   turn that stops that way ends visibly once the store takes changes again (its reply
+//!   closed, a notice saying why, the chat `failed`), the queue then going on. What waits for
+//!   the store (that end, the turns a restart left, replies a restart cut) is retried every
+//!   [`MEND_EVERY`] by a task of its own, so service resumes by itself when space returns;
+//!   reads never wait. The host opens on a full disk too, read-only.
 //! - Every change of a chat's info (the queue, the state, the usage) is one
 //!   [`Hub::update_info`] under the hub's lock, and the queue changes under the agent's turn
 //!   lock too (always taken before the hub's), so no update is lost under concurrent sends.
@@ -49,10 +56,10 @@ use contracts::agent::{
     ChatAddBookmarkResult, ChatAttachPayload, ChatCancelPayload, ChatClearPayload,
     ChatCreatePayload, ChatCreated, ChatDetachPayload, ChatEvent, ChatEventDelta, ChatEventInfo,
     ChatEventItem, ChatEventReset, ChatHistoryPayload, ChatHistoryResult, ChatInfo, ChatItem,
-    ChatItemReply, ChatItemUser, ChatKillPayload, ChatListResult, ChatRemoveBookmarkPayload,
-    ChatRemoveVisualPayload, ChatRenameBookmarkPayload, ChatSendPayload, ChatSendResult, ChatState,
-    ChatUsage, Empty, ErrorCode, Host, Provider, ProviderListResult, ProviderModel, QueuedMessage,
-    Timestamp, Visual, WireError,
+    ChatItemNotice, ChatItemReply, ChatItemUser, ChatKillPayload, ChatListResult,
+    ChatRemoveBookmarkPayload, ChatRemoveVisualPayload, ChatRenameBookmarkPayload, ChatSendPayload,
+    ChatSendResult, ChatState, ChatUsage, Empty, ErrorCode, Host, NoticeLevel, Provider,
+    ProviderListResult, ProviderModel, QueuedMessage, Timestamp, Visual, WireError,
 };
 use contracts::port::{Access, FramePort, ListenOptions, WebSocketOptions, WebSocketPort};
 use std::collections::HashMap;
@@ -118,7 +125,12 @@ pub struct EchoAgent {
     /// Turns a restart left to run (the chat, and the text of a message whose reply had not
     /// begun), until [`EchoAgent::resume`] starts them.
     resumable: Mutex<Vec<(String, Option<String>)>>,
+    /// The task that retries what waits for the store runs ([`EchoAgent::mend`]).
+    mending: Mutex<bool>,
 }
+
+/// How often what waits for the store (a full disk) is tried again.
+pub const MEND_EVERY: Duration = Duration::from_millis(500);
 
 /// A chat's turns: the next historyIndex and the running turn. The queue is the chat's
 /// `info.queued`, in the hub.
@@ -130,6 +142,18 @@ struct Turns {
     running: Option<JoinHandle<()>>,
     /// The reply item of the running turn, to close it when the turn is cancelled.
     reply: Option<String>,
+    /// The end of a turn the store did not take (a full disk), stored by
+    /// [`EchoAgent::settle`] before anything else happens in the chat.
+    unsettled: Option<Unsettled>,
+}
+
+/// What is still to store of a turn that ended while the store failed.
+#[derive(Debug, Default)]
+struct Unsettled {
+    /// The reply it left streaming, to close.
+    reply: Option<String>,
+    /// Why it stopped: a notice saying so and the chat `failed`. `None`: the chat goes idle.
+    error: Option<String>,
 }
 
 /// The name of the database file in a data directory.
@@ -170,6 +194,7 @@ impl EchoAgent {
             chats: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
             resumable: Mutex::new(Vec::new()),
+            mending: Mutex::new(false),
         })
     }
 
@@ -194,18 +219,23 @@ impl EchoAgent {
                 Some(ChatItem::User(user)) if cut => Some(user.text.clone()),
                 _ => None,
             };
-            if cut && unanswered.is_none() {
-                self.hub.update_info(&info.chat_id, |info| {
-                    info.state = ChatState::Idle;
-                    info.updated_at = now();
-                })?;
-            }
-            let resume = unanswered.is_some() || !info.queued.is_empty();
+            // The store may refuse (a full disk): the chat then goes idle once it takes changes.
+            let idle = (cut && unanswered.is_none())
+                .then(|| {
+                    self.hub.update_info(&info.chat_id, |info| {
+                        info.state = ChatState::Idle;
+                        info.updated_at = now();
+                    })
+                })
+                .and_then(Result::err)
+                .map(|_| Unsettled::default());
+            let resume = idle.is_none() && (unanswered.is_some() || !info.queued.is_empty());
             turns.insert(
                 info.chat_id.clone(),
                 Turns {
                     next_index,
                     busy: resume,
+                    unsettled: idle,
                     ..Turns::default()
                 },
             );
@@ -218,8 +248,9 @@ impl EchoAgent {
     }
 
     /// Starts the turns a restart left to run (a message whose reply had not begun, the queued
-    /// messages), each chat's on a task of its own. [`EchoAgent::open`] calls it when it runs
-    /// in a Tokio runtime, [`EchoAgent::serve`] and [`EchoAgent::serve_port`] otherwise; once.
+    /// messages), each chat's on a task of its own, and the task that retries what waits for
+    /// the store (`mend`). [`EchoAgent::open`] calls it when it runs in a Tokio
+    /// runtime, [`EchoAgent::serve`] and [`EchoAgent::serve_port`] otherwise.
     pub fn resume(self: &Arc<Self>) {
         let resumable =
             std::mem::take(&mut *self.resumable.lock().unwrap_or_else(|e| e.into_inner()));
@@ -227,11 +258,19 @@ impl EchoAgent {
             let agent = self.clone();
             let chat = chat_id.clone();
             let handle = tokio::spawn(async move {
-                if unanswered.is_some()
+                if let Some(text) = &unanswered
                     && agent
                         .update_info(&chat, |info| info.state = ChatState::Running)
                         .is_err()
                 {
+                    // The store refused (a full disk): the chat stays busy, so a send queues
+                    // behind the message, and the turn starts again in MEND_EVERY.
+                    agent
+                        .resumable
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push((chat, Some(text.clone())));
+                    agent.mend();
                     return;
                 }
                 agent.run_turns(chat, unanswered).await;
@@ -241,6 +280,116 @@ impl EchoAgent {
                 _ => handle.abort(),
             }
         }
+    }
+
+    /// Starts the task that retries, every [`MEND_EVERY`], what waits for the store (a full
+    /// disk): replies a restart cut short, turns a restart left, the end of turns that stopped
+    /// ([`EchoAgent::settle`]). It ends once nothing waits. Outside a Tokio runtime it waits
+    /// for [`EchoAgent::resume`].
+    fn mend(self: &Arc<Self>) {
+        if tokio::runtime::Handle::try_current().is_err() {
+            return;
+        }
+        let mut mending = self.mending.lock().unwrap_or_else(|e| e.into_inner());
+        if std::mem::replace(&mut *mending, true) {
+            return;
+        }
+        let agent = self.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(MEND_EVERY).await;
+                let mut mending = agent.mending.lock().unwrap_or_else(|e| e.into_inner());
+                if agent.mend_once() {
+                    *mending = false;
+                    return;
+                }
+            }
+        });
+    }
+
+    /// Tries once what waits for the store; answers whether nothing waits any more.
+    fn mend_once(self: &Arc<Self>) -> bool {
+        let mut done = self.hub.close_interrupted().is_ok();
+        let resumable = !self
+            .resumable
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_empty();
+        if resumable {
+            // Its tasks ask for another round if the store still refuses.
+            self.resume();
+        }
+        let waiting: Vec<String> = self
+            .turns()
+            .iter()
+            .filter(|(_, t)| t.unsettled.is_some())
+            .map(|(chat_id, _)| chat_id.clone())
+            .collect();
+        for chat_id in waiting {
+            let mut turns = self.turns();
+            if let Some(t) = turns.get_mut(&chat_id) {
+                done &= self.settle(&chat_id, t).is_ok();
+            }
+        }
+        done
+    }
+
+    /// Stores the end of a turn that stopped while the store failed (called with the turn
+    /// lock held): its reply closed, and a notice saying why with the chat `failed`, or (a
+    /// turn a restart cut) the chat idle; all one change. Then the queue goes on. Nothing to
+    /// do when nothing is unsettled; an error: the store still refuses, and all waits.
+    fn settle(self: &Arc<Self>, chat_id: &str, t: &mut Turns) -> Result<(), WireError> {
+        let Some(unsettled) = &t.unsettled else {
+            return Ok(());
+        };
+        let open_reply =
+            unsettled
+                .reply
+                .as_ref()
+                .and_then(|id| match self.hub.thread(chat_id)?.item(id)? {
+                    ChatItem::Reply(r) if r.streaming == Some(true) => Some(r.clone()),
+                    _ => None,
+                });
+        let notice = unsettled.error.as_ref().map(|error| {
+            ChatItemNotice::new(
+                self.id("n"),
+                NoticeLevel::Error,
+                format!("This turn stopped: its events could not be stored ({error}). Send again to retry."),
+            )
+            .history_index(t.next_index)
+        });
+        let state = match notice {
+            Some(_) => ChatState::Failed,
+            None => ChatState::Idle,
+        };
+        let queued = self.hub.publish_with(chat_id, |info| {
+            let mut events = Vec::new();
+            if let Some(reply) = open_reply {
+                events.push(ChatEventItem::new(reply.streaming(false)).into());
+            }
+            if let Some(notice) = notice {
+                events.push(ChatEventItem::new(notice).into());
+            }
+            if info.state != state || !events.is_empty() {
+                let mut info = info.clone();
+                info.state = state;
+                info.updated_at = now();
+                events.push(info_event(info));
+            }
+            Ok((!info.queued.is_empty(), events))
+        })?;
+        if t.unsettled.take().and_then(|u| u.error).is_some() {
+            t.next_index += 1;
+        }
+        if queued && !t.busy {
+            t.busy = true;
+            let agent = self.clone();
+            let chat = chat_id.to_owned();
+            t.running = Some(tokio::spawn(
+                async move { agent.run_turns(chat, None).await },
+            ));
+        }
+        Ok(())
     }
 
     /// The hub, for tests that look at what the host holds.
@@ -390,25 +539,52 @@ impl EchoAgent {
             Some(text) => text,
             None => match self.take_next(&chat_id) {
                 Some(text) => text,
-                None => return,
+                None => return self.mend_if_unsettled(&chat_id),
             },
         };
         loop {
-            if self.run_turn(&chat_id, &text).await.is_err() {
-                // The chat is gone (killed); nothing more to answer.
+            if let Err(e) = self.run_turn(&chat_id, &text).await {
+                // The chat is gone (killed: no turns left), or the store refused the turn's
+                // events (a full disk): its end is stored as soon as the store takes it.
+                let mut turns = self.turns();
+                if let Some(t) = turns.get_mut(&chat_id) {
+                    t.busy = false;
+                    t.running = None;
+                    t.unsettled = Some(Unsettled {
+                        reply: t.reply.take(),
+                        error: Some(e.message),
+                    });
+                    if self.settle(&chat_id, t).is_err() {
+                        drop(turns);
+                        self.mend();
+                    }
+                }
                 return;
             }
             match self.take_next(&chat_id) {
                 Some(next) => text = next,
-                None => return,
+                None => break,
             }
+        }
+        self.mend_if_unsettled(&chat_id);
+    }
+
+    /// Starts [`EchoAgent::mend`] when the store refused to take the chat's queue on.
+    fn mend_if_unsettled(self: &Arc<Self>, chat_id: &str) {
+        let unsettled = self
+            .turns()
+            .get(chat_id)
+            .is_some_and(|t| t.unsettled.is_some());
+        if unsettled {
+            self.mend();
         }
     }
 
     /// Under the turn lock: the first queued message taken off the queue, the chat running
     /// and the message's user item published, as one change (stored all or none); its text.
-    /// `None` when the queue is empty (or the change failed, the queue then left as it is):
-    /// the chat's turns are over.
+    /// `None` when the queue is empty, or when the store refused the change (the queue left
+    /// as it is, to go on once the store takes changes: [`EchoAgent::settle`]): the chat's
+    /// turns are over for now.
     fn take_next(&self, chat_id: &str) -> Option<String> {
         let mut turns = self.turns();
         let t = turns.get_mut(chat_id)?;
@@ -436,8 +612,10 @@ impl EchoAgent {
                     let events = vec![dequeued, ChatEventItem::new(user).into(), info_event(info)];
                     Ok((Some(next.text), events))
                 })
-                .ok()
-                .flatten()
+                .unwrap_or_else(|_| {
+                    t.unsettled = Some(Unsettled::default());
+                    None
+                })
         } else {
             None
         };
@@ -506,11 +684,14 @@ impl EchoAgent {
     /// Stops the running turn, closes its reply, and with the turn lock still held lets
     /// `after` change the info (so no send comes between). Answers whether a turn ran.
     fn stop_turn(
-        &self,
+        self: &Arc<Self>,
         chat_id: &str,
         after: impl FnOnce(bool) -> Result<(), WireError>,
     ) -> Result<bool, WireError> {
         let mut turns = self.turns();
+        if let Some(t) = turns.get_mut(chat_id) {
+            self.settle(chat_id, t)?;
+        }
         let (busy, handle, reply) = match turns.get_mut(chat_id) {
             Some(t) => (
                 std::mem::take(&mut t.busy),
@@ -619,6 +800,9 @@ impl Host for Connection {
         // that ends meanwhile sees the message or starts after it.
         let mut turns = a.turns();
         let t = turns.entry(payload.chat_id.clone()).or_default();
+        // The end of a turn the store refused comes first; while it still refuses, so does
+        // this send.
+        a.settle(&payload.chat_id, t)?;
         if t.busy {
             let message = QueuedMessage::new(a.id("q"), payload.text, now());
             a.update_info(&payload.chat_id, |info| info.queued.push(message))?;

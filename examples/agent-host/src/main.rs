@@ -140,21 +140,55 @@ fn random_token() -> Result<String, String> {
 
 /// Writes `token` to `dir/token`, readable by this user only, and answers the file's path.
 /// The file is made anew (written beside, then renamed over), so an old file's mode is not
-/// kept.
+/// kept. On a full disk the old token file is written over in place instead.
 fn write_token(dir: &Path, token: &str) -> std::io::Result<PathBuf> {
     std::fs::create_dir_all(dir)?;
     let path = dir.join(TOKEN_FILE);
     let fresh = dir.join(format!("{TOKEN_FILE}.new"));
     let _ = std::fs::remove_file(&fresh);
-    let mut file = std::fs::OpenOptions::new()
+    let text = format!("{token}\n");
+    let made = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .mode(0o600)
-        .open(&fresh)?;
-    file.write_all(format!("{token}\n").as_bytes())?;
-    file.sync_all()?;
-    std::fs::rename(&fresh, &path)?;
-    Ok(path)
+        .open(&fresh)
+        .and_then(|mut file| {
+            file.write_all(text.as_bytes())?;
+            file.sync_all()
+        });
+    match made {
+        Ok(()) => std::fs::rename(&fresh, &path).map(|()| path),
+        Err(e) if is_full(&e) => {
+            let _ = std::fs::remove_file(&fresh);
+            rewrite_token(&path, &text).map(|()| path).map_err(|_| e)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Whether an IO error is the disk out of space (or over quota).
+fn is_full(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
+    )
+}
+
+/// Writes `text` over the token file at `path` in place (a full disk: the blocks it has
+/// already, so it must be a regular file of the same length, not a link), readable by this
+/// user only.
+fn rewrite_token(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let old = std::fs::symlink_metadata(path)?;
+    if !old.file_type().is_file() || old.len() != text.len() as u64 {
+        return Err(std::io::Error::other(
+            "no token file of the same length to write over",
+        ));
+    }
+    let mut file = std::fs::OpenOptions::new().write(true).open(path)?;
+    file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    file.write_all(text.as_bytes())?;
+    file.sync_all()
 }
 
 /// `Some` duration of that many milliseconds, `None` for 0.

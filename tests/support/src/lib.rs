@@ -1,7 +1,8 @@
 //! Helpers for the examples' end-to-end tests that drive a node client against a Rust server
 //! (`examples/*/tests/`): find the workspace, skip when `node` is missing, install and build an
 //! npm package when it is not yet, start a server binary and read its address, wait for a
-//! process with a time limit, and run `node --test` checking its TAP summary.
+//! process with a time limit, and run `node --test` checking its TAP summary; and a full disk
+//! ([`SmallDisk`]: a tmpfs filled to its last page).
 //!
 //! ```no_run
 //! use std::time::Duration;
@@ -20,6 +21,10 @@
 //! assert!(report.contains("# pass 1"));
 //! drop(server);
 //! ```
+
+mod disk;
+
+pub use disk::SmallDisk;
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};

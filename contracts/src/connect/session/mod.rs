@@ -437,6 +437,9 @@ pub struct Hub<L: EventLog = MemoryLog> {
     pending: harness::PendingChanges,
     /// Join requests waiting, by (workspace, request id).
     joins: BTreeMap<(String, String), JoinRequest>,
+    /// The log's last write failed (a full disk, say): an episode, logged once, during which
+    /// writes are made one at a time (no group) and refused one by one.
+    log_failing: bool,
 }
 
 impl Hub<MemoryLog> {
@@ -458,6 +461,7 @@ impl<L: EventLog> Hub<L> {
             runs: BTreeMap::new(),
             pending: harness::PendingChanges::default(),
             joins: BTreeMap::new(),
+            log_failing: false,
         }
     }
 
@@ -539,7 +543,7 @@ impl<L: EventLog> Hub<L> {
                 };
                 self.touch(socket, now);
                 let out = refuse(socket, ErrorCode::InvalidFrame, message, None);
-                log_refusals(socket, "unread", &out);
+                log_refusals(socket, "unread", &out, self.log_failing);
                 out
             }
         }
@@ -554,8 +558,9 @@ impl<L: EventLog> Hub<L> {
     /// A log without groups (the memory log) answers as [`receive_incoming`](Self::receive_incoming)
     /// one frame at a time.
     pub fn receive_group(&mut self, frames: &[(SocketId, Incoming)], now: Millis) -> Vec<Action> {
-        if frames.len() == 1 || self.log.begin_group().is_err() {
-            // Nothing to group, or no group to be had: each write commits as it is made.
+        if frames.len() == 1 || self.log_failing || self.log.begin_group().is_err() {
+            // Nothing to group, or no group to be had (the log failing: a full disk), so each
+            // write commits as it is made, and a failure refuses that write alone.
             let mut out = Vec::new();
             for (socket, frame) in frames {
                 out.extend(self.receive_incoming(*socket, frame, now));
@@ -566,11 +571,12 @@ impl<L: EventLog> Hub<L> {
         for (socket, frame) in frames {
             out.extend(self.receive_incoming(*socket, frame, now));
         }
-        match self.log.commit_group() {
+        let committed = self.log.commit_group();
+        match self.noted(committed) {
             Ok(()) => out,
             Err(e) => {
                 #[cfg(feature = "tracing")]
-                tracing::warn!(error = %e, frames = frames.len(), "a group of writes failed");
+                tracing::info!(frames = frames.len(), "a group of writes failed");
                 let mut told = BTreeSet::new();
                 told.extend(frames.iter().map(|(socket, _)| *socket));
                 told.extend(out.iter().filter_map(|action| match action {
@@ -603,7 +609,7 @@ impl<L: EventLog> Hub<L> {
                 ("invalid", refuse(socket, code, error.to_string(), key))
             }
         };
-        log_refusals(socket, name, &out);
+        log_refusals(socket, name, &out, self.log_failing);
         out
     }
 
@@ -847,7 +853,7 @@ fn frame_name(frame: &ClientFrame) -> &'static str {
 /// name and the code, and the message of an `internal` one (a log that failed: the disk).
 /// Never a payload or a message that quotes one.
 #[cfg(feature = "tracing")]
-fn log_refusals(socket: SocketId, frame: &str, out: &[Action]) {
+fn log_refusals(socket: SocketId, frame: &str, out: &[Action], log_failing: bool) {
     for action in out {
         let Action::Send {
             to,
@@ -859,7 +865,9 @@ fn log_refusals(socket: SocketId, frame: &str, out: &[Action]) {
         if *to != socket {
             continue;
         }
-        if error.code == ErrorCode::Internal {
+        // While the log fails its refusals are told without the error, logged once by
+        // `Hub::noted` when the episode began.
+        if error.code == ErrorCode::Internal && !log_failing {
             tracing::warn!(
                 socket = socket.0,
                 frame,
@@ -880,7 +888,7 @@ fn log_refusals(socket: SocketId, frame: &str, out: &[Action]) {
 
 /// Without `tracing`, nothing is logged.
 #[cfg(not(feature = "tracing"))]
-fn log_refusals(_: SocketId, _: &str, _: &[Action]) {}
+fn log_refusals(_: SocketId, _: &str, _: &[Action], _: bool) {}
 
 fn send(to: SocketId, frame: ServerFrame) -> Vec<Action> {
     vec![Action::Send { to, frame }]

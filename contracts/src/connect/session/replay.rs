@@ -111,7 +111,7 @@ impl<L: EventLog> Hub<L> {
                     .map(|frame| Action::Send { to: socket, frame }),
             );
         }
-        log_refusals(socket, "replay", &out);
+        log_refusals(socket, "replay", &out, self.log_failing);
         out
     }
 

@@ -32,6 +32,14 @@
 //! [`key_retain`](SqliteLog::key_retain) the newest N keys (never fewer than the events kept).
 //! Each write stores one key and one seq, so "the newest N keys" are those with a seq above
 //! `head - N`, deleted in the same transaction.
+//!
+//! # A full disk
+//!
+//! A write the disk refuses (full, over quota) fails whole, rolled back, with an error that
+//! names the cause, so it is not acked; reads go on, and the next write tries again. The log
+//! opens on a full disk too, read-only (`crate::storage`): what opening writes (the tables
+//! on a new file, WAL mode, the schema version) waits for the first write that gets through,
+//! and a file without tables reads as an empty log meanwhile.
 
 use std::path::Path;
 
@@ -39,6 +47,7 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use super::log::{EventLog, LogEntry, LogError, ReadError, Seq, TooFarBehind, Written};
 use crate::connect::ServerEvent;
+use crate::storage;
 
 /// When a commit reaches the disk: [`SqliteLog`]'s promises, one per setting.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -66,6 +75,14 @@ impl Durability {
             Durability::Normal => "NORMAL",
         }
     }
+}
+
+/// The pragmas a log's connection runs with (they write nothing).
+fn pragmas(durability: Durability) -> String {
+    format!(
+        "PRAGMA synchronous = {}; PRAGMA foreign_keys = ON;",
+        durability.pragma()
+    )
 }
 
 /// The version of the tables below, in `PRAGMA user_version`.
@@ -103,38 +120,57 @@ pub struct SqliteLog {
     key_retain: Option<i64>,
     /// A group's transaction is open.
     grouped: bool,
+    /// What opening could not write (a full disk), written before the first write.
+    setup_pending: bool,
+    /// The file has no tables yet (made on a full disk): it reads as an empty log.
+    empty: bool,
 }
 
+/// A SQLite error as the log answers it: a full disk says so ([`storage::describe`]).
 fn failed(e: rusqlite::Error) -> LogError {
-    LogError(e.to_string())
+    LogError(storage::describe(&e))
 }
 
 impl SqliteLog {
-    /// Opens (or makes) the log in the file `path`, with the promise `durability`.
+    /// Opens (or makes) the log in the file `path`, with the promise `durability`. On a full
+    /// disk it opens read-only: it serves reads, and what opening could not write is written
+    /// at the first write that gets through. A file that cannot be read, or of a newer
+    /// version, is an error.
     pub fn open(path: &Path, durability: Durability) -> Result<SqliteLog, LogError> {
-        let db =
-            Connection::open(path).map_err(|e| LogError(format!("{}: {e}", path.display())))?;
-        SqliteLog::on(db, durability)
+        let opened = storage::open(path, &pragmas(durability))
+            .map_err(|e| LogError(format!("{}: {}", path.display(), storage::describe(&e))))?;
+        let mut log = SqliteLog::on(opened.db)?;
+        let refused = match log.setup() {
+            Ok(()) => opened.refused,
+            Err(e) if storage::is_write_fault(&e) => {
+                log.setup_pending = true;
+                log.empty = !storage::has_table(&log.db, "events").map_err(failed)?;
+                Some(storage::describe(&e))
+            }
+            Err(e) => return Err(failed(e)),
+        };
+        if let Some(why) = refused {
+            tracing::warn!(
+                path = %path.display(),
+                error = %why,
+                "the event log opened read-only: serving what it holds, refusing writes until the disk takes them again"
+            );
+        }
+        Ok(log)
     }
 
     /// A log in memory, for tests and benchmarks: nothing survives the process.
     pub fn in_memory() -> Result<SqliteLog, LogError> {
-        SqliteLog::on(
-            Connection::open_in_memory().map_err(failed)?,
-            Durability::Full,
-        )
+        let db = Connection::open_in_memory().map_err(failed)?;
+        db.execute_batch(&pragmas(Durability::Full))
+            .map_err(failed)?;
+        let log = SqliteLog::on(db)?;
+        log.setup().map_err(failed)?;
+        Ok(log)
     }
 
-    fn on(db: Connection, durability: Durability) -> Result<SqliteLog, LogError> {
-        // journal_mode answers a row, so it is read, not executed.
-        let _mode: String = db
-            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
-            .map_err(failed)?;
-        db.execute_batch(&format!(
-            "PRAGMA synchronous = {}; PRAGMA foreign_keys = ON;",
-            durability.pragma()
-        ))
-        .map_err(failed)?;
+    /// A log on an open database, after its version is checked (a read).
+    fn on(db: Connection) -> Result<SqliteLog, LogError> {
         let version: i64 = db
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .map_err(failed)?;
@@ -143,15 +179,33 @@ impl SqliteLog {
                 "the database is of version {version}; this server reads version {SCHEMA_VERSION} and older"
             )));
         }
-        db.execute_batch(TABLES).map_err(failed)?;
-        db.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION}"))
-            .map_err(failed)?;
         Ok(SqliteLog {
             db,
             retain: None,
             key_retain: None,
             grouped: false,
+            setup_pending: false,
+            empty: false,
         })
+    }
+
+    /// WAL mode, the tables, the version: a write (one page), so on a full disk it fails,
+    /// and the log knows it opened read-only.
+    fn setup(&self) -> rusqlite::Result<()> {
+        storage::ensure_wal(&self.db)?;
+        self.db.execute_batch(TABLES)?;
+        self.db
+            .execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION}"))
+    }
+
+    /// Before a write: what opening could not write, written now.
+    fn prepare(&mut self) -> Result<(), LogError> {
+        if self.setup_pending {
+            self.setup().map_err(failed)?;
+            self.setup_pending = false;
+            self.empty = false;
+        }
+        Ok(())
     }
 
     /// Keeps only the newest `events` events of each workspace (at least one); older ones are
@@ -172,6 +226,9 @@ impl SqliteLog {
 
     /// How many events `workspace_id` holds now.
     pub fn len(&self, workspace_id: &str) -> Result<u64, LogError> {
+        if self.empty {
+            return Ok(0);
+        }
         self.count(
             "SELECT count(*) FROM events WHERE workspace_id = ?1",
             workspace_id,
@@ -180,6 +237,9 @@ impl SqliteLog {
 
     /// How many idempotency keys `workspace_id` remembers now.
     pub fn key_count(&self, workspace_id: &str) -> Result<u64, LogError> {
+        if self.empty {
+            return Ok(0);
+        }
         self.count(
             "SELECT count(*) FROM keys WHERE workspace_id = ?1",
             workspace_id,
@@ -271,6 +331,9 @@ fn write_in(
 
 impl EventLog for SqliteLog {
     fn head(&self, workspace_id: &str) -> Result<Seq, LogError> {
+        if self.empty {
+            return Ok(0);
+        }
         Ok(SqliteLog::bounds(&self.db, workspace_id)?.0)
     }
 
@@ -280,6 +343,9 @@ impl EventLog for SqliteLog {
         writer: &str,
         key: &str,
     ) -> Result<Option<Seq>, LogError> {
+        if self.empty {
+            return Ok(None);
+        }
         self.db
             .query_row(
                 "SELECT seq FROM keys WHERE workspace_id = ?1 AND writer = ?2 AND key = ?3",
@@ -297,6 +363,7 @@ impl EventLog for SqliteLog {
         key: &str,
         make: &mut dyn FnMut(Seq) -> LogEntry,
     ) -> Result<Written, LogError> {
+        self.prepare()?;
         let (retain, key_retain) = (self.retain, self.key_retain);
         if self.grouped {
             // In the group's transaction; its COMMIT is the ack point.
@@ -323,6 +390,7 @@ impl EventLog for SqliteLog {
     }
 
     fn begin_group(&mut self) -> Result<(), LogError> {
+        self.prepare()?;
         if !self.grouped {
             self.db.execute_batch("BEGIN IMMEDIATE").map_err(failed)?;
             self.grouped = true;
@@ -349,7 +417,11 @@ impl EventLog for SqliteLog {
         since: Seq,
         limit: usize,
     ) -> Result<Vec<LogEntry>, ReadError> {
-        let (head, dropped_through) = SqliteLog::bounds(&self.db, workspace_id)?;
+        let (head, dropped_through) = if self.empty {
+            (0, 0)
+        } else {
+            SqliteLog::bounds(&self.db, workspace_id)?
+        };
         if since > head {
             return Err(ReadError::AheadOfHead { head });
         }
@@ -357,6 +429,9 @@ impl EventLog for SqliteLog {
             return Err(ReadError::TooFarBehind(TooFarBehind {
                 oldest_since: dropped_through,
             }));
+        }
+        if self.empty {
+            return Ok(Vec::new());
         }
         let mut query = self
             .db

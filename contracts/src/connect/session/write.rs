@@ -18,9 +18,9 @@
 
 use super::harness::Pending;
 use super::{
-    Ack, ClientEvent, ErrorCode, EventLog, Hub, Identity, LogEntry, Millis, Seq, ServerEvent,
-    ServerFrame, ServerFrameEvent, ServerFrameEvents, SocketId, Written, refuse, replay::json_len,
-    send,
+    Ack, ClientEvent, ErrorCode, EventLog, Hub, Identity, LogEntry, LogError, Millis, Seq,
+    ServerEvent, ServerFrame, ServerFrameEvent, ServerFrameEvents, SocketId, Written, refuse,
+    replay::json_len, send,
 };
 use crate::connect::{
     Receipt, ReceiptOutcome, ServerEventAgentCopied, ServerEventContextCopied,
@@ -104,11 +104,13 @@ impl<L: EventLog> Hub<L> {
             written = Some(entry.clone());
             entry
         };
-        let seq = match self.log.write(&workspace_id, &writer, &key, &mut record) {
+        let outcome = self.log.write(&workspace_id, &writer, &key, &mut record);
+        let seq = match self.noted(outcome) {
             Ok(Written::New(seq)) => seq,
             // Written by another hub on the same store between the look-up and the write.
             Ok(Written::Duplicate(seq)) => return ack(socket, key, seq, true),
-            // Not acked: the writer resends under the same key.
+            // Not acked (a full disk, say: the error names the cause): the writer resends
+            // under the same key, and it is tried again then.
             Err(e) => return refuse(socket, ErrorCode::Internal, e.to_string(), Some(key)),
         };
         let Some(entry) = written else {
@@ -132,6 +134,31 @@ impl<L: EventLog> Hub<L> {
             }
         }
         out
+    }
+
+    /// A log write's answer, and the log's health: the first failure of an episode (a full
+    /// disk, say) is logged with its error, and the first success after it, so an operator
+    /// reads one line per episode, not one per frame. Each write is tried, so writes resume by
+    /// themselves once the log takes them.
+    pub(super) fn noted<T>(&mut self, result: Result<T, LogError>) -> Result<T, LogError> {
+        match &result {
+            Ok(_) => {
+                if std::mem::take(&mut self.log_failing) {
+                    #[cfg(feature = "tracing")]
+                    tracing::info!("the event log takes writes again");
+                }
+            }
+            Err(_e) => {
+                if !std::mem::replace(&mut self.log_failing, true) {
+                    #[cfg(feature = "tracing")]
+                    tracing::warn!(
+                        error = %_e,
+                        "the event log cannot write: writes are refused (not acked) until it can, reads go on"
+                    );
+                }
+            }
+        }
+        result
     }
 
     /// Who may write `event` and whether what it names stands.
