@@ -1224,8 +1224,7 @@ pub async fn serve<D: super::AgentDispatch, P: FramePort + ?Sized>(
     // The bytes of the frames of the requests running.
     let mut running_bytes = 0usize;
     loop {
-        let room =
-            running.is_empty() || (running.len() < MAX_RUNNING && running_bytes < inbound);
+        let room = running.is_empty() || (running.len() < MAX_RUNNING && running_bytes < inbound);
         tokio::select! {
             frame = incoming.recv(), if room => {
                 let Some(frame) = frame else { break };

@@ -452,9 +452,7 @@ async fn read_frames<S>(
 /// false when the port ends first.
 async fn pong_written(pongs: &mpsc::Sender<PongAsk>, hub: &Hub, queue: &OutQueue) -> bool {
     let (written, done) = oneshot::channel();
-    let asked = async {
-        pongs.send(written).await.is_ok() && done.await.is_ok()
-    };
+    let asked = async { pongs.send(written).await.is_ok() && done.await.is_ok() };
     tokio::select! {
         asked = asked => asked,
         () = hub.closed() => false,

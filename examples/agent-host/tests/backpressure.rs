@@ -6,11 +6,11 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
-use tokio::io::AsyncWriteExt;
-use tokio_tungstenite::tungstenite::protocol::Role;
 use serde_json::{Value, json};
 use test_support::{KillOnDrop, memory, start};
+use tokio::io::AsyncWriteExt;
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::Role;
 
 const LIMIT: Duration = Duration::from_secs(120);
 
@@ -109,11 +109,15 @@ async fn a_writer_faster_than_the_host_answers_is_read_as_fast_as_it_is_answered
     let started = Instant::now();
     let mut sent = 0;
     while sent < REQUESTS && started.elapsed() < Duration::from_secs(10) {
-        let request = json!({ "id": format!("r{sent}"), "type": "accounts.refresh", "payload": {} });
+        let request =
+            json!({ "id": format!("r{sent}"), "type": "accounts.refresh", "payload": {} });
         let mut text = request.to_string();
         // Inside the object, so the frame stays one JSON value.
         text.pop();
-        text.extend(std::iter::repeat_n(' ', SIZE.saturating_sub(text.len() + 1)));
+        text.extend(std::iter::repeat_n(
+            ' ',
+            SIZE.saturating_sub(text.len() + 1),
+        ));
         text.push('}');
         tokio::time::timeout(LIMIT, write.write_all(&raw_frame(&text)))
             .await
@@ -123,7 +127,11 @@ async fn a_writer_faster_than_the_host_answers_is_read_as_fast_as_it_is_answered
     }
     let _ = sent_tx.send(sent);
     let (told, answered) = replies.await.unwrap();
-    assert_eq!((told, answered), (Some(sent), sent), "every request answered");
+    assert_eq!(
+        (told, answered),
+        (Some(sent), sent),
+        "every request answered"
+    );
     let grown = memory(pid, "VmHWM").saturating_sub(before);
     eprintln!(
         "{sent} requests of 4 KiB ({} MiB): peak {} KiB over {} KiB before",

@@ -50,8 +50,8 @@ pub mod http;
 pub mod tokens;
 
 use std::collections::{HashMap, VecDeque};
-use std::mem;
 use std::io;
+use std::mem;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -348,7 +348,8 @@ impl<L: EventLog + Send + 'static> Server<L> {
             tokio::pin!(drained);
             drained.as_mut().enable();
             // This socket's frames in the inbox reach the bound: it reads on once they left.
-            let backlog = self.settings.group_commit && lock(&self.inbox).bytes_of(socket) >= inbound;
+            let backlog =
+                self.settings.group_commit && lock(&self.inbox).bytes_of(socket) >= inbound;
             if self.settings.group_commit {
                 match try_lock(&self.state) {
                     Some(state) => {

@@ -251,12 +251,19 @@ async fn subscribes_past_the_cap_are_refused_and_each_costs_the_same() {
         second <= 8 * first.max(10),
         "the last 60,000 subscribes cost {second} ticks, the first 20,000 {first}"
     );
-    assert_eq!(rounds[1].1, 80_000 - CAP, "every subscribe past the cap refused");
+    assert_eq!(
+        rounds[1].1,
+        80_000 - CAP,
+        "every subscribe past the cap refused"
+    );
     // The subscriptions taken work, the refused ones were not taken: of two posts, the one
     // to a space within the cap is heard live.
     let mut w = Client::hello(&url, "mo-token", &[]).await;
     for (space, key) in [("spc_5000", "cap-1"), ("spc_7", "cap-2")] {
-        assert!(matches!(w.post(space, "heard", key).await, ServerFrame::Ack(_)));
+        assert!(matches!(
+            w.post(space, "heard", key).await,
+            ServerFrame::Ack(_)
+        ));
     }
     let space = tokio::time::timeout(LIMIT, heard.recv()).await.unwrap();
     assert_eq!(space.as_deref(), Some("spc_7"));

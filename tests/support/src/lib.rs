@@ -278,7 +278,10 @@ pub fn memory(pid: u32, field: &str) -> u64 {
         .unwrap_or_else(|e| panic!("/proc/{pid}/status: {e}"));
     let line = status
         .lines()
-        .find(|l| l.strip_prefix(field).is_some_and(|rest| rest.starts_with(':')))
+        .find(|l| {
+            l.strip_prefix(field)
+                .is_some_and(|rest| rest.starts_with(':'))
+        })
         .unwrap_or_else(|| panic!("{field} in /proc/{pid}/status"));
     let kib: u64 = line
         .split_whitespace()
