@@ -74,7 +74,10 @@ pub enum Build {
 pub fn prepare(dir: &Path, build: Build) {
     let root = root();
     if !root.join("node_modules").exists() {
-        npm(&root, &["ci", "--no-audit", "--no-fund", "--ignore-scripts"]);
+        npm(
+            &root,
+            &["ci", "--no-audit", "--no-fund", "--ignore-scripts"],
+        );
     }
     if build == Build::Always || !dir.join("dist").exists() {
         npm(dir, &["run", "build"]);
