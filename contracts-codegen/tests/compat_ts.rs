@@ -480,8 +480,7 @@ fn compatible_changes_keep_typescript_source_exactly_when_compat_says_so() {
     std::fs::create_dir_all(&root).unwrap_or_else(|e| panic!("{e}"));
     #[cfg(unix)]
     {
-        let _ =
-            std::os::unix::fs::symlink(&node_modules, root.join("node_modules"));
+        let _ = std::os::unix::fs::symlink(&node_modules, root.join("node_modules"));
     }
     let runtime = bindings.join("src/runtime/index.ts");
     write(

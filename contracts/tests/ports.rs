@@ -1,7 +1,9 @@
 //! The frame ports: each passes frames both ways, stops on unsubscribe, refuses what is too
 //! large without stopping, and hands garbage on as text for the receiver to judge. The byte
 //! ports bound their outgoing queue and close a slow consumer with the reason; the WebSocket
-//! port answers a frame too large before it closes, pings, and closes an idle peer.
+//! port answers a frame too large before it closes, pings, and closes an idle peer. The byte
+//! ports read no further while their receiver holds the inbound bound, and the WebSocket port
+//! none while a pong waits to be written.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -736,4 +738,140 @@ async fn ndjson_stops_a_slow_consumer() {
         port.close_reason(),
         Some(CloseReason::SlowConsumer(_))
     ));
+}
+
+/// Takes every frame waiting in `frames` without waiting. On a current-thread runtime the
+/// port's task does not run meanwhile, so this is what it had read.
+fn waiting(frames: &mut FrameReceiver) -> Vec<Incoming> {
+    std::iter::from_fn(|| frames.try_recv()).collect()
+}
+
+/// The number in a frame `{"n":N,...}`.
+fn n_of(frame: &Incoming) -> u64 {
+    frame.decode::<Value>().unwrap()["n"].as_u64().unwrap()
+}
+
+#[tokio::test]
+async fn ndjson_reads_no_further_while_its_receiver_holds_the_bound() {
+    let options = NdjsonOptions::default().max_inbound_bytes(16 * 1024);
+    let (port, mut raw) = ndjson_raw(&options);
+    let mut frames = port.receiver();
+    let pad = "x".repeat(1000);
+    let writer = tokio::spawn(async move {
+        for n in 0..1000 {
+            let line = format!("{{\"n\":{n},\"pad\":\"{pad}\"}}\n");
+            raw.write_all(line.as_bytes()).await.unwrap();
+        }
+        raw
+    });
+    // Time for the port to read all it would; it stops at the bound (16 frames of 1 KiB, and
+    // one more), and the writer stops at the pipe's buffers, far before 1,000 lines.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let first = waiting(&mut frames);
+    assert!(
+        (16..=17).contains(&first.len()),
+        "{} frames read ahead",
+        first.len()
+    );
+    assert!(!writer.is_finished(), "the pipe took 1 MB");
+    // Taken, every frame comes, in order: none was lost while reading waited.
+    let mut n = 0;
+    for frame in &first {
+        assert_eq!(n_of(frame), n);
+        n += 1;
+    }
+    while n < 1000 {
+        let frame = next(&mut frames).await.expect("a frame");
+        assert_eq!(n_of(&frame), n);
+        n += 1;
+    }
+    let _raw = tokio::time::timeout(WAIT, writer).await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn websocket_reads_no_further_while_its_receiver_holds_the_bound() {
+    let options = WebSocketOptions::default().max_inbound_bytes(16 * 1024);
+    let (server, client) = websocket_raw(&options).await;
+    let mut frames = server.receiver();
+    let (mut sink, _stream) = client.split();
+    let pad = "x".repeat(1000);
+    let writer = tokio::spawn(async move {
+        for n in 0..1000 {
+            let text = format!("{{\"n\":{n},\"pad\":\"{pad}\"}}");
+            sink.send(Message::text(text)).await.unwrap();
+        }
+        sink
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let first = waiting(&mut frames);
+    assert!(
+        (16..=17).contains(&first.len()),
+        "{} frames read ahead",
+        first.len()
+    );
+    let mut n = 0;
+    for frame in &first {
+        assert_eq!(n_of(frame), n);
+        n += 1;
+    }
+    while n < 1000 {
+        let frame = next(&mut frames).await.expect("a frame");
+        assert_eq!(n_of(&frame), n);
+        n += 1;
+    }
+    let _sink = tokio::time::timeout(WAIT, writer).await.unwrap().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_receiver_that_takes_nothing_holds_up_its_own_port_only() {
+    let options = WebSocketOptions::default().max_inbound_bytes(1024);
+    let (stuck, stuck_client) = websocket_pair(&options).await;
+    let _stuck_frames = stuck.receiver();
+    for n in 0..100 {
+        stuck_client
+            .send_json(&json!({ "n": n, "pad": "y".repeat(500) }))
+            .unwrap();
+    }
+    let (a, b) = websocket_pair(&options).await;
+    passes_frames_both_ways(&a, &b).await;
+}
+
+/// A peer that pings while it does not read what the port writes: the port writes each pong
+/// before it reads on, so behind a pong that cannot go out nothing more is read (and no more
+/// pongs pile up); once the peer reads, the pong goes out and reading goes on.
+#[tokio::test]
+async fn websocket_reads_no_further_until_its_pong_is_written() {
+    let (server, mut client) = websocket_raw_small_buffer(&WebSocketOptions::default()).await;
+    let mut frames = server.receiver();
+    // 6 MiB for a peer that does not read: more than the sockets hold, less than the queue.
+    let big = format!("\"{}\"", "z".repeat(1024 * 1024 - 16));
+    for _ in 0..6 {
+        server.send(Outgoing::Text(big.clone())).unwrap();
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    client
+        .send(Message::Ping(b"latest".to_vec().into()))
+        .await
+        .unwrap();
+    client.send(Message::text(r#"{"n":1}"#)).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(
+        waiting(&mut frames).is_empty(),
+        "read on with a pong waiting"
+    );
+    // The peer reads: the six frames, the pong; then the frame after the ping arrives.
+    let mut pongs = 0;
+    let mut texts = 0;
+    while texts < 6 || pongs < 1 {
+        match next_message(&mut client).await.unwrap().unwrap() {
+            Message::Text(_) => texts += 1,
+            Message::Pong(payload) => {
+                assert_eq!(&payload[..], b"latest");
+                pongs += 1;
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    let frame = next(&mut frames).await.expect("the frame after the ping");
+    assert_eq!(n_of(&frame), 1);
 }

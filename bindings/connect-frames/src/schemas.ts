@@ -718,7 +718,7 @@ export type ContextWindowChange = z.infer<typeof ContextWindowChangeSchema>;
  * - `'not_found'`: What a frame names is not there: a run under way, an edit or a change awaiting its answer, or a subscribe's `since` ahead of the log's head (a log that lost its tail, a cursor from another server). For a `since`: drop the cursor and resume from `since: 0`, keeping the events held by their ids; a later `since` would skip what is new.
  * - `'invalid_event'`: The event does not match its type's schema.
  * - `'invalid_frame'`: The frame is not a frame this server reads, or an event has no key of its own.
- * - `'rate_limited'`
+ * - `'rate_limited'`: More than the server serves one socket: a subscribe past the most scopes a socket holds (the message names the limit). What the socket already holds stays.
  * - `'too_far_behind'`: Not a mistake: `since` is older than the log holds. Reconnect and resume with since.
  * - `'budget_exhausted'`
  * - `'internal'`
@@ -734,7 +734,7 @@ export const ErrorCodeSchema = z.enum(['protocol_unsupported', 'unauthorized', '
  * - `'not_found'`: What a frame names is not there: a run under way, an edit or a change awaiting its answer, or a subscribe's `since` ahead of the log's head (a log that lost its tail, a cursor from another server). For a `since`: drop the cursor and resume from `since: 0`, keeping the events held by their ids; a later `since` would skip what is new.
  * - `'invalid_event'`: The event does not match its type's schema.
  * - `'invalid_frame'`: The frame is not a frame this server reads, or an event has no key of its own.
- * - `'rate_limited'`
+ * - `'rate_limited'`: More than the server serves one socket: a subscribe past the most scopes a socket holds (the message names the limit). What the socket already holds stays.
  * - `'too_far_behind'`: Not a mistake: `since` is older than the log holds. Reconnect and resume with since.
  * - `'budget_exhausted'`
  * - `'internal'`

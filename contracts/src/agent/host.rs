@@ -1276,6 +1276,11 @@ fn ends(sent: &Result<(), SendError>) -> bool {
 /// A request frame over the size limit is answered at once with `frame-too-large` (null id:
 /// it was not read), before the port closes; a reply over the limit is answered with
 /// `frame-too-large` and the request's id instead. Only the port ending ends the loop.
+///
+/// At most 64 requests run at once, and only while their frames come to less than
+/// the limits' `max_inbound_bytes`: further frames wait in the port, which stops reading (the
+/// client meets TCP's backpressure), so a client that sends faster than it is answered costs
+/// a bounded amount.
 pub async fn serve<D: super::AgentDispatch, P: FramePort + ?Sized>(
     hub: &Hub,
     client: ClientId,
@@ -1284,11 +1289,15 @@ pub async fn serve<D: super::AgentDispatch, P: FramePort + ?Sized>(
     host: &D,
 ) {
     let limit = hub.config().limits.max_frame_size;
+    let inbound = hub.config().limits.max_inbound_bytes;
     let mut incoming = FrameReceiver::new(port);
     let mut running = FuturesUnordered::new();
+    // The bytes of the frames of the requests running.
+    let mut running_bytes = 0usize;
     loop {
+        let room = running.is_empty() || (running.len() < MAX_RUNNING && running_bytes < inbound);
         tokio::select! {
-            frame = incoming.recv() => {
+            frame = incoming.recv(), if room => {
                 let Some(frame) = frame else { break };
                 if let Incoming::TooLarge(e) = &frame {
                     tracing::info!(
@@ -1307,9 +1316,12 @@ pub async fn serve<D: super::AgentDispatch, P: FramePort + ?Sized>(
                     }
                     continue;
                 }
-                running.push(answer(hub, client, host, frame));
+                let bytes = frame.as_text().map_or(0, str::len);
+                running_bytes += bytes;
+                running.push(async move { (bytes, answer(hub, client, host, frame).await) });
             }
-            Some((id, reply, held)) = running.next(), if !running.is_empty() => {
+            Some((bytes, (id, reply, held))) = running.next(), if !running.is_empty() => {
+                running_bytes -= bytes;
                 // What was queued for the client before its attach began goes out before the
                 // reply (what came after is held), so no event older than the reply's seq
                 // follows a snapshot.
@@ -1351,6 +1363,10 @@ pub async fn serve<D: super::AgentDispatch, P: FramePort + ?Sized>(
     }
     hub.disconnect(client);
 }
+
+/// The most requests of one connection that run at once (as the JSON-RPC connection's
+/// default `max_in_flight`); the next waits until one is answered.
+const MAX_RUNNING: usize = 64;
 
 /// Sends a frame the hub queued for the client, coalesced by its key when it has one.
 fn forward<P: FramePort + ?Sized>(port: &P, frame: ClientFrame) -> Result<(), SendError> {

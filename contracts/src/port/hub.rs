@@ -1,8 +1,9 @@
 //! The listener registry every async port shares.
 //!
 //! A port's inbound task hands each frame to [`Hub::deliver`], which waits until someone listens
-//! and then calls every listener in turn. [`Hub::close`] ends delivery for good and drops the
-//! listeners.
+//! and then calls every listener in turn; a byte port's hub then waits until its listeners hold
+//! at most the inbound bound ([`Hub::bounded`], `inbound.rs`), so the port reads no further
+//! meanwhile. [`Hub::close`] ends delivery for good and drops the listeners.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -10,6 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::{Notify, watch};
 
+use super::inbound::{Held, Inbound, offer};
 use super::{Incoming, Listener, Subscription};
 
 /// Listeners of one port, and whether it still delivers.
@@ -18,6 +20,8 @@ pub(crate) struct Hub {
     next_id: AtomicU64,
     added: Notify,
     closed: watch::Sender<bool>,
+    /// What the listeners hold of the frames delivered; `None`: unbounded (the memory pair).
+    inbound: Option<Arc<Inbound>>,
 }
 
 struct Entry {
@@ -32,7 +36,8 @@ struct Slot {
 }
 
 impl Slot {
-    fn call(&self, frame: Incoming) {
+    /// Calls the listener with `frame`, its bytes (`held`) on offer to it.
+    fn call(&self, frame: Incoming, held: Option<Held>) {
         if !self.active.load(Ordering::Acquire) {
             return;
         }
@@ -42,7 +47,9 @@ impl Slot {
             return;
         }
         // A panicking listener must not take the port down.
-        let _ = catch_unwind(AssertUnwindSafe(|| (*listener)(frame)));
+        offer(held, || {
+            let _ = catch_unwind(AssertUnwindSafe(|| (*listener)(frame)));
+        });
     }
 }
 
@@ -51,12 +58,25 @@ fn lock<T: ?Sized>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Hub {
+    /// A hub whose listeners may hold any number of frames (the memory pair: both ends are in
+    /// one process).
     pub(crate) fn new() -> Arc<Self> {
+        Self::with_inbound(None)
+    }
+
+    /// A hub whose [`deliver`](Self::deliver) answers only once its listeners hold at most
+    /// `bytes` of frames (a byte port: its reader stops meanwhile).
+    pub(crate) fn bounded(bytes: usize) -> Arc<Self> {
+        Self::with_inbound(Some(Inbound::new(bytes)))
+    }
+
+    fn with_inbound(inbound: Option<Arc<Inbound>>) -> Arc<Self> {
         Arc::new(Hub {
             listeners: Mutex::new(Vec::new()),
             next_id: AtomicU64::new(0),
             added: Notify::new(),
             closed: watch::Sender::new(false),
+            inbound,
         })
     }
 
@@ -92,10 +112,35 @@ impl Hub {
         }
     }
 
-    /// Hands `frame` to every listener, waiting for one if there is none.
+    /// Hands `frame` to every listener, waiting for one if there is none; then, on a bounded
+    /// hub, waits until the listeners hold at most the bound.
     ///
-    /// Answers false, dropping the frame, if the hub closes first.
+    /// Answers false if the hub closes first (the frame dropped, or its listeners gone).
     pub(crate) async fn deliver(&self, frame: Incoming) -> bool {
+        if !self.hand_over(frame).await {
+            return false;
+        }
+        let Some(inbound) = &self.inbound else {
+            return true;
+        };
+        tokio::select! {
+            () = inbound.room() => true,
+            () = self.closed() => false,
+        }
+    }
+
+    /// The bytes a listener that keeps `frame` holds: its text (a refusal holds none).
+    fn held(&self, frame: &Incoming) -> Option<Held> {
+        let inbound = self.inbound.as_ref()?;
+        let bytes = match frame {
+            Incoming::Text(text) => text.len(),
+            Incoming::Value(_) | Incoming::TooLarge(_) => 0,
+        };
+        Some(inbound.hold(bytes))
+    }
+
+    /// Calls every listener with `frame`, waiting for one if there is none.
+    async fn hand_over(&self, frame: Incoming) -> bool {
         loop {
             let added = self.added.notified();
             tokio::pin!(added);
@@ -109,9 +154,10 @@ impl Hub {
                 .collect();
             if let Some((last, others)) = slots.split_last() {
                 for slot in others {
-                    slot.call(frame.clone());
+                    slot.call(frame.clone(), self.held(&frame));
                 }
-                last.call(frame);
+                let held = self.held(&frame);
+                last.call(frame, held);
                 return true;
             }
             tokio::select! {

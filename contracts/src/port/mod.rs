@@ -17,6 +17,11 @@
 //! - Frames wait in the transport while nobody listens, so none is lost between making a port
 //!   and subscribing to it (as a `MessagePort` queues until started).
 //!   A socket is not read meanwhile, so its pings wait too: subscribe soon after making a port.
+//! - Reading waits for the consumer: the byte ports stop reading their stream while the frames
+//!   received and not yet taken are over a bound in bytes ([`Limits::max_inbound_bytes`]), so a
+//!   peer that sends faster than the consumer takes meets TCP's backpressure and costs at most
+//!   the bound. A `FrameReceiver` holds a frame's bytes until `recv` takes it; a listener
+//!   holds them only while it runs. Each port waits for its own consumer alone.
 //! - Sending never waits, as `send` returns nothing in the spec: frames queue in front of the
 //!   port's writer task. The byte ports bound that queue by bytes ([`Limits`]): a send that
 //!   would go over it is refused with [`SendError::SlowConsumer`] and the port closes, telling
@@ -45,7 +50,7 @@
 //! use contracts::port::{CloseReason, FramePort, Limits, Outgoing, WebSocketOptions, WebSocketPort};
 //! use std::time::Duration;
 //!
-//! let limits = Limits { max_frame_size: 1 << 20, max_queued_bytes: 8 << 20 };
+//! let limits = Limits { max_frame_size: 1 << 20, max_queued_bytes: 8 << 20, ..Limits::default() };
 //! let options = WebSocketOptions::default()
 //!     .limits(limits)
 //!     .heartbeat(Duration::from_secs(15))
@@ -83,6 +88,9 @@ use serde_json::Value;
 mod access;
 #[cfg(feature = "tokio")]
 mod hub;
+// The byte ports' inbound bound.
+#[cfg(feature = "tokio")]
+mod inbound;
 #[cfg(feature = "tokio")]
 pub mod listen;
 #[cfg(feature = "tokio")]
@@ -117,6 +125,10 @@ pub const DEFAULT_MAX_FRAME_SIZE: usize = 1024 * 1024;
 /// written, eight frames of the largest size.
 pub const DEFAULT_MAX_QUEUED_BYTES: usize = 8 * 1024 * 1024;
 
+/// The bound of the frames a port has received and its consumer not yet taken, when none is
+/// configured: 2 MiB, two frames of the largest size.
+pub const DEFAULT_MAX_INBOUND_BYTES: usize = 2 * 1024 * 1024;
+
 /// The limits a server shares between its ports and what makes its frames.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
@@ -125,6 +137,11 @@ pub struct Limits {
     /// The most bytes of frames a port queues for its peer before it closes as a slow
     /// consumer's. At least `max_frame_size`, so one frame of the largest size always fits.
     pub max_queued_bytes: usize,
+    /// The most bytes of frames received and not yet taken by the consumer before a byte port
+    /// stops reading its stream (it reads on once the consumer takes some). One frame is
+    /// always read, whatever its size; a server's connection loop bounds the requests it
+    /// runs at once by the same figure.
+    pub max_inbound_bytes: usize,
 }
 
 impl Default for Limits {
@@ -132,6 +149,7 @@ impl Default for Limits {
         Limits {
             max_frame_size: DEFAULT_MAX_FRAME_SIZE,
             max_queued_bytes: DEFAULT_MAX_QUEUED_BYTES,
+            max_inbound_bytes: DEFAULT_MAX_INBOUND_BYTES,
         }
     }
 }

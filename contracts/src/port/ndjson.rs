@@ -9,7 +9,9 @@
 //! write error: `cat requests | host` still gets its replies.
 //!
 //! Frames wait in a queue bounded by bytes ([`Limits::max_queued_bytes`]); over it the port
-//! stops writing at once (a slow consumer) and [`NdjsonPort::close_reason`] says so.
+//! stops writing at once (a slow consumer) and [`NdjsonPort::close_reason`] says so. Lines
+//! read and not yet taken are bounded too ([`Limits::max_inbound_bytes`]): over it the port
+//! reads no further until the consumer takes some.
 
 use std::io;
 use std::sync::Arc;
@@ -51,6 +53,12 @@ impl NdjsonOptions {
         self.limits.max_queued_bytes = bytes;
         self
     }
+
+    /// The most bytes of lines read and not yet taken before the port stops reading.
+    pub fn max_inbound_bytes(mut self, bytes: usize) -> Self {
+        self.limits.max_inbound_bytes = bytes;
+        self
+    }
 }
 
 /// A port that writes and reads one JSON frame per line.
@@ -85,8 +93,8 @@ impl NdjsonPort {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let hub = Hub::new();
         let limits = options.limits;
+        let hub = Hub::bounded(limits.max_inbound_bytes);
         let queue = Arc::new(OutQueue::new(limits.queue_bound()));
         tokio::spawn(read_frames(
             BufReader::with_capacity(READ_BUFFER, reader),

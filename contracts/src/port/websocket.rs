@@ -1,11 +1,18 @@
 //! JSON frames over WebSocket (tokio-tungstenite), one text message each.
 //!
-//! tungstenite answers pings and close requests. The size limit is set as tungstenite's
+//! tungstenite answers pings and close requests. A pong it queued is written before the
+//! port reads on: a peer that pings and does not read what this side writes is not read
+//! either, so at most one pong waits for it (RFC 6455 lets a pong answer the latest ping only),
+//! where tungstenite alone would buffer one per ping for as long as the peer does not read.
+//! The size limit is set as tungstenite's
 //! `max_message_size` and `max_frame_size`, so an oversized message is refused from its frame
 //! header, before its payload is read. The stream cannot go on past such a message: the port
 //! delivers [`Incoming::TooLarge`] and stops delivering, but keeps sending for
 //! [`WebSocketOptions::linger`] (or until closed here), so the receiver can answer with a
 //! failure; then it closes with code 1009 (message too big).
+//!
+//! Messages read and not yet taken are bounded by bytes ([`Limits::max_inbound_bytes`]): over
+//! it the port reads no further until the consumer takes some (see the [port docs](super)).
 //!
 //! Frames wait in a queue bounded by bytes ([`Limits::max_queued_bytes`]); over it the port
 //! closes at once with code 1008 and the reason (a slow consumer). With
@@ -24,6 +31,7 @@
 //! KiB, zero-filled on the first read) and grows only for a message that needs it, so an
 //! idle socket costs little.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -31,6 +39,7 @@ use std::time::{Duration, Instant};
 use futures_util::{SinkExt, StreamExt};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
+use tokio::sync::{mpsc, oneshot};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::error::CapacityError;
 use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
@@ -102,6 +111,12 @@ impl WebSocketOptions {
     /// The most bytes queued for the peer before the port closes as a slow consumer's.
     pub fn max_queued_bytes(mut self, bytes: usize) -> Self {
         self.limits.max_queued_bytes = bytes;
+        self
+    }
+
+    /// The most bytes of messages read and not yet taken before the port stops reading.
+    pub fn max_inbound_bytes(mut self, bytes: usize) -> Self {
+        self.limits.max_inbound_bytes = bytes;
         self
     }
 
@@ -236,9 +251,11 @@ impl WebSocketPort {
     {
         let limits = options.limits;
         let (sink, source) = stream.split();
-        let hub = Hub::new();
+        let hub = Hub::bounded(limits.max_inbound_bytes);
         let queue = Arc::new(OutQueue::new(limits.queue_bound()));
         let heard = Arc::new(Heard::new());
+        // The reader asks the writer to write the pong of a ping it read.
+        let (pongs, pongs_asked) = mpsc::channel(1);
         // The tasks log in the span of whoever made the port (a connection's, with its peer).
         let span = tracing::Span::current();
         tokio::spawn(
@@ -247,6 +264,7 @@ impl WebSocketPort {
                 hub.clone(),
                 queue.clone(),
                 heard.clone(),
+                pongs,
                 limits.max_frame_size,
                 options.linger,
             )
@@ -258,6 +276,7 @@ impl WebSocketPort {
                 queue.clone(),
                 hub.clone(),
                 heard,
+                pongs_asked,
                 options.heartbeat,
                 options.idle_timeout,
             )
@@ -353,12 +372,18 @@ impl Heard {
     }
 }
 
-/// Reads messages and delivers frames until the connection ends or the port closes.
+/// A request to the writer: write what tungstenite queued (a pong), then say so.
+type PongAsk = oneshot::Sender<()>;
+
+/// Reads messages and delivers frames until the connection ends or the port closes. After a
+/// ping it reads on only once the writer wrote the pong, and after a frame only once the
+/// consumer holds at most the inbound bound.
 async fn read_frames<S>(
     mut source: futures_util::stream::SplitStream<WebSocketStream<S>>,
     hub: Arc<Hub>,
     queue: Arc<OutQueue>,
     heard: Arc<Heard>,
+    pongs: mpsc::Sender<PongAsk>,
     limit: usize,
     linger: Duration,
 ) where
@@ -380,10 +405,14 @@ async fn read_frames<S>(
             Some(Ok(Message::Binary(bytes))) => {
                 Incoming::Text(crate::wire::text_of_bytes(&bytes).into_owned())
             }
+            Some(Ok(Message::Ping(_))) => {
+                if !pong_written(&pongs, &hub, &queue).await {
+                    break;
+                }
+                continue;
+            }
             // Reading on lets tungstenite send its answer to a close before the stream ends.
-            Some(Ok(
-                Message::Ping(_) | Message::Pong(_) | Message::Close(_) | Message::Frame(_),
-            )) => {
+            Some(Ok(Message::Pong(_) | Message::Close(_) | Message::Frame(_))) => {
                 continue;
             }
             Some(Err(tungstenite::Error::Capacity(CapacityError::MessageTooLong {
@@ -413,8 +442,22 @@ async fn read_frames<S>(
         if !hub.deliver(frame).await {
             break;
         }
+        // The wait for the consumer was ours, not the peer's silence.
+        heard.now();
     }
     hub.close();
+}
+
+/// Asks the writer to write the pong tungstenite queued for a ping and waits until it did;
+/// false when the port ends first.
+async fn pong_written(pongs: &mpsc::Sender<PongAsk>, hub: &Hub, queue: &OutQueue) -> bool {
+    let (written, done) = oneshot::channel();
+    let asked = async { pongs.send(written).await.is_ok() && done.await.is_ok() };
+    tokio::select! {
+        asked = asked => asked,
+        () = hub.closed() => false,
+        _ = queue.aborted() => false,
+    }
 }
 
 /// Why a read error ends the port. RFC 6455 §7.4.1 has a close code for a broken protocol
@@ -500,19 +543,16 @@ fn log_end(reason: &CloseReason) {
     }
 }
 
-/// Sends one message unless the queue aborts first; answers whether it went out.
-async fn send_unless_aborted<S>(
-    sink: &mut futures_util::stream::SplitSink<WebSocketStream<S>, Message>,
+/// Runs a write (a send, a flush) unless the queue aborts first; answers whether it was done.
+/// A failed write closes the queue.
+async fn unless_aborted(
     queue: &OutQueue,
-    message: Message,
-) -> bool
-where
-    S: AsyncRead + AsyncWrite + Unpin,
-{
+    write: impl Future<Output = Result<(), tungstenite::Error>>,
+) -> bool {
     tokio::select! {
         biased;
         _ = queue.aborted() => false,
-        sent = sink.send(message) => match sent {
+        written = write => match written {
             Ok(()) => true,
             Err(error) => {
                 queue.close(CloseReason::Error(error.to_string()), false);
@@ -522,12 +562,14 @@ where
     }
 }
 
-/// Writes queued frames, pings and checks the peer is alive, until the queue closes.
+/// Writes queued frames and the pongs the reader asks for, pings and checks the peer is alive,
+/// until the queue closes.
 async fn write_frames<S>(
     mut sink: futures_util::stream::SplitSink<WebSocketStream<S>, Message>,
     queue: Arc<OutQueue>,
     hub: Arc<Hub>,
     heard: Arc<Heard>,
+    mut pongs: mpsc::Receiver<PongAsk>,
     heartbeat: Option<Duration>,
     idle_timeout: Option<Duration>,
 ) where
@@ -557,6 +599,13 @@ async fn write_frames<S>(
         let next = tokio::select! {
             biased;
             reason = queue.aborted() => Next::Close(reason),
+            Some(asked) = pongs.recv() => {
+                // A flush writes what tungstenite queued: the pong.
+                if unless_aborted(&queue, sink.flush()).await {
+                    let _ = asked.send(());
+                }
+                continue;
+            }
             next = queue.next() => next,
             () = tick => {
                 if let Some(idle) = idle_timeout
@@ -566,14 +615,14 @@ async fn write_frames<S>(
                     continue;
                 }
                 if heartbeat.is_some() {
-                    let _ = send_unless_aborted(&mut sink, &queue, Message::Ping(Default::default())).await;
+                    let _ = unless_aborted(&queue, sink.send(Message::Ping(Default::default()))).await;
                 }
                 continue;
             }
         };
         match next {
             Next::Frame(text) => {
-                let _ = send_unless_aborted(&mut sink, &queue, Message::text(text)).await;
+                let _ = unless_aborted(&queue, sink.send(Message::text(text))).await;
             }
             Next::Close(reason) => {
                 log_end(&reason);

@@ -54,6 +54,10 @@ struct Args {
     /// Bytes queued for a client before it is closed as a slow consumer.
     #[arg(long, default_value_t = Limits::default().max_queued_bytes)]
     max_queued_bytes: usize,
+    /// Bytes of a client's requests read and not yet answered before its socket is read no
+    /// further (the client then waits: TCP's backpressure).
+    #[arg(long, default_value_t = Limits::default().max_inbound_bytes)]
+    max_inbound_bytes: usize,
     /// Milliseconds between two pings of a client; 0 for none.
     #[arg(long, default_value_t = 15_000)]
     heartbeat_ms: u64,
@@ -234,6 +238,7 @@ async fn main() -> ExitCode {
             limits: Limits {
                 max_frame_size: args.max_frame_size,
                 max_queued_bytes: args.max_queued_bytes,
+                max_inbound_bytes: args.max_inbound_bytes,
             },
             ..HubConfig::default()
         },

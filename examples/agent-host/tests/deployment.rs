@@ -240,6 +240,7 @@ async fn messages_at_and_over_the_limit() {
         limits: Limits {
             max_frame_size: MAX,
             max_queued_bytes: 4 << 20,
+            ..Limits::default()
         },
         ..HubConfig::default()
     };

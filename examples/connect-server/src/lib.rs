@@ -25,9 +25,16 @@
 //! other sockets go on reading and their frames gather, and the next group writes them all
 //! in one transaction. Every ack and live event of a group goes out after its commit. A
 //! socket's frames are handled in the order it read them (the inbox is in order); a frame
-//! still in the inbox when its socket closes is dropped with it, unacked.
+//! still in the inbox when its socket closes is dropped with it, unacked. A socket whose
+//! frames in the inbox reach [`Limits::max_inbound_bytes`] takes no more until a holder
+//! hands them to the hub: its port then stops reading (below), and its peer waits.
 //!
 //! # Memory per socket
+//!
+//! What a socket reads is bounded too: its port reads no further while the frames it read and
+//! the server has not handled reach [`Limits::max_inbound_bytes`] (the port's queue, then the
+//! inbox), so a client that writes faster than the server handles meets TCP's backpressure.
+//! A socket subscribes to at most [`Config::max_subscriptions`] scopes.
 //!
 //! Each port's outgoing queue is bounded by bytes ([`Limits::max_queued_bytes`], one
 //! [`Limits`] with the hub's frame limit). A frame that would go past it closes the socket as a
@@ -44,6 +51,7 @@ pub mod tokens;
 
 use std::collections::{HashMap, VecDeque};
 use std::io;
+use std::mem;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -55,6 +63,7 @@ use contracts::port::{
     FramePortExt, Incoming, Limits, ListenOptions, SendError, WebSocketOptions, WebSocketPort,
 };
 use tokio::net::TcpListener;
+use tokio::sync::Notify;
 use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
 use tokio_tungstenite::tungstenite::http::StatusCode;
 
@@ -81,6 +90,9 @@ pub struct Settings {
     pub config: Config,
     /// The most bytes of frames a socket's queue holds before it is closed as a slow consumer.
     pub queue_bytes: usize,
+    /// The most bytes of frames a socket has read and the hub not yet handled before its port
+    /// stops reading.
+    pub inbound_bytes: usize,
     /// The cap on connections and the handshake timeout.
     pub listen: ListenOptions,
     /// Frames that arrive while the hub is busy are handled as one group, their writes made
@@ -94,6 +106,7 @@ impl Settings {
         Limits {
             max_frame_size: self.config.max_frame_bytes,
             max_queued_bytes: self.queue_bytes,
+            max_inbound_bytes: self.inbound_bytes,
         }
     }
 }
@@ -110,6 +123,7 @@ impl Default for Settings {
         Settings {
             config,
             queue_bytes: limits.max_queued_bytes,
+            inbound_bytes: limits.max_inbound_bytes,
             listen: ListenOptions::default(),
             group_commit: true,
         }
@@ -174,12 +188,40 @@ impl<L: EventLog> State<L> {
     }
 }
 
+/// Frames read by the sockets and not yet handed to the hub, in the order read, and the bytes
+/// of each socket's among them.
+#[derive(Default)]
+struct Inbox {
+    frames: Vec<(SocketId, Incoming)>,
+    bytes: HashMap<SocketId, usize>,
+}
+
+impl Inbox {
+    fn push(&mut self, socket: SocketId, frame: Incoming) {
+        let bytes = frame.as_text().map_or(0, str::len);
+        *self.bytes.entry(socket).or_default() += bytes;
+        self.frames.push((socket, frame));
+    }
+
+    /// Every frame waiting, as one group: the inbox is empty after.
+    fn take(&mut self) -> Vec<(SocketId, Incoming)> {
+        self.bytes.clear();
+        mem::take(&mut self.frames)
+    }
+
+    fn bytes_of(&self, socket: SocketId) -> usize {
+        self.bytes.get(&socket).copied().unwrap_or(0)
+    }
+}
+
 /// A server: a token table and a hub over an event log.
 pub struct Server<L: EventLog = MemoryLog> {
     tokens: TokenTable,
     state: Arc<Mutex<State<L>>>,
     /// Frames received and not yet handed to the hub (group commit).
-    inbox: Mutex<Vec<(SocketId, Incoming)>>,
+    inbox: Mutex<Inbox>,
+    /// Told each time a group leaves the inbox.
+    drained: Notify,
     settings: Settings,
     options: WebSocketOptions,
 }
@@ -204,7 +246,8 @@ impl<L: EventLog + Send + 'static> Server<L> {
         Server {
             tokens,
             state: Arc::new(Mutex::new(state)),
-            inbox: Mutex::new(Vec::new()),
+            inbox: Mutex::new(Inbox::default()),
+            drained: Notify::new(),
             settings,
             options,
         }
@@ -298,7 +341,15 @@ impl<L: EventLog + Send + 'static> Server<L> {
         // (it may be committing): what is not known then is looked at again in ROOM_POLL.
         let mut replaying = false;
         let mut unsure = false;
+        let inbound = self.settings.inbound_bytes;
         loop {
+            // Enabled before the inbox is looked at, so a group taken after that is not missed.
+            let drained = self.drained.notified();
+            tokio::pin!(drained);
+            drained.as_mut().enable();
+            // This socket's frames in the inbox reach the bound: it reads on once they left.
+            let backlog =
+                self.settings.group_commit && lock(&self.inbox).bytes_of(socket) >= inbound;
             if self.settings.group_commit {
                 match try_lock(&self.state) {
                     Some(state) => {
@@ -312,7 +363,7 @@ impl<L: EventLog + Send + 'static> Server<L> {
             }
             let room = replaying && port.queued_bytes() <= pump_at;
             tokio::select! {
-                frame = frames.recv() => {
+                frame = frames.recv(), if !backlog => {
                     let Some(frame) = frame else { break };
                     if !self.settings.group_commit {
                         let mut state = lock(&self.state);
@@ -320,7 +371,7 @@ impl<L: EventLog + Send + 'static> Server<L> {
                         state.apply(actions);
                         continue;
                     }
-                    lock(&self.inbox).push((socket, frame));
+                    lock(&self.inbox).push(socket, frame);
                     // Not handled yet (the holder will): whether it starts a replay is seen
                     // in ROOM_POLL.
                     unsure |= !self.drain_inbox();
@@ -331,6 +382,7 @@ impl<L: EventLog + Send + 'static> Server<L> {
                     state.apply(actions);
                 }
                 () = tokio::time::sleep(ROOM_POLL), if (replaying && !room) || unsure => {}
+                () = &mut drained, if backlog => {}
             }
         }
         let mut state = lock(&self.state);
@@ -352,17 +404,18 @@ impl<L: EventLog + Send + 'static> Server<L> {
                 return false;
             };
             loop {
-                let group = std::mem::take(&mut *lock(&self.inbox));
+                let group = lock(&self.inbox).take();
                 if group.is_empty() {
                     break;
                 }
+                self.drained.notify_waiters();
                 let actions = state.hub.receive_group(&group, now_millis());
                 state.apply(actions);
             }
             drop(state);
             // A frame put in the inbox while this task held the state, by a task that found
             // it held, is this task's to hand over.
-            if lock(&self.inbox).is_empty() {
+            if lock(&self.inbox).frames.is_empty() {
                 return true;
             }
         }

@@ -18,8 +18,10 @@ use std::time::Duration;
 use clap::{Parser, ValueEnum};
 use connect_server::tokens::DEMO_WORKSPACE;
 use connect_server::{PATH, Server, Settings, TokenTable};
-use contracts::connect::session::{Durability, EventLog, MemoryLog, SqliteLog};
-use contracts::port::ListenOptions;
+use contracts::connect::session::{
+    DEFAULT_MAX_SUBSCRIPTIONS, Durability, EventLog, MemoryLog, SqliteLog,
+};
+use contracts::port::{Limits, ListenOptions};
 
 /// Where events are kept.
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -78,6 +80,14 @@ struct Args {
     /// The most bytes of frames queued for one socket before it is closed as a slow consumer.
     #[arg(long, value_name = "BYTES")]
     queue_bytes: Option<usize>,
+    /// The most bytes of frames one socket has read and the server not yet handled before it
+    /// stops reading that socket (the client then waits: TCP's backpressure).
+    #[arg(long, value_name = "BYTES", default_value_t = Limits::default().max_inbound_bytes)]
+    inbound_bytes: usize,
+    /// The most scopes (the workspace, spaces) one socket subscribes to at once; a subscribe
+    /// to one more is refused with `rate_limited`.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_SUBSCRIPTIONS)]
+    max_subscriptions: usize,
     /// The most connections served at once; more are answered 503.
     #[arg(long, default_value_t = ListenOptions::default().max_connections)]
     max_connections: usize,
@@ -161,6 +171,8 @@ async fn main() -> ExitCode {
     if let Some(bytes) = args.queue_bytes {
         settings.queue_bytes = bytes;
     }
+    settings.inbound_bytes = args.inbound_bytes;
+    settings.config.max_subscriptions = args.max_subscriptions;
     settings.listen = ListenOptions::default()
         .max_connections(args.max_connections)
         .handshake_timeout(Duration::from_millis(args.handshake_timeout_ms));

@@ -1,8 +1,9 @@
 //! Helpers for the examples' end-to-end tests that drive a node client against a Rust server
 //! (`examples/*/tests/`): find the workspace, skip when `node` is missing, install and build an
 //! npm package when it is not yet, start a server binary and read its address, wait for a
-//! process with a time limit, and run `node --test` checking its TAP summary; and a full disk
-//! ([`SmallDisk`]: a tmpfs filled to its last page).
+//! process with a time limit, run `node --test` checking its TAP summary, read a process's
+//! memory and CPU time from `/proc`, and a full disk ([`SmallDisk`]: a tmpfs filled to its
+//! last page).
 //!
 //! ```no_run
 //! use std::time::Duration;
@@ -78,7 +79,10 @@ pub enum Build {
 pub fn prepare(dir: &Path, build: Build) {
     let root = root();
     if !root.join("node_modules").exists() {
-        npm(&root, &["ci", "--no-audit", "--no-fund", "--ignore-scripts"]);
+        npm(
+            &root,
+            &["ci", "--no-audit", "--no-fund", "--ignore-scripts"],
+        );
     }
     if build == Build::Always || !dir.join("dist").exists() {
         npm(dir, &["run", "build"]);
@@ -273,4 +277,37 @@ pub fn node_test(dir: &Path, args: &[&str], env: &[(&str, &str)], limit: Duratio
         dir.display()
     );
     report
+}
+
+/// A memory figure of a process in bytes, from `/proc/PID/status` (Linux): `VmRSS` (resident
+/// now), `VmHWM` (the peak resident).
+pub fn memory(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_else(|e| panic!("/proc/{pid}/status: {e}"));
+    let line = status
+        .lines()
+        .find(|l| {
+            l.strip_prefix(field)
+                .is_some_and(|rest| rest.starts_with(':'))
+        })
+        .unwrap_or_else(|| panic!("{field} in /proc/{pid}/status"));
+    let kib: u64 = line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .expect("a number of kB");
+    kib * 1024
+}
+
+/// The CPU time a process used so far, user and system, in clock ticks (`utime + stime` of
+/// `/proc/PID/stat`; 100 a second on Linux as built).
+pub fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .unwrap_or_else(|e| panic!("/proc/{pid}/stat: {e}"));
+    // The fields after the command's name, which is in parentheses and may hold spaces.
+    let after = &stat[stat.rfind(')').expect("(comm)") + 2..];
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    // utime and stime are the 14th and 15th fields, the 12th and 13th after the name.
+    let ticks = |i: usize| fields[i].parse::<u64>().expect("a number of ticks");
+    ticks(11) + ticks(12)
 }

@@ -20,7 +20,9 @@
 //!   it is paced ([`Hub::pump`], [`Config::replay_budget`]), and live events of its scope wait
 //!   until it caught up. `since` older than the log holds is `too_far_behind`; ahead of its
 //!   head, `not_found` (see [Cursors](self#cursors)). Live events are always single `event`
-//!   frames.
+//!   frames. A socket holds at most [`Config::max_subscriptions`] scopes (a subscribe to a
+//!   scope it holds replaces that one); a subscribe to one more is refused with
+//!   `rate_limited`, and what it holds stays. Each subscribe costs O(log n) (`subs.rs`).
 //! - An event is written once per idempotency key: a resend is acked with `duplicate: true`
 //!   and the seq it was written at, for as long as the log remembers the key (a
 //!   [`MemoryLog`] remembers the newest ten keys per event it keeps, a `SqliteLog` every key
@@ -41,6 +43,8 @@
 //! - A ping goes to every socket that said hello every 20 seconds; a ping is answered with a
 //!   pong echoing its timestamp, after the replay under way if there is one: a ping sent after
 //!   a subscribe is answered once its replay caught up, so its pong marks the replay's end.
+//!   Pings during a replay are answered by one pong, the last one's (a pong answers every
+//!   ping before it), so a socket that pings without reading holds one pong, not one a ping.
 //!
 //! # Cursors
 //!
@@ -56,6 +60,7 @@ mod log;
 mod replay;
 #[cfg(feature = "sqlite")]
 mod sqlite;
+mod subs;
 mod write;
 
 pub use harness::JOIN_WAITING;
@@ -101,7 +106,15 @@ pub struct Config {
     /// at most (at least one frame). A server that paces a replay by its socket's room pumps
     /// again once the socket drained.
     pub replay_budget: usize,
+    /// The most scopes (the workspace, spaces) one socket subscribes to at once
+    /// ([`DEFAULT_MAX_SUBSCRIPTIONS`]); a subscribe to one more is refused with
+    /// `rate_limited`.
+    pub max_subscriptions: usize,
 }
+
+/// How many scopes a socket subscribes to at most unless configured: 1,000 (the workspace
+/// covers every space, for a client that would want more).
+pub const DEFAULT_MAX_SUBSCRIPTIONS: usize = 1000;
 
 impl Default for Config {
     fn default() -> Self {
@@ -113,6 +126,7 @@ impl Default for Config {
             page_size: 500,
             max_frame_bytes: DEFAULT_MAX_FRAME_SIZE,
             replay_budget: 4 * DEFAULT_MAX_FRAME_SIZE,
+            max_subscriptions: DEFAULT_MAX_SUBSCRIPTIONS,
         }
     }
 }
@@ -376,30 +390,19 @@ struct Socket {
     protocol: Option<i64>,
     accepts: BTreeSet<&'static str>,
     context: ContextBudget,
-    /// What it subscribed to, in order: each live, or replaying from a cursor.
-    subs: Vec<Sub>,
-    /// Pongs held while a replay is under way: sent once it caught up, so a ping round trip
-    /// marks the end of a replay.
-    held: Vec<ServerFrame>,
+    /// What it subscribed to: each live, or replaying from a cursor.
+    subs: subs::Subs,
+    /// The pong held while a replay is under way: sent once it caught up, so a ping round trip
+    /// marks the end of a replay. One at most: a later ping's pong replaces it.
+    held: Option<ServerFrame>,
     last_ping: Millis,
     last_heard: Millis,
-}
-
-/// One subscription of a socket.
-#[derive(Debug)]
-struct Sub {
-    scope: Scope,
-    /// While a replay is under way, the last seq read: live events of this scope are not sent
-    /// then (they are in the log, and the replay reaches them in order).
-    replay: Option<Seq>,
 }
 
 impl Socket {
     /// Whether a live event goes to this socket: a live subscription covers it.
     fn hears_live(&self, entry: &LogEntry) -> bool {
-        self.subs
-            .iter()
-            .any(|sub| sub.replay.is_none() && sub.scope.covers(entry))
+        self.subs.hears_live(entry.space_id.as_deref())
     }
 
     fn accepts(&self, name: &str) -> bool {
@@ -484,8 +487,8 @@ impl<L: EventLog> Hub<L> {
             protocol: None,
             accepts: BTreeSet::new(),
             context: ContextBudget::default(),
-            subs: Vec::new(),
-            held: Vec::new(),
+            subs: subs::Subs::default(),
+            held: None,
             last_ping: now,
             last_heard: now,
         };
@@ -623,8 +626,8 @@ impl<L: EventLog> Hub<L> {
             ClientFrame::Ping(ping) => {
                 let pong = ServerFrame::Pong(Ping::new(ping.ts));
                 match self.sockets.get_mut(&socket) {
-                    Some(s) if s.subs.iter().any(|sub| sub.replay.is_some()) => {
-                        s.held.push(pong);
+                    Some(s) if s.subs.replaying() => {
+                        s.held = Some(pong);
                         Vec::new()
                     }
                     _ => send(socket, pong),

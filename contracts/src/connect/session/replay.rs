@@ -7,8 +7,8 @@
 
 use super::{
     Action, ErrorCode, EventLog, Hub, ReadError, Scope, Seq, ServerEvent, ServerFrame,
-    ServerFrameEvent, ServerFrameEvents, Socket, SocketId, Sub, Subscribe, TooFarBehind,
-    error_frame, log_refusals, refuse,
+    ServerFrameEvent, ServerFrameEvents, Socket, SocketId, Subscribe, TooFarBehind, error_frame,
+    log_refusals, refuse,
 };
 
 impl<L: EventLog> Hub<L> {
@@ -28,6 +28,14 @@ impl<L: EventLog> Hub<L> {
                 return refuse(socket, ErrorCode::InvalidFrame, message, None);
             }
         };
+        let cap = self.config.max_subscriptions;
+        if !s.subs.contains(&scope) && s.subs.len() >= cap {
+            let message = format!(
+                "subscribe refused: this socket holds {cap} subscriptions, the most it may; \
+                 subscribe to the workspace to hear every space"
+            );
+            return refuse(socket, ErrorCode::RateLimited, message, None);
+        }
         if let Some(since) = subscribe.since {
             // The cursor is checked now, so a subscribe the log cannot honour is refused at
             // once and never answered with silence.
@@ -36,11 +44,7 @@ impl<L: EventLog> Hub<L> {
             }
         }
         if let Some(s) = self.sockets.get_mut(&socket) {
-            s.subs.retain(|sub| sub.scope != scope);
-            s.subs.push(Sub {
-                scope,
-                replay: subscribe.since,
-            });
+            s.subs.subscribe(scope, subscribe.since);
         }
         self.pump(socket)
     }
@@ -49,7 +53,7 @@ impl<L: EventLog> Hub<L> {
     pub fn replaying(&self, socket: SocketId) -> bool {
         self.sockets
             .get(&socket)
-            .is_some_and(|s| s.subs.iter().any(|sub| sub.replay.is_some()))
+            .is_some_and(|s| s.subs.replaying())
     }
 
     /// The next frames of the socket's replays: at most [`Config::replay_budget`] bytes, at
@@ -70,11 +74,10 @@ impl<L: EventLog> Hub<L> {
             let Some(s) = self.sockets.get(&socket) else {
                 break;
             };
-            let Some(i) = s.subs.iter().position(|sub| sub.replay.is_some()) else {
+            let Some((scope, cursor)) = s.subs.next_replay() else {
                 break;
             };
-            let cursor = s.subs[i].replay.unwrap_or_default();
-            let batch = self.next_batch(s, &s.subs[i].scope, cursor);
+            let batch = self.next_batch(s, &scope, cursor);
             match batch {
                 Ok(Batch::Frames {
                     frames,
@@ -89,39 +92,32 @@ impl<L: EventLog> Hub<L> {
                             .map(|frame| Action::Send { to: socket, frame }),
                     );
                     // These frames reached the head: the subscription is live from here.
-                    self.set_replay(socket, i, (!done).then_some(through));
+                    self.set_replay(socket, &scope, (!done).then_some(through));
                 }
-                Ok(Batch::CaughtUp) => self.set_replay(socket, i, None),
+                Ok(Batch::CaughtUp) => self.set_replay(socket, &scope, None),
                 Err(e) => {
                     // The replay cannot go on: the socket hears why, and the subscription ends.
                     out.extend(refuse_read(socket, cursor, e));
                     if let Some(s) = self.sockets.get_mut(&socket) {
-                        s.subs.remove(i);
+                        s.subs.remove(&scope);
                     }
                 }
             }
         }
-        // Caught up: the pongs held behind the replay go now.
+        // Caught up: the pong held behind the replay goes now.
         if let Some(s) = self.sockets.get_mut(&socket)
-            && !s.subs.iter().any(|sub| sub.replay.is_some())
+            && !s.subs.replaying()
+            && let Some(frame) = s.held.take()
         {
-            out.extend(
-                s.held
-                    .drain(..)
-                    .map(|frame| Action::Send { to: socket, frame }),
-            );
+            out.push(Action::Send { to: socket, frame });
         }
         log_refusals(socket, "replay", &out, self.log_failing);
         out
     }
 
-    fn set_replay(&mut self, socket: SocketId, i: usize, replay: Option<Seq>) {
-        if let Some(sub) = self
-            .sockets
-            .get_mut(&socket)
-            .and_then(|s| s.subs.get_mut(i))
-        {
-            sub.replay = replay;
+    fn set_replay(&mut self, socket: SocketId, scope: &Scope, replay: Option<Seq>) {
+        if let Some(s) = self.sockets.get_mut(&socket) {
+            s.subs.set_replay(scope, replay);
         }
     }
 
