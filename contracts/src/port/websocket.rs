@@ -8,7 +8,9 @@
 //! failure; then it closes with code 1009 (message too big).
 //!
 //! Frames wait in a queue bounded by bytes ([`Limits::max_queued_bytes`]); over it the port
-//! closes at once with code 1008 and the reason (a slow consumer). With
+//! closes at once with code 1008 and the reason (a slow consumer). The frames waiting when the
+//! writer comes are written and flushed together (one write for a burst); a lone frame goes
+//! out at once. With
 //! [`WebSocketOptions::heartbeat`] the port pings the peer at that interval; with
 //! [`WebSocketOptions::idle_timeout`] it closes with code 1001 when nothing (no frame, no
 //! pong) came for that long. [`WebSocketPort::close_reason`] says why the port ended.
@@ -192,6 +194,9 @@ impl WebSocketPort {
 
     /// Accepts a connection as a server, refusing other paths than the configured one (404) and
     /// what the configured [`Access`] does not admit (401, 403).
+    ///
+    /// A `TcpStream` should have `TCP_NODELAY` set, as [`listen`](super::listen()) does: with
+    /// Nagle's algorithm the last frames of a burst wait for the peer's delayed ACK (40 ms).
     pub async fn accept<S>(stream: S, options: &WebSocketOptions) -> Result<Self, WebSocketError>
     where
         S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
@@ -500,19 +505,39 @@ fn log_end(reason: &CloseReason) {
     }
 }
 
-/// Sends one message unless the queue aborts first; answers whether it went out.
+/// The most bytes of frames put in one write.
+const BATCH_BYTES: usize = 64 * 1024;
+
+/// `first` and the frames that wait behind it already, up to [`BATCH_BYTES`]: written and
+/// flushed together, one write for a burst. Nothing waits for more: a lone frame is flushed
+/// at once.
+fn batch(queue: &OutQueue, first: String) -> Vec<Message> {
+    let mut bytes = first.len();
+    let mut batch = vec![Message::text(first)];
+    while bytes < BATCH_BYTES
+        && let Some(text) = queue.try_frame()
+    {
+        bytes += text.len();
+        batch.push(Message::text(text));
+    }
+    batch
+}
+
+/// Sends messages (one flush after the last) unless the queue aborts first; answers whether
+/// they went out.
 async fn send_unless_aborted<S>(
     sink: &mut futures_util::stream::SplitSink<WebSocketStream<S>, Message>,
     queue: &OutQueue,
-    message: Message,
+    messages: impl IntoIterator<Item = Message>,
 ) -> bool
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
+    let mut messages = futures_util::stream::iter(messages.into_iter().map(Ok));
     tokio::select! {
         biased;
         _ = queue.aborted() => false,
-        sent = sink.send(message) => match sent {
+        sent = sink.send_all(&mut messages) => match sent {
             Ok(()) => true,
             Err(error) => {
                 queue.close(CloseReason::Error(error.to_string()), false);
@@ -566,14 +591,15 @@ async fn write_frames<S>(
                     continue;
                 }
                 if heartbeat.is_some() {
-                    let _ = send_unless_aborted(&mut sink, &queue, Message::Ping(Default::default())).await;
+                    let _ = send_unless_aborted(&mut sink, &queue, [Message::Ping(Default::default())]).await;
                 }
                 continue;
             }
         };
         match next {
             Next::Frame(text) => {
-                let _ = send_unless_aborted(&mut sink, &queue, Message::text(text)).await;
+                let batch = batch(&queue, text);
+                let _ = send_unless_aborted(&mut sink, &queue, batch).await;
             }
             Next::Close(reason) => {
                 log_end(&reason);
