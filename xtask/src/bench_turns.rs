@@ -36,7 +36,7 @@ use std::time::Duration;
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Measured rounds; each measures both servers once per number of clients.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 5)]
     rounds: usize,
     /// Seconds of turns per measurement.
     #[arg(long, default_value_t = 1.0)]
@@ -209,7 +209,11 @@ fn cargo_build(root: &Path, kind: &str, name: &str) -> Result<PathBuf, String> {
         .output()
         .map_err(|e| format!("cannot start cargo: {e}"))?;
     if !out.status.success() {
-        return Err(format!("`cargo {}` failed ({})", args.join(" "), out.status));
+        return Err(format!(
+            "`cargo {}` failed ({})",
+            args.join(" "),
+            out.status
+        ));
     }
     String::from_utf8_lossy(&out.stdout)
         .lines()
@@ -242,15 +246,14 @@ fn measure(
         .spawn()
         .map_err(|e| format!("cannot start turn-driver: {e}"))?;
     // The driver prints one short line, so its pipes never fill while it runs.
-    let status = conformance::wait(&mut run, Duration::from_secs(args.run_limit)).ok_or_else(
-        || {
+    let status =
+        conformance::wait(&mut run, Duration::from_secs(args.run_limit)).ok_or_else(|| {
             format!(
                 "turn-driver against {} with {clients} clients ran over {} s",
                 server.name(),
                 args.run_limit
             )
-        },
-    )?;
+        })?;
     let cpu_after = cpu_seconds(child.0.id());
     let output = run.wait_with_output().map_err(|e| e.to_string())?;
     if !status.success() {
@@ -353,8 +356,12 @@ fn report(
             .collect();
         let each: Vec<String> = ratios.iter().map(|r| format!("{r:.2}")).collect();
         let cpu = |v: &[&Sample]| {
-            median(&v.iter().filter_map(|s| s.cpu_us_per_event).collect::<Vec<_>>())
-                .map_or("?".into(), |c| format!("{c:.1}"))
+            median(
+                &v.iter()
+                    .filter_map(|s| s.cpu_us_per_event)
+                    .collect::<Vec<_>>(),
+            )
+            .map_or("?".into(), |c| format!("{c:.1}"))
         };
         let _ = writeln!(
             text,

@@ -296,7 +296,10 @@ mod tests {
         });
         let _client = TcpStream::connect(addr).await.unwrap();
         let set = tokio::time::timeout(Duration::from_secs(5), nodelay.recv()).await;
-        assert_eq!(set.expect("the connection is accepted in time"), Some(Some(true)));
+        assert_eq!(
+            set.expect("the connection is accepted in time"),
+            Some(Some(true))
+        );
     }
 
     #[tokio::test]

@@ -188,7 +188,10 @@ fn answer(state: &State, me: u64, text: &str) -> Option<String> {
                 attached: Vec::new(),
             };
             shared.chats.insert(chat_id.clone(), chat);
-            Some(reply(id, RawJson::from_value(&ChatCreated::new(chat_id, info))))
+            Some(reply(
+                id,
+                RawJson::from_value(&ChatCreated::new(chat_id, info)),
+            ))
         }
         "chat.attach" => {
             let Some(chat) = shared.chats.get_mut(chat_id) else {

@@ -21,9 +21,7 @@
 //! seconds fails the run, and so does a connection that ends.
 
 use clap::Parser;
-use contracts::agent::{
-    ChatAttachPayload, ChatCreatePayload, ChatSendPayload, Request, requests,
-};
+use contracts::agent::{ChatAttachPayload, ChatCreatePayload, ChatSendPayload, Request, requests};
 use contracts::wire::{RawJson, Request as Call};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::Value;
@@ -91,13 +89,10 @@ struct Counts {
 impl Driver {
     /// Connects, creates a chat and attaches to it.
     async fn open(args: &Args) -> Result<Driver, String> {
-        let (socket, _) = tokio_tungstenite::connect_async_with_config(
-            args.url.as_str(),
-            None,
-            !args.nagle,
-        )
-        .await
-        .map_err(|e| format!("cannot connect to {}: {e}", args.url))?;
+        let (socket, _) =
+            tokio_tungstenite::connect_async_with_config(args.url.as_str(), None, !args.nagle)
+                .await
+                .map_err(|e| format!("cannot connect to {}: {e}", args.url))?;
         let mut driver = Driver {
             socket,
             chat_id: String::new(),
@@ -220,7 +215,9 @@ impl Driver {
                 return Err(format!("a request was refused: {frame}"));
             }
         }
-        counts.latencies_us.push(started.elapsed().as_micros() as u64);
+        counts
+            .latencies_us
+            .push(started.elapsed().as_micros() as u64);
         Ok(events)
     }
 }
@@ -296,7 +293,9 @@ async fn run(args: Args) -> Result<Value, String> {
     for task in tasks {
         let (first, counts) = task.await.map_err(|e| e.to_string())??;
         if shape.as_ref().is_some_and(|s| *s != first) {
-            return Err(format!("two clients' turns differ: {shape:?} and {first:?}"));
+            return Err(format!(
+                "two clients' turns differ: {shape:?} and {first:?}"
+            ));
         }
         shape = Some(first);
         all.turns += counts.turns;
