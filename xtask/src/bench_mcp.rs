@@ -663,7 +663,7 @@ fn measure_round(
 
 /// The CPU seconds (user and system, every thread) process `pid` has spent, from
 /// `/proc/PID/stat`; none off Linux or when the process is gone.
-fn cpu_seconds(pid: u32) -> Option<f64> {
+pub(crate) fn cpu_seconds(pid: u32) -> Option<f64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let ticks = cpu_ticks(&stat)?;
     Some(ticks as f64 / clock_ticks() as f64)
@@ -776,7 +776,7 @@ fn command_line(args: &Args) -> String {
 }
 
 /// The median of `values` (the mean of the middle two for an even count); none when empty.
-fn median(values: &[f64]) -> Option<f64> {
+pub(crate) fn median(values: &[f64]) -> Option<f64> {
     let mut sorted: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
     if sorted.is_empty() {
         return None;

@@ -26,6 +26,9 @@
 //!                       [--clients rust,sdk] [--transports stdio,http]
 //!                                      tools/call round trips per second: examples/mcp-server
 //!                                      against the official TypeScript SDK's server
+//! cargo xtask bench-turns [--rounds N] [--seconds S] [--clients 1,10,100]
+//!                                      agent-host's turns against a minimal broadcast server:
+//!                                      chat.event frames per second, side by side
 //! ```
 //!
 //! Built on `contracts-xtask`, the library an app's xtask is made of: `codegen` (planned by
@@ -35,6 +38,7 @@
 mod bench_build;
 mod bench_clean;
 mod bench_mcp;
+mod bench_turns;
 mod bench_use;
 mod codegen;
 mod conformance;
@@ -115,6 +119,10 @@ enum Command {
     /// TypeScript SDK's server, over stdio and Streamable HTTP (docs/benchmarks.md, "MCP
     /// servers").
     BenchMcp(bench_mcp::Args),
+    /// Measure chat.event frames per second of agent-host's turns against a minimal
+    /// tokio-tungstenite broadcast server sending the same frames, with 1, 10 and 100 clients
+    /// (docs/benchmarks.md, "Turns against a broadcast server").
+    BenchTurns(bench_turns::Args),
     /// Run the official MCP conformance suite (tests/conformance, pinned) against
     /// examples/mcp-server over Streamable HTTP.
     Conformance(conformance::Args),
@@ -174,6 +182,7 @@ fn main() -> ExitCode {
         Command::Site { no_browser } => site::run(&root, !no_browser),
         Command::BenchBuild(args) => bench_build::run(&root, args),
         Command::BenchMcp(args) => bench_mcp::run(&root, args),
+        Command::BenchTurns(args) => bench_turns::run(&root, args),
         Command::Conformance(args) => conformance::run(&root, args),
     }
 }

@@ -14,6 +14,10 @@
 //! - The handshake (whatever the server reads before it serves: a request head, a WebSocket
 //!   upgrade) must end within [`ListenOptions::handshake_timeout`]; then the connection is
 //!   closed.
+//! - Every accepted socket has `TCP_NODELAY` set: a frame is sent when it is written. With
+//!   Nagle's algorithm on, the small frames that end a turn waited in the kernel for the
+//!   client's delayed ACK (40 ms on Linux) before going out: about 44 ms at the end of every
+//!   agent-host turn (docs/benchmarks.md, "Turns per second against a broadcast server").
 //!
 //! The loop logs with `tracing` where it starts (`listening`, with the address), each accept
 //! error and the refusals above the cap. Each connection runs in a span `connection` with its
@@ -127,6 +131,10 @@ pub async fn listen<T, H, HF, S, SF>(
                 continue;
             }
         };
+        // Frames go out when written, not when the peer's delayed ACK comes (module docs).
+        if let Err(e) = stream.set_nodelay(true) {
+            tracing::debug!(error = %e, "TCP_NODELAY not set");
+        }
         let Ok(place) = places.clone().try_acquire_owned() else {
             refused.note(options.max_connections);
             if let Ok(answering) = refusing.clone().try_acquire_owned() {
@@ -267,6 +275,31 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         panic!("no connection was served after the held ones ended");
+    }
+
+    #[tokio::test]
+    async fn accepted_sockets_send_without_waiting_for_acks() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (seen, mut nodelay) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            listen(
+                listener,
+                &ListenOptions::default(),
+                move |stream: TcpStream| {
+                    let _ = seen.send(stream.nodelay().ok());
+                    async { None::<()> }
+                },
+                |()| async {},
+            )
+            .await;
+        });
+        let _client = TcpStream::connect(addr).await.unwrap();
+        let set = tokio::time::timeout(Duration::from_secs(5), nodelay.recv()).await;
+        assert_eq!(
+            set.expect("the connection is accepted in time"),
+            Some(Some(true))
+        );
     }
 
     #[tokio::test]

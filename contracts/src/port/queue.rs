@@ -2,7 +2,8 @@
 //! one place that records why the port closed.
 //!
 //! [`FramePort::send`](super::FramePort::send) pushes here and never waits; the port's writer
-//! task takes frames off with [`OutQueue::next`]. The policy:
+//! task takes frames off with [`OutQueue::next`] (and [`OutQueue::try_frame`], the frames
+//! that wait already, to write them at once). The policy:
 //!
 //! - The queue holds at most [`Limits::max_queued_bytes`](super::Limits) bytes of frames not
 //!   yet handed to the transport. A push that would go over it is refused with
@@ -71,6 +72,25 @@ pub(crate) enum Next {
     Frame(String),
     /// Close the transport for this reason.
     Close(CloseReason),
+}
+
+impl State {
+    /// Takes the oldest frame still waiting off the queue.
+    fn pop(&mut self) -> Option<String> {
+        while let Some(slot) = self.frames.pop_front() {
+            let at = self.first;
+            self.first += 1;
+            let Some(queued) = slot else { continue };
+            self.bytes -= queued.text.len();
+            if let Some(key) = &queued.key
+                && self.keys.get(key) == Some(&at)
+            {
+                self.keys.remove(key);
+            }
+            return Some(queued.text);
+        }
+        None
+    }
 }
 
 fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
@@ -192,6 +212,16 @@ impl OutQueue {
         }
     }
 
+    /// The next frame when one waits now, for the writer to put in the same write as the
+    /// one it holds; `None` when none waits or the queue aborts.
+    pub(crate) fn try_frame(&self) -> Option<String> {
+        let mut s = lock(&self.state);
+        if s.end == End::Abort {
+            return None;
+        }
+        s.pop()
+    }
+
     /// The next thing for the writer to do, waiting for it.
     pub(crate) async fn next(&self) -> Next {
         loop {
@@ -204,17 +234,8 @@ impl OutQueue {
                 if s.end == End::Abort {
                     return Next::Close(reason());
                 }
-                while let Some(slot) = s.frames.pop_front() {
-                    let at = s.first;
-                    s.first += 1;
-                    let Some(queued) = slot else { continue };
-                    s.bytes -= queued.text.len();
-                    if let Some(key) = &queued.key
-                        && s.keys.get(key) == Some(&at)
-                    {
-                        s.keys.remove(key);
-                    }
-                    return Next::Frame(queued.text);
+                if let Some(text) = s.pop() {
+                    return Next::Frame(text);
                 }
                 if s.end == End::Drain {
                     return Next::Close(s.reason.clone().unwrap_or(CloseReason::Closed));
@@ -275,6 +296,20 @@ mod tests {
         assert_eq!(queue.queued_bytes(), 0);
         // An abort drops what waited.
         assert!(take(&queue).is_empty());
+    }
+
+    #[test]
+    fn try_frame_takes_what_waits_in_order_and_nothing_after_an_abort() {
+        let queue = OutQueue::new(100);
+        assert_eq!(queue.try_frame(), None);
+        queue.push("s1".into(), Some("a")).unwrap();
+        queue.push("e1".into(), None).unwrap();
+        queue.push("s2".into(), Some("a")).unwrap();
+        assert_eq!(queue.try_frame().as_deref(), Some("e1"));
+        assert_eq!(queue.queued_bytes(), 2);
+        queue.push("e2".into(), None).unwrap();
+        queue.close(CloseReason::Closed, false);
+        assert_eq!(queue.try_frame(), None);
     }
 
     #[test]

@@ -15,7 +15,9 @@
 //! it the port reads no further until the consumer takes some (see the [port docs](super)).
 //!
 //! Frames wait in a queue bounded by bytes ([`Limits::max_queued_bytes`]); over it the port
-//! closes at once with code 1008 and the reason (a slow consumer). With
+//! closes at once with code 1008 and the reason (a slow consumer). The frames waiting when the
+//! writer comes are written and flushed together (one write for a burst); a lone frame goes
+//! out at once. With
 //! [`WebSocketOptions::heartbeat`] the port pings the peer at that interval; with
 //! [`WebSocketOptions::idle_timeout`] it closes with code 1001 when nothing (no frame, no
 //! pong) came for that long. [`WebSocketPort::close_reason`] says why the port ended.
@@ -207,6 +209,9 @@ impl WebSocketPort {
 
     /// Accepts a connection as a server, refusing other paths than the configured one (404) and
     /// what the configured [`Access`] does not admit (401, 403).
+    ///
+    /// A `TcpStream` should have `TCP_NODELAY` set, as [`listen`](super::listen()) does: with
+    /// Nagle's algorithm the last frames of a burst wait for the peer's delayed ACK (40 ms).
     pub async fn accept<S>(stream: S, options: &WebSocketOptions) -> Result<Self, WebSocketError>
     where
         S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
@@ -543,6 +548,24 @@ fn log_end(reason: &CloseReason) {
     }
 }
 
+/// The most bytes of frames put in one write.
+const BATCH_BYTES: usize = 64 * 1024;
+
+/// `first` and the frames that wait behind it already, up to [`BATCH_BYTES`]: written and
+/// flushed together, one write for a burst. Nothing waits for more: a lone frame is flushed
+/// at once.
+fn batch(queue: &OutQueue, first: String) -> Vec<Message> {
+    let mut bytes = first.len();
+    let mut batch = vec![Message::text(first)];
+    while bytes < BATCH_BYTES
+        && let Some(text) = queue.try_frame()
+    {
+        bytes += text.len();
+        batch.push(Message::text(text));
+    }
+    batch
+}
+
 /// Runs a write (a send, a flush) unless the queue aborts first; answers whether it was done.
 /// A failed write closes the queue.
 async fn unless_aborted(
@@ -622,7 +645,9 @@ async fn write_frames<S>(
         };
         match next {
             Next::Frame(text) => {
-                let _ = unless_aborted(&queue, sink.send(Message::text(text))).await;
+                // The frames already waiting go with it: one write and one flush for a burst.
+                let mut batch = futures_util::stream::iter(batch(&queue, text).into_iter().map(Ok));
+                let _ = unless_aborted(&queue, sink.send_all(&mut batch)).await;
             }
             Next::Close(reason) => {
                 log_end(&reason);

@@ -543,23 +543,28 @@ impl EchoAgent {
             },
         };
         loop {
-            if let Err(e) = self.run_turn(&chat_id, &text).await {
-                // The chat is gone (killed: no turns left), or the store refused the turn's
-                // events (a full disk): its end is stored as soon as the store takes it.
-                let mut turns = self.turns();
-                if let Some(t) = turns.get_mut(&chat_id) {
-                    t.busy = false;
-                    t.running = None;
-                    t.unsettled = Some(Unsettled {
-                        reply: t.reply.take(),
-                        error: Some(e.message),
-                    });
-                    if self.settle(&chat_id, t).is_err() {
-                        drop(turns);
-                        self.mend();
+            match self.run_turn(&chat_id, &text).await {
+                // The chat went idle with nothing queued: it is free already.
+                Ok(false) => break,
+                Ok(true) => {}
+                Err(e) => {
+                    // The chat is gone (killed: no turns left), or the store refused the turn's
+                    // events (a full disk): its end is stored as soon as the store takes it.
+                    let mut turns = self.turns();
+                    if let Some(t) = turns.get_mut(&chat_id) {
+                        t.busy = false;
+                        t.running = None;
+                        t.unsettled = Some(Unsettled {
+                            reply: t.reply.take(),
+                            error: Some(e.message),
+                        });
+                        if self.settle(&chat_id, t).is_err() {
+                            drop(turns);
+                            self.mend();
+                        }
                     }
+                    return;
                 }
-                return;
             }
             match self.take_next(&chat_id) {
                 Some(next) => text = next,
@@ -630,8 +635,9 @@ impl EchoAgent {
     }
 
     /// One turn (the chat is running already): the reply item, its deltas, the finished
-    /// reply, idle.
-    async fn run_turn(&self, chat_id: &str, text: &str) -> Result<(), WireError> {
+    /// reply, idle. Answers whether messages wait in the queue (the chat still busy, for
+    /// [`EchoAgent::take_next`]); when none does, the chat was freed with the idle event.
+    async fn run_turn(&self, chat_id: &str, text: &str) -> Result<bool, WireError> {
         let id = self.id("r");
         let reply = ChatItemReply::new(id.clone(), "", now())
             .history_index(self.next_index(chat_id))
@@ -670,15 +676,25 @@ impl EchoAgent {
         // Before the final status, so a client that sees idle has seen usage.changed too.
         self.hub.usage_changed(now())?;
         let words = |s: &str| s.split_whitespace().count() as i64;
-        self.update_info(chat_id, |info| {
+        // Idle is published and, with nothing queued, the chat freed under one hold of the
+        // turn lock: a send that follows the idle event starts a turn, never queues behind
+        // one that is over.
+        let mut turns = self.turns();
+        let queued = self.update_info(chat_id, |info| {
             info.state = ChatState::Idle;
             let usage = info
                 .usage
                 .get_or_insert_with(|| ChatUsage::new(0, 0).cost_usd(0.0));
             usage.input_tokens += words(text);
             usage.output_tokens += words(&answer);
+            !info.queued.is_empty()
         })?;
-        Ok(())
+        if !queued && let Some(t) = turns.get_mut(chat_id) {
+            t.busy = false;
+            t.running = None;
+            t.reply = None;
+        }
+        Ok(queued)
     }
 
     /// Stops the running turn, closes its reply, and with the turn lock still held lets

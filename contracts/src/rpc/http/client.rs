@@ -65,7 +65,7 @@ where
     let (ordered, queue) = mpsc::unbounded_channel();
     let inner = Arc::new(Inner {
         uri,
-        http: Client::builder(hyper_util::rt::TokioExecutor::new()).build_http(),
+        http: Client::builder(hyper_util::rt::TokioExecutor::new()).build(nodelay_connector()),
         core: OnceLock::new(),
         state: Mutex::new(State::default()),
         ordered,
@@ -416,4 +416,12 @@ async fn read_body(response: Response<HttpBody>) -> Result<String, String> {
         .map_err(|e| e.to_string())?
         .to_bytes();
     String::from_utf8(body.to_vec()).map_err(|e| e.to_string())
+}
+
+/// An HTTP connector whose sockets send each write at once (`TCP_NODELAY`), as the server's
+/// do: with Nagle's algorithm a write could wait for the server's delayed ACK (40 ms).
+fn nodelay_connector() -> HttpConnector {
+    let mut connector = HttpConnector::new();
+    connector.set_nodelay(true);
+    connector
 }

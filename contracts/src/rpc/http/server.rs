@@ -181,7 +181,14 @@ impl HttpServer {
                 .await
                 .expect("the semaphore is never closed");
             let stream = match self.listener.accept().await {
-                Ok((stream, _)) => stream,
+                Ok((stream, _)) => {
+                    // Each write goes out at once: with Nagle's algorithm, an event of a
+                    // stream could wait for the client's delayed ACK (40 ms).
+                    if let Err(e) = stream.set_nodelay(true) {
+                        tracing::debug!(error = %e, "TCP_NODELAY not set");
+                    }
+                    stream
+                }
                 Err(e) => {
                     tracing::warn!(error = %e, "Streamable HTTP accept failed");
                     tokio::time::sleep(Duration::from_millis(100)).await;
