@@ -1,9 +1,12 @@
 //! JSON frames over WebSocket (tokio-tungstenite), one text message each.
 //!
-//! tungstenite answers pings and close requests. A pong it queued is written before the
-//! port reads on: a peer that pings and does not read what this side writes is not read
-//! either, so at most one pong waits for it (RFC 6455 lets a pong answer the latest ping only),
-//! where tungstenite alone would buffer one per ping for as long as the peer does not read.
+//! tungstenite answers pings and close requests. On a server's port (accepted, or
+//! [`WebSocketPort::from_stream`]) a pong it queued is written before the port reads on: a peer
+//! that pings and does not read what this side writes is not read either, so at most one pong
+//! waits for it (RFC 6455 lets a pong answer the latest ping only), where tungstenite alone
+//! would buffer one per ping for as long as the peer does not read. A client's port reads on:
+//! were both sides to wait for their pongs while each one's writes wait for the other to read,
+//! neither would read again.
 //! The size limit is set as tungstenite's
 //! `max_message_size` and `max_frame_size`, so an oversized message is refused from its frame
 //! header, before its payload is read. The stream cannot go on past such a message: the port
@@ -202,8 +205,10 @@ impl WebSocketPort {
         let (stream, _response) =
             tokio_tungstenite::connect_async_with_config(request, Some(options.config()), true)
                 .await?;
-        Ok(Self::from_stream::<MaybeTlsStream<TcpStream>>(
-            stream, options,
+        // A client reads on while its pong waits: a server that holds its own reads for its
+        // pong (as this port's does) would otherwise wait on a client that waits on it.
+        Ok(Self::over::<MaybeTlsStream<TcpStream>>(
+            stream, options, false,
         ))
     }
 
@@ -250,7 +255,18 @@ impl WebSocketPort {
     ///
     /// The stream must have been made with [`WebSocketOptions::config`] for the size limit to
     /// hold on reading; this port enforces it on sending only.
+    /// As a server's port does, it reads on after a ping only once the pong is written.
     pub fn from_stream<S>(stream: WebSocketStream<S>, options: &WebSocketOptions) -> Self
+    where
+        S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    {
+        Self::over(stream, options, true)
+    }
+
+    /// A port over a stream whose handshake is done; `pong_first`: after a ping, read on only
+    /// once its pong is written (a server's side: a peer that pings and does not read gets
+    /// one pong waiting, not one per ping).
+    fn over<S>(stream: WebSocketStream<S>, options: &WebSocketOptions, pong_first: bool) -> Self
     where
         S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
@@ -269,7 +285,7 @@ impl WebSocketPort {
                 hub.clone(),
                 queue.clone(),
                 heard.clone(),
-                pongs,
+                pong_first.then_some(pongs),
                 limits.max_frame_size,
                 options.linger,
             )
@@ -381,14 +397,14 @@ impl Heard {
 type PongAsk = oneshot::Sender<()>;
 
 /// Reads messages and delivers frames until the connection ends or the port closes. After a
-/// ping it reads on only once the writer wrote the pong, and after a frame only once the
-/// consumer holds at most the inbound bound.
+/// ping it reads on only once the writer wrote the pong (given `pongs`: a server's port), and
+/// after a frame only once the consumer holds at most the inbound bound.
 async fn read_frames<S>(
     mut source: futures_util::stream::SplitStream<WebSocketStream<S>>,
     hub: Arc<Hub>,
     queue: Arc<OutQueue>,
     heard: Arc<Heard>,
-    pongs: mpsc::Sender<PongAsk>,
+    pongs: Option<mpsc::Sender<PongAsk>>,
     limit: usize,
     linger: Duration,
 ) where
@@ -411,7 +427,9 @@ async fn read_frames<S>(
                 Incoming::Text(crate::wire::text_of_bytes(&bytes).into_owned())
             }
             Some(Ok(Message::Ping(_))) => {
-                if !pong_written(&pongs, &hub, &queue).await {
+                if let Some(pongs) = &pongs
+                    && !pong_written(pongs, &hub, &queue).await
+                {
                     break;
                 }
                 continue;
