@@ -55,7 +55,7 @@ async fn connect(url: &str) -> (Client, WebSocketPort) {
         .await
         .unwrap();
     let client = Client::new(port.clone());
-    within(client.request::<requests::ChatList>(Empty::new()))
+    within(client.request::<requests::ChatList>(contracts::agent::ChatListPayload::new()))
         .await
         .unwrap();
     (client, port)
@@ -688,9 +688,10 @@ async fn bookmarks_visuals_clear_and_kill() {
     )
     .await
     .unwrap();
-    let list = within(client.request::<requests::ChatList>(Empty::new()))
-        .await
-        .unwrap();
+    let list =
+        within(client.request::<requests::ChatList>(contracts::agent::ChatListPayload::new()))
+            .await
+            .unwrap();
     assert!(list.chats.iter().all(|c| c.chat_id != chat_id));
     let detach = ChatDetachPayload::new(chat_id);
     match within(client.request::<requests::ChatDetach>(detach)).await {
