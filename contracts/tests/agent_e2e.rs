@@ -4,7 +4,7 @@
 //! covered too. The echo host over a real socket is tested in `examples/agent-host/tests`.
 
 use contracts::agent::client::{Attached, ChatThread, Client, ClientError, ProblemKind};
-use contracts::agent::{ChatListResult, Empty, ErrorCode, EventPayload, requests};
+use contracts::agent::{ChatListPayload, ChatListResult, ErrorCode, EventPayload, requests};
 use contracts::port::{FramePort, FrameReceiver, MemoryPort, Outgoing, memory_pair};
 use serde_json::{Value, json};
 use std::future::Future;
@@ -95,7 +95,7 @@ async fn replies_are_matched_by_id_and_bad_frames_are_reported() {
         let client = client.clone();
         async move {
             client
-                .request::<requests::ChatList>(contracts::agent::ChatListPayload::new())
+                .request::<requests::ChatList>(ChatListPayload::new())
                 .await
         }
     });
@@ -104,7 +104,7 @@ async fn replies_are_matched_by_id_and_bad_frames_are_reported() {
         let client = client.clone();
         async move {
             client
-                .request::<requests::ChatList>(contracts::agent::ChatListPayload::new())
+                .request::<requests::ChatList>(ChatListPayload::new())
                 .await
         }
     });
@@ -174,7 +174,7 @@ async fn replies_are_matched_by_id_and_bad_frames_are_reported() {
         let client = client.clone();
         async move {
             client
-                .request::<requests::ChatList>(contracts::agent::ChatListPayload::new())
+                .request::<requests::ChatList>(ChatListPayload::new())
                 .await
         }
     });
@@ -197,7 +197,7 @@ async fn a_closed_port_fails_waiting_and_later_requests() {
         let client = client.clone();
         async move {
             client
-                .request::<requests::ChatList>(contracts::agent::ChatListPayload::new())
+                .request::<requests::ChatList>(ChatListPayload::new())
                 .await
         }
     });
@@ -214,7 +214,7 @@ async fn a_closed_port_fails_waiting_and_later_requests() {
     assert!(client.is_closed());
     assert!(matches!(
         client
-            .request::<requests::ChatList>(contracts::agent::ChatListPayload::new())
+            .request::<requests::ChatList>(ChatListPayload::new())
             .await,
         Err(ClientError::Closed)
     ));
