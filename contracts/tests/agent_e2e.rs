@@ -4,7 +4,7 @@
 //! covered too. The echo host over a real socket is tested in `examples/agent-host/tests`.
 
 use contracts::agent::client::{Attached, ChatThread, Client, ClientError, ProblemKind};
-use contracts::agent::{ChatListResult, Empty, ErrorCode, EventPayload, requests};
+use contracts::agent::{ChatListPayload, ChatListResult, ErrorCode, EventPayload, requests};
 use contracts::port::{FramePort, FrameReceiver, MemoryPort, Outgoing, memory_pair};
 use serde_json::{Value, json};
 use std::future::Future;
@@ -93,12 +93,20 @@ async fn replies_are_matched_by_id_and_bad_frames_are_reported() {
 
     let first = tokio::spawn({
         let client = client.clone();
-        async move { client.request::<requests::ChatList>(Empty::new()).await }
+        async move {
+            client
+                .request::<requests::ChatList>(ChatListPayload::new())
+                .await
+        }
     });
     let a = host.request().await;
     let second = tokio::spawn({
         let client = client.clone();
-        async move { client.request::<requests::ChatList>(Empty::new()).await }
+        async move {
+            client
+                .request::<requests::ChatList>(ChatListPayload::new())
+                .await
+        }
     });
     let b = host.request().await;
     assert_eq!(a["type"], "chat.list");
@@ -164,7 +172,11 @@ async fn replies_are_matched_by_id_and_bad_frames_are_reported() {
     // A result that breaks the table is the client's error, not a panic.
     let bad = tokio::spawn({
         let client = client.clone();
-        async move { client.request::<requests::ChatList>(Empty::new()).await }
+        async move {
+            client
+                .request::<requests::ChatList>(ChatListPayload::new())
+                .await
+        }
     });
     let c = host.request().await;
     host.send(json!({ "id": c["id"], "ok": true, "result": { "chats": "nope" } }));
@@ -183,7 +195,11 @@ async fn a_closed_port_fails_waiting_and_later_requests() {
     let mut events = client.subscribe();
     let waiting = tokio::spawn({
         let client = client.clone();
-        async move { client.request::<requests::ChatList>(Empty::new()).await }
+        async move {
+            client
+                .request::<requests::ChatList>(ChatListPayload::new())
+                .await
+        }
     });
     host.request().await;
     host.port.close();
@@ -197,7 +213,9 @@ async fn a_closed_port_fails_waiting_and_later_requests() {
     );
     assert!(client.is_closed());
     assert!(matches!(
-        client.request::<requests::ChatList>(Empty::new()).await,
+        client
+            .request::<requests::ChatList>(ChatListPayload::new())
+            .await,
         Err(ClientError::Closed)
     ));
 }

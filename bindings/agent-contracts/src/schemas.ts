@@ -168,6 +168,42 @@ export const ChatStateSchema = z.enum(['idle', 'running', 'waiting', 'failed']);
 export type ChatState = z.infer<typeof ChatStateSchema>;
 
 /**
+ * A chat's title: at most 200 characters, as chat.create and chat.configure take it.
+ */
+export const ChatTitleSchema = z.string().max(200, onString);
+/**
+ * A chat's title: at most 200 characters, as chat.create and chat.configure take it.
+ */
+export type ChatTitle = z.infer<typeof ChatTitleSchema>;
+
+/**
+ * A provider's id as a chat's info names it: at most 256 characters.
+ */
+export const ChatProviderSchema = z.string().min(1, onString).max(256, onString);
+/**
+ * A provider's id as a chat's info names it: at most 256 characters.
+ */
+export type ChatProvider = z.infer<typeof ChatProviderSchema>;
+
+/**
+ * A model's id as a chat's info names it: at most 256 characters.
+ */
+export const ChatModelSchema = z.string().max(256, onString);
+/**
+ * A model's id as a chat's info names it: at most 256 characters.
+ */
+export type ChatModel = z.infer<typeof ChatModelSchema>;
+
+/**
+ * A chat's working directory: at most 4096 characters, Linux's `PATH_MAX`.
+ */
+export const ChatCwdSchema = z.string().max(4096, onString);
+/**
+ * A chat's working directory: at most 4096 characters, Linux's `PATH_MAX`.
+ */
+export type ChatCwd = z.infer<typeof ChatCwdSchema>;
+
+/**
  * A message sent while a turn ran.
  */
 export const QueuedMessageSchema = z.object({
@@ -184,19 +220,22 @@ export const PendingCardApprovalSchema = z.object({
     itemId: ItemIdSchema,
     toolUseId: ToolUseIdSchema,
     /**
-     * The tool's name.
+     * The tool's name, at most 256 characters.
      */
-    tool: z.string(),
+    tool: z.string().max(256, onString),
     /**
-     * One line for the card.
+     * One line for the card, at most 1024 characters.
      */
-    summary: z.string(),
+    summary: z.string().max(1024, onString),
 });
 export type PendingCardApproval = z.infer<typeof PendingCardApprovalSchema>;
 
 export const PendingCardQuestionSchema = z.object({
     itemId: ItemIdSchema,
-    question: z.string(),
+    /**
+     * At most 4096 characters; the whole question is the item's.
+     */
+    question: z.string().max(4096, onString),
 });
 export type PendingCardQuestion = z.infer<typeof PendingCardQuestionSchema>;
 
@@ -295,17 +334,17 @@ export type ChatUsage = z.infer<typeof ChatUsageSchema>;
  */
 export const ChatInfoSchema = z.object({
     chatId: ChatIdSchema,
-    title: z.string(),
+    title: ChatTitleSchema,
     state: ChatStateSchema,
-    provider: ProviderIdSchema,
+    provider: ChatProviderSchema,
     /**
      * The model the chat runs on; absent for the provider's default.
      */
-    model: z.string().optional(),
+    model: z.optional(ChatModelSchema),
     /**
      * The working directory the chat runs in.
      */
-    cwd: z.string().optional(),
+    cwd: z.optional(ChatCwdSchema),
     createdAt: TimestampSchema,
     updatedAt: TimestampSchema,
     /**
@@ -1111,7 +1150,7 @@ export const PlanLimitsSchema = z.object({
 export type PlanLimits = z.infer<typeof PlanLimitsSchema>;
 
 export const ChatCreatePayloadSchema = z.object({
-    title: z.string().max(200, onString).optional(),
+    title: z.optional(ChatTitleSchema),
     provider: z.optional(ProviderIdSchema),
     model: z.string().optional(),
     cwd: z.string().optional(),
@@ -1119,8 +1158,33 @@ export const ChatCreatePayloadSchema = z.object({
 });
 export type ChatCreatePayload = z.infer<typeof ChatCreatePayloadSchema>;
 
+/**
+ * An opaque chat.list cursor: hand it back as it came.
+ */
+export const ChatListCursorSchema = z.string().min(1, onString).max(256, onString);
+/**
+ * An opaque chat.list cursor: hand it back as it came.
+ */
+export type ChatListCursor = z.infer<typeof ChatListCursorSchema>;
+
+export const ChatListPayloadSchema = z.object({
+    /**
+     * The `cursor` of the page before; absent for the first page.
+     */
+    cursor: z.optional(ChatListCursorSchema),
+    /**
+     * The most chats to answer; as many as fit a frame when absent.
+     */
+    limit: z.int().min(1).max(1000).optional(),
+});
+export type ChatListPayload = z.infer<typeof ChatListPayloadSchema>;
+
 export const ChatListResultSchema = z.object({
     chats: z.array(ChatInfoSchema),
+    /**
+     * Present when more chats follow: send it back as `cursor` for the next page.
+     */
+    cursor: z.optional(ChatListCursorSchema),
 });
 export type ChatListResult = z.infer<typeof ChatListResultSchema>;
 
@@ -1272,7 +1336,7 @@ export type ChatDismissPayload = z.infer<typeof ChatDismissPayloadSchema>;
 
 export const ChatConfigurePayloadSchema = z.object({
     chatId: ChatIdSchema,
-    title: z.string().max(200, onString).optional(),
+    title: z.optional(ChatTitleSchema),
     provider: z.optional(ProviderIdSchema),
     model: z.string().optional(),
 });
@@ -1335,7 +1399,7 @@ export type ChatTurnDiffResult = z.infer<typeof ChatTurnDiffResultSchema>;
 export const ChatForkPayloadSchema = z.object({
     chatId: ChatIdSchema,
     itemId: ItemIdSchema,
-    title: z.string().max(200, onString).optional(),
+    title: z.optional(ChatTitleSchema),
 });
 export type ChatForkPayload = z.infer<typeof ChatForkPayloadSchema>;
 

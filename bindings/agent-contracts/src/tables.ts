@@ -3,19 +3,23 @@
 // The request and event tables of the `agent` protocol.
 
 import { z } from 'zod';
-import { AccountSnapshotSchema, AccountsCreatePayloadSchema, AccountsCreateResultSchema, AccountsSavePayloadSchema, AccountsWatchLoginPayloadSchema, AttachResultSchema, ChatAddBookmarkPayloadSchema, ChatAddBookmarkResultSchema, ChatAnswerPayloadSchema, ChatApprovePayloadSchema, ChatAttachPayloadSchema, ChatBookmarksEventSchema, ChatCancelPayloadSchema, ChatClearPayloadSchema, ChatCompactPayloadSchema, ChatConfigurePayloadSchema, ChatConfigureResultSchema, ChatContinueOnPayloadSchema, ChatCreatePayloadSchema, ChatCreatedSchema, ChatDetachPayloadSchema, ChatDismissPayloadSchema, ChatEventEventSchema, ChatForkInfoPayloadSchema, ChatForkInfoResultSchema, ChatForkPayloadSchema, ChatHistoryPayloadSchema, ChatHistoryResultSchema, ChatKillPayloadSchema, ChatListResultSchema, ChatRemoveBookmarkPayloadSchema, ChatRemoveVisualPayloadSchema, ChatRenameBookmarkPayloadSchema, ChatSendNowPayloadSchema, ChatSendPayloadSchema, ChatSendResultSchema, ChatSetPreferencesPayloadSchema, ChatStatusEventSchema, ChatStopSubagentPayloadSchema, ChatStopTaskPayloadSchema, ChatSubagentChangedEventSchema, ChatSubagentPayloadSchema, ChatSubagentResultSchema, ChatSummarizePayloadSchema, ChatSummarizeResultSchema, ChatTurnDiffPayloadSchema, ChatTurnDiffResultSchema, ChatUnqueuePayloadSchema, ChatVisualsEventSchema, EmptySchema, PlanLimitsSchema, ProviderListResultSchema, SkillsListPayloadSchema, SkillsListResultSchema, UsageChangedEventSchema, UsageSummaryPayloadSchema, UsageSummarySchema } from './schemas.js';
+import { AccountSnapshotSchema, AccountsCreatePayloadSchema, AccountsCreateResultSchema, AccountsSavePayloadSchema, AccountsWatchLoginPayloadSchema, AttachResultSchema, ChatAddBookmarkPayloadSchema, ChatAddBookmarkResultSchema, ChatAnswerPayloadSchema, ChatApprovePayloadSchema, ChatAttachPayloadSchema, ChatBookmarksEventSchema, ChatCancelPayloadSchema, ChatClearPayloadSchema, ChatCompactPayloadSchema, ChatConfigurePayloadSchema, ChatConfigureResultSchema, ChatContinueOnPayloadSchema, ChatCreatePayloadSchema, ChatCreatedSchema, ChatDetachPayloadSchema, ChatDismissPayloadSchema, ChatEventEventSchema, ChatForkInfoPayloadSchema, ChatForkInfoResultSchema, ChatForkPayloadSchema, ChatHistoryPayloadSchema, ChatHistoryResultSchema, ChatKillPayloadSchema, ChatListPayloadSchema, ChatListResultSchema, ChatRemoveBookmarkPayloadSchema, ChatRemoveVisualPayloadSchema, ChatRenameBookmarkPayloadSchema, ChatSendNowPayloadSchema, ChatSendPayloadSchema, ChatSendResultSchema, ChatSetPreferencesPayloadSchema, ChatStatusEventSchema, ChatStopSubagentPayloadSchema, ChatStopTaskPayloadSchema, ChatSubagentChangedEventSchema, ChatSubagentPayloadSchema, ChatSubagentResultSchema, ChatSummarizePayloadSchema, ChatSummarizeResultSchema, ChatTurnDiffPayloadSchema, ChatTurnDiffResultSchema, ChatUnqueuePayloadSchema, ChatVisualsEventSchema, EmptySchema, PlanLimitsSchema, ProviderListResultSchema, SkillsListPayloadSchema, SkillsListResultSchema, UsageChangedEventSchema, UsageSummaryPayloadSchema, UsageSummarySchema } from './schemas.js';
 import { parseWith, type ParseResult } from './runtime/index.js';
 
 /** Every request by name: its payload and result schemas. */
 export const AGENT_REQUEST_SCHEMAS = {
     /**
-     * Start a chat. Answers the new chat; every client also hears chat.status.
+     * Start a chat. Answers the new chat; every client also hears chat.status. A provider,
+     * model or cwd longer than ChatInfo holds (`ChatProvider`, `ChatModel`, `ChatCwd`: 256,
+     * 256 and 4096 characters) is refused with `invalid-payload`.
      */
     'chat.create': { payload: ChatCreatePayloadSchema, result: ChatCreatedSchema },
     /**
-     * Every chat the host runs, attached or not.
+     * Every chat the host runs, attached or not, a page at a time: in a stable order, as many
+     * as fit a frame (at most `limit`), and `cursor` when more follow. A client that sends no
+     * cursor gets the first page.
      */
-    'chat.list': { payload: EmptySchema, result: ChatListResultSchema },
+    'chat.list': { payload: ChatListPayloadSchema, result: ChatListResultSchema },
     /**
      * Start receiving a chat's events and read where it stands. Without `since`, or when the
      * host no longer holds every event after it, the answer is a snapshot: replace the
@@ -73,7 +77,8 @@ export const AGENT_REQUEST_SCHEMAS = {
      */
     'chat.dismiss': { payload: ChatDismissPayloadSchema, result: EmptySchema },
     /**
-     * Change a chat's title, provider or model. Answers the new ChatInfo.
+     * Change a chat's title, provider or model. Answers the new ChatInfo. A provider or model
+     * longer than ChatInfo holds is refused with `invalid-payload`.
      */
     'chat.configure': { payload: ChatConfigurePayloadSchema, result: ChatConfigureResultSchema },
     /**

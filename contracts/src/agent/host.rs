@@ -1,9 +1,11 @@
 //! Host machinery: the [`Hub`] that knows every chat and every connected client, and
 //! [`serve`], the loop that runs one connection over any [`FramePort`].
 //!
-//! The hub keeps, per chat, the thread (through the same reducer the client uses), a `seq`
-//! that grows with every chat.event, a log of the latest events bounded by count and by bytes,
-//! the bookmarks and the visuals. It routes what a host publishes as the spec says: chat.status
+//! The hub keeps, per chat, its info, its live items (those that wait on a person or still
+//! stream), a `seq` that grows with every chat.event, a window of the latest events bounded by
+//! count and by bytes (none for an idle chat), the bookmarks and the visuals. The thread itself
+//! stays in the [`Store`]: an attach, a history page and a replay read what they need from it
+//! (see "Memory per chat"). It routes what a host publishes as the spec says: chat.status
 //! to every client; chat.event, chat.bookmarks, chat.visuals and chat.subagentChanged only to
 //! the clients attached to that chat; usage.changed only to clients that called
 //! usage.subscribe; accounts.changed and usage.limitsChanged to every client.
@@ -39,10 +41,21 @@
 //! chat: a newer one replaces the one still waiting. A resumed attach replays at most half the
 //! queue bound; a `since` further behind gets a snapshot.
 //!
+//! # Memory per chat
+//!
+//! What the hub holds of a chat is bounded whatever its thread's length: the info (bounded by
+//! the schema, and by the frame limit), the live items, and the window of recent events
+//! ([`HubConfig::window_events`], [`HubConfig::window_bytes`]), dropped when the chat goes idle.
+//! An attach reads its page of items from the store ([`Store::items_before`]), a replay the
+//! events the window no longer holds ([`Store::events_after`]), so memory does not grow with
+//! the chats' text. chat.list answers a page of infos that fits a frame ([`Hub::chat_page`]).
+//!
 //! # Attach and replay
 //!
 //! [`Hub::attach`] answers a client that sends `since` with `resumed` and every later event in
-//! order when the log still holds them all, and with a fresh snapshot otherwise. The events go
+//! order when the store still holds them all and they are few enough to replay
+//! ([`HubConfig::log_capacity`], [`HubConfig::log_bytes`], half the queue bound), and with a
+//! fresh snapshot otherwise. The events go
 //! out after the attach reply: the hub holds a client's frames while one of its attaches runs
 //! and [`serve`] releases them once the reply is sent, so a client never sees a chat.event
 //! before the attach that makes it meaningful. A client attached already gets no event twice:
@@ -61,7 +74,8 @@
 //! # A full disk
 //!
 //! A change the store refuses is answered `internal` with the store's error (which names the
-//! cause) and changes nothing: nothing is applied or sent. Reads never touch the store. Each
+//! cause) and changes nothing: nothing is applied or sent. Reads go on (what they read of the
+//! store writes nothing). Each
 //! change tries the store again, so changes are taken again by themselves once it can; a hub
 //! opens on a store that cannot write (serving reads), and [`Hub::close_interrupted`] closes
 //! the replies a restart cut short once it can.
@@ -69,12 +83,12 @@
 //! History cursors name the chat's last reset and a position, so they need no table, survive a
 //! restart, and die with a reset (chat.clear): an older cursor is `history-expired`.
 
-use super::store::{MemoryStore, QueueSpan, Store, StoreError, StoredChat};
+use super::store::{MemoryStore, Store, StoreError, StoredChat, is_live};
 use super::thread::{Thread, history_index, is_pending, item_id};
 use super::{
     AttachResult, Bookmark, ChatAttachPayload, ChatEvent, ChatEventEvent, ChatEventItem,
-    ChatHistoryPayload, ChatHistoryResult, ChatInfo, ChatItem, ChatStatusEvent, ErrorCode,
-    HistoryPosition, Seq, Visual, WireError, events,
+    ChatHistoryPayload, ChatHistoryResult, ChatInfo, ChatItem, ChatListPayload, ChatListResult,
+    ChatState, ChatStatusEvent, ErrorCode, HistoryPosition, Seq, Visual, WireError, events,
 };
 use crate::port::{FramePort, FrameReceiver, Incoming, Limits, Outgoing, SendError};
 use crate::wire::{Event as _, Refused, Request as _, TableError};
@@ -88,6 +102,9 @@ use tokio::sync::mpsc;
 /// Bytes every page and event leaves free under the size limit for a reply's envelope and its
 /// id (a request id longer than about this gets `frame-too-large` for a page cut to fit).
 pub const ENVELOPE_RESERVE: usize = 1024;
+
+/// The longest chat id the hub takes, in bytes: a chat.list cursor names a chat by its id.
+pub const MAX_CHAT_ID: usize = 200;
 
 /// The bits of a seq below its epoch.
 pub const EPOCH_SHIFT: u32 = 32;
@@ -107,10 +124,17 @@ pub struct ClientId(u64);
 /// How much the hub keeps and how large its frames may be.
 #[derive(Clone, Debug)]
 pub struct HubConfig {
-    /// Events kept per chat for replay; an older `since` gets a snapshot.
+    /// The most events a resumed attach replays (read from the store when the window no
+    /// longer holds them); a `since` further behind gets a snapshot.
     pub log_capacity: usize,
-    /// Bytes of chat.event frames kept per chat for replay.
+    /// The most bytes of chat.event frames a resumed attach replays (and never more than half
+    /// the queue bound); a `since` further behind gets a snapshot.
     pub log_bytes: usize,
+    /// Events of a chat kept in memory while it is not idle, so a client that reconnects soon
+    /// is answered without reading the store.
+    pub window_events: usize,
+    /// Bytes of chat.event frames of a chat kept in memory while it is not idle.
+    pub window_bytes: usize,
     /// Items in an attach snapshot when the client gives no `historyLimit`.
     pub default_history_limit: usize,
     /// The frame size limit and the ports' queue bound: give the ports the same value.
@@ -128,6 +152,8 @@ impl Default for HubConfig {
         HubConfig {
             log_capacity: 1000,
             log_bytes: 8 * 1024 * 1024,
+            window_events: 256,
+            window_bytes: 256 * 1024,
             default_history_limit: 50,
             limits: Limits::default(),
             group_commit: false,
@@ -230,9 +256,12 @@ struct Chat {
     epoch: i64,
     /// The seq of the last reset, or the chat's first seq: what a cursor is valid for.
     reset_at: Seq,
-    thread: Thread,
+    info: ChatInfo,
+    /// The live items ([`is_live`]), by the reducer, in thread order (no info).
+    live: Thread,
     seq: Seq,
-    /// The latest chat.event frames, with their seqs, and their bytes.
+    /// The window: the latest chat.event frames, with their seqs, and their bytes; empty while
+    /// the chat is idle.
     log: VecDeque<(Seq, String)>,
     log_bytes: usize,
     bookmarks: Vec<Bookmark>,
@@ -246,6 +275,28 @@ fn streaming(item: &ChatItem) -> bool {
         ChatItem::Thought(t) => t.streaming == Some(true),
         _ => false,
     }
+}
+
+/// Refuses an info over the schema's bounds (a `cwd` of more than 4096 characters, say) with
+/// `invalid-payload`, naming the field and the bound: for a host to call on an info made from
+/// a request (chat.create), whose fields take longer values on the wire than `ChatInfo` holds.
+pub fn check_info(info: &ChatInfo) -> Result<(), WireError> {
+    let text = serde_json::to_string(info)
+        .map_err(|e| WireError::new(ErrorCode::Internal, e.to_string()))?;
+    match crate::wire::from_str::<ChatInfo>(&text) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(WireError::new(
+            ErrorCode::InvalidPayload,
+            format!("the chat's info would be over the schema's bounds: {e}"),
+        )),
+    }
+}
+
+/// A read of the store that failed (a row that does not read back): logged, answered
+/// `internal`.
+fn read_failed(error: StoreError) -> WireError {
+    tracing::warn!(error = %error, "a read of the store failed");
+    WireError::from(error)
 }
 
 /// `unknown-chat`, naming the chat.
@@ -277,23 +328,22 @@ impl Hub {
             .expect("a fresh memory store always loads")
     }
 
-    /// A hub on what `store` holds: every chat rebuilt from its events, seqs continuing. A
-    /// reply or thought left streaming (the host stopped mid-turn) is closed with an `item`
-    /// event, stored and numbered like any other; when the store cannot write (a full disk),
-    /// the hub opens all the same, serving reads, and [`Hub::close_interrupted`] closes them
-    /// once it can.
+    /// A hub on what `store` holds: every chat as it was, seqs continuing (its thread stays in
+    /// the store). A reply or thought left streaming (the host stopped mid-turn) is closed with
+    /// an `item` event, stored and numbered like any other; when the store cannot write (a full
+    /// disk), the hub opens all the same, serving reads, and [`Hub::close_interrupted`] closes
+    /// them once it can.
     pub fn open(config: HubConfig, store: impl Store + 'static) -> Result<Arc<Hub>, StoreError> {
         let mut store: Box<dyn Store> = Box::new(store);
         let loaded = store.load()?;
         let mut chats = BTreeMap::new();
         for stored in loaded.chats {
-            let chat = Chat::load(&stored, &config);
-            chats.insert(stored.chat_id, chat);
+            chats.insert(stored.chat_id.clone(), Chat::load(stored));
         }
         let interrupted = chats
             .iter()
             .flat_map(|(chat_id, chat)| {
-                chat.thread
+                chat.live
                     .items
                     .iter()
                     .filter(|item| streaming(item))
@@ -332,7 +382,7 @@ impl Hub {
             let item = s
                 .chats
                 .get(&chat_id)
-                .and_then(|chat| chat.thread.item(&item_id))
+                .and_then(|chat| chat.live.item(&item_id))
                 .filter(|item| streaming(item))
                 .cloned();
             if let Some(mut item) = item {
@@ -442,11 +492,25 @@ impl Hub {
                 format!("a chat is called {chat_id:?} already"),
             ));
         }
+        if chat_id.len() > MAX_CHAT_ID {
+            return Err(WireError::new(
+                ErrorCode::Internal,
+                format!(
+                    "a chat id is at most {MAX_CHAT_ID} bytes (a chat.list cursor names one); this one is {}",
+                    chat_id.len()
+                ),
+            ));
+        }
         let status = ChatStatusEvent::new(chat_id.clone(), info.clone());
         let frame = super::event_frame_checked(events::ChatStatus::NAME, &status)?;
-        let limit = self.config.limits.max_frame_size;
-        if frame.len() > limit {
-            return Err(too_large("the chat's chat.status", frame.len(), limit));
+        // Room for a chat.list page's envelope too, so every info fits a page of its own.
+        let room = self
+            .config
+            .limits
+            .max_frame_size
+            .saturating_sub(ENVELOPE_RESERVE);
+        if frame.len() > room {
+            return Err(too_large("the chat's chat.status", frame.len(), room));
         }
         let serial = s.store.next_serial();
         let serial = s.stored(serial)?;
@@ -459,7 +523,8 @@ impl Hub {
             Chat {
                 epoch,
                 reset_at: seq,
-                thread: Thread::from_snapshot(info, Vec::new()),
+                info,
+                live: Thread::default(),
                 seq,
                 log: VecDeque::new(),
                 log_bytes: 0,
@@ -483,26 +548,94 @@ impl Hub {
         Ok(())
     }
 
-    /// Every chat's info, in id order.
+    /// Every chat's info, in id order (all of them: chat.list answers [`Hub::chat_page`]).
     pub fn chats(&self) -> Vec<ChatInfo> {
-        self.lock()
-            .chats
-            .values()
-            .filter_map(|c| c.thread.info.clone())
-            .collect()
+        self.lock().chats.values().map(|c| c.info.clone()).collect()
+    }
+
+    /// chat.list: the chats after the payload's cursor, in id order, at most its `limit`, as
+    /// many as fit a frame; `cursor` set when more follow. Every chat's info fits a page of its
+    /// own (chat.status is refused over the limit less [`ENVELOPE_RESERVE`]), so a client that
+    /// follows the cursors reads every chat, however many there are. An unknown cursor (its chat
+    /// killed meanwhile) reads on from where that chat was.
+    pub fn chat_page(&self, payload: &ChatListPayload) -> Result<ChatListResult, WireError> {
+        let s = self.lock();
+        let room = self
+            .config
+            .limits
+            .max_frame_size
+            .saturating_sub(ENVELOPE_RESERVE);
+        let limit = payload.limit.map_or(usize::MAX, |l| l as usize);
+        let after = payload.cursor.as_deref();
+        let widest = "c".repeat(MAX_CHAT_ID);
+        let mut result = ChatListResult::new(Vec::new()).cursor(widest);
+        let mut left = room.saturating_sub(json_len(&result));
+        let range = match after {
+            Some(after) => s
+                .chats
+                .range::<str, _>((std::ops::Bound::Excluded(after), std::ops::Bound::Unbounded)),
+            None => s.chats.range::<str, _>(..),
+        };
+        let mut more = None;
+        for (chat_id, chat) in range {
+            // The info and the comma before it.
+            let size = json_len(&chat.info) + 1;
+            if result.chats.len() == limit || size > left {
+                more = result.chats.last().map(|info| info.chat_id.clone());
+                if more.is_none() {
+                    return Err(too_large(
+                        &format!("the chat.list page of chat {chat_id:?}"),
+                        size,
+                        room,
+                    ));
+                }
+                break;
+            }
+            left -= size;
+            result.chats.push(chat.info.clone());
+        }
+        result.cursor = more;
+        Ok(result)
     }
 
     /// A chat's info.
     pub fn info(&self, chat_id: &str) -> Option<ChatInfo> {
-        self.lock()
-            .chats
-            .get(chat_id)
-            .and_then(|c| c.thread.info.clone())
+        self.lock().chats.get(chat_id).map(|c| c.info.clone())
     }
 
-    /// A copy of a chat's thread.
+    /// A copy of a chat's whole thread, read from the store: for tests and tools, not for a
+    /// path that serves clients (a page is what [`Hub::attach`] and [`Hub::history`] read).
     pub fn thread(&self, chat_id: &str) -> Option<Thread> {
-        self.lock().chats.get(chat_id).map(|c| c.thread.clone())
+        let mut s = self.lock();
+        let info = s.chats.get(chat_id)?.info.clone();
+        let items = s.store.items_before(chat_id, None, usize::MAX).ok()?;
+        Some(Thread::from_snapshot(
+            info,
+            items.into_iter().map(|(_, item)| item).collect(),
+        ))
+    }
+
+    /// The item with this id in a chat's thread, read from the store; `unknown-chat` for a
+    /// chat the hub does not know.
+    pub fn item(&self, chat_id: &str, item_id: &str) -> Result<Option<ChatItem>, WireError> {
+        let mut s = self.lock();
+        if !s.chats.contains_key(chat_id) {
+            return Err(unknown_chat(chat_id));
+        }
+        s.store.item(chat_id, item_id).map_err(read_failed)
+    }
+
+    /// The newest `count` items of a chat's thread, oldest first, read from the store.
+    pub fn latest_items(&self, chat_id: &str, count: usize) -> Result<Vec<ChatItem>, WireError> {
+        let mut s = self.lock();
+        if !s.chats.contains_key(chat_id) {
+            return Err(unknown_chat(chat_id));
+        }
+        let items = s
+            .store
+            .items_before(chat_id, None, count)
+            .map_err(read_failed)?;
+        Ok(items.into_iter().map(|(_, item)| item).collect())
     }
 
     /// Whether `event` could be published to the chat: `frame-too-large` when its frame could
@@ -732,7 +865,7 @@ impl Hub {
         let mut info = s
             .chats
             .get(chat_id)
-            .and_then(|c| c.thread.info.clone())
+            .map(|c| c.info.clone())
             .ok_or_else(|| unknown_chat(chat_id))?;
         let answer = change(&mut info);
         self.publish_locked(
@@ -756,7 +889,7 @@ impl Hub {
         let info = s
             .chats
             .get(chat_id)
-            .and_then(|c| c.thread.info.as_ref())
+            .map(|c| &c.info)
             .ok_or_else(|| unknown_chat(chat_id))?;
         let (answer, events) = make(info)?;
         self.publish_all_locked(&mut s, chat_id, events)?;
@@ -936,29 +1069,30 @@ impl Hub {
 
     /// chat.attach for a client: registers it as attached and answers a snapshot (with
     /// `resumed: false` when `since` was given), or, when `since` is of the chat's epoch and
-    /// the log holds every event after it, `resumed` with an empty `items`, queueing those
-    /// events (held until the reply is out; none the client was already sent).
+    /// the window or the store holds every event after it (few enough to replay), `resumed`
+    /// with an empty `items`, queueing those events (held until the reply is out; none the
+    /// client was already sent).
     pub fn attach(
         &self,
         client: ClientId,
         payload: &ChatAttachPayload,
     ) -> Result<AttachResult, WireError> {
         let mut s = self.lock();
-        let State { clients, chats, .. } = &mut *s;
+        let State {
+            clients,
+            chats,
+            store,
+            ..
+        } = &mut *s;
         let chat_id = payload.chat_id.as_str();
         let chat = chats.get(chat_id).ok_or_else(|| unknown_chat(chat_id))?;
-        let info = chat
-            .thread
-            .info
-            .clone()
-            .ok_or_else(|| unknown_chat(chat_id))?;
+        let info = chat.info.clone();
         let c = clients
             .get_mut(&client)
             .ok_or_else(|| WireError::new(ErrorCode::Internal, "client is gone"))?;
         let queued = c.attached.get(chat_id).copied();
-        let budget = self.config.limits.queue_bound() / 2;
         if let Some(since) = payload.since
-            && let Some(missed) = chat.replay_after(since, queued, budget)
+            && let Some(missed) = self.replay_after(&mut **store, chat_id, chat, since, queued)?
         {
             for (seq, frame) in missed {
                 c.deliver(ClientFrame {
@@ -981,7 +1115,7 @@ impl Hub {
             |held| !matches!(&held.event, Some((id, seq)) if id == chat_id && *seq <= chat.seq),
         );
         let pending: Vec<ChatItem> = chat
-            .thread
+            .live
             .items
             .iter()
             .filter(|i| is_pending(i))
@@ -998,22 +1132,76 @@ impl Hub {
         let limit = payload
             .history_limit
             .map_or(self.config.default_history_limit, |l| l as usize);
-        let end = chat.thread.items.len();
-        let start = self.fit(&chat.thread.items, end, limit, json_len(&result))?;
-        result.items = chat.thread.items[start..end].to_vec();
-        result.history = Some(chat.position(start, &result.items));
+        let (items, history) =
+            self.page(&mut **store, chat_id, chat, None, limit, json_len(&result))?;
+        result.items = items;
+        result.history = Some(history);
         Ok(result)
     }
 
-    /// Where a page that ends at `end` starts: at most `limit` items, as many as fit beside
-    /// the rest of the reply (`around` bytes). `frame-too-large` when not even one fits.
-    fn fit(
+    /// The chat.event frames after `since` to replay to a client, when `since` is of this
+    /// chat's epoch and not ahead of it, and the window (else the store) holds every event after
+    /// it, few enough ([`HubConfig::log_capacity`], [`HubConfig::log_bytes`], half the queue
+    /// bound); `None` otherwise. Frames up to `queued` (already queued for this client) are
+    /// left out.
+    fn replay_after(
         &self,
-        items: &[ChatItem],
-        end: usize,
+        store: &mut dyn Store,
+        chat_id: &str,
+        chat: &Chat,
+        since: Seq,
+        queued: Option<Seq>,
+    ) -> Result<Option<Vec<(Seq, String)>>, WireError> {
+        if seq_epoch(since) != chat.epoch || since > chat.seq {
+            return Ok(None);
+        }
+        let budget = self
+            .config
+            .log_bytes
+            .min(self.config.limits.queue_bound() / 2);
+        if chat.seq - since > self.config.log_capacity as i64 {
+            return Ok(None);
+        }
+        let from = queued.map_or(since, |queued| queued.max(since));
+        let oldest = chat.log.front().map_or(chat.seq + 1, |(seq, _)| *seq);
+        // The window holds every event from its oldest on; the store says when it no longer
+        // holds one (forgotten at a reset).
+        let events: Vec<(Seq, String)> = if from + 1 >= oldest {
+            chat.log
+                .iter()
+                .filter(|(seq, _)| *seq > from)
+                .cloned()
+                .collect()
+        } else {
+            // Older than the window: from the store, made frames again (they were checked when
+            // they were published).
+            let stored = store
+                .events_after(chat_id, from, self.config.log_capacity, budget)
+                .map_err(read_failed)?;
+            let Some(stored) = stored else {
+                return Ok(None);
+            };
+            stored
+                .iter()
+                .map(|(seq, event)| (*seq, chat_event_frame(chat_id, *seq, event)))
+                .collect::<Vec<_>>()
+        };
+        let bytes: usize = events.iter().map(|(_, frame)| frame.len()).sum();
+        Ok((bytes <= budget).then_some(events))
+    }
+
+    /// A page of a chat's thread before the item at `before` (the end when `None`): at most
+    /// `limit` items, as many as fit beside the rest of the reply (`around` bytes), and where
+    /// it starts. `frame-too-large` when not even one fits.
+    fn page(
+        &self,
+        store: &mut dyn Store,
+        chat_id: &str,
+        chat: &Chat,
+        before: Option<i64>,
         limit: usize,
         around: usize,
-    ) -> Result<usize, WireError> {
+    ) -> Result<(Vec<ChatItem>, HistoryPosition), WireError> {
         let room = self
             .config
             .limits
@@ -1022,21 +1210,35 @@ impl Hub {
         let Some(mut left) = room.checked_sub(around) else {
             return Err(too_large("the page without its items", around, room));
         };
-        let mut start = end;
-        while start > end.saturating_sub(limit) {
+        // One more than asked: whether any comes before the page.
+        let mut found = store
+            .items_before(chat_id, before, limit.saturating_add(1))
+            .map_err(read_failed)?;
+        let mut start = found.len();
+        while start > found.len().saturating_sub(limit) {
             // The item and the comma before it.
-            let size = json_len(&items[start - 1]) + 1;
+            let size = json_len(&found[start - 1].1) + 1;
             if size > left {
                 break;
             }
             left -= size;
             start -= 1;
         }
-        if start == end && end > 0 && limit > 0 {
-            let size = json_len(&items[end - 1]);
+        if start == found.len() && limit > 0 && !found.is_empty() {
+            let size = json_len(&found[start - 1].1);
             return Err(too_large("the page's newest item", around + size, room));
         }
-        Ok(start)
+        let page: Vec<(i64, ChatItem)> = found.split_off(start);
+        let Some((first, first_item)) = page.first() else {
+            return Ok((Vec::new(), HistoryPosition::new(0, None)));
+        };
+        let index = match history_index(first_item) {
+            Some(index) => index,
+            None => store.count_before(chat_id, *first).map_err(read_failed)? as i64,
+        };
+        let cursor = (!found.is_empty()).then(|| format!("{}.{first}", chat.reset_at));
+        let position = HistoryPosition::new(index, cursor);
+        Ok((page.into_iter().map(|(_, item)| item).collect(), position))
     }
 
     /// chat.detach for a client.
@@ -1058,9 +1260,9 @@ impl Hub {
     /// `history-expired` when the cursor is from before the chat's last reset, of another
     /// chat, or not one of this hub's.
     pub fn history(&self, payload: &ChatHistoryPayload) -> Result<ChatHistoryResult, WireError> {
-        let s = self.lock();
-        let chat = s
-            .chats
+        let mut s = self.lock();
+        let State { chats, store, .. } = &mut *s;
+        let chat = chats
             .get(&payload.chat_id)
             .ok_or_else(|| unknown_chat(&payload.chat_id))?;
         let expired = || {
@@ -1069,138 +1271,76 @@ impl Hub {
                 "this cursor is not one of this chat's since its last reset; attach again",
             )
         };
-        let (reset_at, end) = payload.cursor.split_once('.').ok_or_else(expired)?;
+        let (reset_at, before) = payload.cursor.split_once('.').ok_or_else(expired)?;
         let reset_at: Seq = reset_at.parse().map_err(|_| expired())?;
-        let end: usize = end.parse().map_err(|_| expired())?;
+        let before: i64 = before.parse().map_err(|_| expired())?;
         if reset_at != chat.reset_at || seq_epoch(reset_at) != chat.epoch {
             return Err(expired());
         }
-        let end = end.min(chat.thread.items.len());
         let limit = payload
             .limit
             .map_or(self.config.default_history_limit, |l| l as usize);
-        let mut result = ChatHistoryResult::new(Vec::new(), widest_position());
-        let start = self.fit(&chat.thread.items, end, limit, json_len(&result))?;
-        result.items = chat.thread.items[start..end].to_vec();
-        result.history = chat.position(start, &result.items);
-        Ok(result)
+        let result = ChatHistoryResult::new(Vec::new(), widest_position());
+        let (items, history) = self.page(
+            &mut **store,
+            &payload.chat_id,
+            chat,
+            Some(before),
+            limit,
+            json_len(&result),
+        )?;
+        Ok(ChatHistoryResult::new(items, history))
     }
 }
 
 impl Chat {
-    /// A chat as stored: its thread from every event (the queue, when the store keeps it
-    /// apart, put back), and the replay log from the newest events that fit its bounds (only
-    /// their frames are made).
-    fn load(stored: &StoredChat, config: &HubConfig) -> Chat {
-        let mut thread = Thread::from_snapshot(stored.info.clone(), Vec::new());
-        let mut reset_at = stored.epoch << EPOCH_SHIFT;
-        for (seq, event) in &stored.events {
-            if matches!(event, ChatEvent::Reset(_)) {
-                reset_at = *seq;
-            }
-            thread.apply(event);
-        }
-        let spans = &stored.queue;
-        if !spans.is_empty()
-            && let Some(info) = &mut thread.info
-        {
-            info.queued = QueueSpan::queue_now(spans);
-        }
-        let mut log = VecDeque::new();
-        let mut log_bytes = 0;
-        for (seq, event) in stored.events.iter().rev() {
-            if log.len() >= config.log_capacity {
-                break;
-            }
-            let frame = match event {
-                ChatEvent::Info(e) if !spans.is_empty() => {
-                    let mut e = e.clone();
-                    e.info.queued = QueueSpan::queue_at(spans, *seq);
-                    chat_event_frame(&stored.chat_id, *seq, &ChatEvent::Info(e))
-                }
-                ChatEvent::Reset(e) if !spans.is_empty() => {
-                    let mut e = e.clone();
-                    e.info.queued = QueueSpan::queue_at(spans, *seq);
-                    chat_event_frame(&stored.chat_id, *seq, &ChatEvent::Reset(e))
-                }
-                _ => chat_event_frame(&stored.chat_id, *seq, event),
-            };
-            if log_bytes + frame.len() > config.log_bytes {
-                break;
-            }
-            log_bytes += frame.len();
-            log.push_front((*seq, frame));
-        }
+    /// A chat as the store gave it: no window yet.
+    fn load(stored: StoredChat) -> Chat {
         Chat {
             epoch: stored.epoch,
-            reset_at,
-            thread,
+            reset_at: stored.reset_at,
+            info: stored.info,
+            live: Thread {
+                info: None,
+                items: stored.live,
+            },
             seq: stored.seq,
-            log,
-            log_bytes,
-            bookmarks: stored.bookmarks.clone(),
-            visuals: stored.visuals.clone(),
+            log: VecDeque::new(),
+            log_bytes: 0,
+            bookmarks: stored.bookmarks,
+            visuals: stored.visuals,
         }
     }
 
-    /// Applies a stored event: the thread, the seq, the log (trimmed to its bounds).
+    /// Applies a stored event: the info, the live items, the seq, the window (trimmed to its
+    /// bounds, and emptied when the chat goes idle).
     fn apply(&mut self, seq: Seq, event: ChatEvent, frame: String, config: &HubConfig) {
-        if matches!(event, ChatEvent::Reset(_)) {
-            self.reset_at = seq;
+        match &event {
+            ChatEvent::Info(e) => self.info = ChatInfo::clone(&e.info),
+            ChatEvent::Reset(e) => {
+                self.reset_at = seq;
+                self.info = ChatInfo::clone(&e.info);
+            }
+            _ => {}
         }
-        self.thread.apply(&event);
+        if !matches!(event, ChatEvent::Info(_)) {
+            self.live.apply(&event);
+            self.live.items.retain(is_live);
+        }
         self.seq = seq;
+        if matches!(self.info.state, ChatState::Idle | ChatState::Failed) {
+            self.log.clear();
+            self.log_bytes = 0;
+            return;
+        }
         self.log_bytes += frame.len();
         self.log.push_back((seq, frame));
-        while self.log.len() > config.log_capacity || self.log_bytes > config.log_bytes {
+        while self.log.len() > config.window_events || self.log_bytes > config.window_bytes {
             match self.log.pop_front() {
                 Some((_, frame)) => self.log_bytes -= frame.len(),
                 None => break,
             }
         }
-    }
-
-    /// The chat.event frames after `since`, when `since` is of this chat's epoch, not ahead of
-    /// it, the log still holds every event after it, and they fit in `budget` bytes; `None`
-    /// otherwise. Frames up to `queued` (already queued for this client) are left out.
-    fn replay_after(
-        &self,
-        since: Seq,
-        queued: Option<Seq>,
-        budget: usize,
-    ) -> Option<Vec<(Seq, String)>> {
-        if seq_epoch(since) != self.epoch || since > self.seq {
-            return None;
-        }
-        let oldest = self.log.front().map_or(self.seq + 1, |(seq, _)| *seq);
-        if since + 1 < oldest {
-            return None;
-        }
-        let from = queued.map_or(since, |queued| queued.max(since));
-        let mut bytes = 0;
-        let mut frames = Vec::new();
-        for (seq, frame) in &self.log {
-            if *seq > from {
-                bytes += frame.len();
-                if bytes > budget {
-                    return None;
-                }
-                frames.push((*seq, frame.clone()));
-            }
-        }
-        Some(frames)
-    }
-
-    /// Where a page starts, with a cursor for the page before it (null at the thread's start).
-    fn position(&self, start: usize, items: &[ChatItem]) -> HistoryPosition {
-        let first = items
-            .first()
-            .and_then(history_index)
-            .unwrap_or(start as i64);
-        HistoryPosition::new(
-            first,
-            (start > 0).then(|| format!("{}.{start}", self.reset_at)),
-        )
     }
 }
 

@@ -19,8 +19,8 @@ use contracts::agent::client::Client;
 use contracts::agent::host::{Hub, HubConfig};
 use contracts::agent::sqlite::SqliteStore;
 use contracts::agent::{
-    ChatAttachPayload, ChatCreatePayload, ChatEventDelta, ChatEventItem, ChatItemReply, Empty,
-    requests,
+    ChatAttachPayload, ChatCreatePayload, ChatEventDelta, ChatEventItem, ChatItemReply,
+    ChatListPayload, requests,
 };
 use contracts::agent::{ChatInfo, ChatState};
 use contracts::port::{FrameReceiver, WebSocketOptions, WebSocketPort};
@@ -199,7 +199,7 @@ fn frames(c: &mut Criterion) {
                 bench.rt.block_on(async {
                     bench
                         .client
-                        .request::<requests::ChatList>(Empty::new())
+                        .request::<requests::ChatList>(ChatListPayload::new())
                         .await
                         .unwrap()
                 })

@@ -56,7 +56,7 @@ use contracts::agent::{
     ChatAddBookmarkResult, ChatAttachPayload, ChatCancelPayload, ChatClearPayload,
     ChatCreatePayload, ChatCreated, ChatDetachPayload, ChatEvent, ChatEventDelta, ChatEventInfo,
     ChatEventItem, ChatEventReset, ChatHistoryPayload, ChatHistoryResult, ChatInfo, ChatItem,
-    ChatItemNotice, ChatItemReply, ChatItemUser, ChatKillPayload, ChatListResult,
+    ChatItemNotice, ChatItemReply, ChatItemUser, ChatKillPayload, ChatListPayload, ChatListResult,
     ChatRemoveBookmarkPayload, ChatRemoveVisualPayload, ChatRenameBookmarkPayload, ChatSendPayload,
     ChatSendResult, ChatState, ChatUsage, Empty, ErrorCode, Host, NoticeLevel, Provider,
     ProviderListResult, ProviderModel, QueuedMessage, Timestamp, Visual, WireError,
@@ -207,15 +207,11 @@ impl EchoAgent {
         let mut turns = self.turns();
         let mut resumable = Vec::new();
         for info in self.hub.chats() {
-            let thread = self.hub.thread(&info.chat_id).unwrap_or_default();
-            let next_index = thread
-                .items
-                .iter()
-                .filter_map(history_index)
-                .max()
-                .map_or(0, |h| h + 1);
+            // The newest item is the echo agent's latest index (it numbers items in order).
+            let last = self.hub.latest_items(&info.chat_id, 1)?.pop();
+            let next_index = last.as_ref().and_then(history_index).map_or(0, |h| h + 1);
             let cut = info.state != ChatState::Idle;
-            let unanswered = match thread.items.last() {
+            let unanswered = match last {
                 Some(ChatItem::User(user)) if cut => Some(user.text.clone()),
                 _ => None,
             };
@@ -342,14 +338,12 @@ impl EchoAgent {
         let Some(unsettled) = &t.unsettled else {
             return Ok(());
         };
-        let open_reply =
-            unsettled
-                .reply
-                .as_ref()
-                .and_then(|id| match self.hub.thread(chat_id)?.item(id)? {
-                    ChatItem::Reply(r) if r.streaming == Some(true) => Some(r.clone()),
-                    _ => None,
-                });
+        let open_reply = unsettled.reply.as_ref().and_then(|id| {
+            match self.hub.item(chat_id, id).ok().flatten()? {
+                ChatItem::Reply(r) if r.streaming == Some(true) => Some(r),
+                _ => None,
+            }
+        });
         let notice = unsettled.error.as_ref().map(|error| {
             ChatItemNotice::new(
                 self.id("n"),
@@ -721,10 +715,7 @@ impl EchoAgent {
         }
         if busy
             && let Some(reply) = reply
-            && let Some(ChatItem::Reply(r)) = self
-                .hub
-                .thread(chat_id)
-                .and_then(|t| t.item(&reply).cloned())
+            && let Some(ChatItem::Reply(r)) = self.hub.item(chat_id, &reply)?
         {
             self.hub
                 .publish(chat_id, ChatEventItem::new(r.streaming(false)).into())?;
@@ -782,13 +773,15 @@ impl Host for Connection {
         info.model = payload.model;
         info.cwd = payload.cwd;
         info.preferences = payload.preferences;
+        // A cwd (or model, or provider) over ChatInfo's bounds is refused, naming the bound.
+        contracts::agent::host::check_info(&info)?;
         a.turns().insert(chat_id.clone(), Turns::default());
         a.hub.create_chat(info.clone())?;
         Ok(ChatCreated::new(chat_id, info))
     }
 
-    async fn chat_list(&self, _: Empty) -> Result<ChatListResult, WireError> {
-        Ok(ChatListResult::new(self.agent.hub.chats()))
+    async fn chat_list(&self, payload: ChatListPayload) -> Result<ChatListResult, WireError> {
+        self.agent.hub.chat_page(&payload)
     }
 
     async fn chat_attach(&self, payload: ChatAttachPayload) -> Result<AttachResult, WireError> {
@@ -879,10 +872,7 @@ impl Host for Connection {
         payload: ChatAddBookmarkPayload,
     ) -> Result<ChatAddBookmarkResult, WireError> {
         let a = &self.agent;
-        let thread = a.hub.thread(&payload.chat_id).ok_or_else(|| {
-            WireError::unknown_chat(format!("no chat is called {:?}", payload.chat_id))
-        })?;
-        if thread.item(&payload.item_id).is_none() {
+        if a.hub.item(&payload.chat_id, &payload.item_id)?.is_none() {
             return Err(WireError::new(
                 ErrorCode::UnknownItem,
                 format!("the chat has no item called {:?}", payload.item_id),

@@ -30,7 +30,8 @@ struct Args {
     /// The address to listen on; port 0 picks a free one.
     #[arg(long, default_value = "127.0.0.1:8787")]
     addr: String,
-    /// Events kept per chat for replay; a client whose `since` is older gets a snapshot.
+    /// The most events a reconnect is replayed (from memory or the store); a client whose
+    /// `since` is older gets a snapshot.
     #[arg(long, default_value_t = HubConfig::default().log_capacity)]
     log_capacity: usize,
     /// Items in an attach snapshot when the client gives no historyLimit.

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use contracts::agent::client::Client;
-use contracts::agent::{Empty, requests};
+use contracts::agent::{ChatListPayload, requests};
 use contracts::port::{WebSocketOptions, WebSocketPort};
 use test_support::{Watched, start_watched};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
@@ -43,7 +43,10 @@ async fn served_with(url: &str, options: &WebSocketOptions) -> bool {
         return false;
     };
     let client = Client::new(port);
-    let listed = tokio::time::timeout(LIMIT, client.request::<requests::ChatList>(Empty::new()));
+    let listed = tokio::time::timeout(
+        LIMIT,
+        client.request::<requests::ChatList>(ChatListPayload::new()),
+    );
     matches!(listed.await, Ok(Ok(_)))
 }
 
@@ -204,7 +207,7 @@ async fn the_cap_and_the_handshake_timeout() {
         let port = WebSocketPort::connect(&url, &options).await.unwrap();
         let client = Client::new(port);
         client
-            .request::<requests::ChatList>(Empty::new())
+            .request::<requests::ChatList>(ChatListPayload::new())
             .await
             .unwrap();
         held.push(client);

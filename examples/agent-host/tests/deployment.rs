@@ -10,7 +10,7 @@ use contracts::agent::client::{Attached, ChatThread, Client};
 use contracts::agent::host::{HubConfig, seq_epoch};
 use contracts::agent::{
     ChatAttachPayload, ChatCreatePayload, ChatEvent, ChatHistoryPayload, ChatInfo, ChatItem,
-    ChatSendPayload, ChatState, Empty, ErrorCode, EventPayload, requests,
+    ChatListPayload, ChatSendPayload, ChatState, ErrorCode, EventPayload, requests,
 };
 use contracts::port::{
     FramePort, FrameReceiver, Incoming, Limits, Outgoing, WebSocketOptions, WebSocketPort,
@@ -59,7 +59,7 @@ async fn connect(url: &str) -> Client {
         .await
         .unwrap();
     let client = Client::new(port);
-    within(client.request::<requests::ChatList>(Empty::new()))
+    within(client.request::<requests::ChatList>(ChatListPayload::new()))
         .await
         .unwrap();
     client
@@ -309,7 +309,7 @@ async fn messages_at_and_over_the_limit() {
     );
 
     // The bystander is still attached and served.
-    within(client.request::<requests::ChatList>(Empty::new()))
+    within(client.request::<requests::ChatList>(ChatListPayload::new()))
         .await
         .unwrap();
     within(client.request::<requests::ChatSend>(send_payload(&chat_id, "small")))
@@ -526,7 +526,7 @@ fn kill_9_mid_turn_and_restart_on_sqlite() {
     let (_server, url) = host(&data, &["--delta-delay-ms", "0"]);
     rt.block_on(async {
         let client = connect(&url).await;
-        let list = within(client.request::<requests::ChatList>(Empty::new()))
+        let list = within(client.request::<requests::ChatList>(ChatListPayload::new()))
             .await
             .unwrap();
         let info = list
@@ -700,7 +700,7 @@ async fn whole_thread(client: &Client, chat_id: &str) -> Vec<ChatItem> {
 async fn until_all_answered(client: &Client, chat_id: &str) -> ChatInfo {
     let deadline = tokio::time::Instant::now() + LIMIT;
     loop {
-        let list = within(client.request::<requests::ChatList>(Empty::new()))
+        let list = within(client.request::<requests::ChatList>(ChatListPayload::new()))
             .await
             .unwrap();
         let info = list
@@ -893,7 +893,7 @@ fn a_queued_message_costs_the_same_to_store_at_any_depth() {
             costs[0] >> 10
         );
         assert!(total < 32 << 20, "{} KiB written", total >> 10);
-        let list = within(client.request::<requests::ChatList>(Empty::new()))
+        let list = within(client.request::<requests::ChatList>(ChatListPayload::new()))
             .await
             .unwrap();
         assert_eq!(list.chats[0].queued.len(), 400);

@@ -10,8 +10,8 @@ use contracts::agent::client::{Attached, ChatThread, Client, ClientError};
 use contracts::agent::host::HubConfig;
 use contracts::agent::{
     AccountState, AccountsWatchLoginPayload, ChatCreatePayload, ChatDetachPayload, ChatEvent,
-    ChatHistoryPayload, ChatItem, ChatSendPayload, ChatState, Empty, ErrorCode, EventPayload,
-    requests,
+    ChatHistoryPayload, ChatItem, ChatListPayload, ChatSendPayload, ChatState, Empty, ErrorCode,
+    EventPayload, requests,
 };
 use contracts::port::{FramePort, FrameReceiver, Outgoing, WebSocketOptions, WebSocketPort};
 use contracts::wire::{RawJson, Request as _};
@@ -55,7 +55,7 @@ async fn connect(url: &str) -> (Client, WebSocketPort) {
         .await
         .unwrap();
     let client = Client::new(port.clone());
-    within(client.request::<requests::ChatList>(Empty::new()))
+    within(client.request::<requests::ChatList>(ChatListPayload::new()))
         .await
         .unwrap();
     (client, port)
@@ -688,7 +688,7 @@ async fn bookmarks_visuals_clear_and_kill() {
     )
     .await
     .unwrap();
-    let list = within(client.request::<requests::ChatList>(Empty::new()))
+    let list = within(client.request::<requests::ChatList>(ChatListPayload::new()))
         .await
         .unwrap();
     assert!(list.chats.iter().all(|c| c.chat_id != chat_id));

@@ -9,8 +9,8 @@
 
 use contracts::agent::client::{Client, ClientError};
 use contracts::agent::{
-    ChatAttachPayload, ChatCreatePayload, ChatHistoryPayload, ChatInfo, ChatItem, ChatSendPayload,
-    ChatState, Empty, ErrorCode, NoticeLevel, requests,
+    ChatAttachPayload, ChatCreatePayload, ChatHistoryPayload, ChatInfo, ChatItem, ChatListPayload,
+    ChatSendPayload, ChatState, ErrorCode, NoticeLevel, requests,
 };
 use contracts::port::{WebSocketOptions, WebSocketPort};
 use std::future::Future;
@@ -52,7 +52,7 @@ async fn connect(url: &str) -> Client {
 
 /// The chat's info from chat.list (a read).
 async fn info(client: &Client, chat_id: &str) -> ChatInfo {
-    within(client.request::<requests::ChatList>(Empty::new()))
+    within(client.request::<requests::ChatList>(ChatListPayload::new()))
         .await
         .expect("chat.list is served")
         .chats

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use contracts::agent::host::{ClientId, Hub, HubConfig};
 use contracts::agent::{
     self, ChatAttachPayload, ChatCreatePayload, ChatCreated, ChatDetachPayload, ChatHistoryPayload,
-    ChatHistoryResult, ChatInfo, ChatListResult, ChatState, Empty, WireError,
+    ChatHistoryResult, ChatInfo, ChatListPayload, ChatListResult, ChatState, Empty, WireError,
 };
 use contracts::port::{FramePort, ListenOptions, WebSocketOptions, WebSocketPort};
 use contracts::wire::Event as _;
@@ -146,8 +146,8 @@ impl agent::Host for Connection {
         Ok(ChatCreated::new(chat_id, info))
     }
 
-    async fn chat_list(&self, _: Empty) -> Result<ChatListResult, WireError> {
-        Ok(ChatListResult::new(self.app.hub.chats()))
+    async fn chat_list(&self, payload: ChatListPayload) -> Result<ChatListResult, WireError> {
+        self.app.hub.chat_page(&payload)
     }
 
     async fn chat_attach(

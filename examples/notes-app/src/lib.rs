@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use contracts::agent::host::{Hub, HubConfig};
-use contracts::agent::{self, ChatListResult, Empty, WireError};
+use contracts::agent::{self, ChatListPayload, ChatListResult, Empty, WireError};
 use contracts::port::{ListenOptions, WebSocketOptions, WebSocketPort};
 use contracts::wire::Event as _;
 use tokio::net::TcpListener;
@@ -50,8 +50,8 @@ pub struct Connection {
 }
 
 impl agent::Host for Connection {
-    async fn chat_list(&self, _: Empty) -> Result<ChatListResult, WireError> {
-        Ok(ChatListResult::new(self.app.hub.chats()))
+    async fn chat_list(&self, payload: ChatListPayload) -> Result<ChatListResult, WireError> {
+        self.app.hub.chat_page(&payload)
     }
 }
 
