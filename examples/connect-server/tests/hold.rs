@@ -110,6 +110,12 @@ async fn above_the_cap_is_refused_with_503_and_served_again_after() {
     let (answer, closed) = read_until_closed(&mut fourth, Duration::from_secs(5));
     assert!(answer.starts_with("HTTP/1.1 503"), "{answer:?}");
     assert!(closed, "the refused connection was closed");
+    // The warning is written before the answer, but read from the server's stderr by a
+    // thread of the test's: it may come a moment after the answer.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !watched.stderr().contains("refused") && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     assert!(watched.stderr().contains("refused"), "{}", watched.stderr());
     // A typed client is refused too, before hello.
     assert!(Client::try_connect(&url, "dana-token").await.is_none());
