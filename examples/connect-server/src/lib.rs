@@ -18,15 +18,17 @@
 //! # Group commit
 //!
 //! With [`Settings::group_commit`] (the default) a socket puts each frame it receives in a
-//! shared inbox and, if the lock is free, takes it and hands the hub every frame waiting
-//! there as one group ([`Hub::receive_group`]), again until the inbox is empty. A socket that
-//! finds the lock held goes back to reading: the holder looks at the inbox again when it lets
-//! go. So while one holder commits (an fsync with the SQLite log's `Durability::Full`), the
-//! other sockets go on reading and their frames gather, and the next group writes them all
-//! in one transaction. Every ack and live event of a group goes out after its commit. A
+//! shared inbox and, if no other socket is draining the inbox, becomes its drainer: it takes
+//! the state's lock and hands the hub every frame waiting there as one group
+//! ([`Hub::receive_group`]), again until the inbox is empty. A socket that finds a drainer at
+//! work goes back to reading: the drainer looks at the inbox again when it stops. (Only a
+//! drainer is trusted with that look: the state's lock is also held a moment by the ticker, a
+//! replay's pump or a socket's own checks, which never look at the inbox.) So while one
+//! drainer commits (an fsync with the SQLite log's `Durability::Full`), the other sockets go
+//! on reading and their frames gather, and the next group writes them all in one transaction. Every ack and live event of a group goes out after its commit. A
 //! socket's frames are handled in the order it read them (the inbox is in order); a frame
 //! still in the inbox when its socket closes is dropped with it, unacked. A socket whose
-//! frames in the inbox reach [`Limits::max_inbound_bytes`] takes no more until a holder
+//! frames in the inbox reach [`Limits::max_inbound_bytes`] takes no more until a drainer
 //! hands them to the hub: its port then stops reading (below), and its peer waits.
 //!
 //! # Memory per socket
@@ -220,6 +222,8 @@ pub struct Server<L: EventLog = MemoryLog> {
     state: Arc<Mutex<State<L>>>,
     /// Frames received and not yet handed to the hub (group commit).
     inbox: Mutex<Inbox>,
+    /// Held by the one task that hands the inbox to the hub (see [`Server::drain_inbox`]).
+    draining: Mutex<()>,
     /// Told each time a group leaves the inbox.
     drained: Notify,
     settings: Settings,
@@ -247,6 +251,7 @@ impl<L: EventLog + Send + 'static> Server<L> {
             tokens,
             state: Arc::new(Mutex::new(state)),
             inbox: Mutex::new(Inbox::default()),
+            draining: Mutex::new(()),
             drained: Notify::new(),
             settings,
             options,
@@ -372,7 +377,7 @@ impl<L: EventLog + Send + 'static> Server<L> {
                         continue;
                     }
                     lock(&self.inbox).push(socket, frame);
-                    // Not handled yet (the holder will): whether it starts a replay is seen
+                    // Not handled yet (the drainer will): whether it starts a replay is seen
                     // in ROOM_POLL.
                     unsure |= !self.drain_inbox();
                 }
@@ -392,29 +397,33 @@ impl<L: EventLog + Send + 'static> Server<L> {
         }
     }
 
-    /// Hands the hub every frame in the inbox, a group at a time, unless another task holds
-    /// the state: that holder looks at the inbox again once it lets go, so a frame put there
-    /// before the lock was found held is always handled. Waiting for the lock here would hold
-    /// a runtime thread while the holder commits, and the frames of the other sockets, which
-    /// make the next group, could not be read meanwhile.
-    /// Answers whether this task emptied the inbox (else the holder it found will).
+    /// Hands the hub every frame in the inbox, a group at a time, unless another task is the
+    /// drainer: that one looks at the inbox again once it stops, so a frame put there before
+    /// the drainer was found at work is always handled. Waiting to be the drainer here would
+    /// hold a runtime thread while the drainer commits, and the frames of the other sockets,
+    /// which make the next group, could not be read meanwhile. The state's lock is waited
+    /// for: only a drainer holds it for a commit, others for a moment.
+    /// Answers whether this task emptied the inbox (else the drainer it found will).
     fn drain_inbox(&self) -> bool {
         loop {
-            let Some(mut state) = try_lock(&self.state) else {
+            let Some(drainer) = try_lock(&self.draining) else {
                 return false;
             };
-            loop {
-                let group = lock(&self.inbox).take();
-                if group.is_empty() {
-                    break;
+            {
+                let mut state = lock(&self.state);
+                loop {
+                    let group = lock(&self.inbox).take();
+                    if group.is_empty() {
+                        break;
+                    }
+                    self.drained.notify_waiters();
+                    let actions = state.hub.receive_group(&group, now_millis());
+                    state.apply(actions);
                 }
-                self.drained.notify_waiters();
-                let actions = state.hub.receive_group(&group, now_millis());
-                state.apply(actions);
             }
-            drop(state);
-            // A frame put in the inbox while this task held the state, by a task that found
-            // it held, is this task's to hand over.
+            drop(drainer);
+            // A frame put in the inbox while this task drained, by a task that found it at
+            // work, is this task's to hand over.
             if lock(&self.inbox).frames.is_empty() {
                 return true;
             }
@@ -485,3 +494,6 @@ fn try_lock<T>(m: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
+
+#[cfg(test)]
+mod drain_tests;
