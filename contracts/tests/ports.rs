@@ -558,6 +558,32 @@ async fn websocket_raw_small_buffer(
     (server.await.unwrap(), client)
 }
 
+/// A server port and a raw client over an in-memory pipe that holds `buffer` bytes each way:
+/// with no socket, a test on a paused clock knows when both ends wait ([`settle`]).
+async fn websocket_duplex(
+    options: &WebSocketOptions,
+    buffer: usize,
+) -> (
+    WebSocketPort,
+    tokio_tungstenite::WebSocketStream<tokio::io::DuplexStream>,
+) {
+    let (here, there) = tokio::io::duplex(buffer);
+    let server_options = options.clone();
+    let server =
+        tokio::spawn(async move { WebSocketPort::accept(here, &server_options).await.unwrap() });
+    let (client, _) = tokio_tungstenite::client_async("ws://localhost/", there)
+        .await
+        .unwrap();
+    (server.await.unwrap(), client)
+}
+
+/// Returns once every task of the test's runtime waits. The runtime is a current-thread one
+/// on a paused clock (`start_paused`), over in-memory pipes: tokio moves a paused clock on only
+/// when no task can run, so the sleep ends once the ports read and wrote all they would.
+async fn settle() {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn websocket_answers_after_an_oversized_message_then_closes_with_1009() {
     let options = WebSocketOptions::default().max_frame_size(1024);
@@ -751,75 +777,69 @@ fn n_of(frame: &Incoming) -> u64 {
     frame.decode::<Value>().unwrap()["n"].as_u64().unwrap()
 }
 
-#[tokio::test]
-async fn ndjson_reads_no_further_while_its_receiver_holds_the_bound() {
-    let options = NdjsonOptions::default().max_inbound_bytes(16 * 1024);
-    let (port, mut raw) = ndjson_raw(&options);
-    let mut frames = port.receiver();
-    let pad = "x".repeat(1000);
-    let writer = tokio::spawn(async move {
-        for n in 0..1000 {
-            let line = format!("{{\"n\":{n},\"pad\":\"{pad}\"}}\n");
-            raw.write_all(line.as_bytes()).await.unwrap();
-        }
-        raw
-    });
-    // Time for the port to read all it would; it stops at the bound (16 frames of 1 KiB, and
-    // one more), and the writer stops at the pipe's buffers, far before 1,000 lines.
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let first = waiting(&mut frames);
+/// What both byte ports' read-ahead tests check: `frames` is a port's receiver, bound to 16
+/// KiB of frames not taken, and `writer` writes it 1,000 frames `{"n":N,...}` of 1 KiB, over a
+/// pipe that holds far less than 1 MB. Once everything waits the port has read up to the bound
+/// (16 frames, and one more) and the writer waits for the pipe; taken, every frame comes, in
+/// order: none was lost while reading waited.
+async fn reads_up_to_the_bound_then_all_in_order<W>(
+    frames: &mut FrameReceiver,
+    writer: tokio::task::JoinHandle<W>,
+) {
+    settle().await;
+    let first = waiting(frames);
     assert!(
         (16..=17).contains(&first.len()),
         "{} frames read ahead",
         first.len()
     );
     assert!(!writer.is_finished(), "the pipe took 1 MB");
-    // Taken, every frame comes, in order: none was lost while reading waited.
     let mut n = 0;
     for frame in &first {
         assert_eq!(n_of(frame), n);
         n += 1;
     }
     while n < 1000 {
-        let frame = next(&mut frames).await.expect("a frame");
+        let frame = next(frames).await.expect("a frame");
         assert_eq!(n_of(&frame), n);
         n += 1;
     }
-    let _raw = tokio::time::timeout(WAIT, writer).await.unwrap().unwrap();
+    let _writer = tokio::time::timeout(WAIT, writer).await.unwrap().unwrap();
 }
 
-#[tokio::test]
-async fn websocket_reads_no_further_while_its_receiver_holds_the_bound() {
-    let options = WebSocketOptions::default().max_inbound_bytes(16 * 1024);
-    let (server, client) = websocket_raw(&options).await;
-    let mut frames = server.receiver();
-    let (mut sink, _stream) = client.split();
-    let pad = "x".repeat(1000);
+/// One frame of the read-ahead tests: 1 KiB with its number.
+fn numbered(n: u64) -> String {
+    format!("{{\"n\":{n},\"pad\":\"{}\"}}", "x".repeat(1000))
+}
+
+#[tokio::test(start_paused = true)]
+async fn ndjson_reads_no_further_while_its_receiver_holds_the_bound() {
+    let options = NdjsonOptions::default().max_inbound_bytes(16 * 1024);
+    let (port, mut raw) = ndjson_raw(&options);
+    let mut frames = port.receiver();
     let writer = tokio::spawn(async move {
         for n in 0..1000 {
-            let text = format!("{{\"n\":{n},\"pad\":\"{pad}\"}}");
-            sink.send(Message::text(text)).await.unwrap();
+            let line = numbered(n) + "\n";
+            raw.write_all(line.as_bytes()).await.unwrap();
+        }
+        raw
+    });
+    reads_up_to_the_bound_then_all_in_order(&mut frames, writer).await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn websocket_reads_no_further_while_its_receiver_holds_the_bound() {
+    let options = WebSocketOptions::default().max_inbound_bytes(16 * 1024);
+    let (server, client) = websocket_duplex(&options, 64 * 1024).await;
+    let mut frames = server.receiver();
+    let (mut sink, _stream) = client.split();
+    let writer = tokio::spawn(async move {
+        for n in 0..1000 {
+            sink.send(Message::text(numbered(n))).await.unwrap();
         }
         sink
     });
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let first = waiting(&mut frames);
-    assert!(
-        (16..=17).contains(&first.len()),
-        "{} frames read ahead",
-        first.len()
-    );
-    let mut n = 0;
-    for frame in &first {
-        assert_eq!(n_of(frame), n);
-        n += 1;
-    }
-    while n < 1000 {
-        let frame = next(&mut frames).await.expect("a frame");
-        assert_eq!(n_of(&frame), n);
-        n += 1;
-    }
-    let _sink = tokio::time::timeout(WAIT, writer).await.unwrap().unwrap();
+    reads_up_to_the_bound_then_all_in_order(&mut frames, writer).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -839,22 +859,22 @@ async fn a_receiver_that_takes_nothing_holds_up_its_own_port_only() {
 /// A peer that pings while it does not read what the port writes: the port writes each pong
 /// before it reads on, so behind a pong that cannot go out nothing more is read (and no more
 /// pongs pile up); once the peer reads, the pong goes out and reading goes on.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn websocket_reads_no_further_until_its_pong_is_written() {
-    let (server, mut client) = websocket_raw_small_buffer(&WebSocketOptions::default()).await;
+    let (server, mut client) = websocket_duplex(&WebSocketOptions::default(), 4096).await;
     let mut frames = server.receiver();
-    // 6 MiB for a peer that does not read: more than the sockets hold, less than the queue.
+    // 6 MiB for a peer that does not read: more than the pipe holds, less than the queue.
     let big = format!("\"{}\"", "z".repeat(1024 * 1024 - 16));
     for _ in 0..6 {
         server.send(Outgoing::Text(big.clone())).unwrap();
     }
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    settle().await;
     client
         .send(Message::Ping(b"latest".to_vec().into()))
         .await
         .unwrap();
     client.send(Message::text(r#"{"n":1}"#)).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    settle().await;
     assert!(
         waiting(&mut frames).is_empty(),
         "read on with a pong waiting"

@@ -19,6 +19,8 @@ use std::time::Duration;
 use test_support::{SmallDisk, Watched, start_watched};
 
 const LIMIT: Duration = Duration::from_secs(30);
+/// How long a line the server logs may take to reach the test (stderr is read by a thread).
+const LOG_WAIT: Duration = Duration::from_secs(10);
 
 async fn within<F: Future>(f: F) -> F::Output {
     tokio::time::timeout(LIMIT, f)
@@ -164,16 +166,6 @@ async fn until_stopped(client: &Client, chat_id: &str) {
     panic!("the reply kept growing on a full disk");
 }
 
-async fn until_logged(server: &Watched, what: &str) {
-    for _ in 0..200 {
-        if server.stderr().contains(what) {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("the log never said {what:?}:\n{}", server.stderr());
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_disk_stops_a_turn_visibly_serves_reads_and_resumes_by_itself() {
     let Some(disk) = SmallDisk::mount(&std::env::temp_dir(), "agent-host-full-disk", 8) else {
@@ -210,7 +202,7 @@ async fn a_full_disk_stops_a_turn_visibly_serves_reads_and_resumes_by_itself() {
         acked,
         "only acked messages are in the thread"
     );
-    let log = server.stderr();
+    let log = server.said("the store cannot write", LOG_WAIT);
     assert_eq!(
         log.matches("the store cannot write").count(),
         1,
@@ -239,7 +231,7 @@ async fn a_full_disk_stops_a_turn_visibly_serves_reads_and_resumes_by_itself() {
         .expect("acked");
     acked.push("after space returned".to_owned());
     until(&client, &chat_id, |i| i.state == ChatState::Idle).await;
-    until_logged(&server, "the store takes changes again").await;
+    server.said("the store takes changes again", LOG_WAIT);
     drop(client);
     drop(server);
 
@@ -247,7 +239,7 @@ async fn a_full_disk_stops_a_turn_visibly_serves_reads_and_resumes_by_itself() {
     // until space returns, then answered, no restart.
     disk.fill();
     let (server, url) = host(&data, "0");
-    until_logged(&server, "the store opened read-only").await;
+    server.said("the store opened read-only", LOG_WAIT);
     let client = connect(&url).await;
     assert_eq!(users(&whole_thread(&client, &chat_id).await), acked);
     refused(&client, &chat_id, "restarted full").await;

@@ -198,16 +198,8 @@ async fn the_log_says_what_was_refused_and_never_the_token() {
         let wrong = format!("{}/?token=not-the-token", watched.url);
         let refused = WebSocketPort::connect(&wrong, &WebSocketOptions::default()).await;
         assert!(refused.is_err());
-        let deadline = Instant::now() + Duration::from_secs(10);
-        let said = loop {
-            let said = watched.stderr();
-            if said.contains("upgrade refused") && said.contains("unreadable-frame")
-                || Instant::now() > deadline
-            {
-                break said;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        };
+        watched.said("upgrade refused", Duration::from_secs(10));
+        let said = watched.said("unreadable-frame", Duration::from_secs(10));
         assert!(!said.contains(&token), "the token in the log:\n{said}");
         assert!(!said.contains("not-the-token"), "{said}");
         assert!(!said.contains("s3cret"), "{said}");

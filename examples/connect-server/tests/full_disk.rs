@@ -17,6 +17,8 @@ use contracts::connect::{ErrorCode, ServerFrame};
 use test_support::{SmallDisk, Watched, start_watched};
 
 const WS: &str = "ws_demo";
+/// How long a line the server logs may take to reach the test (stderr is read by a thread).
+const LOG_WAIT: Duration = Duration::from_secs(10);
 
 /// The server on `data` with its log on stderr.
 fn serve(data: &Path) -> Watched {
@@ -30,17 +32,6 @@ fn serve(data: &Path) -> Watched {
         "normal",
     ];
     start_watched(env!("CARGO_BIN_EXE_connect-server"), &args, None)
-}
-
-/// Waits (at most 10 s) until the server's log says `what`.
-async fn until_logged(server: &Watched, what: &str) {
-    for _ in 0..200 {
-        if server.stderr().contains(what) {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("the log never said {what:?}:\n{}", server.stderr());
 }
 
 /// A post answered with an ack: its seq.
@@ -115,7 +106,7 @@ async fn a_full_disk_refuses_writes_serves_reads_and_resumes_by_itself() {
     let during = stored(&server.url).await;
     assert_eq!(during.len(), acks.len(), "only the acked events are there");
     has_every(&during, &acks);
-    let log = server.stderr();
+    let log = server.said("the event log cannot write", LOG_WAIT);
     assert_eq!(
         log.matches("the event log cannot write").count(),
         1,
@@ -128,7 +119,7 @@ async fn a_full_disk_refuses_writes_serves_reads_and_resumes_by_itself() {
         let seq = acked(&mut writer, key).await;
         acks.insert(key.clone(), seq);
     }
-    until_logged(&server, "the event log takes writes again").await;
+    server.said("the event log takes writes again", LOG_WAIT);
     drop(writer);
     drop(server);
 
@@ -137,7 +128,7 @@ async fn a_full_disk_refuses_writes_serves_reads_and_resumes_by_itself() {
     let _ = std::fs::remove_file(data.join("events.sqlite3-shm"));
     disk.fill();
     let server = serve(&data);
-    until_logged(&server, "the event log opened read-only").await;
+    server.said("the event log opened read-only", LOG_WAIT);
     has_every(&stored(&server.url).await, &acks);
     let mut writer = Client::hello(&server.url, "scout-token", &[]).await;
     refused(&mut writer, "restarted-full").await;

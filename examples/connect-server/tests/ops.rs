@@ -120,23 +120,10 @@ async fn a_peer_that_breaks_the_protocol_hears_1002_or_1007() {
     }
     assert!(watched.server.0.try_wait().unwrap().is_none());
     Client::hello(&watched.url, "dana-token", &[]).await;
-    let log = wait_for(&watched, "protocol error from the peer");
+    let log = watched.said("protocol error from the peer", Duration::from_secs(10));
     assert!(log.contains("not UTF-8"), "{log}");
     assert!(!log.contains(secret), "{log}");
     watched.server.0.kill().unwrap();
-}
-
-/// Waits (at most 10 s) for `needle` in the server's stderr, and answers all of it.
-fn wait_for(watched: &Watched, needle: &str) -> String {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let said = watched.stderr();
-        if said.contains(needle) || Instant::now() > deadline {
-            assert!(said.contains(needle), "no {needle:?} in the log:\n{said}");
-            return said;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 /// The server's stderr as JSON lines: every line must parse.
@@ -195,8 +182,8 @@ async fn the_json_log_says_what_happened_and_never_a_token() {
             break;
         }
     }
-    let said = wait_for(&watched, "slow consumer cut");
-    wait_for(&watched, "connection refused");
+    let said = watched.said("slow consumer cut", Duration::from_secs(10));
+    watched.said("connection refused", Duration::from_secs(10));
     for token in TOKENS {
         assert!(!said.contains(token), "{token} in the log:\n{said}");
     }
@@ -245,7 +232,7 @@ async fn an_accept_error_is_a_json_line_with_the_error() {
     let idle: Vec<TcpStream> = (0..150)
         .map(|_| TcpStream::connect(&host).unwrap())
         .collect();
-    let said = wait_for(&watched, "accept failed");
+    let said = watched.said("accept failed", Duration::from_secs(10));
     drop(idle);
     let lines = json_lines(&said);
     let failed = line(&lines, "accept failed");

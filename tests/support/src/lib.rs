@@ -142,6 +142,23 @@ impl Watched {
             .clone()
     }
 
+    /// Everything the server printed on stderr, once it holds `needle`: waits at most
+    /// `limit` (stderr is read by a thread of the test's, so a line the server wrote before it
+    /// answered may come a moment after the answer); panics with the log when it never does.
+    pub fn said(&self, needle: &str, limit: Duration) -> String {
+        let deadline = Instant::now() + limit;
+        loop {
+            let said = self.stderr();
+            if said.contains(needle) {
+                return said;
+            }
+            if Instant::now() > deadline {
+                panic!("the log never said {needle:?}:\n{said}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// The next line on stdout after the first, within `limit`.
     pub fn next_line(&self, limit: Duration) -> Option<String> {
         self.lines.recv_timeout(limit).ok()
