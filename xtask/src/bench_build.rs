@@ -36,7 +36,7 @@ use crate::{bench_use, serde_baseline};
 use contracts_codegen::emit::rust::{RustOptions, emit_pretty};
 use contracts_codegen::generate::Protocol;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::Command;
 use std::time::{Instant, SystemTime};
 
 #[derive(clap::Args)]
@@ -79,14 +79,8 @@ const APP: &str = crate::codegen::EXAMPLE_APP;
 const EDIT_FROM: &str = r#""document.read": { id: DocumentId }"#;
 const EDIT_TO: &str = r#""document.read": { id: DocumentId, note?: string }"#;
 
-pub fn run(root: &Path, args: Args) -> ExitCode {
-    match bench(root, &args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("bench-build: {e}");
-            ExitCode::FAILURE
-        }
-    }
+pub fn run(root: &Path, args: Args) -> Result<(), String> {
+    bench(root, &args)
 }
 
 fn bench(root: &Path, args: &Args) -> Result<(), String> {

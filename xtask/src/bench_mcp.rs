@@ -39,7 +39,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Write as _};
 use std::path::{Path, PathBuf};
-use std::process::{ChildStdin, Command, ExitCode, Stdio};
+use std::process::{ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -218,14 +218,8 @@ impl Sample {
     }
 }
 
-pub fn run(root: &Path, args: Args) -> ExitCode {
-    match bench(root, &args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("bench-mcp: {e}");
-            ExitCode::FAILURE
-        }
-    }
+pub fn run(root: &Path, args: Args) -> Result<(), String> {
+    bench(root, &args)
 }
 
 fn bench(root: &Path, args: &Args) -> Result<(), String> {

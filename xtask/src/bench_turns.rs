@@ -30,7 +30,7 @@ use crate::bench_mcp::{cpu_seconds, median};
 use crate::conformance::{self, KillOnDrop};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 #[derive(clap::Args, Debug)]
@@ -85,14 +85,8 @@ struct Sample {
     report: serde_json::Value,
 }
 
-pub fn run(root: &Path, args: Args) -> ExitCode {
-    match bench(root, &args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("bench-turns: {e}");
-            ExitCode::FAILURE
-        }
-    }
+pub fn run(root: &Path, args: Args) -> Result<(), String> {
+    bench(root, &args)
 }
 
 fn bench(root: &Path, args: &Args) -> Result<(), String> {

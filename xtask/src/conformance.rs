@@ -18,7 +18,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitCode, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -48,14 +48,8 @@ pub struct Args {
     suite: String,
 }
 
-pub fn run(root: &Path, args: Args) -> ExitCode {
-    match conformance(root, &args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("conformance: {e}");
-            ExitCode::FAILURE
-        }
-    }
+pub fn run(root: &Path, args: Args) -> Result<(), String> {
+    conformance(root, &args)
 }
 
 fn conformance(root: &Path, args: &Args) -> Result<(), String> {

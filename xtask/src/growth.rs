@@ -20,7 +20,7 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::Command;
 
 /// The field added to each object: `growthProbe` and a number, unique in the copy, so an
 /// object that includes two grown structs (of any files) gets two fields, not one twice.
@@ -30,14 +30,8 @@ const PROBE: &str = "growthProbe";
 /// them wrong on purpose, never compiled by `protocol!`.
 const LEFT_ALONE: &str = "contracts-codegen/tests/";
 
-pub fn run(root: &Path) -> ExitCode {
-    match grow_and_check(root) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("growth: {message}");
-            ExitCode::FAILURE
-        }
-    }
+pub fn run(root: &Path) -> Result<(), String> {
+    grow_and_check(root)
 }
 
 fn grow_and_check(root: &Path) -> Result<(), String> {

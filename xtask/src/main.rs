@@ -156,6 +156,17 @@ pub fn project() -> Project {
         })
 }
 
+/// A command's exit code; its error, if any, printed after the command's name.
+fn exit(command: &str, result: Result<(), String>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{command}: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let project = project();
@@ -176,13 +187,13 @@ fn main() -> ExitCode {
             common(contracts_xtask::Command::Expand { protocol, bases })
         }
         Command::Fuzz(args) => fuzz::run(args),
-        Command::Growth => growth::run(&root),
+        Command::Growth => exit("growth", growth::run(&root)),
         Command::Test(args) => test::run(&root, args),
-        Command::TestApp { update } => template_app::run(&root, update),
-        Command::Site { no_browser } => site::run(&root, !no_browser),
-        Command::BenchBuild(args) => bench_build::run(&root, args),
-        Command::BenchMcp(args) => bench_mcp::run(&root, args),
-        Command::BenchTurns(args) => bench_turns::run(&root, args),
-        Command::Conformance(args) => conformance::run(&root, args),
+        Command::TestApp { update } => exit("test-app", template_app::run(&root, update)),
+        Command::Site { no_browser } => exit("site", site::run(&root, !no_browser)),
+        Command::BenchBuild(args) => exit("bench-build", bench_build::run(&root, args)),
+        Command::BenchMcp(args) => exit("bench-mcp", bench_mcp::run(&root, args)),
+        Command::BenchTurns(args) => exit("bench-turns", bench_turns::run(&root, args)),
+        Command::Conformance(args) => exit("conformance", conformance::run(&root, args)),
     }
 }

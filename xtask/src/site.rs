@@ -17,7 +17,7 @@
 use crate::codegen::{self, targets};
 use contracts_codegen::emit::docs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::Command;
 
 /// The mdBook the site is built with.
 pub const MDBOOK: &str = "0.5.4";
@@ -42,14 +42,8 @@ const GUIDES: &[(&str, &str, &str)] = &[
 /// The page the screenshot shows.
 const SCREENSHOT_OF: &str = "agent.html#flow-reconnect";
 
-pub fn run(root: &Path, browser: bool) -> ExitCode {
-    match build(root, browser) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("site: {e}");
-            ExitCode::FAILURE
-        }
-    }
+pub fn run(root: &Path, browser: bool) -> Result<(), String> {
+    build(root, browser)
 }
 
 /// The cargo target directory: `CARGO_TARGET_DIR`, or the workspace's `target/`.
