@@ -267,3 +267,128 @@ fn a_group_of_writes_is_acked_once_committed_and_survives_a_reopen() {
     assert_eq!(reopened.find_key(WS, "usr_c", "c1").unwrap(), Some(3));
     assert_eq!(write(&mut reopened, "usr_d", "d1", "t"), Written::New(5));
 }
+
+/// A memory log whose next group commit can be made to fail, as a disk that fills at the
+/// commit does: none of the group is kept.
+struct FailingCommit {
+    log: MemoryLog,
+    before: Option<MemoryLog>,
+    fail_next: bool,
+}
+
+impl EventLog for FailingCommit {
+    fn head(&self, workspace_id: &str) -> Result<i64, contracts::connect::session::LogError> {
+        self.log.head(workspace_id)
+    }
+
+    fn find_key(
+        &self,
+        workspace_id: &str,
+        writer: &str,
+        key: &str,
+    ) -> Result<Option<i64>, contracts::connect::session::LogError> {
+        self.log.find_key(workspace_id, writer, key)
+    }
+
+    fn write(
+        &mut self,
+        workspace_id: &str,
+        writer: &str,
+        key: &str,
+        make: &mut dyn FnMut(i64) -> LogEntry,
+    ) -> Result<Written, contracts::connect::session::LogError> {
+        self.log.write(workspace_id, writer, key, make)
+    }
+
+    fn begin_group(&mut self) -> Result<(), contracts::connect::session::LogError> {
+        self.before = Some(self.log.clone());
+        Ok(())
+    }
+
+    fn commit_group(&mut self) -> Result<(), contracts::connect::session::LogError> {
+        let before = self.before.take();
+        if std::mem::take(&mut self.fail_next) {
+            self.log = before.expect("a group was begun");
+            return Err(contracts::connect::session::LogError(
+                "database or disk is full".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    fn read(
+        &self,
+        workspace_id: &str,
+        since: i64,
+        limit: usize,
+    ) -> Result<Vec<LogEntry>, ReadError> {
+        self.log.read(workspace_id, since, limit)
+    }
+}
+
+/// A group whose commit fails (the disk filled under it) leaves memory as the log is: the
+/// run it started is not under way, so the harness starts it again on a new connection (it
+/// was wedged until a restart, refused as "under way"), and a person's post gets no receipt
+/// naming a run the log never held. The group's writers were refused, not acked.
+#[test]
+fn a_group_whose_commit_fails_leaves_no_run_behind() {
+    use contracts::connect::session::{Action, SocketId};
+    use contracts::port::Incoming;
+    let hello = json!({ "frame": "hello", "protocol": { "min": 1, "max": 1 }, "client": { "name": "t", "version": "1" } }).to_string();
+    let run_start = || {
+        Incoming::Text(json!({ "frame": "event", "event": { "type": "run.start", "space_id": "s", "idempotency_key": "run-a" } }).to_string())
+    };
+    let post = |key: &str| {
+        Incoming::Text(json!({ "frame": "event", "event": { "type": "message.post", "space_id": "s", "text": "t", "idempotency_key": key } }).to_string())
+    };
+    let frames = |out: Vec<Action>, to: SocketId| -> Vec<serde_json::Value> {
+        out.into_iter()
+            .filter_map(|a| match a {
+                Action::Send { to: t, frame } if t == to => {
+                    Some(serde_json::to_value(frame).unwrap())
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    let log = FailingCommit {
+        log: MemoryLog::default(),
+        before: None,
+        fail_next: true,
+    };
+    let mut hub = Hub::new(Config::default(), log);
+    let harness = Identity::harness(WS, "h_1", "Scout");
+    let person = Identity::person(WS, "usr_mo", "Mo", Role::Member);
+    let scout = hub.open(harness.clone(), 0);
+    let mo = hub.open(person.clone(), 0);
+    hub.receive(scout, &hello, 0);
+    hub.receive(mo, &hello, 0);
+    let failed = hub.receive_group(&[(scout, run_start()), (mo, post("m-0"))], 1);
+    for socket in [scout, mo] {
+        let told = frames(failed.clone(), socket);
+        assert!(
+            told.iter().all(|f| f["frame"] == "error"),
+            "only refusals after a failed commit: {told:?}"
+        );
+        assert!(!told.is_empty(), "the writer is told");
+    }
+
+    let scout = hub.open(harness, 2);
+    let mo = hub.open(person, 2);
+    hub.receive(scout, &hello, 2);
+    hub.receive(mo, &hello, 2);
+    let again = frames(hub.receive_group(&[(scout, run_start())], 3), scout);
+    assert_eq!(again[0]["frame"], "ack", "{again:?}");
+    assert_eq!(
+        (again[0]["seq"].as_i64(), again[0]["duplicate"].as_bool()),
+        (Some(1), Some(false))
+    );
+    // The run the log holds now is the new one: a post is queued behind it.
+    let out = hub.receive_group(&[(mo, post("m-1"))], 4);
+    let receipts: Vec<_> = frames(out, mo)
+        .into_iter()
+        .filter(|f| f["frame"] == "receipt")
+        .collect();
+    assert_eq!(receipts.len(), 1);
+    assert_eq!(receipts[0]["run_id"], "run_1");
+}

@@ -31,7 +31,7 @@ pub(super) struct Pending {
 pub(super) const MAX_PENDING: usize = 10_000;
 
 /// The changes sent and not answered, by (workspace, edit or change id), with their order.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct PendingChanges {
     map: BTreeMap<(String, String), Pending>,
     order: VecDeque<(String, String)>,

@@ -142,14 +142,14 @@ pub trait EventLog {
 /// and never fewer than `retain`), so a resend long after its event was dropped is still
 /// answered as a duplicate, never written twice, while a writer that makes up a new key for
 /// every event cannot grow the log without bound.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct MemoryLog {
     retain: usize,
     key_retain: usize,
     workspaces: HashMap<String, Workspace>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Workspace {
     entries: VecDeque<LogEntry>,
     /// The highest seq dropped for retention (0: nothing dropped).

@@ -443,6 +443,18 @@ pub struct Hub<L: EventLog = MemoryLog> {
     /// The log's last write failed (a full disk, say): an episode, logged once, during which
     /// writes are made one at a time (no group) and refused one by one.
     log_failing: bool,
+    /// While a group is written: what it changed in memory, as it was before (see
+    /// [`Hub::receive_group`]).
+    undo: Option<Undo>,
+}
+
+/// The runs and pending changes as they were before a group first changed them: put back
+/// when the group's commit fails, so memory says what the log holds. Each is copied once a
+/// group, on its first change (most groups change neither).
+#[derive(Debug, Default)]
+struct Undo {
+    runs: Option<BTreeMap<(String, String), write::Run>>,
+    pending: Option<harness::PendingChanges>,
 }
 
 impl Hub<MemoryLog> {
@@ -465,6 +477,7 @@ impl<L: EventLog> Hub<L> {
             pending: harness::PendingChanges::default(),
             joins: BTreeMap::new(),
             log_failing: false,
+            undo: None,
         }
     }
 
@@ -571,13 +584,23 @@ impl<L: EventLog> Hub<L> {
             return out;
         }
         let mut out = Vec::new();
+        self.undo = Some(Undo::default());
         for (socket, frame) in frames {
             out.extend(self.receive_incoming(*socket, frame, now));
         }
         let committed = self.log.commit_group();
+        let undo = self.undo.take().unwrap_or_default();
         match self.noted(committed) {
             Ok(()) => out,
             Err(e) => {
+                // None of the group is stored: the runs it started or ended and the changes
+                // it answered or sent are as they were.
+                if let Some(runs) = undo.runs {
+                    self.runs = runs;
+                }
+                if let Some(pending) = undo.pending {
+                    self.pending = pending;
+                }
                 #[cfg(feature = "tracing")]
                 tracing::info!(frames = frames.len(), "a group of writes failed");
                 let mut told = BTreeSet::new();
@@ -729,10 +752,31 @@ impl<L: EventLog> Hub<L> {
             let pending = harness::Pending {
                 harness_id: harness_id.clone(),
             };
-            self.pending
+            self.pending_mut()
                 .insert((workspace_id.to_owned(), id.to_owned()), pending);
         }
         out
+    }
+
+    /// The runs, to change: copied first when a group changes them for the first time.
+    fn runs_mut(&mut self) -> &mut BTreeMap<(String, String), write::Run> {
+        if let Some(undo) = &mut self.undo
+            && undo.runs.is_none()
+        {
+            undo.runs = Some(self.runs.clone());
+        }
+        &mut self.runs
+    }
+
+    /// The pending changes, to change: copied first when a group changes them for the first
+    /// time.
+    fn pending_mut(&mut self) -> &mut harness::PendingChanges {
+        if let Some(undo) = &mut self.undo
+            && undo.pending.is_none()
+        {
+            undo.pending = Some(self.pending.clone());
+        }
+        &mut self.pending
     }
 
     /// Records that a socket was heard from; false when the hub does not know it.

@@ -285,14 +285,15 @@ impl<L: EventLog> Hub<L> {
                     run_id: run_id(seq),
                     harness_id: identity.participant_id().to_owned(),
                 };
-                self.runs.insert((workspace_id.to_owned(), space_id), run);
+                self.runs_mut()
+                    .insert((workspace_id.to_owned(), space_id), run);
             }
             After::RunFinished { space_id } => {
-                self.runs.remove(&(workspace_id.to_owned(), space_id));
+                self.runs_mut().remove(&(workspace_id.to_owned(), space_id));
             }
             After::Answered { id, keep } => {
                 if !keep {
-                    self.pending.remove(&(workspace_id.to_owned(), id));
+                    self.pending_mut().remove(&(workspace_id.to_owned(), id));
                 }
             }
         }
