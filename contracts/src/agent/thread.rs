@@ -30,8 +30,15 @@ impl Thread {
     pub fn apply(&mut self, event: &ChatEvent) {
         match event {
             ChatEvent::Item(e) => self.upsert(e.item.clone()),
+            // Searched from the newest: a delta or a replaced item is almost always one of the
+            // last (ids are unique, so the direction changes nothing else).
             ChatEvent::Delta(e) => {
-                if let Some(item) = self.items.iter_mut().find(|i| item_id(i) == e.item_id) {
+                if let Some(item) = self
+                    .items
+                    .iter_mut()
+                    .rev()
+                    .find(|i| item_id(i) == e.item_id)
+                {
                     append_text(item, &e.text);
                 }
             }
@@ -46,7 +53,12 @@ impl Thread {
     /// Inserts or replaces by id; a new item with a historyIndex goes before the first item
     /// with a greater one, any other new item at the end.
     pub fn upsert(&mut self, item: ChatItem) {
-        if let Some(slot) = self.items.iter_mut().find(|i| item_id(i) == item_id(&item)) {
+        if let Some(slot) = self
+            .items
+            .iter_mut()
+            .rev()
+            .find(|i| item_id(i) == item_id(&item))
+        {
             *slot = item;
             return;
         }
@@ -63,7 +75,7 @@ impl Thread {
 
     /// The item with this id.
     pub fn item(&self, id: &str) -> Option<&ChatItem> {
-        self.items.iter().find(|i| item_id(i) == id)
+        self.items.iter().rev().find(|i| item_id(i) == id)
     }
 }
 
