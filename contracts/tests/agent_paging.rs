@@ -285,3 +285,41 @@ fn an_older_file_is_brought_up_to_date_when_opened() {
     let mut again = SqliteStore::open(&path).unwrap();
     assert_eq!(paged(&mut again, 7), reference.items);
 }
+
+/// A chat's info stored before the schema bounded its strings (a 300-character title, a
+/// 5,000-character cwd, a model name of 300) is read with each cut to its bound, and the rest
+/// of the chat as it was: the store opens, where it refused to load at all. A value that is
+/// wrong in another way is still an error that names it.
+#[test]
+fn an_info_stored_before_its_bounds_is_read_cut_to_them() {
+    let path = tmp("agent-paging-bounds");
+    let long = info("idle", &[]);
+    {
+        let mut store = SqliteStore::open(&path).unwrap();
+        let made: ChatInfo = contracts::wire::from_str(&long.to_string()).unwrap();
+        store.create_chat(CHAT, EPOCH, &made).unwrap();
+    }
+    let mut stored = long.clone();
+    stored["title"] = json!("é".repeat(300));
+    stored["cwd"] = json!("/".repeat(5000));
+    stored["model"] = json!("m".repeat(300));
+    let db = rusqlite::Connection::open(&path).unwrap();
+    db.execute("UPDATE chats SET info = ?1", [stored.to_string()])
+        .unwrap();
+    let loaded = SqliteStore::open(&path).unwrap().load().unwrap();
+    let info = serde_json::to_value(&loaded.chats[0].info).unwrap();
+    assert_eq!(info["title"], json!("é".repeat(200)));
+    assert_eq!(info["cwd"], json!("/".repeat(4096)));
+    assert_eq!(info["model"], json!("m".repeat(256)));
+    assert_eq!(
+        (&info["provider"], &info["state"]),
+        (&json!("echo"), &json!("idle"))
+    );
+
+    let mut wrong = stored;
+    wrong["state"] = json!("sleeping");
+    db.execute("UPDATE chats SET info = ?1", [wrong.to_string()])
+        .unwrap();
+    let refused = SqliteStore::open(&path).unwrap().load().unwrap_err();
+    assert!(refused.to_string().contains("state"), "{refused}");
+}

@@ -87,6 +87,61 @@ fn read<T: crate::wire::Decode>(what: &str, text: &str) -> Result<T, StoreError>
         .map_err(|e| StoreError(format!("a stored {what} does not read: {e}")))
 }
 
+/// A chat's info as stored. One stored before the schema bounded its strings (a title over
+/// 200 characters, a longer `cwd`) is read with each such string cut to its bound, at a
+/// character, and the cut logged: the chat is served on, where refusing it would refuse the
+/// whole store. Anything else that does not read is an error.
+fn read_info(chat_id: &str, text: &str) -> Result<ChatInfo, StoreError> {
+    let mut error = match crate::wire::from_str::<ChatInfo>(text) {
+        Ok(info) => return Ok(info),
+        Err(e) => e,
+    };
+    let refused =
+        |e: &crate::wire::ParseError| StoreError(format!("a stored chat info does not read: {e}"));
+    let Ok(mut value) = serde_json::from_str::<serde_json::Value>(text) else {
+        return Err(refused(&error));
+    };
+    let mut cut = Vec::new();
+    // A refusal names a few issues at a time: cut those, and read again.
+    loop {
+        let before = cut.len();
+        for issue in error.issues() {
+            let bound = issue
+                .message()
+                .strip_prefix("Too big: expected string to have <=")
+                .and_then(|rest| rest.strip_suffix(" characters"))
+                .and_then(|n| n.parse::<usize>().ok());
+            let at = issue
+                .path()
+                .iter()
+                .try_fold(&mut value, |v, seg| match seg {
+                    crate::wire::Seg::Key(k) => v.get_mut(k.as_ref()),
+                    crate::wire::Seg::Index(i) => v.get_mut(*i),
+                });
+            if let (Some(bound), Some(serde_json::Value::String(text))) = (bound, at)
+                && let Some((end, _)) = text.char_indices().nth(bound)
+            {
+                text.truncate(end);
+                cut.push(issue.path_string());
+            }
+        }
+        if cut.len() == before {
+            return Err(refused(&error));
+        }
+        match crate::wire::from_str::<ChatInfo>(&value.to_string()) {
+            Ok(info) => {
+                tracing::warn!(
+                    chat_id,
+                    fields = ?cut,
+                    "a stored chat info was over the schema's bounds: read with those strings cut to them"
+                );
+                return Ok(info);
+            }
+            Err(e) => error = e,
+        }
+    }
+}
+
 /// Reads a stored JSON array back, each element through the generated decoder.
 fn read_list<T: crate::wire::Decode>(what: &str, text: &str) -> Result<Vec<T>, StoreError> {
     let items: Vec<&serde_json::value::RawValue> = serde_json::from_str(text)
@@ -750,7 +805,7 @@ impl Store for SqliteStore {
             .map_err(failed)?;
         for row in found {
             let (chat_id, epoch, info, seq, reset_at, bookmarks, visuals) = row.map_err(failed)?;
-            let mut info: ChatInfo = read("chat info", &info)?;
+            let mut info = read_info(&chat_id, &info)?;
             info.queued = queued
                 .query_map(params![chat_id], |r| r.get::<_, String>(0))
                 .and_then(Iterator::collect::<Result<Vec<_>, _>>)
