@@ -106,11 +106,7 @@ fn read_info(chat_id: &str, text: &str) -> Result<ChatInfo, StoreError> {
     loop {
         let before = cut.len();
         for issue in error.issues() {
-            let bound = issue
-                .message()
-                .strip_prefix("Too big: expected string to have <=")
-                .and_then(|rest| rest.strip_suffix(" characters"))
-                .and_then(|n| n.parse::<usize>().ok());
+            let bound = crate::wire::string_bound_of(issue.message());
             let at = issue
                 .path()
                 .iter()

@@ -37,6 +37,8 @@ pub(crate) mod view;
 pub(crate) use drive::decode_in;
 #[cfg(test)]
 pub(crate) use scan::without_scanner;
+#[cfg(feature = "sqlite")]
+pub(crate) use schema::string_bound_of;
 
 // Parse and validate: a generated type, a view, a typed frame (its payload read by name).
 pub use drive::{ParseError, from_slice, from_str, from_str_ref, text_of_bytes, text_of_vec};

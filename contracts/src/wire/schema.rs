@@ -58,6 +58,17 @@ fn too_big_len(cx: &mut Cx, what: &str, unit: &str, max: u64) {
     );
 }
 
+/// The bound of a string a [`too_big_len`] issue names, read back from its message: how a
+/// store cuts a value it wrote before the schema bounded it.
+#[cfg(feature = "sqlite")]
+pub(crate) fn string_bound_of(message: &str) -> Option<usize> {
+    message
+        .strip_prefix("Too big: expected string to have <=")?
+        .strip_suffix(" characters")?
+        .parse()
+        .ok()
+}
+
 /// Checks a count against limits; false when an issue was recorded.
 fn check_len(
     cx: &mut Cx,

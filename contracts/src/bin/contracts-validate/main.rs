@@ -59,12 +59,14 @@ fn main() -> ExitCode {
 
 /// Whether this binary was built with the feature that judges `protocol`.
 fn enabled(protocol: &str) -> bool {
-    match protocol {
-        "mcp" => cfg!(feature = "mcp"),
-        "acp" => cfg!(feature = "acp"),
-        "connect" => cfg!(feature = "connect"),
-        _ => true,
-    }
+    const BEHIND_FEATURES: [(&str, bool); 3] = [
+        ("mcp", cfg!(feature = "mcp")),
+        ("acp", cfg!(feature = "acp")),
+        ("connect", cfg!(feature = "connect")),
+    ];
+    BEHIND_FEATURES
+        .iter()
+        .all(|&(name, built)| name != protocol || built)
 }
 
 /// A usage error: the message and the usage on stderr, exit 2.
