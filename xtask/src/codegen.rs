@@ -112,6 +112,13 @@ pub fn targets() -> Vec<Target> {
         "JsonRpcMessage",
     );
 
+    // The cross-side check of JSON-RPC refusals (tests/rpc-parity) runs both protocols'
+    // connections from ACP's tests: MCP's package is built before ACP's.
+    acp.dev_dependencies.insert(
+        "@adecore/mcp-contracts".into(),
+        "file:../mcp-contracts".into(),
+    );
+
     for ts in [&mut agent, &mut connect, &mut mcp, &mut acp] {
         ts.files = LICENSE_FILES.iter().map(|f| (*f).to_owned()).collect();
     }

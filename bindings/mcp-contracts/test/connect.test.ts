@@ -1,14 +1,15 @@
 // MCP over the runtime's JSON-RPC connection: a client and a server (`connectMcpClient`,
 // `connectMcpHost`) on an in-memory pair of ports, with requests in flight both ways (a tool
 // that samples through the client), cancellation by `notifications/cancelled` both ways, the
-// refusals with their codes and messages, and what the connection answers a peer that sends
-// garbage, batches, invalid envelopes or answers a result the table refuses.
+// refusals with their codes and messages, the bounds on requests served and waiting, and what
+// the connection answers a peer that sends garbage, batches, invalid envelopes or answers a
+// result the table refuses.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPortPair } from '@adecore/agent-contracts';
 import { PassThrough } from 'node:stream';
-import { ConnectionClosedError, InvalidResultError, ndjsonPort, RPC_CODES, RpcError, type RpcPort } from '@adecore/agent-contracts/runtime';
+import { ConnectionClosedError, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_WAITING, InvalidResultError, ndjsonPort, RPC_CODES, RpcError, type RpcPort } from '@adecore/agent-contracts/runtime';
 import { connectMcpClient, connectMcpHost, LATEST_PROTOCOL_VERSION, type McpHostHandlers } from '@adecore/mcp-contracts';
 
 /** Every frame a port sends, parsed, in order; `next` waits for the next one. */
@@ -221,34 +222,26 @@ test('a peer that sends garbage, batches or invalid envelopes is answered as JSO
     const reports: string[] = [];
     const server = connectMcpHost(b, { handlers: serverHandlers(() => server, {}), onInvalidFrame: (m) => reports.push(m) });
     const p = peer(a);
-    // Not JSON: -32700 with JSON.parse's message; MCP's error response has no id for it (MCP
-    // 2025-11-25's id is optional, never null).
+    // Not JSON: -32700; MCP's error response has no id for it (MCP 2025-11-25's id is
+    // optional, never null). The words are the Rust connection's (tests/rpc-parity).
     p.sendText('{"jsonrpc": "2.0", "id": 1,');
     const garbage = (await p.next()) as { jsonrpc: string; id?: unknown; error: { code: number; message: string } };
-    assert.equal(garbage.error.code, RPC_CODES.parseError);
     assert.equal('id' in garbage, false);
-    let expected = '';
-    try {
-        JSON.parse('{"jsonrpc": "2.0", "id": 1,');
-    } catch (e) {
-        expected = (e as Error).message;
-    }
-    assert.deepEqual(garbage, { jsonrpc: '2.0', error: { code: -32700, message: `parse error: ${expected}` } });
+    assert.deepEqual(garbage, { jsonrpc: '2.0', error: { code: RPC_CODES.parseError, message: 'parse error: the message is not JSON text' } });
     p.send([{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
     assert.deepEqual(await p.next(), {
         jsonrpc: '2.0',
         error: { code: -32600, message: 'invalid request: a batch (a JSON array of messages) is not supported; send each message on its own' },
     });
-    // The message union refuses: its message; the id answered when it can be read.
+    // The envelope refused: the id answered when it can be read.
     p.send({ jsonrpc: '1.0', id: 7, method: 'ping' });
-    assert.deepEqual(await p.next(), { jsonrpc: '2.0', id: 7, error: { code: -32600, message: 'invalid request: ✖ Invalid input' } });
+    assert.deepEqual(await p.next(), { jsonrpc: '2.0', id: 7, error: { code: -32600, message: 'invalid request: "jsonrpc" must be "2.0"' } });
     p.send({ jsonrpc: '2.0', method: 5 });
-    assert.deepEqual(await p.next(), { jsonrpc: '2.0', error: { code: -32600, message: 'invalid request: ✖ Invalid input' } });
+    assert.deepEqual(await p.next(), { jsonrpc: '2.0', error: { code: -32600, message: 'invalid request: "method" must be a string' } });
     p.sendText('5');
-    assert.deepEqual(await p.next(), { jsonrpc: '2.0', error: { code: -32600, message: 'invalid request: ✖ Invalid input' } });
-    // An id the request refuses (the union reads it as a notification's extra key).
+    assert.deepEqual(await p.next(), { jsonrpc: '2.0', error: { code: -32600, message: 'invalid request: a message is a JSON object' } });
     p.send({ jsonrpc: '2.0', id: { x: 1 }, method: 'ping' });
-    assert.deepEqual(await p.next(), { jsonrpc: '2.0', error: { code: -32600, message: 'invalid request: ✖ Invalid input\n  → at id' } });
+    assert.deepEqual(await p.next(), { jsonrpc: '2.0', error: { code: -32600, message: 'invalid request: a request\'s "id" is a string or an integer, not an object' } });
     // An id already being served: refused without the id (it is the first request's).
     p.send({ jsonrpc: '2.0', id: 'dup', method: 'tools/call', params: { name: 'wait' } });
     p.send({ jsonrpc: '2.0', id: 'dup', method: 'ping' });
@@ -267,6 +260,61 @@ test('a peer that sends garbage, batches or invalid envelopes is answered as JSO
         'a response to no request in flight (id 99)',
     ]);
     server.close();
+});
+
+test('requests past the bounds are refused -32000 at once, not buffered; a cancelled one stops waiting', { timeout: 10_000 }, async () => {
+    const [a, b] = createPortPair<string>();
+    const held: (() => void)[] = [];
+    const started: string[] = [];
+    const handlers: McpHostHandlers = {
+        'tools/call': (p) => {
+            started.push(p.name);
+            return new Promise((resolve) => held.push(() => resolve({ content: [{ type: 'text', text: p.name }] })));
+        },
+    };
+    const server = connectMcpHost(b, { handlers, maxInFlight: 1, maxWaiting: 1, cancel: { method: 'notifications/cancelled' } });
+    const p = peer(a);
+    const call = (id: number, name: string) => p.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name } });
+    const overloaded = (id: number) => ({
+        jsonrpc: '2.0',
+        id,
+        error: { code: RPC_CODES.overloaded, message: 'overloaded: 1 requests are waiting to be served; send this one again after an answer' },
+    });
+    call(1, 'one');
+    call(2, 'two');
+    call(3, 'three');
+    // One served, one waiting: the third is refused at once, with its id.
+    assert.deepEqual(await p.next(), overloaded(3));
+    assert.deepEqual(started, ['one']);
+    // The waiting one, cancelled, is forgotten unanswered (MCP answers no cancelled request);
+    // it keeps its place in the queue until its turn, as in the Rust connection.
+    p.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2 } });
+    call(4, 'four');
+    assert.deepEqual(await p.next(), overloaded(4));
+    // The first answered, the cancelled one skipped: the next request is served at once.
+    held.shift()!();
+    assert.deepEqual(await p.next(), { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'one' }] } });
+    call(5, 'five');
+    await new Promise((resolve) => setImmediate(resolve)); // The port passes frames in microtasks.
+    held.shift()!();
+    assert.deepEqual(await p.next(), { jsonrpc: '2.0', id: 5, result: { content: [{ type: 'text', text: 'five' }] } });
+    assert.deepEqual(started, ['one', 'five']);
+    server.close();
+
+    // The defaults, the Rust connection's: 64 served, 256 waiting, the next refused.
+    assert.deepEqual([DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_WAITING], [64, 256]);
+    const [c, d] = createPortPair<string>();
+    const plain = connectMcpHost(d, { handlers });
+    const q = peer(c);
+    started.length = 0;
+    held.length = 0;
+    const total = DEFAULT_MAX_IN_FLIGHT + DEFAULT_MAX_WAITING + 1;
+    for (let id = 1; id <= total; id++) q.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: `n${id}` } });
+    const refusal = (await q.next()) as { id: number; error: { code: number; message: string } };
+    assert.equal(refusal.id, total);
+    assert.equal(refusal.error.message, 'overloaded: 256 requests are waiting to be served; send this one again after an answer');
+    assert.equal(started.length, DEFAULT_MAX_IN_FLIGHT);
+    plain.close();
 });
 
 test('over NDJSON, a line over the limit is answered -32600 and the next one is served', { timeout: 10_000 }, async () => {

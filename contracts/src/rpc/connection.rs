@@ -265,7 +265,9 @@ impl Core {
             Some(id) => Route::Response(id),
             None => Route::Unrelated,
         };
-        let _ = self.transport.send(message::refusal(refusal), route);
+        let _ = self
+            .transport
+            .send(message::refusal(refusal, self.options.null_id), route);
     }
 
     /// Handles a response or a cancel at once; answers the work a request or a notification
@@ -291,7 +293,7 @@ impl Core {
                 let mut serving = lock(&self.serving);
                 if serving.contains_key(&id) {
                     drop(serving);
-                    // Answered with a null id: the id is the one being served's.
+                    // Answered as an unreadable message is: the id is the one being served's.
                     self.refuse(&Refusal::invalid(
                         None,
                         format!("invalid request: request {id} is already being served; an id is used once"),
@@ -640,17 +642,22 @@ async fn next<T>(core: &Core, queue: &mut mpsc::Receiver<T>) -> Option<T> {
     }
 }
 
-/// Takes each request waiting, waits for a place, and serves it on a task of its own.
+/// Waits for a place, takes the next request waiting, and serves it on a task of its own.
+/// The place comes first, so a request waits in the queue alone: at most `max_in_flight`
+/// are served and `max_waiting` wait, exactly (as the TypeScript runtime counts them).
 async fn serve_requests<H: Handler>(
     core: &Arc<Core>,
     handler: &Arc<H>,
     mut queue: mpsc::Receiver<Waiting>,
     places: &Arc<Semaphore>,
 ) {
-    while let Some(waiting) = next(core, &mut queue).await {
+    loop {
         let place = tokio::select! {
             place = places.clone().acquire_owned() => place.expect("the semaphore is never closed"),
             () = core.reached(Phase::Closing) => break,
+        };
+        let Some(waiting) = next(core, &mut queue).await else {
+            break;
         };
         let mut serving = lock(&core.serving);
         // Cancelled while it waited.

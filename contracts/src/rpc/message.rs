@@ -6,8 +6,9 @@
 //! JSON, so the generated side's table is what judges a request's params, and one reading
 //! serves every protocol.
 
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// JSON-RPC's "Parse error": the frame is not JSON.
@@ -42,7 +43,8 @@ impl fmt::Display for Id {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Id::Number(n) => n.fmt(f),
-            Id::String(s) => write!(f, "{s:?}"),
+            // As JSON writes it (and `JSON.stringify`): the same text on every side.
+            Id::String(s) => f.write_str(&serde_json::to_string(s).map_err(|_| fmt::Error)?),
         }
     }
 }
@@ -150,28 +152,13 @@ impl Refusal {
     }
 }
 
-/// A member that may be present with any value, `null` included (serde reads a present
-/// `null` as `None` for a plain `Option`).
-fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::Error> {
-    Box::<RawValue>::deserialize(d).map(Some)
-}
+/// What a connection answers text that is not JSON, on every side (the parser's own words
+/// differ from one language to another, so none are given).
+pub(crate) const NOT_JSON: &str = "parse error: the message is not JSON text";
 
-/// The members of a message, each raw; absent members are `None`.
-#[derive(Deserialize)]
-struct Envelope {
-    #[serde(default, deserialize_with = "present")]
-    jsonrpc: Option<Box<RawValue>>,
-    #[serde(default, deserialize_with = "present")]
-    id: Option<Box<RawValue>>,
-    #[serde(default, deserialize_with = "present")]
-    method: Option<Box<RawValue>>,
-    #[serde(default, deserialize_with = "present")]
-    params: Option<Box<RawValue>>,
-    #[serde(default, deserialize_with = "present")]
-    result: Option<Box<RawValue>>,
-    #[serde(default, deserialize_with = "present")]
-    error: Option<Box<RawValue>>,
-}
+/// The largest integer a request id may be (and its negative the smallest): JavaScript's
+/// `Number.MAX_SAFE_INTEGER`, so that an id reads back the same on every side.
+const MAX_SAFE_ID: f64 = 9_007_199_254_740_991.0;
 
 /// The first character of a JSON value's text.
 fn first(raw: &RawValue) -> u8 {
@@ -179,9 +166,15 @@ fn first(raw: &RawValue) -> u8 {
 }
 
 /// Reads one frame's text: a request, a notification or a response, or the refusal to answer.
+///
+/// The checks run in this order, each with its own words, as the TypeScript runtime's
+/// `readMessage` runs them (`bindings/agent-contracts/src/runtime/message.ts`): JSON, a batch,
+/// an object; then for a message with a `method`: `jsonrpc`, no `result` or `error`, `method`
+/// a string, `params` an object or an array, the id. A key given twice counts once, the last
+/// (as `JSON.parse` reads it).
 pub(crate) fn read(text: &str) -> Result<Message, Refusal> {
-    let value: &RawValue = serde_json::from_str(text)
-        .map_err(|e| Refusal::new(None, PARSE_ERROR, format!("parse error: {e}")))?;
+    let value: &RawValue =
+        serde_json::from_str(text).map_err(|_| Refusal::new(None, PARSE_ERROR, NOT_JSON))?;
     match first(value) {
         b'{' => {}
         b'[' => {
@@ -197,18 +190,18 @@ pub(crate) fn read(text: &str) -> Result<Message, Refusal> {
             ));
         }
     }
-    let envelope: Envelope = serde_json::from_str(value.get())
-        .map_err(|e| Refusal::invalid(None, format!("invalid request: {e}")))?;
+    let mut members: BTreeMap<String, Box<RawValue>> =
+        serde_json::from_str(value.get()).map_err(|_| Refusal::new(None, PARSE_ERROR, NOT_JSON))?;
     // The id, if it can be read: a refusal of the request names it.
-    let id = envelope.id.as_deref().map(read_id);
+    let id = members.remove("id").map(|raw| read_id(&raw));
     let readable_id = id.as_ref().and_then(|id| id.as_ref().ok().cloned());
-    let version_ok = envelope
-        .jsonrpc
-        .as_deref()
+    let version_ok = members
+        .get("jsonrpc")
         .is_some_and(|v| serde_json::from_str::<&str>(v.get()).ok() == Some("2.0"));
+    let (result, error) = (members.remove("result"), members.remove("error"));
 
-    let Some(method) = envelope.method else {
-        return read_response(envelope.result, envelope.error, id, version_ok);
+    let Some(method) = members.remove("method") else {
+        return read_response(result, error, id, version_ok);
     };
     if !version_ok {
         return Err(Refusal::invalid(
@@ -216,7 +209,7 @@ pub(crate) fn read(text: &str) -> Result<Message, Refusal> {
             "invalid request: \"jsonrpc\" must be \"2.0\"",
         ));
     }
-    if envelope.result.is_some() || envelope.error.is_some() {
+    if result.is_some() || error.is_some() {
         return Err(Refusal::invalid(
             readable_id,
             "invalid request: a request has no \"result\" or \"error\"",
@@ -228,7 +221,7 @@ pub(crate) fn read(text: &str) -> Result<Message, Refusal> {
             "invalid request: \"method\" must be a string",
         )
     })?;
-    let params = match envelope.params {
+    let params = match members.remove("params") {
         None => empty_object(),
         Some(p) if matches!(first(&p), b'{' | b'[') => p,
         Some(_) => {
@@ -241,7 +234,10 @@ pub(crate) fn read(text: &str) -> Result<Message, Refusal> {
     match id {
         None => Ok(Message::Notification { method, params }),
         Some(Ok(id)) => Ok(Message::Request { id, method, params }),
-        Some(Err(why)) => Err(Refusal::invalid(None, format!("invalid request: {why}"))),
+        Some(Err(why)) => Err(Refusal::invalid(
+            None,
+            format!("invalid request: a request's \"id\" is a string or an integer, not {why}"),
+        )),
     }
 }
 
@@ -249,7 +245,7 @@ pub(crate) fn read(text: &str) -> Result<Message, Refusal> {
 fn read_response(
     result: Option<Box<RawValue>>,
     error: Option<Box<RawValue>>,
-    id: Option<Result<Id, String>>,
+    id: Option<Result<Id, &'static str>>,
     version_ok: bool,
 ) -> Result<Message, Refusal> {
     if result.is_none() && error.is_none() {
@@ -278,13 +274,31 @@ fn read_response(
     Ok(Message::Response { id, outcome })
 }
 
-/// A request id: a string or an integer; the reason otherwise.
-fn read_id(raw: &RawValue) -> Result<Id, String> {
-    if raw.get() == "null" {
-        return Err("a request's \"id\" is a string or an integer, not null".into());
+/// A request id: a string, or an integer within JavaScript's safe range (`1.0` and `1e2` are
+/// integers, as `JSON.parse` reads them); otherwise what it is instead.
+fn read_id(raw: &RawValue) -> Result<Id, &'static str> {
+    let text = raw.get();
+    match first(raw) {
+        b'"' => serde_json::from_str(text)
+            .map(Id::String)
+            .map_err(|_| "a string JSON cannot hold"),
+        b'n' => Err("null"),
+        b't' | b'f' => Err("a boolean"),
+        b'[' => Err("an array"),
+        b'{' => Err("an object"),
+        _ => {
+            let n: f64 = text.parse().map_err(|_| "a number")?;
+            if n.abs() > MAX_SAFE_ID {
+                Err("an integer beyond 2^53 - 1 (JavaScript's safe integers)")
+            } else if n.fract() != 0.0 {
+                Err("a fraction")
+            } else {
+                // Exact: an integer within the safe range.
+                #[allow(clippy::cast_possible_truncation)]
+                Ok(Id::Number(n as i64))
+            }
+        }
     }
-    serde_json::from_str(raw.get())
-        .map_err(|_| format!("a request's \"id\" is a string or an integer, not {raw}"))
 }
 
 /// `{}`: the params of a message that has none.
@@ -369,9 +383,24 @@ pub(crate) fn error<E: Serialize + ?Sized>(
     id: Option<&Id>,
     error: &E,
 ) -> Result<String, serde_json::Error> {
+    error_frame(Some(id), error)
+}
+
+/// An error response frame with no `id` member at all (MCP's answer to a message whose id
+/// cannot be read: its error response's id is optional and never `null`).
+pub(crate) fn error_without_id<E: Serialize + ?Sized>(
+    error: &E,
+) -> Result<String, serde_json::Error> {
+    error_frame(None, error)
+}
+
+fn error_frame<E: Serialize + ?Sized>(
+    id: Option<Option<&Id>>,
+    error: &E,
+) -> Result<String, serde_json::Error> {
     let frame = Out::<RawValue, E> {
         jsonrpc: "2.0",
-        id: Some(id),
+        id,
         method: None,
         params: None,
         result: None,
@@ -380,9 +409,16 @@ pub(crate) fn error<E: Serialize + ?Sized>(
     text(&frame)
 }
 
-/// A refusal's error response frame.
-pub(crate) fn refusal(refusal: &Refusal) -> String {
-    error(refusal.id.as_ref(), &refusal.error).expect("an error object always serialises")
+/// A refusal's error response frame: with the request's id when it was read, else with
+/// `"id": null` when `null_id` (JSON-RPC 2.0, ACP) or no id ([`Options::null_id`]).
+///
+/// [`Options::null_id`]: super::Options::null_id
+pub(crate) fn refusal(refusal: &Refusal, null_id: bool) -> String {
+    match (&refusal.id, null_id) {
+        (None, false) => error_without_id(&refusal.error),
+        (id, _) => error(id.as_ref(), &refusal.error),
+    }
+    .expect("an error object always serialises")
 }
 
 #[cfg(test)]
@@ -435,7 +471,7 @@ mod tests {
         assert_eq!((id, code), (Some(Id::Number(5)), INVALID_REQUEST));
         let (id, code, message) = refused(r#"{"jsonrpc":"2.0","id":1.5,"method":"m"}"#);
         assert_eq!((id, code), (None, INVALID_REQUEST));
-        assert!(message.contains("not 1.5"), "{message}");
+        assert!(message.ends_with("not a fraction"), "{message}");
         assert_eq!(
             refused(r#"{"jsonrpc":"2.0","id":null,"method":"m"}"#).1,
             INVALID_REQUEST
@@ -447,6 +483,65 @@ mod tests {
         assert_eq!(
             refused(r#"{"jsonrpc":"2.0","id":1,"method":"m","params":3}"#).1,
             INVALID_REQUEST
+        );
+    }
+
+    #[test]
+    fn ids_are_read_as_json_parse_reads_them() {
+        let id =
+            |text: &str| match read(&format!(r#"{{"jsonrpc":"2.0","id":{text},"method":"m"}}"#)) {
+                Ok(Message::Request { id, .. }) => Ok(id),
+                Ok(m) => panic!("read {m:?}"),
+                Err(r) => Err(r.error.message),
+            };
+        assert_eq!(id("1.0"), Ok(Id::Number(1)));
+        assert_eq!(id("1e2"), Ok(Id::Number(100)));
+        assert_eq!(id("-0"), Ok(Id::Number(0)));
+        assert_eq!(
+            id("9007199254740991"),
+            Ok(Id::Number(9_007_199_254_740_991))
+        );
+        assert_eq!(id(r#""\u0041""#), Ok(Id::from("A")));
+        for (text, what) in [
+            ("9007199254740992", "an integer beyond"),
+            ("1e400", "an integer beyond"),
+            ("0.5", "a fraction"),
+            ("true", "a boolean"),
+            ("[1]", "an array"),
+            ("{}", "an object"),
+            ("null", "null"),
+        ] {
+            let message = id(text).unwrap_err();
+            assert!(
+                message.contains(&format!("not {what}")),
+                "{text}: {message}"
+            );
+        }
+        // A key given twice: the last counts, as `JSON.parse` reads it.
+        assert!(matches!(
+            read(r#"{"jsonrpc":"1.0","jsonrpc":"2.0","id":1,"id":2,"method":"m"}"#),
+            Ok(Message::Request {
+                id: Id::Number(2),
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn an_unreadable_id_is_null_or_absent_as_the_protocol_says() {
+        let refused = Refusal::invalid(None, "x");
+        assert_eq!(
+            refusal(&refused, true),
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}"#
+        );
+        assert_eq!(
+            refusal(&refused, false),
+            r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"x"}}"#
+        );
+        let named = Refusal::invalid(Some(Id::from("a")), "x");
+        assert_eq!(
+            refusal(&named, false),
+            r#"{"jsonrpc":"2.0","id":"a","error":{"code":-32600,"message":"x"}}"#
         );
     }
 

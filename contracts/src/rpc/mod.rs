@@ -62,8 +62,12 @@
 //!   number of calls wait at once, both ways. A call's answer resolves only once every
 //!   notification that came before it has been heard (a prompt turn's last updates, a tool's
 //!   last progress reach the handler before the call returns; [`Options`], "Order").
-//! - What cannot be read is refused with JSON-RPC's codes: -32700 (not JSON, id `null`),
-//!   -32600 (not a request object, a batch: MCP 2025-11-25 has none). The generated side
+//! - What cannot be read is refused with JSON-RPC's codes: -32700 (not JSON), -32600 (not a
+//!   request object, a batch: MCP 2025-11-25 has none), with the request's id when it can be
+//!   read, else `"id": null` or no id as the protocol's schema says ([`Options::null_id`]);
+//!   the TypeScript runtime refuses the same frames with the same words
+//!   (`tests/rpc-parity`). Past [`Options::max_waiting`] a request is answered -32000
+//!   (`overloaded`). The generated side
 //!   answers -32601 (method not found), -32602 (invalid params) and -32603 (internal), and
 //!   the protocol's own codes. A handler that panics is answered -32603. Garbage never ends
 //!   the connection; the end of its input does.

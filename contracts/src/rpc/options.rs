@@ -34,6 +34,7 @@ pub struct Options {
     pub(crate) max_in_flight: usize,
     pub(crate) max_waiting: usize,
     pub(crate) cancel: Option<Cancel>,
+    pub(crate) null_id: bool,
 }
 
 /// Requests served at once by default.
@@ -42,25 +43,30 @@ pub const DEFAULT_MAX_IN_FLIGHT: usize = 64;
 pub const DEFAULT_MAX_WAITING: usize = 256;
 
 impl Default for Options {
-    /// 64 requests served at once, 256 waiting, and no cancel notification.
+    /// 64 requests served at once, 256 waiting, no cancel notification, and JSON-RPC 2.0's
+    /// `"id": null` on the answer to a message whose id cannot be read.
     fn default() -> Self {
         Options {
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
             max_waiting: DEFAULT_MAX_WAITING,
             cancel: None,
+            null_id: true,
         }
     }
 }
 
 impl Options {
-    /// The defaults with MCP's cancel notification ([`Cancel::mcp`]).
+    /// The defaults with MCP's cancel notification ([`Cancel::mcp`]), and no `id` on the
+    /// answer to a message whose id cannot be read (MCP's error response has an optional id
+    /// that is never `null`: [`null_id`](Self::null_id)).
     pub fn mcp() -> Self {
-        Options::default().cancel(Cancel::mcp())
+        Options::default().cancel(Cancel::mcp()).null_id(false)
     }
 
     /// The defaults with ACP's cancel notification ([`Cancel::acp`]): `$/cancel_request`,
     /// a cancelled request still answered. ACP's `session/cancel` is an ordinary
-    /// notification the agent's handler hears.
+    /// notification the agent's handler hears. An unreadable message is answered with
+    /// `"id": null` (ACP's `RequestId` admits `null`).
     pub fn acp() -> Self {
         Options::default().cancel(Cancel::acp())
     }
@@ -89,6 +95,16 @@ impl Options {
     /// sends it (and its answer, if one comes, is dropped).
     pub fn cancel(mut self, cancel: Cancel) -> Self {
         self.cancel = Some(cancel);
+        self
+    }
+
+    /// How the answer to a message whose id cannot be read (not JSON, a batch, an invalid id)
+    /// names it: `"id": null`, as JSON-RPC 2.0 says (`true`, the default; ACP's schema admits
+    /// it), or no `id` member at all (`false`: MCP 2025-11-25, whose error response has
+    /// `id?: RequestId`, and a `RequestId` is never `null`). Each protocol's choice is what its
+    /// schema's error response accepts; the TypeScript runtime reads it off the schema.
+    pub fn null_id(mut self, null: bool) -> Self {
+        self.null_id = null;
         self
     }
 

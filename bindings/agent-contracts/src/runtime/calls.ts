@@ -25,8 +25,13 @@ export interface RawCall {
     notify(method: string, params: unknown): Promise<void>;
 }
 
-/** JSON-RPC's codes: those a connection answers an unreadable message with (`RpcConnection`), and those a generated dispatcher refuses with. */
-export const RPC_CODES = { parseError: -32700, invalidRequest: -32600, methodNotFound: -32601, invalidParams: -32602, internalError: -32603 } as const;
+/**
+ * JSON-RPC's codes: those a connection answers an unreadable message with (`RpcConnection`),
+ * those a generated dispatcher refuses with, and the connection's own for a request past its
+ * bounds (`overloaded`, in the range JSON-RPC leaves to implementations, as the Rust side's
+ * `OVERLOADED`).
+ */
+export const RPC_CODES = { parseError: -32700, invalidRequest: -32600, methodNotFound: -32601, invalidParams: -32602, internalError: -32603, overloaded: -32000 } as const;
 
 /** A failure: a JSON-RPC error's code and message. A handler may throw one to answer with it. */
 export interface RpcFailure {
@@ -78,9 +83,9 @@ export async function callTyped(table: CallTable, call: RawCall, method: string,
 
 /**
  * Answers request `method` with its handler: a name the table lacks or this side does not
- * receive (`receives`) is -32601 (`method not found: <name>`), a missing handler -32601
- * (`method not found: <name> is not supported`), params the table refuses -32602 (absent params
- * read as `{}`), a result it refuses -32603 (never sent); a handler that throws an
+ * receive (`receives`) is -32601 (`method not found: <name>`), params the table refuses -32602
+ * (absent params read as `{}`), then a missing handler -32601 (`method not found: <name> is not
+ * supported`), a result it refuses -32603 (never sent); a handler that throws an
  * {@link RpcFailure} answers with it, any other throw -32603 with its message. The handler is
  * called with its payload and `context` (a signal that never aborts when none is given).
  */
@@ -95,13 +100,15 @@ export async function dispatchTyped(
     if (!has(table, method) || !receives(method)) {
         return { ok: false, error: { code: RPC_CODES.methodNotFound, message: `method not found: ${method}` } };
     }
+    // The params first, then the handler: the Rust dispatcher's order (its host's default
+    // method answers "not supported" once the payload is read).
+    const entry = table[method]!;
+    const p = parseWith(entry.payload, params === undefined ? {} : params);
+    if (!p.ok) return { ok: false, error: { code: RPC_CODES.invalidParams, message: p.message } };
     const handler = has(handlers, method) ? handlers[method] : undefined;
     if (handler === undefined) {
         return { ok: false, error: { code: RPC_CODES.methodNotFound, message: `method not found: ${method} is not supported` } };
     }
-    const entry = table[method]!;
-    const p = parseWith(entry.payload, params === undefined ? {} : params);
-    if (!p.ok) return { ok: false, error: { code: RPC_CODES.invalidParams, message: p.message } };
     let result: unknown;
     try {
         result = await handler(p.value as never, context);

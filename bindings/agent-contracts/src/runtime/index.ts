@@ -7,5 +7,6 @@ export { type ParseResult, type TypedParseResult, MAX_ISSUES, noTableEntry, quot
 export { onString, onArray } from './limits.js';
 export { wholeI64, wholeU64 } from './ints.js';
 export { type RawCall, type RpcCallOptions, type RpcHandlerContext, type RpcFailure, type DispatchAnswer, type CallTable, type NotifyTable, RPC_CODES, InvalidResultError, callTyped, dispatchTyped, notifyTyped } from './calls.js';
-export { type RpcPort, type RpcSide, type RpcEnvelope, type RpcCancel, type RpcOptions, type RpcSession, RpcConnection, RpcError, ConnectionClosedError, connectRpc } from './rpc.js';
+export { type RpcPort, type RpcSide, type RpcEnvelope, type RpcCancel, type RpcOptions, type RpcSession, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_WAITING, RpcConnection, RpcError, ConnectionClosedError, connectRpc } from './rpc.js';
+export { type RpcId, type ReadMessage, NOT_JSON, readMessage } from './message.js';
 export { type LineInput, type LineOutput, type NdjsonOptions, type NdjsonPort, DEFAULT_MAX_FRAME_BYTES, FrameTooLarge, ndjsonPort } from './ndjson.js';

@@ -1,29 +1,30 @@
 // A JSON-RPC 2.0 connection over a port of JSON texts: it calls the other side (a `RawCall`:
 // ids, the pending requests, each answer matched to its request) and serves this side through a
-// generated package's dispatch and notify functions, reading every incoming message by the
-// package's own message schema. What a generated `connect<Side>` (MCP's, ACP's) is built on.
-// Hand-written, part of `@adecore/agent-contracts/runtime`.
+// generated package's dispatch and notify functions. What a generated `connect<Side>` (MCP's,
+// ACP's) is built on. Hand-written, part of `@adecore/agent-contracts/runtime`.
 //
-// Verdicts, each answered as JSON-RPC 2.0 says, with the codes and the words of the Rust peer
-// (`contracts::rpc`), which reads the envelope by hand where this reads it by the schema:
-// - text that is not JSON: -32700, `parse error: ` and JSON.parse's message;
-// - a batch (a JSON array): -32600; no protocol generated here has batches;
-// - an object the message schema refuses, or one with a `method` and an `id` the request
-//   schema refuses: -32600, `invalid request: ` and the schema's refusal (`✖ ...`); a frame
-//   over the port's size limit: -32600 with `FrameTooLarge`'s message; a request whose id is
-//   already being served: -32600, without the id;
+// Verdicts, each answered as JSON-RPC 2.0 says, with the codes and the words of the Rust
+// connection (`contracts::rpc`); `tests/rpc-parity/` runs both on the same frames:
+// - a frame `readMessage` refuses (`message.ts`: not JSON -32700; a batch, not an object, a bad
+//   `jsonrpc`, `method`, `params` or id -32600); a frame over the port's size limit: -32600
+//   with `FrameTooLarge`'s message; a request whose id is already being served (or waiting):
+//   -32600, without the id;
 // - a request: the dispatcher's answer (its result, or -32601, -32602, -32603 as the generated
-//   dispatcher refuses, words of `calls.ts`);
-// - a notification: heard by the listeners, never answered (a refused one is reported);
-// - a response: settles the request of its id; one for no request in flight is reported.
+//   dispatcher refuses, words of `calls.ts`); `maxInFlight` served at once, `maxWaiting` more
+//   waiting, and past them -32000 (`overloaded: ...`) at once;
+// - a notification: heard by the listeners at once, never answered (a refused one is reported);
+// - a response: read by the protocol's message schema, then settles the request of its id; one
+//   for no request in flight is reported.
 // An answer to a message whose id cannot be read carries `"id": null` when the protocol's
 // message schema admits it (JSON-RPC 2.0, ACP), and no id otherwise (MCP 2025-11-25, whose
-// error response has an optional id that is never null; the Rust peer writes null for both).
+// error response has an optional id that is never null); the Rust side's `Options::mcp()`
+// chooses the same.
 
 import type { z } from 'zod';
 import { parseWith } from './parse.js';
 import { type DispatchAnswer, InvalidResultError, type RawCall, type RpcCallOptions, type RpcFailure, type RpcHandlerContext, RPC_CODES } from './calls.js';
 import { FrameTooLarge } from './ndjson.js';
+import { readMessage, type RpcId } from './message.js';
 
 /**
  * The port a connection runs over: the agent package's `FramePort` of JSON texts (a
@@ -65,12 +66,14 @@ export interface RpcSide {
     notify(event: string, params: unknown): { ok: true; heard: boolean } | { ok: false; message: string };
 }
 
-/** The package's JSON-RPC envelope: its message union, and the request variant of it. */
+/** The package's JSON-RPC envelope: its message union. */
 export interface RpcEnvelope {
-    /** Every message either side sends (`JSONRPCMessageSchema`): what every incoming message is read by. */
+    /**
+     * Every message either side sends (`JSONRPCMessageSchema`): what each response is read by,
+     * and whether an error response may have `"id": null` (else an unreadable message is
+     * answered with no id).
+     */
     readonly message: z.ZodType;
-    /** A request (`JSONRPCRequestSchema`): what a message with a `method` and an `id` must be. */
-    readonly request: z.ZodType;
 }
 
 /** The notification that cancels a request, sent and heard: its params carry `requestId`. */
@@ -88,8 +91,21 @@ export interface RpcCancel {
     readonly answer?: RpcFailure;
 }
 
+/** Requests of the other side served at once by default (as the Rust connection's `DEFAULT_MAX_IN_FLIGHT`). */
+export const DEFAULT_MAX_IN_FLIGHT = 64;
+/** Requests waiting to be served by default (as the Rust connection's `DEFAULT_MAX_WAITING`). */
+export const DEFAULT_MAX_WAITING = 256;
+
 /** Options of a connection. */
 export interface RpcOptions {
+    /** The most requests of the other side served at once (at least 1; {@link DEFAULT_MAX_IN_FLIGHT}). One more waits until one of them is answered. */
+    readonly maxInFlight?: number;
+    /**
+     * The most requests waiting for a place among those served (at least 1;
+     * {@link DEFAULT_MAX_WAITING}). Past it a request is answered at once with -32000
+     * (`overloaded: ...`), never buffered. Notifications are heard as they come: none waits.
+     */
+    readonly maxWaiting?: number;
     /** The notification that cancels a request; without it, a caller's abort sends nothing, and no notification aborts a handler. */
     readonly cancel?: RpcCancel;
     /** Told about every incoming message no answer can be sent for and that was not used: a notification its table refuses, a response to no request in flight, one the envelope refuses. */
@@ -101,8 +117,14 @@ export interface RpcOptions {
     readonly onListenerError?: (error: unknown, event: string) => void;
 }
 
-/** A request id as JSON-RPC reads it. */
-type Id = string | number | null;
+/** A request id as JSON-RPC reads it (`null` only in a response, to an unreadable message). */
+type Id = RpcId | null;
+
+/** A request of the other side's taken: served, or waiting for a place. */
+type Served = { controller: AbortController; cancelled: boolean; waiting: boolean };
+
+/** A request waiting for a place among those served. */
+type Waiting = { id: RpcId; method: string; params: unknown; entry: Served };
 
 type Pending = { method: string; resolve: (value: unknown) => void; reject: (error: unknown) => void; unlisten: () => void };
 
@@ -118,7 +140,11 @@ export class RpcConnection implements RawCall {
     /** Settles once the connection has closed: by {@link close}, or its port's end. */
     readonly closed: Promise<void>;
     private readonly pending = new Map<number, Pending>();
-    private readonly serving = new Map<Id, { controller: AbortController; cancelled: boolean }>();
+    private readonly serving = new Map<RpcId, Served>();
+    private readonly waiting: Waiting[] = [];
+    private readonly maxInFlight: number;
+    private readonly maxWaiting: number;
+    private inFlight = 0;
     private readonly cancelled = new Set<number>();
     private readonly stop: () => void;
     private readonly nullId: boolean;
@@ -133,6 +159,8 @@ export class RpcConnection implements RawCall {
         private readonly options: RpcOptions = {},
     ) {
         this.closed = new Promise((resolve) => (this.settle = resolve));
+        this.maxInFlight = atLeastOne(options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
+        this.maxWaiting = atLeastOne(options.maxWaiting ?? DEFAULT_MAX_WAITING);
         // Whether the protocol answers an unreadable message with `"id": null`, or with no id.
         this.nullId = parseWith(envelope.message, { jsonrpc: '2.0', id: null, error: { code: RPC_CODES.parseError, message: '' } }).ok;
         this.stop = port.onFrame((frame) => this.receive(frame));
@@ -193,6 +221,7 @@ export class RpcConnection implements RawCall {
         }
         for (const s of this.serving.values()) s.controller.abort(error);
         this.serving.clear();
+        this.waiting.length = 0;
         this.settle();
     }
 
@@ -236,47 +265,71 @@ export class RpcConnection implements RawCall {
         if (typeof frame !== 'string') {
             return this.answerUnreadable(RPC_CODES.parseError, `parse error: a frame is JSON text, not ${frame === null ? 'null' : typeof frame}`);
         }
-        let value: unknown;
-        try {
-            value = JSON.parse(frame);
-        } catch (e) {
-            return this.answerUnreadable(RPC_CODES.parseError, `parse error: ${messageOf(e)}`);
+        const read = readMessage(frame);
+        switch (read.kind) {
+            case 'refused':
+                if (read.id === undefined) return this.answerUnreadable(read.code, read.message);
+                return this.answer(read.id, { ok: false, error: { code: read.code, message: read.message } });
+            case 'notification':
+                return this.hear(read.method, read.params, read.value);
+            case 'request':
+                return this.take(read.id, read.method, read.params);
+            case 'response':
+                return this.respond(read.value);
         }
-        if (Array.isArray(value)) {
-            return this.answerUnreadable(RPC_CODES.invalidRequest, 'invalid request: a batch (a JSON array of messages) is not supported; send each message on its own');
-        }
-        const verdict = parseWith(this.envelope.message, value);
-        if (!verdict.ok) return this.refused(value, verdict.message);
-        const v = verdict.value as { readonly [key: string]: unknown };
-        if (typeof v.method === 'string') {
-            if (!Object.hasOwn(v, 'id')) return this.hear(v.method, v.params, value);
-            // The union accepts an id the request refuses as a notification's extra key;
-            // JSON-RPC reads a message with an id as a request, so it is an invalid one.
-            const request = parseWith(this.envelope.request, value);
-            if (!request.ok) return this.refused(value, request.message);
-            void this.serve(v.id as Id, v.method, v.params);
-            return;
-        }
-        this.settleResponse(v, value);
     }
 
-    /** A request of the other side's: answered with the dispatcher's answer, unless cancelled first. */
-    private async serve(id: Id, method: string, params: unknown): Promise<void> {
+    /**
+     * A request of the other side's: served at once when there is a place, else waiting for
+     * one; refused when its id is being served already, or when too many wait.
+     */
+    private take(id: RpcId, method: string, params: unknown): void {
         if (this.serving.has(id)) {
             // Answered without the id: it is the one being served's.
             return this.answerUnreadable(RPC_CODES.invalidRequest, `invalid request: request ${JSON.stringify(id)} is already being served; an id is used once`);
         }
-        const entry = { controller: new AbortController(), cancelled: false };
+        const entry: Served = { controller: new AbortController(), cancelled: false, waiting: false };
+        if (this.inFlight < this.maxInFlight) {
+            this.serving.set(id, entry);
+            void this.serve(id, method, params, entry);
+            return;
+        }
+        if (this.waiting.length >= this.maxWaiting) {
+            const message = `overloaded: ${this.maxWaiting} requests are waiting to be served; send this one again after an answer`;
+            return this.answer(id, { ok: false, error: { code: RPC_CODES.overloaded, message } });
+        }
+        entry.waiting = true;
         this.serving.set(id, entry);
+        this.waiting.push({ id, method, params, entry });
+    }
+
+    /** A place was freed: the next request waiting (not cancelled meanwhile) is served. */
+    private serveWaiting(): void {
+        while (this.inFlight < this.maxInFlight && !this.isClosed) {
+            const w = this.waiting.shift();
+            if (w === undefined) return;
+            // Cancelled while it waited: it kept its place in the queue until now, as in the Rust connection.
+            if (this.serving.get(w.id) !== w.entry) continue;
+            w.entry.waiting = false;
+            void this.serve(w.id, w.method, w.params, w.entry);
+        }
+    }
+
+    /** A request of the other side's in its place: answered with the dispatcher's answer, unless cancelled first. */
+    private async serve(id: RpcId, method: string, params: unknown, entry: Served): Promise<void> {
+        this.inFlight++;
         let answer: DispatchAnswer;
         try {
             answer = await this.side.dispatch(method, params, { signal: entry.controller.signal });
         } catch (e) {
             // A generated dispatcher never throws; a hand-made side may.
             answer = { ok: false, error: { code: RPC_CODES.internalError, message: messageOf(e) } };
+        } finally {
+            this.inFlight--;
         }
         if (this.serving.get(id) !== entry) return; // The connection closed.
         this.serving.delete(id);
+        this.serveWaiting();
         if (entry.cancelled) {
             const instead = this.options.cancel?.answer;
             if (instead === undefined) return;
@@ -299,44 +352,37 @@ export class RpcConnection implements RawCall {
         if (!heard.ok) return this.invalid(`the params of ${method} are not valid: ${heard.message}`, frame);
         if (method !== this.options.cancel?.method) return;
         const p = params as { readonly requestId?: unknown; readonly reason?: unknown } | undefined;
-        const entry = p === undefined || !Object.hasOwn(p, 'requestId') ? undefined : this.serving.get(p.requestId as Id);
+        const entry = p === undefined || !Object.hasOwn(p, 'requestId') ? undefined : this.serving.get(p.requestId as RpcId);
         if (entry === undefined || entry.cancelled) return;
         entry.cancelled = true;
+        if (entry.waiting) {
+            // Never served: forgotten (its place in the queue is skipped when its turn comes), and
+            // answered only where the protocol answers a cancelled request.
+            const id = p!.requestId as RpcId;
+            this.serving.delete(id);
+            const instead = this.options.cancel?.answer;
+            if (instead !== undefined) this.answer(id, { ok: false, error: instead });
+            return;
+        }
         const why = typeof p?.reason === 'string' ? p.reason : 'the other side cancelled the request';
         entry.controller.abort(new DOMException(why, 'AbortError'));
     }
 
-    /** A response: the result or the error of the request of its id. */
-    private settleResponse(v: { readonly [key: string]: unknown }, frame: unknown): void {
-        const id = v.id;
+    /** A response: read by the message schema, then the result or the error of the request of its id. */
+    private respond(value: { readonly [key: string]: unknown }): void {
+        const verdict = parseWith(this.envelope.message, value);
+        const id = value.id;
         const p = typeof id === 'number' ? this.pending.get(id) : undefined;
         if (p === undefined) {
-            if (typeof id === 'number' && this.cancelled.delete(id)) return;
-            return this.invalid(`a response to no request in flight (id ${JSON.stringify(id)})`, frame);
+            if (verdict.ok && typeof id === 'number' && this.cancelled.delete(id)) return;
+            const why = verdict.ok ? 'a response to no request in flight' : `a response the envelope refuses: ${verdict.message}`;
+            return this.invalid(verdict.ok ? `${why} (id ${JSON.stringify(id)})` : why, value);
         }
         this.pending.delete(id as number);
         p.unlisten();
-        if (Object.hasOwn(v, 'result')) p.resolve(v.result);
-        else p.reject(new RpcError(v.error as RpcFailure));
-    }
-
-    /** A message the envelope refuses: answered -32600 unless it is a response (then its request, if any, fails). */
-    private refused(value: unknown, message: string): void {
-        const o = typeof value === 'object' && value !== null ? (value as { readonly [key: string]: unknown }) : undefined;
-        const response = o !== undefined && !Object.hasOwn(o, 'method') && (Object.hasOwn(o, 'result') || Object.hasOwn(o, 'error'));
-        if (!response) {
-            const id = o?.id;
-            const readable = typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id));
-            const error = { code: RPC_CODES.invalidRequest, message: `invalid request: ${message}` };
-            if (readable) return this.answer(id, { ok: false, error });
-            return this.answerUnreadable(error.code, error.message);
-        }
-        const id = o.id;
-        const p = typeof id === 'number' ? this.pending.get(id) : undefined;
-        if (p === undefined) return this.invalid(`a response the envelope refuses: ${message}`, value);
-        this.pending.delete(id as number);
-        p.unlisten();
-        p.reject(new InvalidResultError(p.method, message));
+        if (!verdict.ok) p.reject(new InvalidResultError(p.method, verdict.message));
+        else if (Object.hasOwn(value, 'result')) p.resolve((verdict.value as { result: unknown }).result);
+        else p.reject(new RpcError((verdict.value as { error: RpcFailure }).error));
     }
 
     /** Answers a message whose id cannot be read (`null`, or no id: see the module's notes). */
@@ -379,6 +425,11 @@ export class RpcConnection implements RawCall {
 /** A failure as JSON-RPC's error object: `data` only when there is one. */
 function errorObject(f: RpcFailure): RpcFailure {
     return f.data === undefined ? { code: f.code, message: f.message } : { code: f.code, message: f.message, data: f.data };
+}
+
+/** A bound as the Rust connection's options take it: at least 1 (a count, rounded down). */
+function atLeastOne(n: number): number {
+    return Number.isNaN(n) ? 1 : Math.max(1, Math.floor(n));
 }
 
 function messageOf(e: unknown): string {

@@ -1,8 +1,9 @@
 //! emit::typescript::connect: `src/connect.ts` of a JSON-RPC protocol (tables with two sides,
 //! and a message union holding the request and the notification frame: MCP's `JSONRPCMessage`,
 //! ACP's `JsonRpcMessage`): `connect<Prefix>Client` and `connect<Prefix>Host`, each side's typed
-//! calls over the runtime's `RpcConnection`, which reads every incoming message by that union
-//! and serves the side through the tables' dispatchers. No protocol is named here: the
+//! calls over the runtime's `RpcConnection`, which reads responses by that union (and asks it
+//! whether an unreadable message is answered with `"id": null`) and serves the side through the
+//! tables' dispatchers. No protocol is named here: the
 //! envelope is the union the schema declares, the cancel notification the caller's choice.
 
 use super::{Emitter, HEADER, js_string};
@@ -10,11 +11,10 @@ use crate::model::TableKind;
 use crate::names;
 use std::fmt::Write as _;
 
-/// The schemas a connection reads messages by: the message union's and its request frame's,
-/// with the module each is imported from.
+/// The schema a connection reads responses by: the message union's, with the module it is
+/// imported from.
 pub(super) struct Envelope {
     message: (String, String),
-    request: (String, String),
 }
 
 impl<'a> Emitter<'a> {
@@ -37,11 +37,10 @@ impl<'a> Emitter<'a> {
                         .find(|v| v.frame.is_some_and(|i| typed[i].table == table))
                 };
                 frame_of(TableKind::Events)?;
-                let request = frame_of(TableKind::Requests)?;
-                let at = |r: &crate::model::TypeRef| (names::ts_schema(&r.name), self.module_of(r));
+                frame_of(TableKind::Requests)?;
+                let r = &u.schema;
                 Some(Envelope {
-                    message: at(&u.schema),
-                    request: at(&request.schema),
+                    message: (names::ts_schema(&r.name), self.module_of(r)),
                 })
             });
         let envelope = found.next()?;
@@ -57,24 +56,14 @@ impl<'a> Emitter<'a> {
             "{HEADER}
 //
 // Each side of the `{name}` protocol as a JSON-RPC connection over a port of JSON texts (the
-// runtime's `RpcConnection`): every incoming message read by the protocol's message schema,
-// this side served by the tables' dispatchers, the other side's typed calls.
+// runtime's `RpcConnection`): every incoming message read as JSON-RPC 2.0 says (as the Rust
+// connection reads it), responses by the protocol's message schema, this side served by the
+// tables' dispatchers, the other side's typed calls.
 
 "
         );
-        let mut schemas: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
-        for (schema, module) in [&envelope.message, &envelope.request] {
-            schemas.entry(module).or_default().push(schema);
-        }
-        for (module, mut list) in schemas {
-            list.sort_unstable();
-            let _ = writeln!(
-                out,
-                "import {{ {} }} from {};",
-                list.join(", "),
-                js_string(module)
-            );
-        }
+        let (message, module) = &envelope.message;
+        let _ = writeln!(out, "import {{ {message} }} from {};", js_string(module));
         let _ = writeln!(
             out,
             "import {{ create{tp}ClientCalls, create{tp}HostCalls, dispatch{tp}Client, dispatch{tp}Host, notify{tp}Client, notify{tp}Host, type {tp}ClientCalls, type {tp}ClientEventType, type {tp}ClientHandlers, type {tp}ClientListeners, type {tp}EventPayload, type {tp}HostCalls, type {tp}HostHandlers, type {tp}HostListeners, type {tp}ServerEventType }} from './tables.js';"
@@ -84,12 +73,11 @@ impl<'a> Emitter<'a> {
             "import {{ connectRpc, type RpcEnvelope, type RpcFailure, type RpcHandlerContext, type RpcOptions, type RpcPort, type RpcSession }} from {};",
             js_string(&self.options.runtime.specifier())
         );
-        let (message, request) = (&envelope.message.0, &envelope.request.0);
         let _ = write!(
             out,
             "
-/** The envelope a connection reads every incoming message by: the message union, and its request frame. */
-export const {p}_RPC_ENVELOPE: RpcEnvelope = {{ message: {message}, request: {request} }};
+/** The envelope of a connection: the message union, which reads each response and says whether an unreadable message is answered with `\"id\": null`. */
+export const {p}_RPC_ENVELOPE: RpcEnvelope = {{ message: {message} }};
 
 /** An event both sides send whose params name a request (`requestId`): one that may cancel a request. */
 export type {tp}CancelEvent = {{

@@ -537,7 +537,7 @@ fn unsupported_version(options: &HttpOptions, headers: &HeaderMap) -> Option<Res
 fn session_not_found() -> Response<Body> {
     let mut response = refusal(StatusCode::NOT_FOUND, "Session not found".into());
     // The official SDKs' code for it.
-    if let Ok(body) = message::error(None, &ErrorObject::new(-32001, "Session not found")) {
+    if let Ok(body) = message::error_without_id(&ErrorObject::new(-32001, "Session not found")) {
         *response.body_mut() = full(body);
     }
     response
@@ -599,9 +599,11 @@ fn refusal(status: StatusCode, message: String) -> Response<Body> {
     )
 }
 
+/// A refusal as an HTTP response. Streamable HTTP is MCP's transport: an answer whose id
+/// cannot be read has no `id` (MCP's error response has an optional id, never `null`).
 fn json_error(status: StatusCode, refused: &Refusal) -> Response<Body> {
     let mut response = with_type(
-        Response::new(full(message::refusal(refused))),
+        Response::new(full(message::refusal(refused, false))),
         "application/json",
     );
     *response.status_mut() = status;
