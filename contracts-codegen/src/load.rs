@@ -192,8 +192,8 @@ pub fn load_files(
 }
 
 /// The modules the generated Rust declares beside a directory's: the request and event
-/// tables' markers, and the borrowed views.
-const GENERATED_MODULES: &[&str] = &["requests", "events", "views"];
+/// tables' markers, the borrowed views, and the runtime as each impl block names it (`rt`).
+const GENERATED_MODULES: &[&str] = &["requests", "events", "views", "rt"];
 
 /// The module for a file whose directory, relative to the protocol's, is `rel`: `None` at the
 /// root, the directory's name one level down; deeper nesting is refused.
@@ -220,7 +220,7 @@ fn module_of(rel: &Path, display: &Arc<str>, diags: &mut Diagnostics) -> Option<
             if !ok {
                 diags.error(&loc, format!("the directory `{m}` names a module, so it must be a lowercase identifier (not a keyword)"));
             } else if GENERATED_MODULES.contains(&m.as_str()) {
-                diags.error(&loc, format!("the directory `{m}` names a module, and the generated code declares a module `{m}` beside it (the tables' `requests` and `events`, the views' `views`); rename the directory"));
+                diags.error(&loc, format!("the directory `{m}` names a module, and the generated code declares a module `{m}` beside it (the tables' `requests` and `events`, the views' `views`, the runtime's `rt`); rename the directory"));
             }
             Some(m.clone())
         }

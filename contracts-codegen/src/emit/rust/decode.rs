@@ -102,6 +102,7 @@ impl Emitter<'_> {
             self.struct_scan(s, fields)
         };
         quote! {
+            /// The decoder's key loop: the fields by key, each read into its slot.
             #[doc(hidden)]
             #[allow(deprecated)]
             impl #rt::Object for #name {
@@ -228,6 +229,7 @@ impl Emitter<'_> {
             Some(self.tagged_scan(field, tags, variants, at)),
         );
         quote! {
+            /// The tagged union's reader: its tag key first, then the variant it names.
             #[doc(hidden)]
             #[allow(deprecated)]
             impl #rt::Tagged for #name {
@@ -368,6 +370,7 @@ impl Emitter<'_> {
             }
         });
         quote! {
+            /// Readers: the decoder (every issue, with its path) and the fast reader.
             #[doc(hidden)]
             #[allow(deprecated)]
             impl #rt::Decode for #name {

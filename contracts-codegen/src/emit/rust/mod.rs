@@ -5,6 +5,7 @@
 //!
 //! | file          | emits                                                                 |
 //! |---------------|-----------------------------------------------------------------------|
+//! | `block.rs`    | a type's impls in one `const _` block, with short paths               |
 //! | `docs.rs`     | doc comments and attributes (`#[deprecated]`, `#[non_exhaustive]`)    |
 //! | `paths.rs`    | Rust names, paths to named types, Rust types                          |
 //! | `schema.rs`   | the runtime schema values that read a type, literals and defaults     |
@@ -33,6 +34,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::BTreeMap;
 
+mod block;
 mod decode;
 mod docs;
 mod envelope;
@@ -312,11 +314,7 @@ impl<'a> Emitter<'a> {
             }
             TypeDefKind::Struct(s) => self.struct_def(def, s, at),
             TypeDefKind::Enum(e) => (self.enum_def(def, e), TokenStream::new()),
-            TypeDefKind::Union(u) => {
-                let (union, view) = self.union_def(def, u, at);
-                let froms = self.union_froms(def, u, at);
-                (quote!(#union #froms), view)
-            }
+            TypeDefKind::Union(u) => self.union_def(def, u, at),
         };
         (quote!(#item #errors), view)
     }

@@ -207,13 +207,15 @@ impl Emitter<'_> {
             pub struct #name {
                 #(#members)*
             }
-
+        };
+        let impls = quote! {
             #builder
 
             #object
 
             #decode
 
+            /// The writer: each field present, in the schema's order.
             #[doc(hidden)]
             #[allow(deprecated)]
             impl #rt::WriteFields for #name {
@@ -232,7 +234,8 @@ impl Emitter<'_> {
 
             #common
         };
-        (item, view)
+        let block = self.impls_block(impls);
+        (quote!(#item #block), view)
     }
 
     /// A struct's member for a field, by how it is stored (a required literal has none).
@@ -421,9 +424,7 @@ impl Emitter<'_> {
             };
             (item, TokenStream::new())
         };
-        quote! {
-            #item
-
+        let block = self.impls_block(quote! {
             #decode_impl
 
             #[allow(deprecated)]
@@ -442,7 +443,8 @@ impl Emitter<'_> {
             #from_str
 
             #common
-        }
+        });
+        quote!(#item #block)
     }
 
     /// An integer enum (`enum Severity { Error = 1 }`): a `Copy` enum, its values as they
@@ -498,7 +500,7 @@ impl Emitter<'_> {
         } else {
             " Every value, as it travels."
         };
-        quote! {
+        let item = quote! {
             #docs
             #meta
             #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -518,7 +520,8 @@ impl Emitter<'_> {
                     #value_body
                 }
             }
-
+        };
+        let block = self.impls_block(quote! {
             #decode_impl
 
             #[allow(deprecated)]
@@ -543,7 +546,8 @@ impl Emitter<'_> {
             #from_int
 
             #common
-        }
+        });
+        quote!(#item #block)
     }
 
     /// `From` each variant's type for a union, so a value goes where the union is wanted
@@ -744,7 +748,9 @@ impl Emitter<'_> {
             pub enum #name {
                 #(#variants)*
             }
-
+        };
+        let froms = self.union_froms(def, u, at);
+        let impls = quote! {
             #inherent
 
             #decode
@@ -757,8 +763,11 @@ impl Emitter<'_> {
             }
 
             #common
+
+            #froms
         };
-        (item, view)
+        let block = self.impls_block(impls);
+        (quote!(#item #block), view)
     }
 }
 

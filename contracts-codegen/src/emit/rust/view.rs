@@ -377,6 +377,7 @@ impl Emitter<'_> {
             }
         });
         quote! {
+            /// The view's readers: the fast reader, borrowing, then the owned decoder.
             #[doc(hidden)]
             #[allow(deprecated)]
             impl<'de> #rt::DecodeRef<'de> for #view<'de> {
