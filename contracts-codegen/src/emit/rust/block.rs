@@ -1,4 +1,5 @@
-//! emit::rust's impl blocks: a type's impls in one `const _: () = { .. };` block, whose
+//! emit::rust's impl blocks: a type's impls in one `const _: () = { .. };` block (its view's
+//! impls too, [`split_impls`]; the view's struct stays in the module's `views`), whose
 //! `use` lines name the runtime `rt` and the prelude's types and variants from `core` and
 //! `std`, so the paths inside read short (`rt::Decode`, `Option<Self>`, `Ok(())`) and mean
 //! the same whatever the module around them declares (an app's own `Result`).
@@ -10,7 +11,7 @@
 //! directory never names a module `rt` (`load`'s generated modules).
 
 use super::Emitter;
-use proc_macro2::{Group, Ident, Punct, Spacing, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Group, Ident, Punct, Spacing, TokenStream, TokenTree};
 use quote::quote;
 
 /// The full paths a block names by their last segment, each `use`d at the block's top.
@@ -55,6 +56,47 @@ impl Emitter<'_> {
             };
         }
     }
+}
+
+/// Items apart from impls, in order: `(items, impls)`. A view's emitter writes its struct and
+/// its impls together; the struct goes to the module's `views`, its impls to its type's
+/// block. An item is its attributes, then its tokens up to a `;` or, for an item with a body
+/// (`struct`, `enum`, `impl`, `fn`, `mod`, `trait`, `union`), its first `{ .. }`.
+pub(super) fn split_impls(tokens: TokenStream) -> (TokenStream, TokenStream) {
+    const BODIED: &[&str] = &["struct", "enum", "impl", "fn", "mod", "trait", "union"];
+    const QUALIFIERS: &[&str] = &["pub", "unsafe", "async", "extern"];
+    let (mut items, mut impls) = (TokenStream::new(), TokenStream::new());
+    let mut item: Vec<TokenTree> = Vec::new();
+    // The item's keyword, once read: its first identifier but a qualifier.
+    let mut keyword: Option<String> = None;
+    for t in tokens {
+        let ends = match &t {
+            TokenTree::Punct(p) => p.as_char() == ';',
+            TokenTree::Group(g) => {
+                g.delimiter() == Delimiter::Brace
+                    && keyword.as_deref().is_some_and(|k| BODIED.contains(&k))
+            }
+            TokenTree::Ident(i) => {
+                let i = i.to_string();
+                if keyword.is_none() && !QUALIFIERS.contains(&i.as_str()) {
+                    keyword = Some(i);
+                }
+                false
+            }
+            TokenTree::Literal(_) => false,
+        };
+        item.push(t);
+        if ends {
+            let whole: TokenStream = item.drain(..).collect();
+            if keyword.take().as_deref() == Some("impl") {
+                impls.extend(whole);
+            } else {
+                items.extend(whole);
+            }
+        }
+    }
+    items.extend(item);
+    (items, impls)
 }
 
 /// A path as the texts of its tokens (`::`, `contracts`, `::`, `__private`).
@@ -178,6 +220,41 @@ mod tests {
                         Ok(Some(rt::Key::new()))
                     }
                 }
+            }
+            .to_string()
+        );
+    }
+
+    #[test]
+    fn impls_are_split_from_the_items_in_order() {
+        let tokens = quote! {
+            /// A view.
+            pub struct ARef<'a> { a: &'a str }
+            #[doc(hidden)]
+            impl<'de> rt::DecodeRef<'de> for ARef<'de> { fn f() {} }
+            pub struct BRef(u8);
+            #[doc(hidden)]
+            pub use self::views::*;
+            impl ARef<'_> {}
+        };
+        let (items, impls) = split_impls(tokens);
+        assert_eq!(
+            items.to_string(),
+            quote! {
+                /// A view.
+                pub struct ARef<'a> { a: &'a str }
+                pub struct BRef(u8);
+                #[doc(hidden)]
+                pub use self::views::*;
+            }
+            .to_string()
+        );
+        assert_eq!(
+            impls.to_string(),
+            quote! {
+                #[doc(hidden)]
+                impl<'de> rt::DecodeRef<'de> for ARef<'de> { fn f() {} }
+                impl ARef<'_> {}
             }
             .to_string()
         );

@@ -1,10 +1,12 @@
 //! emit::rust's doc comments and attributes: a type's, a field's and a variant's doc (a hoisted
-//! type's role first, a limit in words after), `#[deprecated]` from the schema's meta, and
+//! type's role first, who sends and who reads a payload or a result, a limit in words after), `#[deprecated]` from the schema's meta, and
 //! `#[non_exhaustive]` on what may grow (`analysis::Growth`).
 
 use super::Emitter;
-use crate::model::{Docs, Field, Meta, Ty, TyKind, TypeDef, TypeDefKind, Union, UnionTag, Variant};
-use crate::names::rust_type_name;
+use crate::model::{
+    Direction, Docs, Field, Meta, Ty, TyKind, TypeDef, TypeDefKind, Union, UnionTag, Variant,
+};
+use crate::names::{rust_field, rust_ident, rust_type_name};
 use proc_macro2::TokenStream;
 use quote::quote;
 use std::collections::BTreeMap;
@@ -54,6 +56,76 @@ impl Emitter<'_> {
         out
     }
 
+    /// Who sends and who reads each type a request or an event of this model holds directly
+    /// as its payload or result, by type name: the first entry found ("sent by the client,
+    /// received by [`Host::chat_send`]", a link starting with `{up}` as in
+    /// [`Self::find_roles`]), and how many other entries hold it.
+    pub(super) fn find_readers(&self) -> BTreeMap<String, (String, usize)> {
+        let two_sided = self.model.model().two_sided();
+        // The trait method a side receives an entry by, as a link.
+        let method = |side: &str, name: &str| {
+            let m = rust_ident(&rust_field(name));
+            format!("[`{side}::{m}`]({{up}}{side}::{m})")
+        };
+        // Who receives what `dir`'s sender sends of the entry `name`.
+        let receivers = |dir: Direction, name: &str, client_reads: &str| {
+            let mut out = Vec::new();
+            if dir.from_client() {
+                out.push(method("Host", name));
+            }
+            if dir.from_server() {
+                out.push(if two_sided {
+                    method("ClientHandler", name)
+                } else {
+                    client_reads.to_owned()
+                });
+            }
+            out.join(" and ")
+        };
+        let sender = |dir: Direction| match dir {
+            Direction::ClientToServer => "the client",
+            Direction::ServerToClient => "the host",
+            Direction::Both => "either side",
+        };
+        let mut out: BTreeMap<String, (String, usize)> = BTreeMap::new();
+        let mut note = |ty: &Ty, line: String| {
+            let TyKind::Ref(r) = &ty.kind else {
+                return;
+            };
+            if r.protocol.as_deref().is_some_and(|p| p != self.model.name)
+                || self.model.own_type(&r.name).is_none()
+            {
+                return;
+            }
+            out.entry(r.name.clone())
+                .and_modify(|(_, others)| *others += 1)
+                .or_insert((line, 0));
+        };
+        for r in &self.model.requests {
+            let dir = r.sender();
+            let to = receivers(dir, &r.name, "the client");
+            note(
+                &r.payload,
+                format!("sent by {}, received by {to}", sender(dir)),
+            );
+            let reader = match dir {
+                Direction::ClientToServer => "the client",
+                Direction::ServerToClient => "the host",
+                Direction::Both => "its sender",
+            };
+            note(&r.result, format!("returned by {to}, read by {reader}"));
+        }
+        for e in &self.model.events {
+            let dir = e.sender();
+            let to = receivers(dir, &e.name, "the client (`EventPayload`)");
+            note(
+                &e.payload,
+                format!("sent by {}, received by {to}", sender(dir)),
+            );
+        }
+        out
+    }
+
     /// Notes `place` as the role of the hoisted type `ty` holds (through arrays, maps and
     /// nullables).
     fn note_role(&self, ty: &Ty, place: &str, out: &mut BTreeMap<String, String>) {
@@ -80,13 +152,39 @@ impl Emitter<'_> {
     /// A type's doc comment: a hoisted type's role first (then its own doc, if any).
     pub(super) fn def_docs(&self, def: &TypeDef) -> TokenStream {
         let mut docs = def.docs.clone();
+        let up = if def.module.is_some() { "super::" } else { "" };
+        let reader = self.readers.get(&def.name).map(|(line, others)| {
+            let line = if up.is_empty() {
+                drop_self_links(line)
+            } else {
+                line.replace("{up}", up)
+            };
+            match others {
+                0 => line,
+                1 => format!("{line}; one other entry holds it too"),
+                n => format!("{line}; {n} other entries hold it too"),
+            }
+        });
         if let Some(role) = self.roles.get(&def.name) {
-            let mut lines = vec![role.clone()];
+            // A hoisted payload's or result's role and its readers, in one line.
+            let role = match &reader {
+                Some(reader) => format!("{}: {reader}.", role.trim_end_matches('.')),
+                None => role.clone(),
+            };
+            let mut lines = vec![role];
             if !docs.is_empty() {
                 lines.push(String::new());
                 lines.extend(docs.0);
             }
             docs = Docs(lines);
+        } else if let Some(reader) = reader {
+            // A named payload or result: its readers after its own doc.
+            if !docs.is_empty() {
+                docs.0.push(String::new());
+            }
+            let mut reader = format!("{reader}.");
+            reader[..1].make_ascii_uppercase();
+            docs.0.push(reader);
         }
         if let TypeDefKind::Alias(ty) = &def.kind
             && let Some(limit) = self.limit_sentence(ty)
@@ -181,6 +279,28 @@ impl Emitter<'_> {
     }
 }
 
+/// A line whose links sit where their text names (`[`Host::x`]({up}Host::x)` at the root)
+/// with the text alone: rustdoc resolves `[`Host::x`]` by itself.
+fn drop_self_links(line: &str) -> String {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(start) = rest.find("[`") {
+        let Some(len) = rest[start + 2..].find("`](") else {
+            break;
+        };
+        let text = &rest[start + 2..start + 2 + len];
+        let after = &rest[start + 2 + len + 3..];
+        let target = format!("{{up}}{text})");
+        out.push_str(&rest[..start + 2 + len + 2]);
+        rest = match after.strip_prefix(&target) {
+            Some(tail) => tail,
+            None => &rest[start + 2 + len + 2..],
+        };
+    }
+    out.push_str(rest);
+    out.replace("{up}", "")
+}
+
 /// A doc comment as `#[doc]` attributes, one per line (nothing for none).
 pub(super) fn docs_attrs(docs: &Docs) -> TokenStream {
     if docs.is_empty() {
@@ -196,5 +316,18 @@ pub(super) fn meta_attrs(meta: &Meta) -> TokenStream {
         None => TokenStream::new(),
         Some("") => quote!(#[deprecated]),
         Some(reason) => quote!(#[deprecated = #reason]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::drop_self_links;
+
+    #[test]
+    fn a_link_to_what_its_text_names_is_the_text_alone() {
+        assert_eq!(
+            drop_self_links("sent by [`Host::x`]({up}Host::x) and [`A`](requests::A)."),
+            "sent by [`Host::x`] and [`A`](requests::A)."
+        );
     }
 }

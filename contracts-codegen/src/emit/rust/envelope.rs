@@ -197,7 +197,6 @@ impl Emitter<'_> {
             quote!(let _ = (r, &mut keys); ::core::option::Option::None)
         } else {
             scan_fields_body(
-                rt,
                 s,
                 &slots,
                 &scans,

@@ -5,10 +5,10 @@
 //!
 //! | file          | emits                                                                 |
 //! |---------------|-----------------------------------------------------------------------|
-//! | `block.rs`    | a type's impls in one `const _` block, with short paths               |
+//! | `block.rs`    | a type's impls (its view's too) in one `const _` block, short paths   |
 //! | `docs.rs`     | doc comments and attributes (`#[deprecated]`, `#[non_exhaustive]`)    |
 //! | `paths.rs`    | Rust names, paths to named types, Rust types                          |
-//! | `schema.rs`   | the runtime schema values that read a type, literals and defaults     |
+//! | `schema.rs`   | the runtime schema values that read a type, their constants, defaults |
 //! | `types.rs`    | the type items: structs with `new` and setters, enums, unions, serde  |
 //! | `decode.rs`   | `Decode` for every type, a struct's `Object`, a union's `Tagged`      |
 //! | `scan.rs`     | the fast readers (`wire::scan`)                                       |
@@ -150,6 +150,10 @@ struct Emitter<'a> {
     /// What each hoisted type of this model is, as its doc's first line ("The payload of
     /// [`ChatCreate`] (`chat.create`)."): a hoisted type has no doc comment of its own.
     roles: BTreeMap<String, String>,
+    /// Who sends and who reads each type a request or an event of this model holds as its
+    /// payload or result ("sent by the client, received by [`Host::chat_send`]"), and how many
+    /// other entries hold it.
+    readers: BTreeMap<String, (String, usize)>,
 }
 
 /// How a struct field is stored.
@@ -189,8 +193,11 @@ struct FieldCx<'a> {
     slot: Ident,
     /// Whether its value is held in a box (it holds its struct).
     boxed: bool,
-    /// The runtime schema value that reads it.
+    /// The runtime schema value that reads it: its constant's name when it has one.
     schema: TokenStream,
+    /// Its schema's constant, for the type's block, when its schema has limits
+    /// (`schema::has_const`).
+    schema_const: Option<TokenStream>,
     /// Its value's Rust type (an optional field's without the `Option`).
     ty: TokenStream,
 }
@@ -218,8 +225,10 @@ impl<'a> Emitter<'a> {
             default_error: options.default_error.clone(),
             bases: &options.bases,
             roles: BTreeMap::new(),
+            readers: BTreeMap::new(),
         };
         e.roles = e.find_roles();
+        e.readers = e.find_readers();
         e
     }
 
@@ -303,12 +312,14 @@ impl<'a> Emitter<'a> {
                 let docs = self.def_docs(def);
                 let meta = meta_attrs(&def.meta);
                 let name = format_ident!("{}", rust_type_name(&def.name));
+                let schema = self.alias_const(&name, ty, at);
                 let ty = self.rust_ty(self.model, ty, at, false);
                 let item = quote! {
                     #docs
                     #meta
                     #[allow(deprecated)]
                     pub type #name = #ty;
+                    #schema
                 };
                 (item, TokenStream::new())
             }
@@ -321,6 +332,7 @@ impl<'a> Emitter<'a> {
 
     /// The fields of this model's struct `def` (`s`), written in the module `at`.
     fn fields<'s>(&self, def: &TypeDef, s: &'s Struct, at: At<'_>) -> Vec<FieldCx<'s>> {
+        let mut taken: Vec<String> = Vec::new();
         s.fields
             .iter()
             .enumerate()
@@ -328,24 +340,63 @@ impl<'a> Emitter<'a> {
                 let boxed = self.model.analysis().recursion.is_boxed(&def.name, i);
                 let store = self.store(f);
                 // A literal that is not stored is checked by its value's schema, then dropped.
-                let schema = match store {
+                let (schema, schema_ty) = match store {
                     Store::Literal | Store::Presence => {
-                        self.literal_check(self.model.unalias(&f.ty))
+                        let lit = self.model.unalias(&f.ty);
+                        (self.literal_check(lit), self.literal_check_type(lit))
                     }
-                    _ => self.schema(self.model, &f.ty, at, boxed),
+                    _ => (
+                        self.schema(self.model, &f.ty, at, boxed),
+                        self.schema_type(self.model, &f.ty, at, boxed),
+                    ),
+                };
+                let ident = rust_ident(&rust_field(&f.name));
+                // A schema with limits is written once, as a constant of the type's block
+                // named as the field, which every reader names.
+                let (schema, schema_const) = if schema::has_const(&f.ty) {
+                    let name = self.field_const_name(&f.name, &mut taken);
+                    let doc = format!(" `{}`: what every reader checks of it.", f.name);
+                    let def = quote! {
+                        #[doc = #doc]
+                        const #name: #schema_ty = #schema;
+                    };
+                    (quote!(#name), Some(def))
+                } else {
+                    (schema, None)
                 };
                 FieldCx {
                     f,
                     i,
                     store,
-                    ident: rust_ident(&rust_field(&f.name)),
+                    ident,
                     slot: format_ident!("f{i}"),
                     boxed,
                     schema,
+                    schema_const,
                     ty: self.rust_ty(self.model, &f.ty, at, boxed),
                 }
             })
             .collect()
+    }
+
+    /// The name of a field's schema constant: the field's Rust name in capitals, unless a
+    /// name the block reads already means something there (the fast readers' own `KEYS`,
+    /// `TAG` and `VALUES`, this protocol's alias constants, a name taken by another field):
+    /// then with `_FIELD` after it until it is free.
+    fn field_const_name(&self, wire: &str, taken: &mut Vec<String>) -> Ident {
+        let mut name = rust_field(wire).to_ascii_uppercase();
+        let busy = |n: &str, taken: &[String]| {
+            ["KEYS", "TAG", "VALUES"].contains(&n)
+                || taken.iter().any(|t| t == n)
+                || self.model.types.iter().any(|t| {
+                    matches!(t.kind, TypeDefKind::Alias(_)) && rust_type_name(&t.name) == n
+                })
+        };
+        while busy(&name, taken) {
+            name.push_str("_FIELD");
+        }
+        taken.push(name.clone());
+        format_ident!("{name}")
     }
 
     /// The rest of this model's open struct `s`, written in the module `at`: the Rust type of

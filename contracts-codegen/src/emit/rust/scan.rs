@@ -70,7 +70,6 @@ impl Emitter<'_> {
             })
             .collect();
         scan_fields_body(
-            rt,
             s,
             &slots,
             &scans,
@@ -175,7 +174,6 @@ pub(super) fn scan_arm(i: usize, slot: &Ident, scan: TokenStream) -> TokenStream
 /// read into the slots by the fields' `scans`, a key of no field skipped, then the value built
 /// from the slots by how each field is stored (`default(i)`: field `i`'s default).
 pub(super) fn scan_fields_body(
-    rt: &TokenStream,
     s: &Struct,
     slots: &[Ident],
     scans: &[TokenStream],
@@ -190,7 +188,6 @@ pub(super) fn scan_fields_body(
             ::core::option::Option::Some(Self {})
         };
     }
-    let keys_const = scan_keys(rt, s);
     let mut arms = Vec::new();
     let mut finish = Vec::new();
     let mut build = Vec::new();
@@ -204,7 +201,6 @@ pub(super) fn scan_fields_body(
         }
     }
     quote! {
-        #keys_const
         let mut next = 0;
         #(let mut #slots = ::core::option::Option::None;)*
         while let ::core::option::Option::Some(k) = r.field(&mut keys, KEYS, &mut next)? {
@@ -257,10 +253,16 @@ pub(super) fn scan_variant_keys(rt: &TokenStream, tag: &str, values: &[&str]) ->
     }
 }
 
-/// The struct's keys as its fast reader matches them (`wire::Key`), in field order: `KEYS`.
+/// The struct's keys as its fast readers match them (`wire::Key`), in field order: `KEYS`,
+/// once in the type's block for the owned reader, the view's and the typed form's; nothing
+/// for a struct no fast reader reads by key (no field, or open: its readers are never sure).
 pub(super) fn scan_keys(rt: &TokenStream, s: &Struct) -> TokenStream {
+    if s.fields.is_empty() || s.rest.is_some() {
+        return TokenStream::new();
+    }
     let names = s.fields.iter().map(|f| f.name.as_str());
     quote! {
+        /// The fields' keys, as the fast readers match them.
         const KEYS: &[#rt::Key] = &[#(#rt::Key::new(#names)),*];
     }
 }

@@ -3,10 +3,14 @@
 //! view (`StrRef`, `NamedRef`; a boolean or integer literal's `Named::<IntLit<1>>`), and the
 //! constants beside them: a literal's value, a field's default, a required literal key as the
 //! untagged unions test it.
+//!
+//! A schema with limits is written once: an alias's as a hidden constant beside it, named as
+//! the alias (`ChatId`), which every reader of the protocol's own types names; a field's as a
+//! constant of its type's block, named as the field (`TEXT`, `mod.rs`'s `fields`).
 
 use super::{At, Emitter};
 use crate::model::{Field, Format, Literal, Model, Ty, TyKind, Width};
-use proc_macro2::{Literal as Lit, TokenStream};
+use proc_macro2::{Ident, Literal as Lit, TokenStream};
 use quote::quote;
 
 impl Emitter<'_> {
@@ -89,6 +93,19 @@ impl Emitter<'_> {
             }
             TyKind::Ref(r) => {
                 if let Some((def_owner, inner, alias_at)) = self.alias_of(owner, r, at) {
+                    // This protocol's alias with limits is its constant (`alias_const`); a
+                    // base's is unfolded, so no app depends on a base's hidden items.
+                    let own = std::ptr::eq(def_owner, self.model.model());
+                    if own && !boxed && has_const(inner) {
+                        let path = self.type_path(owner, r, at);
+                        let text =
+                            matches!(self.model.unalias(inner).kind, TyKind::String(_, None));
+                        match (view, text) {
+                            (false, _) => return path,
+                            (true, true) => return quote!(#rt::StrRef(#path)),
+                            (true, false) => {}
+                        }
+                    }
                     return self.schema_as(view, def_owner, inner, alias_at, boxed);
                 }
                 let named = if view {
@@ -104,6 +121,88 @@ impl Emitter<'_> {
                     named
                 }
             }
+        }
+    }
+
+    /// The Rust type of [`Self::schema`]'s value, for a constant that holds it.
+    pub(super) fn schema_type(
+        &self,
+        owner: &Model,
+        ty: &Ty,
+        at: At<'_>,
+        boxed: bool,
+    ) -> TokenStream {
+        let rt = &self.rt;
+        match &ty.kind {
+            TyKind::String(_, Some(_)) => quote!(#rt::FormatStr),
+            TyKind::String(_, None) => quote!(#rt::Str),
+            TyKind::Boolean => quote!(#rt::Bool),
+            TyKind::Int(_, Width::Safe) => quote!(#rt::Int),
+            TyKind::Int(_, Width::I64) => quote!(#rt::Int64),
+            TyKind::Int(_, Width::U64) => quote!(#rt::Uint64),
+            TyKind::Number(_) => quote!(#rt::Number),
+            TyKind::Unknown => quote!(#rt::Unknown),
+            TyKind::Literal(Literal::String(_)) => quote!(#rt::LitStr),
+            TyKind::Literal(Literal::Bool(b)) => quote!(#rt::Named<#rt::BoolLit<#b>>),
+            TyKind::Literal(Literal::Null) => quote!(#rt::LitNull),
+            TyKind::Literal(Literal::Int(i)) => {
+                let i = super::paths::int_arg(*i);
+                quote!(#rt::Named<#rt::IntLit<#i>>)
+            }
+            TyKind::Array(inner, _) => {
+                let inner = self.schema_type(owner, inner, at, false);
+                quote!(#rt::Array<#inner>)
+            }
+            TyKind::Map(inner) => {
+                let inner = self.schema_type(owner, inner, at, false);
+                quote!(#rt::Map<#inner>)
+            }
+            TyKind::Nullable(inner) => {
+                let inner = self.schema_type(owner, inner, at, boxed);
+                quote!(#rt::Nullable<#inner>)
+            }
+            TyKind::Ref(r) => {
+                if let Some((def_owner, inner, alias_at)) = self.alias_of(owner, r, at) {
+                    return self.schema_type(def_owner, inner, alias_at, boxed);
+                }
+                let path = self.type_path(owner, r, at);
+                if boxed {
+                    quote!(#rt::Boxed<#rt::Named<#path>>)
+                } else {
+                    quote!(#rt::Named<#path>)
+                }
+            }
+        }
+    }
+
+    /// The Rust type of [`Self::literal_check`]'s value.
+    pub(super) fn literal_check_type(&self, ty: &Ty) -> TokenStream {
+        let rt = &self.rt;
+        match &ty.kind {
+            TyKind::Literal(Literal::Bool(_)) => quote!(#rt::LitBool),
+            TyKind::Literal(Literal::Int(_)) => quote!(#rt::LitInt),
+            TyKind::Literal(Literal::String(_)) => quote!(#rt::LitStr),
+            TyKind::Literal(Literal::Null) => quote!(#rt::LitNull),
+            _ => quote!(#rt::Unknown),
+        }
+    }
+
+    /// An alias's schema as a constant beside its type alias, named as the alias (a value
+    /// and a type do not clash, and no constant of the schema is named as a type), which every
+    /// reader of the protocol's own types names; nothing for an alias without limits of its
+    /// own (`has_const`).
+    pub(super) fn alias_const(&self, name: &Ident, ty: &Ty, at: At<'_>) -> TokenStream {
+        if !has_const(ty) {
+            return TokenStream::new();
+        }
+        let schema_ty = self.schema_type(self.model, ty, at, false);
+        let schema = self.schema(self.model, ty, at, false);
+        let doc = format!(" What every reader checks of a [`{name}`]: the schema's one copy.");
+        quote! {
+            #[doc = #doc]
+            #[doc(hidden)]
+            #[allow(non_upper_case_globals, deprecated)]
+            pub const #name: #schema_ty = #schema;
         }
     }
 
@@ -174,6 +273,13 @@ impl Emitter<'_> {
         };
         quote!((#key, #lit))
     }
+}
+
+/// Whether the schema of `ty` is worth a constant: it holds limits, a literal or a shape
+/// (strings, numbers, literals, arrays, maps, nullables), not only a name (`Named::<T>`, an
+/// alias's constant) or a schema without parameters (`Bool`, `Unknown`).
+pub(super) fn has_const(ty: &Ty) -> bool {
+    !matches!(ty.kind, TyKind::Ref(_) | TyKind::Boolean | TyKind::Unknown)
 }
 
 /// `Some(v)` or `None` as tokens.

@@ -5,7 +5,7 @@
 use super::decode::lets_else_with;
 use super::docs::docs_attrs;
 use super::envelope::{FlatField, FlatView, rest_loop};
-use super::scan::{scan_arm, scan_finish_of, scan_keys};
+use super::scan::{scan_arm, scan_finish_of};
 use super::{At, Emitter, Store};
 use crate::model::{Struct, TableKind, TypeDef, TypeRef};
 use crate::names::rust_type_name;
@@ -157,13 +157,11 @@ impl Emitter<'_> {
                 }
             }
         }
-        let scan_keys = scan_keys(rt, s);
         // An open frame's fast reader is never sure, as the owned struct's.
         let scan_body = if rest.is_some() {
             quote!(let _ = r; ::core::option::Option::None)
         } else {
             quote! {
-                #scan_keys
                 let mut next = 0;
                 #(let mut #slots = ::core::option::Option::None;)*
                 let mut keys = r.object()?;

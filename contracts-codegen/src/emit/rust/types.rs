@@ -3,8 +3,10 @@
 //! each variant's type, and how each is written (`Serialize`, `WriteFields`) and handed to
 //! serde (`Deserialize`).
 
+use super::block;
 use super::docs::{docs_attrs, meta_attrs};
 use super::paths::{open_variant, setter_ident, value_ident, variant_ident};
+use super::scan::scan_keys;
 use super::schema::literal_value;
 use super::{At, Emitter, FieldCx, Store};
 use crate::model::{Enum, Model, Struct, Ty, TyKind, TypeDef, TypeDefKind, Union, UnionTag};
@@ -197,7 +199,10 @@ impl Emitter<'_> {
             quote!(map)
         };
         let common = self.common_impls(&name);
-        let view = self.struct_view(def, s, at, &fields);
+        // The view's struct goes to the module's `views`, its impls to this type's block.
+        let (view, view_impls) = block::split_impls(self.struct_view(def, s, at, &fields));
+        let consts = fields.iter().filter_map(|c| c.schema_const.as_ref());
+        let keys = scan_keys(rt, s);
         let item = quote! {
             #docs
             #meta
@@ -209,6 +214,10 @@ impl Emitter<'_> {
             }
         };
         let impls = quote! {
+            #(#consts)*
+
+            #keys
+
             #builder
 
             #object
@@ -233,6 +242,8 @@ impl Emitter<'_> {
             }
 
             #common
+
+            #view_impls
         };
         let block = self.impls_block(impls);
         (quote!(#item #block), view)
@@ -750,6 +761,8 @@ impl Emitter<'_> {
             }
         };
         let froms = self.union_froms(def, u, at);
+        // The view's enum goes to the module's `views`, its impls to this type's block.
+        let (view, view_impls) = block::split_impls(view);
         let impls = quote! {
             #inherent
 
@@ -765,6 +778,8 @@ impl Emitter<'_> {
             #common
 
             #froms
+
+            #view_impls
         };
         let block = self.impls_block(impls);
         (quote!(#item #block), view)

@@ -414,6 +414,23 @@ impl Emitter<'_> {
         quote!(#inherent #decode_ref)
     }
 
+    /// The `ScanRef` value that reads a stored field into its view: through the field's
+    /// schema constant when the view reads it as it is (`Own`) or as borrowed text
+    /// (`StrRef`), else written out.
+    fn field_view_schema(&self, c: &FieldCx<'_>, at: At<'_>) -> TokenStream {
+        let rt = &self.rt;
+        let schema = &c.schema;
+        if c.schema_const.is_some() {
+            if self.view_ty(self.model, &c.f.ty, at, c.boxed).is_none() {
+                return quote!(#rt::Own(#schema));
+            }
+            if matches!(self.model.unalias(&c.f.ty).kind, TyKind::String(_, None)) {
+                return quote!(#rt::StrRef(#schema));
+            }
+        }
+        self.schema_as(true, self.model, &c.f.ty, at, c.boxed)
+    }
+
     /// A struct's view, `fields` its fields: the envelopes' flat view when it has one
     /// (`struct_ref`), else one whose decoder is the owned type's (empty when it has none).
     pub(super) fn struct_view(
@@ -446,7 +463,7 @@ impl Emitter<'_> {
                         let schema = &c.schema;
                         quote!(#rt::Own(#schema))
                     }
-                    _ => self.schema_as(true, self.model, &c.f.ty, at, c.boxed),
+                    _ => self.field_view_schema(c, at),
                 };
                 quote!(#rt::ScanRef::scan(#vschema, r))
             })
@@ -469,7 +486,6 @@ impl Emitter<'_> {
         let [item, owned, from_owned] =
             self.view_struct(&doc, &name, &view, &cxs, at, &|_| false, None);
         let scan_body = scan_fields_body(
-            rt,
             s,
             &slots,
             &scans,
