@@ -197,7 +197,7 @@ impl Emitter<'_> {
         }
         let schema_ty = self.schema_type(self.model, ty, at, false);
         let schema = self.schema(self.model, ty, at, false);
-        let doc = format!(" What every reader checks of a [`{name}`]: the schema's one copy.");
+        let doc = format!(" What every reader checks of a `{name}`: the schema's one copy.");
         quote! {
             #[doc = #doc]
             #[doc(hidden)]
