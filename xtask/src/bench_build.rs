@@ -29,9 +29,11 @@
 //! payload, then removed, and so on) and rebuild with incremental compilation on, as a user's
 //! `cargo build` has it; the baseline gets the same edit through its emitter (timed apart).
 //! The report gives each side's median and the ratio (and for the apps in use, each side's
-//! crate and app added up, round by round), the generated line counts per schema
-//! line, and the load average seen.
+//! crate and app added up, round by round), by wall time and by CPU time (user and system, of
+//! cargo and everything it ran: much less moved by the load of a shared machine), the
+//! generated line counts per schema line, and the load average seen.
 
+use crate::bench_clean::children_cpu;
 use crate::{bench_use, serde_baseline};
 use contracts_codegen::emit::rust::{RustOptions, emit_pretty};
 use contracts_codegen::generate::Protocol;
@@ -182,36 +184,27 @@ fn against_baseline(
         for b in &sides {
             ws.warm(b)?;
         }
-        let mut times: [Vec<f64>; 5] = Default::default();
+        let mut wall: [Vec<f64>; 5] = Default::default();
+        let mut cpu: [Vec<f64>; 5] = Default::default();
         for round in 0..args.rounds {
             for (i, b) in sides.iter().enumerate() {
                 ws.touch(&b.krate)?;
                 let t = ws.measure(b)?;
                 load.push(loadavg());
-                times[i].push(t);
+                wall[i].push(t.wall);
+                cpu[i].push(t.cpu);
                 println!(
-                    "round {}: {:<16} {t:7.2} s  (load {:.2})",
+                    "round {}: {:<16} {:7.2} s, CPU {:7.2} s  (load {:.2})",
                     round + 1,
                     b.krate,
+                    t.wall,
+                    t.cpu,
                     load[load.len() - 1]
                 );
             }
         }
-        let [generated, types, in_use, use_generated, use_baseline] = times;
-        let add = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(a, b)| a + b).collect::<Vec<_>>();
-        let with_app = [add(&generated, &use_generated), add(&in_use, &use_baseline)];
-        ratio_line(profile, "baseline", &[generated.clone(), types]);
-        ratio_line(profile, "baseline in use", &[generated, in_use]);
-        ratio_line(
-            &format!("{profile}, the app in use alone"),
-            "baseline's app",
-            &[use_generated, use_baseline],
-        );
-        ratio_line(
-            &format!("{profile}, the crate and the app in use"),
-            "baseline in use and its app",
-            &with_app,
-        );
+        ratio_lines(profile, "wall time", wall);
+        ratio_lines(profile, "CPU time", cpu);
     }
     if args.parts.contains(&Part::Edit) {
         println!("\n## the app's rebuild after one schema edit, debug, incremental");
@@ -226,6 +219,7 @@ fn against_baseline(
             ws.warm(b)?;
         }
         let mut times: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+        let mut cpu: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
         let mut emitter = Vec::new();
         for round in 0..args.rounds {
             let edited = round % 2 == 0;
@@ -237,9 +231,10 @@ fn against_baseline(
                 }
                 let t = ws.measure(b)?;
                 load.push(loadavg());
-                times[i].push(t);
+                times[i].push(t.wall);
+                cpu[i].push(t.cpu);
                 println!(
-                    "edit {} ({}): {:<14} {t:7.2} s  (load {:.2})",
+                    "edit {} ({}): {:<14} {:7.2} s, CPU {:7.2} s  (load {:.2})",
                     round + 1,
                     if edited {
                         "field added"
@@ -247,12 +242,15 @@ fn against_baseline(
                         "field removed"
                     },
                     b.krate,
+                    t.wall,
+                    t.cpu,
                     load[load.len() - 1]
                 );
             }
         }
         ws.set_app_schema(false, agent)?;
         ratio_line("edit", "baseline", &times);
+        ratio_line("edit, CPU time", "baseline", &cpu);
         println!(
             "the baseline's emitter took {:.3} s per edit (median; not in its build time)",
             median(&emitter)
@@ -275,6 +273,13 @@ struct Build {
     krate: String,
     release: bool,
     incremental: bool,
+}
+
+/// A measured build's seconds: on the clock, and of CPU (user and system, of cargo and all it
+/// ran), which the load of a shared machine moves much less.
+struct Timing {
+    wall: f64,
+    cpu: f64,
 }
 
 /// The scratch workspace.
@@ -546,18 +551,21 @@ impl Scratch {
 
     /// One timed build of `b` that compiles its crate and nothing else (a build that compiles
     /// more is run again, at most twice).
-    fn measure(&self, b: &Build) -> Result<f64, String> {
+    fn measure(&self, b: &Build) -> Result<Timing, String> {
         for _ in 0..3 {
-            let start = Instant::now();
+            let (start, cpu_before) = (Instant::now(), children_cpu());
             let out = self.cargo(b).output().map_err(|e| format!("cargo: {e}"))?;
-            let t = start.elapsed();
+            let t = Timing {
+                wall: start.elapsed().as_secs_f64(),
+                cpu: children_cpu() - cpu_before,
+            };
             let stderr = String::from_utf8_lossy(&out.stderr);
             if !out.status.success() {
                 return Err(format!("building {} failed:\n{stderr}", b.krate));
             }
             let compiled = compiled(&stderr);
             if compiled == [b.krate.as_str()] {
-                return Ok(t.as_secs_f64());
+                return Ok(t);
             }
             if compiled.is_empty() {
                 return Err(format!("{} was not rebuilt:\n{stderr}", b.krate));
@@ -661,6 +669,27 @@ fn schema_lines(dir: &Path) -> Result<usize, String> {
         }
     }
     Ok(n)
+}
+
+/// The four ratios of a profile's rounds of one clock (the rounds of `bench-generated`,
+/// `baseline`, `baseline-tables`, `use-generated`, `use-baseline`, in that order).
+fn ratio_lines(profile: &str, clock: &str, times: [Vec<f64>; 5]) {
+    println!("by {clock}:");
+    let [generated, types, in_use, use_generated, use_baseline] = times;
+    let add = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(a, b)| a + b).collect::<Vec<_>>();
+    let with_app = [add(&generated, &use_generated), add(&in_use, &use_baseline)];
+    ratio_line(profile, "baseline", &[generated.clone(), types]);
+    ratio_line(profile, "baseline in use", &[generated, in_use]);
+    ratio_line(
+        &format!("{profile}, the app in use alone"),
+        "baseline's app",
+        &[use_generated, use_baseline],
+    );
+    ratio_line(
+        &format!("{profile}, the crate and the app in use"),
+        "baseline in use and its app",
+        &with_app,
+    );
 }
 
 /// `name: median generated, median baseline, ratio`, with every run and each round's ratio.

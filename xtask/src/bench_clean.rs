@@ -350,7 +350,7 @@ fn report(sides: &[Side; 2], old: &[Run], new: &[Run]) {
 
 /// The CPU time (user and system, in seconds) of this process's children that it waited for,
 /// and of theirs (`cutime` and `cstime` of `/proc/self/stat`); NaN without `/proc`.
-fn children_cpu() -> f64 {
+pub(crate) fn children_cpu() -> f64 {
     let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
         return f64::NAN;
     };
