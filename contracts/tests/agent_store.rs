@@ -220,3 +220,57 @@ fn events_published_at_once_are_stored_in_groups_and_all_survive() {
         }
     }
 }
+
+/// A history cursor names the item it was made before. Items placed before that item until
+/// the SQLite store numbers the thread again (20 halvings of the gap), or one item placed
+/// before it in the memory store (whose positions are indices), move it: the cursor is then
+/// `history-expired`, never the page before another item. Placed after it, the cursor still
+/// pages back to the start.
+#[test]
+fn a_history_cursor_whose_item_moved_is_expired() {
+    use contracts::agent::store::{MemoryStore, Store};
+    use contracts::agent::{ChatHistoryPayload, ErrorCode};
+    fn check(store: impl Store + 'static, moves: usize) {
+        let hub = Hub::open(HubConfig::default(), store).unwrap();
+        let info = ChatInfo::new(CHAT, "t", ChatState::Idle, "echo", 0, 0, [], []);
+        hub.create_chat(info).unwrap();
+        let user = |id: String, index: i64| -> ChatEvent {
+            ChatEventItem::new(ChatItemUser::new(id, "hi", 0).history_index(index)).into()
+        };
+        for n in 0..10 {
+            hub.publish(CHAT, user(format!("u{n}"), n * 1000)).unwrap();
+        }
+        let (client, _queue) = hub.connect();
+        let attached = hub
+            .attach(client, &ChatAttachPayload::new(CHAT).history_limit(3))
+            .unwrap();
+        let cursor = attached.history.unwrap().cursor.unwrap();
+        let page = |cursor: &str| hub.history(&ChatHistoryPayload::new(CHAT, cursor).limit(100));
+        // Placed after the cursor's item (u7): the cursor still reads u0..u6.
+        hub.publish(CHAT, user("late".into(), 7500)).unwrap();
+        let before: Vec<String> = page(&cursor)
+            .unwrap()
+            .items
+            .iter()
+            .map(|i| {
+                serde_json::to_value(i).unwrap()["id"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        assert_eq!(before, (0..7).map(|n| format!("u{n}")).collect::<Vec<_>>());
+        // Placed before it, each halving the room left between u6 and u7.
+        for m in 0..moves {
+            let index = 7000 - 1 - m as i64;
+            hub.publish(CHAT, user(format!("between{m}"), index))
+                .unwrap();
+        }
+        match page(&cursor) {
+            Err(e) => assert_eq!(e.code, ErrorCode::HistoryExpired, "{e:?}"),
+            Ok(page) => panic!("the page before another item: {:?}", page.items),
+        }
+    }
+    check(SqliteStore::open(tmp("agent-store-renumber")).unwrap(), 21);
+    check(MemoryStore::default(), 1);
+}

@@ -80,8 +80,11 @@
 //! opens on a store that cannot write (serving reads), and [`Hub::close_interrupted`] closes
 //! the replies a restart cut short once it can.
 //!
-//! History cursors name the chat's last reset and a position, so they need no table, survive a
-//! restart, and die with a reset (chat.clear): an older cursor is `history-expired`.
+//! History cursors name the chat's last reset, a position and a tag of the item there (a hash of
+//! its id), so they need no table and survive a restart. A cursor dies with a reset (chat.clear),
+//! and when its position no longer holds its item (the store numbered the thread again, or an
+//! item was placed before it where positions are indices): then it is `history-expired`, never
+//! the page before another item.
 
 use super::store::{MemoryStore, Store, StoreError, StoredChat, is_live};
 use super::thread::{Thread, history_index, is_pending, item_id};
@@ -1236,7 +1239,8 @@ impl Hub {
             Some(index) => index,
             None => store.count_before(chat_id, *first).map_err(read_failed)? as i64,
         };
-        let cursor = (!found.is_empty()).then(|| format!("{}.{first}", chat.reset_at));
+        let cursor = (!found.is_empty())
+            .then(|| format!("{}.{first}.{}", chat.reset_at, tag(item_id(first_item))));
         let position = HistoryPosition::new(index, cursor);
         Ok((page.into_iter().map(|(_, item)| item).collect(), position))
     }
@@ -1271,11 +1275,27 @@ impl Hub {
                 "this cursor is not one of this chat's since its last reset; attach again",
             )
         };
-        let (reset_at, before) = payload.cursor.split_once('.').ok_or_else(expired)?;
+        let mut parts = payload.cursor.splitn(3, '.');
+        let (Some(reset_at), Some(before), Some(item_tag)) =
+            (parts.next(), parts.next(), parts.next())
+        else {
+            return Err(expired());
+        };
         let reset_at: Seq = reset_at.parse().map_err(|_| expired())?;
         let before: i64 = before.parse().map_err(|_| expired())?;
         if reset_at != chat.reset_at || seq_epoch(reset_at) != chat.epoch {
             return Err(expired());
+        }
+        // The item the cursor was made before must still be at its position.
+        let at = before
+            .checked_add(1)
+            .map(|next| store.items_before(&payload.chat_id, Some(next), 1))
+            .transpose()
+            .map_err(read_failed)?
+            .unwrap_or_default();
+        match at.first() {
+            Some((position, item)) if *position == before && tag(item_id(item)) == item_tag => {}
+            _ => return Err(expired()),
         }
         let limit = payload
             .limit
@@ -1346,7 +1366,17 @@ impl Chat {
 
 /// A position as large as any this hub writes, to measure a page's frame before its items.
 fn widest_position() -> HistoryPosition {
-    HistoryPosition::new(i64::MAX, Some(format!("{}.{}", i64::MAX, usize::MAX)))
+    let cursor = format!("{}.{}.{}", i64::MAX, i64::MIN, tag(""));
+    HistoryPosition::new(i64::MAX, Some(cursor))
+}
+
+/// A history cursor's tag of the item it was made before: 64-bit FNV-1a of its id, in hex (16
+/// digits; stable across builds, unlike std's hasher).
+fn tag(item_id: &str) -> String {
+    let hash = item_id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("{hash:016x}")
 }
 
 /// A value's size as compact JSON.

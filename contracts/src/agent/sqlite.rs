@@ -430,8 +430,9 @@ fn place(tx: &Transaction<'_>, chat_id: &str, item: &ChatItem) -> Result<Option<
     Ok((next - low >= 2).then(|| low + (next - low) / 2))
 }
 
-/// Numbers a chat's items again, `GAP` apart from `FIRST`, in their order. (A cursor made
-/// before names a position that has moved: its page starts at another item.)
+/// Numbers a chat's items again, `GAP` apart from `FIRST`, in their order. (A history cursor
+/// made before names a position that may hold another item now: the hub answers it
+/// `history-expired`.)
 fn renumber(tx: &Transaction<'_>, chat_id: &str) -> Result<(), StoreError> {
     // Through negative positions, so no two rows ever share one.
     tx.execute(

@@ -132,8 +132,10 @@ pub trait Store: Send {
 
     /// At most `limit` items of a chat's thread, the newest before the item at `before` (the
     /// thread's end when `None`), oldest first, each with its position: a number that grows
-    /// along the thread, stable until the next reset, given back as `before` for the page
-    /// before. An item is as its events left it (deltas applied).
+    /// along the thread, given back as `before` for the page before. A position may come to
+    /// hold another item (an item placed before it, the thread numbered again): the hub's
+    /// cursors check the item is still there. An item is as its events left it (deltas
+    /// applied).
     fn items_before(
         &mut self,
         chat_id: &str,
