@@ -42,7 +42,7 @@
 //! and its user item) all or none, and the events published at once by several callers as one
 //! group (group commit, [`HubConfig::group_commit`](super::host::HubConfig::group_commit)).
 
-use super::thread::{Thread, is_pending, item_id};
+use super::thread::{Thread, is_pending};
 use super::{Bookmark, ChatEvent, ChatInfo, ChatItem, Seq, Visual};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -344,9 +344,7 @@ impl Store for MemoryStore {
     }
 
     fn item(&mut self, chat_id: &str, id: &str) -> Result<Option<ChatItem>, StoreError> {
-        self.chat(chat_id, |chat| {
-            chat.thread.items.iter().find(|i| item_id(i) == id).cloned()
-        })
+        self.chat(chat_id, |chat| chat.thread.item(id).cloned())
     }
 
     fn events_after(
